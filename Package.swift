@@ -1,0 +1,96 @@
+// swift-tools-version: 6.2
+import PackageDescription
+
+/// Swift settings shared by every Swift target: Swift 6 mode, no C type leaks, warnings are errors.
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    .treatAllWarnings(as: .error),
+]
+
+/// OpenCV headers live under /usr/include/opencv4 on Debian. Only the modules we use are linked:
+/// Debian's opencv4.pc lists every module and the binary would then load ~380 shared objects.
+let openCVInclude: [CXXSetting] = [.unsafeFlags(["-I/usr/include/opencv4", "-Wall", "-Werror"])]
+
+let package = Package(
+    name: "scand",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "scand", targets: ["scand"]),
+        .library(name: "ScanKit", targets: ["ScanKit"]),
+        // Loaded with dlopen only when an input needs OpenCV's imgcodecs/videoio: linking those
+        // directly costs ~100-180 ms of start-up (they pull in GDAL and FFmpeg).
+        .library(name: "scand-opencv-codecs", type: .dynamic, targets: ["CScanOpenCVCodecs"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+    ],
+    targets: [
+        // MARK: C and C++ shims
+        .systemLibrary(
+            name: "CScanZBar", pkgConfig: "zbar",
+            providers: [.apt(["libzbar-dev"])]),
+        .target(
+            name: "CScanOpenCV",
+            cxxSettings: openCVInclude,
+            linkerSettings: [
+                .linkedLibrary("opencv_core"), .linkedLibrary("opencv_imgproc"),
+                .linkedLibrary("opencv_objdetect"), .linkedLibrary("png16"), .linkedLibrary("jpeg"),
+                .linkedLibrary("dl"),
+            ]),
+        .target(
+            name: "CScanOpenCVCodecs",
+            cxxSettings: openCVInclude,
+            linkerSettings: [
+                .linkedLibrary("opencv_core"), .linkedLibrary("opencv_imgproc"),
+                .linkedLibrary("opencv_imgcodecs"), .linkedLibrary("opencv_videoio"),
+            ]),
+        .target(
+            name: "CScanV4L2",
+            cSettings: [.unsafeFlags(["-Wall", "-Werror"])],
+            linkerSettings: [.linkedLibrary("v4l2")]),
+
+        // MARK: Swift modules (arrows point toward ScanCore)
+        .target(name: "ScanCore", swiftSettings: strict),
+        .target(
+            name: "ScanCapture",
+            dependencies: ["ScanCore", "CScanV4L2", "CScanOpenCV",
+                           .product(name: "SystemPackage", package: "swift-system")],
+            swiftSettings: strict),
+        .target(
+            name: "ScanDetection",
+            dependencies: ["ScanCore", "CScanZBar", "CScanOpenCV"],
+            swiftSettings: strict),
+        .target(
+            name: "ScanOutput",
+            dependencies: ["ScanCore",
+                           .product(name: "NIOCore", package: "swift-nio"),
+                           .product(name: "NIOPosix", package: "swift-nio"),
+                           .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict),
+        .target(
+            name: "ScanKit",
+            dependencies: ["ScanCore", "ScanCapture", "ScanDetection", "ScanOutput",
+                           .product(name: "Logging", package: "swift-log"),
+                           .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
+            swiftSettings: strict),
+        .executableTarget(
+            name: "scand",
+            dependencies: ["ScanKit",
+                           .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                           .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict),
+
+        // MARK: Tests mirror the modules, plus scandTests which runs the built binary.
+        .testTarget(name: "ScanCoreTests", dependencies: ["ScanCore"], swiftSettings: strict),
+        .testTarget(name: "ScanCaptureTests", dependencies: ["ScanCapture", "ScanCore"], swiftSettings: strict),
+        .testTarget(name: "ScanDetectionTests", dependencies: ["ScanDetection", "ScanCapture", "ScanCore"], swiftSettings: strict),
+        .testTarget(name: "ScanOutputTests", dependencies: ["ScanOutput", "ScanCore"], swiftSettings: strict),
+        .testTarget(name: "ScanKitTests", dependencies: ["ScanKit"], swiftSettings: strict),
+        .testTarget(name: "scandTests", dependencies: ["scand"], swiftSettings: strict),
+    ],
+    cxxLanguageStandard: .cxx17
+)

@@ -1,0 +1,33 @@
+public import ScanCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Opens the right file source for `path`: `-` and `.y4m` stream Y4M; known video extensions use
+/// the video decoder; anything else is decoded as a still image (by content, not by name).
+/// - Throws: ``ScanError`` naming `path`.
+public func openFileSource(path: String) throws -> any FrameSource {
+    if path == "-" { return try Y4MSource(path: path) }
+    let lower = path.lowercased()
+    let ext = lower.split(separator: ".").last.map(String.init) ?? ""
+    if ext == "y4m" { return try Y4MSource(path: path) }
+    // Sniff content first: a Y4M stream under another name is still Y4M.
+    let reader = try openInput(path)
+    let head = try reader.peek(10)
+    if head.starts(with: Array("YUV4MPEG2".utf8)) { return try Y4MSource(reader: reader) }
+    let videoExtensions: Set<String> = ["mp4", "m4v", "mkv", "webm", "avi", "mov", "mpg", "mpeg", "ts", "wmv", "flv", "ogv", "3gp"]
+    if videoExtensions.contains(ext) {
+        reader.close()
+        return try VideoSource(path: path)
+    }
+    defer { reader.close() }
+    return try ImageSource(name: path, bytes: try reader.readAll(limit: 512 << 20))
+}
+
+/// Seconds on the monotonic clock.
+public func monotonicSeconds() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+}
+

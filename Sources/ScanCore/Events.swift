@@ -1,0 +1,99 @@
+/// Everything scand publishes. Each event becomes one JSON line (see ScanOutput's `JSONLinesEncoder`);
+/// new kinds are additions, never changes to existing ones.
+public enum ScanEvent: Sendable {
+    /// One processed frame or image with every object found on it (`"event":"metadata"`).
+    case metadata(MetadataEvent)
+    /// A code value or face became present or absent (`"event":"appeared"` / `"lost"`).
+    case presence(PresenceEvent)
+    /// A capture device changed state (`"event":"device"`).
+    case device(DeviceEvent)
+
+    /// The JSON `event` name.
+    public var name: String {
+        switch self {
+        case .metadata: return "metadata"
+        case .presence(let p): return p.transition.rawValue
+        case .device: return "device"
+        }
+    }
+
+    /// The metadata object types this event concerns (for subscription filters); empty for device events.
+    public var objectTypes: Set<MetadataObjectType> {
+        switch self {
+        case .metadata(let m): return Set(m.objects.map(\.type))
+        case .presence(let p): return [p.type]
+        case .device: return []
+        }
+    }
+}
+
+/// The objects found on one frame. `frame` is 0-based within `source`; `time` is seconds since the
+/// source's start (0 for a still image); `width`/`height` are the frame's size in pixels.
+public struct MetadataEvent: Sendable {
+    public var source: String
+    public var frame: Int
+    public var time: Double
+    public var width: Int
+    public var height: Int
+    public var objects: [MetadataObject]
+    /// Set when the frame was captured (monotonic seconds); used for latency, not encoded.
+    public var captureClock: Double?
+    public init(source: String, frame: Int, time: Double, width: Int, height: Int,
+                objects: [MetadataObject], captureClock: Double? = nil) {
+        self.source = source; self.frame = frame; self.time = time
+        self.width = width; self.height = height; self.objects = objects; self.captureClock = captureClock
+    }
+}
+
+/// A presence transition for one code value or one faceID.
+public struct PresenceEvent: Sendable {
+    public enum Transition: String, Sendable { case appeared, lost }
+    public var transition: Transition
+    public var type: MetadataObjectType
+    /// The code's text (codes only).
+    public var value: String?
+    /// The code's exact bytes (codes only).
+    public var payload: [UInt8]?
+    /// The face's identifier (faces only).
+    public var faceID: Int?
+    public var source: String
+    public var frame: Int
+    public var time: Double
+    /// Last known bounds, normalized device coordinates.
+    public var bounds: NormalizedRect?
+    public init(transition: Transition, type: MetadataObjectType, value: String? = nil, payload: [UInt8]? = nil,
+                faceID: Int? = nil, source: String, frame: Int, time: Double, bounds: NormalizedRect? = nil) {
+        self.transition = transition; self.type = type; self.value = value; self.payload = payload
+        self.faceID = faceID; self.source = source; self.frame = frame; self.time = time; self.bounds = bounds
+    }
+}
+
+/// A capture device state change (`AVCaptureSession` notifications).
+public struct DeviceEvent: Sendable, Equatable {
+    public enum Kind: String, Sendable {
+        case connected = "deviceConnected"
+        case disconnected = "deviceDisconnected"
+        case interrupted = "wasInterrupted"
+        case interruptionEnded = "interruptionEnded"
+        case runtimeError = "runtimeError"
+        case started = "started"
+        case stopped = "stopped"
+    }
+    public var kind: Kind
+    public var device: String
+    public var reason: String?
+    public init(kind: Kind, device: String, reason: String? = nil) {
+        self.kind = kind; self.device = device; self.reason = reason
+    }
+}
+
+/// An event after encoding: the JSON line (ending in `\n`) plus what a subscription filter needs.
+public struct EncodedEvent: Sendable {
+    public var name: String
+    public var objectTypes: Set<MetadataObjectType>
+    public var line: [UInt8]
+    public var seq: UInt64?
+    public init(name: String, objectTypes: Set<MetadataObjectType>, line: [UInt8], seq: UInt64? = nil) {
+        self.name = name; self.objectTypes = objectTypes; self.line = line; self.seq = seq
+    }
+}

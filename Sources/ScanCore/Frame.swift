@@ -1,0 +1,75 @@
+/// An 8-bit luma (grey) plane: `height` rows of `width` bytes, each row `stride` bytes apart.
+/// Coordinates are frame pixels, origin top-left.
+public struct LumaPlane: Sendable {
+    public let width: Int
+    public let height: Int
+    public let stride: Int
+    /// Row-major bytes; `bytes.count >= stride * (height - 1) + width`.
+    public let bytes: [UInt8]
+
+    /// Wraps `bytes`. Precondition: the buffer is large enough for the geometry.
+    public init(width: Int, height: Int, stride: Int? = nil, bytes: [UInt8]) {
+        let stride = stride ?? width
+        precondition(width > 0 && height > 0 && stride >= width, "invalid plane geometry")
+        precondition(bytes.count >= stride * (height - 1) + width, "plane buffer too small")
+        self.width = width; self.height = height; self.stride = stride; self.bytes = bytes
+    }
+
+    public var size: PixelSize { PixelSize(width: width, height: height) }
+
+    /// The luma value at pixel (x, y).
+    @inlinable public subscript(x: Int, y: Int) -> UInt8 { bytes[y * stride + x] }
+
+    /// A tightly packed copy of the pixel rectangle `rect` (clipped to the plane).
+    public func cropped(to rect: PixelRect) -> LumaPlane {
+        let x0 = max(0, rect.x), y0 = max(0, rect.y)
+        let x1 = min(width, rect.x + rect.width), y1 = min(height, rect.y + rect.height)
+        precondition(x1 > x0 && y1 > y0, "empty crop")
+        if x0 == 0 && y0 == 0 && x1 == width && y1 == height && stride == width { return self }
+        let w = x1 - x0, h = y1 - y0
+        var out = [UInt8](repeating: 0, count: w * h)
+        bytes.withUnsafeBufferPointer { src in
+            out.withUnsafeMutableBufferPointer { dst in
+                for row in 0..<h {
+                    let s = src.baseAddress! + (y0 + row) * stride + x0
+                    (dst.baseAddress! + row * w).update(from: s, count: w)
+                }
+            }
+        }
+        return LumaPlane(width: w, height: h, bytes: out)
+    }
+
+    /// A tightly packed copy with every value inverted (255 - v): light-on-dark becomes dark-on-light.
+    public func inverted() -> LumaPlane {
+        var out = [UInt8](repeating: 0, count: width * height)
+        for row in 0..<height {
+            let base = row * stride, o = row * width
+            for col in 0..<width { out[o + col] = 255 &- bytes[base + col] }
+        }
+        return LumaPlane(width: width, height: height, bytes: out)
+    }
+}
+
+/// One captured or decoded picture, as handed from a ``FrameSource`` to the detectors.
+public struct Frame: Sendable {
+    /// The luma plane the detectors read.
+    public var luma: LumaPlane
+    /// 0-based index of this frame within its source.
+    public var index: Int
+    /// Seconds since the source's first frame (0 for a still image).
+    public var time: Double
+    /// The driver's sequence number, for live sources.
+    public var sequence: UInt32?
+    /// Monotonic clock reading, in seconds, when the frame was captured or decoded
+    /// (used for frame→JSON latency).
+    public var captureClock: Double?
+
+    public init(luma: LumaPlane, index: Int, time: Double, sequence: UInt32? = nil, captureClock: Double? = nil) {
+        self.luma = luma; self.index = index; self.time = time
+        self.sequence = sequence; self.captureClock = captureClock
+    }
+
+    public var width: Int { luma.width }
+    public var height: Int { luma.height }
+    public var size: PixelSize { luma.size }
+}

@@ -1,0 +1,49 @@
+/// One detection on one frame: a machine-readable code (`AVMetadataMachineReadableCodeObject`)
+/// or a face (`AVMetadataFaceObject`). All geometry is in normalized device coordinates.
+public struct MetadataObject: Sendable, Hashable {
+    public var type: MetadataObjectType
+    /// Upright bounding box, normalized device coordinates.
+    public var bounds: NormalizedRect
+    /// For 2-D codes the symbol's corners; for 1-D codes the corners of the scanned region.
+    /// Normalized device coordinates, in the order the symbol's own top-left, top-right, bottom-right,
+    /// bottom-left (so it rotates with the symbol). Empty for faces.
+    public var corners: [NormalizedPoint]
+    /// Decoded text (`stringValue`); nil for a binary payload that is not text.
+    public var stringValue: String?
+    /// The exact payload bytes.
+    public var payload: [UInt8]?
+    /// zbar's quality score (higher is better), when known.
+    public var quality: Int?
+    /// Stable face identifier within a run (`faceID`).
+    public var faceID: Int?
+    /// Degrees, positive clockwise as displayed (y down); nil when unknown (`hasRollAngle` false).
+    public var rollAngle: Double?
+    /// Degrees, coarse: 0 frontal, 45/90 turned to the image's right, 315/270 to its left; nil when unknown.
+    public var yawAngle: Double?
+    /// The same object in view coordinates, when a preview geometry is configured.
+    public var view: ViewMetadata?
+
+    public init(type: MetadataObjectType, bounds: NormalizedRect, corners: [NormalizedPoint] = [],
+                stringValue: String? = nil, payload: [UInt8]? = nil, quality: Int? = nil,
+                faceID: Int? = nil, rollAngle: Double? = nil, yawAngle: Double? = nil, view: ViewMetadata? = nil) {
+        self.type = type; self.bounds = bounds; self.corners = corners
+        self.stringValue = stringValue; self.payload = payload; self.quality = quality
+        self.faceID = faceID; self.rollAngle = rollAngle; self.yawAngle = yawAngle; self.view = view
+    }
+
+    public var hasRollAngle: Bool { rollAngle != nil }
+    public var hasYawAngle: Bool { yawAngle != nil }
+}
+
+/// An object's geometry re-expressed in view coordinates (points), as
+/// `AVCaptureVideoPreviewLayer.transformedMetadataObject(for:)` gives it.
+public struct ViewMetadata: Sendable, Hashable {
+    public var bounds: ViewRect
+    public var corners: [ViewPoint]
+    /// Degrees in the view's frame; nil when unknown.
+    public var rollAngle: Double?
+    public var yawAngle: Double?
+    public init(bounds: ViewRect, corners: [ViewPoint], rollAngle: Double? = nil, yawAngle: Double? = nil) {
+        self.bounds = bounds; self.corners = corners; self.rollAngle = rollAngle; self.yawAngle = yawAngle
+    }
+}

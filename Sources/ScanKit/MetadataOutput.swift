@@ -1,0 +1,67 @@
+public import ScanCore
+import ScanDetection
+import ScanCapture
+
+/// What the pipeline does with each frame (`AVCaptureMetadataOutput`'s settings).
+public struct OutputConfiguration: Sendable {
+    /// Enabled types (`metadataObjectTypes`).
+    public var metadataObjectTypes: Set<MetadataObjectType>
+    /// Only this part of the frame is scanned (`rectOfInterest`, normalized device coordinates).
+    public var rectOfInterest: NormalizedRect
+    public var barcode: BarcodeConfiguration
+    public var models: ModelConfiguration
+
+    public init(metadataObjectTypes: Set<MetadataObjectType> = MetadataOutput.defaultTypes,
+                rectOfInterest: NormalizedRect = .unit,
+                barcode: BarcodeConfiguration = BarcodeConfiguration(),
+                models: ModelConfiguration = ModelConfiguration()) {
+        self.metadataObjectTypes = metadataObjectTypes
+        self.rectOfInterest = rectOfInterest
+        self.barcode = barcode
+        self.models = models
+    }
+}
+
+/// Runs the detectors on frames and produces one ``MetadataEvent`` per frame
+/// (`AVCaptureMetadataOutput`). Owns its detectors; use from one thread at a time.
+public final class MetadataOutput {
+    /// Every type this build can report (`availableMetadataObjectTypes`).
+    public static var availableMetadataObjectTypes: Set<MetadataObjectType> { BarcodeDetector.zbarTypes }
+
+    /// Types enabled when none are chosen: every code type.
+    public static var defaultTypes: Set<MetadataObjectType> { BarcodeDetector.zbarTypes }
+
+    public let configuration: OutputConfiguration
+    private let barcodes: BarcodeDetector?
+
+    /// - Throws: ``ScanError`` when a type is unavailable or a model cannot be loaded.
+    public init(configuration: OutputConfiguration) throws {
+        self.configuration = configuration
+        let unavailable = configuration.metadataObjectTypes.subtracting(Self.availableMetadataObjectTypes)
+        if !unavailable.isEmpty {
+            throw ScanError.invalidArgument("not available in this build: \(unavailable.sorted().map(\.rawValue).joined(separator: ","))")
+        }
+        guard configuration.rectOfInterest.isValidRectOfInterest else {
+            throw ScanError.invalidArgument("rect of interest must be a non-empty rectangle inside 0...1")
+        }
+        let codeTypes = configuration.metadataObjectTypes.filter(\.isMachineReadableCode)
+        if codeTypes.isEmpty {
+            barcodes = nil
+        } else {
+            var barcode = configuration.barcode
+            barcode.types = codeTypes
+            barcodes = BarcodeDetector(configuration: barcode)
+        }
+    }
+
+    /// Detects everything enabled on `frame` from `source`.
+    public func process(_ frame: Frame, source: SourceInfo) throws -> MetadataEvent {
+        var objects: [MetadataObject] = []
+        if let barcodes {
+            objects += try barcodes.detect(in: frame, rectOfInterest: configuration.rectOfInterest)
+        }
+        return MetadataEvent(source: source.name, frame: frame.index, time: frame.time,
+                             width: frame.width, height: frame.height, objects: objects,
+                             captureClock: frame.captureClock)
+    }
+}

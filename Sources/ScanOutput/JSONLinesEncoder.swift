@@ -1,0 +1,127 @@
+public import ScanCore
+import FoundationEssentials
+
+/// Encodes events as JSON lines, contract version 1: one object per line, keys sorted, no pretty-printing,
+/// control characters escaped (so a payload can never break a line), slashes not escaped.
+///
+/// Numbers: normalized coordinates are rounded to 6 decimals, view coordinates (points) and angles to 3,
+/// times to microseconds. Absent values are omitted, never `null`.
+public struct JSONLinesEncoder: Sendable {
+    /// The version of the JSON contract (the `protocol` in the daemon's banner).
+    public static let protocolVersion = 1
+
+    public init() {}
+
+    private func makeEncoder() -> JSONEncoder {
+        let e = JSONEncoder()
+        e.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return e
+    }
+
+    /// Encodes `event`, adding `seq` and `timestamp` (Unix seconds) when given (the daemon gives both).
+    public func encode(_ event: ScanEvent, seq: UInt64? = nil, timestamp: Double? = nil) -> EncodedEvent {
+        let line: [UInt8]
+        switch event {
+        case .metadata(let m):
+            line = encodeLine(MetadataLine(event: "metadata", source: m.source, frame: m.frame, time: r(m.time, 6),
+                                           width: m.width, height: m.height, objects: m.objects.map(ObjectLine.init),
+                                           seq: seq, timestamp: timestamp.map { r($0, 6) }))
+        case .presence(let p):
+            line = encodeLine(PresenceLine(event: p.transition.rawValue, type: p.type.rawValue, value: p.value,
+                                           bytes: p.payload.map(base64), faceID: p.faceID, source: p.source,
+                                           frame: p.frame, time: r(p.time, 6), bounds: p.bounds.map(RectLine.init),
+                                           seq: seq, timestamp: timestamp.map { r($0, 6) }))
+        case .device(let d):
+            line = encodeLine(DeviceLine(event: "device", kind: d.kind.rawValue, device: d.device, reason: d.reason,
+                                         seq: seq, timestamp: timestamp.map { r($0, 6) }))
+        }
+        return EncodedEvent(name: event.name, objectTypes: event.objectTypes, line: line, seq: seq)
+    }
+
+    /// Encodes any value as one line ending in `\n`.
+    public func encodeLine<T: Encodable>(_ value: T) -> [UInt8] {
+        var bytes = (try? makeEncoder().encode(value)).map { [UInt8]($0) } ?? Array(#"{"event":"error","message":"encoding failed"}"#.utf8)
+        bytes.append(0x0A)
+        return bytes
+    }
+}
+
+/// Base64 of raw bytes (the JSON `bytes` field).
+func base64(_ bytes: [UInt8]) -> String { Data(bytes).base64EncodedString() }
+
+func r(_ v: Double, _ digits: Int) -> Double {
+    guard v.isFinite else { return 0 }
+    let scale = digits == 6 ? 1e6 : 1e3
+    let out = (v * scale).rounded() / scale
+    return out == 0 ? 0 : out // no -0
+}
+
+struct PointLine: Encodable {
+    var x: Double, y: Double
+    init(_ p: NormalizedPoint) { x = r(p.x, 6); y = r(p.y, 6) }
+    init(view p: ViewPoint) { x = r(p.x, 3); y = r(p.y, 3) }
+}
+
+struct RectLine: Encodable {
+    var x: Double, y: Double, width: Double, height: Double
+    init(_ b: NormalizedRect) { x = r(b.x, 6); y = r(b.y, 6); width = r(b.width, 6); height = r(b.height, 6) }
+    init(view b: ViewRect) { x = r(b.x, 3); y = r(b.y, 3); width = r(b.width, 3); height = r(b.height, 3) }
+}
+
+struct ViewLine: Encodable {
+    var bounds: RectLine
+    var corners: [PointLine]?
+    var rollAngle: Double?
+    var yawAngle: Double?
+    init(_ v: ViewMetadata) {
+        bounds = RectLine(view: v.bounds)
+        corners = v.corners.isEmpty ? nil : v.corners.map { PointLine(view: $0) }
+        rollAngle = v.rollAngle.map { r($0, 3) }
+        yawAngle = v.yawAngle.map { r($0, 3) }
+    }
+}
+
+struct ObjectLine: Encodable {
+    var type: String
+    var value: String?
+    var bytes: String?
+    var bounds: RectLine
+    var corners: [PointLine]?
+    var quality: Int?
+    var faceID: Int?
+    var rollAngle: Double?
+    var yawAngle: Double?
+    var view: ViewLine?
+    init(_ o: MetadataObject) {
+        type = o.type.rawValue
+        value = o.stringValue
+        bytes = o.payload.map(base64)
+        bounds = RectLine(o.bounds)
+        corners = o.corners.isEmpty ? nil : o.corners.map(PointLine.init)
+        quality = o.quality
+        faceID = o.faceID
+        rollAngle = o.rollAngle.map { r($0, 3) }
+        yawAngle = o.yawAngle.map { r($0, 3) }
+        view = o.view.map(ViewLine.init)
+    }
+}
+
+struct MetadataLine: Encodable {
+    var event: String, source: String, frame: Int, time: Double, width: Int, height: Int
+    var objects: [ObjectLine]
+    var seq: UInt64?, timestamp: Double?
+}
+
+struct PresenceLine: Encodable {
+    var event: String, type: String
+    var value: String?, bytes: String?, faceID: Int?
+    var source: String, frame: Int, time: Double
+    var bounds: RectLine?
+    var seq: UInt64?, timestamp: Double?
+}
+
+struct DeviceLine: Encodable {
+    var event: String, kind: String, device: String
+    var reason: String?
+    var seq: UInt64?, timestamp: Double?
+}
