@@ -85,12 +85,13 @@ let package = Package(
             swiftSettings: strict),
 
         // MARK: Tests mirror the modules, plus scandTests which runs the built binary.
-        .testTarget(name: "ScanCoreTests", dependencies: ["ScanCore"], swiftSettings: strict),
-        .testTarget(name: "ScanCaptureTests", dependencies: ["ScanCapture", "ScanCore"], swiftSettings: strict),
-        .testTarget(name: "ScanDetectionTests", dependencies: ["ScanDetection", "ScanCapture", "ScanCore"], swiftSettings: strict),
-        .testTarget(name: "ScanOutputTests", dependencies: ["ScanOutput", "ScanCore"], swiftSettings: strict),
-        .testTarget(name: "ScanKitTests", dependencies: ["ScanKit"], swiftSettings: strict),
-        .testTarget(name: "scandTests", dependencies: ["scand"], swiftSettings: strict),
+        .target(name: "ScanTestSupport", path: "Tests/ScanTestSupport", swiftSettings: strict),
+        .testTarget(name: "ScanCoreTests", dependencies: ["ScanCore", "ScanTestSupport"], swiftSettings: strict),
+        .testTarget(name: "ScanCaptureTests", dependencies: ["ScanCapture", "ScanCore", "ScanTestSupport"], swiftSettings: strict),
+        .testTarget(name: "ScanDetectionTests", dependencies: ["ScanDetection", "ScanCapture", "ScanCore", "ScanTestSupport"], swiftSettings: strict),
+        .testTarget(name: "ScanOutputTests", dependencies: ["ScanOutput", "ScanCore", "ScanTestSupport"], swiftSettings: strict),
+        .testTarget(name: "ScanKitTests", dependencies: ["ScanKit", "ScanCapture", "ScanOutput", "ScanTestSupport", .product(name: "Logging", package: "swift-log")], swiftSettings: strict),
+        .testTarget(name: "scandTests", dependencies: ["scand", "ScanTestSupport"], swiftSettings: strict),
     ],
     cxxLanguageStandard: .cxx17
 )

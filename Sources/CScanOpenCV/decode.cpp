@@ -33,7 +33,9 @@ scv_status decode_png(const uint8_t *bytes, size_t length, scv_gray *out, char *
     std::memset(&image, 0, sizeof image);
     image.version = PNG_IMAGE_VERSION;
     if (!png_image_begin_read_from_memory(&image, bytes, length)) {
-        set_message(message, cap, image.message[0] ? image.message : "PNG: invalid header");
+        char text[160];
+        std::snprintf(text, sizeof text, "PNG: %s", image.message[0] ? image.message : "invalid header");
+        set_message(message, cap, text);
         png_image_free(&image);
         return SCV_ERR_DECODE;
     }
@@ -49,7 +51,11 @@ scv_status decode_png(const uint8_t *bytes, size_t length, scv_gray *out, char *
     if (!data) { png_image_free(&image); set_message(message, cap, "out of memory"); return SCV_ERR_MEMORY; }
     png_color background = {255, 255, 255};
     if (!png_image_finish_read(&image, &background, data, 0, nullptr)) {
-        set_message(message, cap, image.message[0] ? image.message : "PNG: corrupt or truncated data");
+        char text[160];
+        const bool truncated = std::strstr(image.message, "beyond end") != nullptr;
+        std::snprintf(text, sizeof text, "PNG: %s%s", truncated ? "truncated file: " : "",
+                      image.message[0] ? image.message : "corrupt data");
+        set_message(message, cap, text);
         std::free(data);
         png_image_free(&image);
         return SCV_ERR_DECODE;

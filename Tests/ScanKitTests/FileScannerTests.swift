@@ -1,0 +1,47 @@
+import Testing
+import Logging
+import ScanCore
+import ScanOutput
+import ScanTestSupport
+@testable import ScanKit
+
+final class CollectingSink: EventSink, @unchecked Sendable {
+    private let lock = Lock()
+    private var items: [EncodedEvent] = []
+    var events: [EncodedEvent] { lock.withLock { items } }
+    func deliver(_ event: EncodedEvent) { lock.withLock { items.append(event) } }
+    func finish() {}
+}
+
+@Suite struct FileScannerTests {
+    @Test func outputRejectsUnavailableTypesAndBadROI() {
+        var c = OutputConfiguration()
+        c.metadataObjectTypes = [.aztec]
+        #expect(throws: ScanError.self) { try MetadataOutput(configuration: c) }
+        c = OutputConfiguration(rectOfInterest: NormalizedRect(x: 0.8, y: 0, width: 0.5, height: 1))
+        #expect(throws: ScanError.self) { try MetadataOutput(configuration: c) }
+    }
+
+    @Test func frameLimitStopsEachSource() throws {
+        let output = try MetadataOutput(configuration: OutputConfiguration())
+        let scanner = FileScanner(output: output, logger: Logger(label: "test"), frameLimit: 5)
+        let sink = CollectingSink()
+        var summary = ScanSummary()
+        let source = try ScanCapture_open(Fixtures.path("clip-mono.y4m"))
+        try scanner.scan(source: source, sink: sink, summary: &summary)
+        #expect(summary.frames == 5)
+        #expect(sink.events.count == 5)
+        #expect(sink.events.allSatisfy { $0.name == "metadata" && $0.objectTypes == [.qr] })
+    }
+
+    @Test func modelLocatorHonoursExplicitDirectoryAndNamesMissingFiles() throws {
+        let dir = Fixtures.repositoryRoot.appendingPathComponent("Models").path
+        #expect(try ModelLocator.directory(ModelConfiguration(directory: dir)) == dir)
+        #expect(throws: ScanError.self) { try ModelLocator.directory(ModelConfiguration(directory: "/nonexistent")) }
+        do {
+            _ = try ModelLocator.file("nope.xml", in: ModelConfiguration(directory: dir))
+            Issue.record("missing model accepted")
+        } catch { #expect("\(error)".contains("nope.xml")) }
+        #expect(try ModelLocator.file("haarcascade_frontalface_default.xml", in: ModelConfiguration(directory: dir)).hasSuffix(".xml"))
+    }
+}

@@ -1,0 +1,117 @@
+import Foundation
+import Testing
+import ScanTestSupport
+
+/// Runs the built `scand` binary as a user would.
+@Suite struct ScanCommandTests {
+    @Test func oneLinePerImageInOrderAndStdoutIsOnlyJSON() throws {
+        let r = try ScandBinary.run(["scan", "exact.png", "multi.png", "empty-scene.png"])
+        #expect(r.status == 0)
+        let lines = try r.jsonLines()
+        #expect(lines.map { $0["source"] as? String } == ["exact.png", "multi.png", "empty-scene.png"])
+        #expect(lines.map { ($0["objects"] as? [Any])?.count } == [1, 4, 0])
+        #expect(r.stderr.isEmpty)
+    }
+
+    @Test func exactJSONBytesForAKnownImage() throws {
+        let r = try ScandBinary.run(["scan", "exact.png"])
+        // exact.png: qrencode -s 4 -m 4 "LOGIN:ab12" → 116×116, symbol from pixel 16 to 100.
+        let expected = #"{"event":"metadata","frame":0,"height":116,"objects":[{"bounds":{"height":0.724138,"width":0.724138,"x":0.137931,"y":0.137931},"bytes":"TE9HSU46YWIxMg==","corners":[{"x":0.137931,"y":0.137931},{"x":0.862069,"y":0.137931},{"x":0.862069,"y":0.862069},{"x":0.137931,"y":0.862069}],"quality":1,"type":"qr","value":"LOGIN:ab12"}],"source":"exact.png","time":0,"width":116}"#
+        #expect(r.stdoutText == expected + "\n")
+    }
+
+    @Test func badInputsAreNamedOnStderrAndTheRestIsScanned() throws {
+        let r = try ScandBinary.run(["scan", "truncated.png", "exact.png", "corrupt.png", "nope.png", "empty.png", "multi.png", "truncated.jpg"])
+        #expect(r.status == 1)
+        let lines = try r.jsonLines()
+        #expect(lines.map { $0["source"] as? String } == ["exact.png", "multi.png"])
+        let errors = r.stderr.split(separator: "\n")
+        #expect(errors.count == 5)
+        for name in ["truncated.png", "corrupt.png", "nope.png", "empty.png", "truncated.jpg"] {
+            #expect(errors.contains { $0.contains(name) }, "no error line names \(name)")
+        }
+    }
+
+    @Test func everyInputFailingExitsTwo() throws {
+        let r = try ScandBinary.run(["scan", "nope.png", "empty.png"])
+        #expect(r.status == 2)
+        #expect(r.stdout.isEmpty)
+    }
+
+    @Test func y4mFromStdinStreamsEveryFrame() throws {
+        let r = try ScandBinary.run(["scan", "-"], stdin: try Fixtures.bytes("clip-422.y4m"))
+        #expect(r.status == 0)
+        let lines = try r.jsonLines()
+        #expect(lines.count == 12)
+        #expect(lines.map { $0["frame"] as? Int } == Array(0..<12))
+        #expect(lines.allSatisfy { $0["source"] as? String == "-" })
+        let values = lines.map { (($0["objects"] as! [[String: Any]]).first?["value"] as? String) ?? "" }
+        let manifest = try Fixtures.manifest()["files"] as! [String: Any]
+        #expect(values == (manifest["clip.y4m"] as! [String: Any])["values"] as! [String])
+        #expect(abs((lines[3]["time"] as! Double) - 0.2) < 1e-9)
+    }
+
+    @Test func typesAndRectOfInterestOptions() throws {
+        let r = try ScandBinary.run(["scan", "--types", "qr", "--rect-of-interest", "0.5,0,0.5,0.5", "multi.png"])
+        #expect(r.status == 0)
+        let objects = try #require(try r.jsonLines().first?["objects"] as? [[String: Any]])
+        #expect(objects.map { $0["value"] as? String } == ["MULTI-B"])
+        let bounds = try #require(objects.first?["bounds"] as? [String: Double])
+        #expect(bounds["x"]! > 0.7) // still relative to the whole frame
+    }
+
+    @Test func usageErrorsExit64WithAMessage() throws {
+        let a = try ScandBinary.run(["scan", "--types", "qr,bogus", "exact.png"])
+        #expect(a.status == 64)
+        #expect(a.stderr.contains("bogus"))
+        #expect(a.stdout.isEmpty)
+        let b = try ScandBinary.run(["scan", "--rect-of-interest", "0.5,0.5,0.9,0.9", "exact.png"])
+        #expect(b.status == 64)
+        let c = try ScandBinary.run(["scan"])
+        #expect(c.status == 64)
+    }
+
+    @Test func typesCommandListsAvailableTypes() throws {
+        let r = try ScandBinary.run(["types"])
+        #expect(r.status == 0)
+        let names = r.lines
+        #expect(names.contains("qr") && names.contains("ean13") && names.contains("gs1DataBarExpanded"))
+        #expect(names == names.sorted())
+    }
+
+    @Test func helpWorks() throws {
+        let r = try ScandBinary.run(["scan", "--help"])
+        #expect(r.status == 0)
+        #expect(r.stdoutText.contains("--rect-of-interest"))
+    }
+
+    @Test func payloadsAreDataForJq() throws {
+        // The hostile QR comes out as one JSON line; jq gets the exact text back.
+        let r = try ScandBinary.run(["scan", "qr-evil.png"])
+        #expect(r.lines.count == 1)
+        let jq = Process()
+        jq.executableURL = URL(fileURLWithPath: "/usr/bin/jq")
+        jq.arguments = ["-j", ".objects[0].value"]
+        let input = Pipe(), output = Pipe()
+        jq.standardInput = input; jq.standardOutput = output
+        try jq.run()
+        input.fileHandleForWriting.write(Data(r.stdout)); try input.fileHandleForWriting.close()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        jq.waitUntilExit()
+        #expect(String(decoding: data, as: UTF8.self) == (try Fixtures.entry("qr-evil.png"))["value"])
+    }
+
+    @Test func closedStdoutStopsCleanly() throws {
+        // `scand scan … | head -1`: the reader goes away; scand must stop promptly, not loop or crash.
+        let shell = Process()
+        shell.executableURL = URL(fileURLWithPath: "/bin/sh")
+        let many = Array(repeating: "multi.png", count: 400).joined(separator: " ")
+        shell.arguments = ["-c", "'\(ScandBinary.url.path)' scan \(many) | head -c 10 > /dev/null; echo ${PIPESTATUS:-done}"]
+        shell.currentDirectoryURL = Fixtures.directory
+        let start = Date()
+        try shell.run()
+        shell.waitUntilExit()
+        #expect(shell.terminationStatus == 0)
+        #expect(Date().timeIntervalSince(start) < 20)
+    }
+}
