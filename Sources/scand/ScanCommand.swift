@@ -2,6 +2,9 @@ import ArgumentParser
 import ScanCore
 import ScanKit
 import ScanOutput
+#if canImport(Glibc)
+import Glibc
+#endif
 
 struct ScanCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -20,11 +23,16 @@ struct ScanCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Stop each input after N frames.", valueName: "N"))
     var frames: Int?
 
+    @Option(name: .long, help: ArgumentHelp("Read input paths from FILE, one per line (for very many inputs).", valueName: "file"))
+    var filesFrom: String?
+
     @Argument(help: ArgumentHelp("Files to scan; '-' reads a Y4M stream from stdin.", valueName: "input"))
     var inputs: [String] = []
 
     func validate() throws {
-        if inputs.isEmpty { throw ValidationError("no inputs: give image, video or Y4M files, or '-' for Y4M on stdin") }
+        if inputs.isEmpty && filesFrom == nil {
+            throw ValidationError("no inputs: give image, video or Y4M files, or '-' for Y4M on stdin")
+        }
         if let frames, frames < 1 { throw ValidationError("--frames must be at least 1") }
     }
 
@@ -38,8 +46,15 @@ struct ScanCommand: ParsableCommand {
             logger.critical("\(error)")
             throw ExitCode(ExitStatus.failure)
         }
+        var all = inputs
+        if let filesFrom {
+            do { all += try readPathList(filesFrom) } catch {
+                logger.critical("\(error)")
+                throw ExitCode(ExitStatus.failure)
+            }
+        }
         let scanner = FileScanner(output: output, logger: logger, frameLimit: frames)
-        let summary = scanner.scan(inputs: inputs, sink: FileDescriptorSink())
+        let summary = scanner.scan(inputs: all, sink: FileDescriptorSink())
         if summary.outputClosed { return }
         if !summary.failedInputs.isEmpty {
             throw ExitCode(summary.failedInputs.count == summary.inputs ? ExitStatus.failure : ExitStatus.inputFailed)
@@ -55,4 +70,22 @@ struct TypesCommand: ParsableCommand {
     func run() {
         for t in MetadataOutput.availableMetadataObjectTypes.sorted() { print(t.rawValue) }
     }
+}
+
+/// Reads a newline-separated list of paths (empty lines ignored).
+func readPathList(_ path: String) throws -> [String] {
+    guard let file = fopen(path, "r") else {
+        throw ScanError.unreadableInput(input: path, reason: String(cString: strerror(errno)))
+    }
+    defer { fclose(file) }
+    var out: [String] = []
+    var line: UnsafeMutablePointer<CChar>?
+    var capacity = 0
+    while getline(&line, &capacity, file) > 0 {
+        var s = String(cString: line!)
+        while s.hasSuffix("\n") || s.hasSuffix("\r") { s.removeLast() }
+        if !s.isEmpty { out.append(s) }
+    }
+    free(line)
+    return out
 }
