@@ -15,6 +15,7 @@ struct ScanCommand: ParsableCommand {
         """)
 
     @OptionGroup var detection: DetectionOptions
+    @OptionGroup(title: "Preview (view coordinates)") var preview: PreviewOptions
     @OptionGroup var logging: LoggingOptions
 
     @Option(name: .long, help: ArgumentHelp("Stop each input after N frames.", valueName: "N"))
@@ -30,9 +31,11 @@ struct ScanCommand: ParsableCommand {
 
     func run() throws {
         let logger = try logging.makeLogger()
+        var configuration = try detection.outputConfiguration()
+        try preview.apply(to: &configuration, detection: detection)
         let output: MetadataOutput
         do {
-            output = try MetadataOutput(configuration: try detection.outputConfiguration())
+            output = try MetadataOutput(configuration: configuration)
         } catch let error as ScanError {
             if case .invalidArgument(let m) = error { throw ValidationError(m) }
             logger.critical("\(error)")
