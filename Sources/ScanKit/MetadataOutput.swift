@@ -114,7 +114,7 @@ extension MetadataOutput {
             if roi.isEmpty {
                 let prefix = source.map { "\($0.name): " } ?? ""
                 throw ScanError.invalidArgument(
-                    "\(prefix)rect of interest view \(viewRect.x),\(viewRect.y),\(viewRect.width),\(viewRect.height) shows no part of a \(size.width)x\(size.height) frame (it lies outside the picture, e.g. in letterbox bars)")
+                    "\(prefix)rect of interest view \(Self.text(viewRect)) (view points) shows no part of a \(size.width)x\(size.height) frame: it lies outside the picture, in letterbox bars")
             }
         }
         let settings = FrameSizeSettings(geometry: geometry, rectOfInterest: roi)
@@ -123,11 +123,19 @@ extension MetadataOutput {
         return settings
     }
 
+    static func text(_ v: Double) -> String {
+        v == v.rounded() && abs(v) < 1e15 ? String(Int(v)) : String(v)
+    }
+
+    static func text(_ r: ViewRect) -> String {
+        [r.x, r.y, r.width, r.height].map { text($0) }.joined(separator: ",")
+    }
+
     static func validatePreview(_ configuration: OutputConfiguration) throws {
         if let preview = configuration.preview {
             let s = preview.viewSize
             guard s.width.isFinite, s.height.isFinite, s.width > 0, s.height > 0 else {
-                throw ScanError.invalidArgument("view size must be positive, got \(s.width)x\(s.height)")
+                throw ScanError.invalidArgument("view size must be positive, got \(text(s.width))x\(text(s.height))")
             }
         }
         guard let r = configuration.rectOfInterestView else { return }
@@ -141,7 +149,7 @@ extension MetadataOutput {
         guard [r.x, r.y, r.width, r.height].allSatisfy(\.isFinite), r.width > 0, r.height > 0,
               r.minX >= -eps, r.minY >= -eps, r.maxX <= s.width + eps, r.maxY <= s.height + eps else {
             throw ScanError.invalidArgument(
-                "rect of interest view must be a non-empty rectangle inside the \(s.width)x\(s.height) view, got \(r.x),\(r.y),\(r.width),\(r.height)")
+                "rect of interest view must be a non-empty rectangle inside the \(text(s.width))x\(text(s.height)) view, got \(text(r))")
         }
     }
 }

@@ -46,6 +46,10 @@ struct PreviewOptions: ParsableArguments {
                 throw ValidationError("--rect-of-interest-view and --rect-of-interest exclude each other")
             }
             let r = try parseRect(rectOfInterestView, name: "--rect-of-interest-view")
+            if let view = config.preview?.viewSize,
+               !(r.width > 0 && r.height > 0 && r.minX >= 0 && r.minY >= 0 && r.maxX <= view.width && r.maxY <= view.height) {
+                throw ValidationError("--rect-of-interest-view must be a non-empty rectangle inside the \(format(view.width))x\(format(view.height)) view, got '\(rectOfInterestView)'")
+            }
             config.rectOfInterestView = ViewRect(x: r.x, y: r.y, width: r.width, height: r.height)
         }
     }
@@ -66,4 +70,9 @@ func parseCase<T: RawRepresentable & CaseIterable>(_ text: String) throws -> T w
         throw ValidationError("'\(text)' is not one of \(T.allCases.map(\.rawValue).joined(separator: ", "))")
     }
     return value
+}
+
+/// A number as a user would write it: no trailing `.0`.
+func format(_ value: Double) -> String {
+    value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
 }

@@ -27,6 +27,8 @@ struct ScanCommand: ParsableCommand {
     func validate() throws {
         if inputs.isEmpty { throw ValidationError("no inputs: give image, video or Y4M files, or '-' for Y4M on stdin") }
         if let frames, frames < 1 { throw ValidationError("--frames must be at least 1") }
+        var preview = OutputConfiguration()
+        try self.preview.apply(to: &preview, detection: detection)
     }
 
     func run() throws {
