@@ -98,6 +98,35 @@ struct PreviewEndToEndTests {
                 == NSDictionary(dictionary: object["bounds"] as? [String: Any] ?? [:]))
     }
 
+    @Test("inputs of different sizes in one run each get their own geometry")
+    func differentFrameSizes() throws {
+        let wide = try TemporaryDirectory(), tall = try TemporaryDirectory()
+        let c = Case(orientation: "portrait", gravity: "resizeAspectFill", mirrored: true, view: (600, 800), qr: (200, 100))
+        let (wideImage, wideReference) = try Self.prepare(c, in: wide)
+        // The same code and view on a 360×640 frame (the script composes the device image at FRAME_W×FRAME_H).
+        let qr = tall.url.appendingPathComponent("qr.png").path
+        _ = try runTool(Self.qrencode, ["-s", "6", "-m", "0", "-l", "L", "-o", qr, Self.payload])
+        let tallImage = tall.url.appendingPathComponent("device.png").path
+        let json = try runTool(Self.python, [Self.script, qr, tallImage, "360", "640", "100", "300",
+                                             "600", "800", c.orientation, c.gravity, "1"])
+        let tallReference = try JSONDecoder().decode(Reference.self, from: json)
+
+        let result = try ScandBinary.run(["scan"] + Self.previewArguments(c) + [wideImage, tallImage])
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let lines = try result.jsonLines()
+        try #require(lines.count == 2)
+        for (line, reference) in zip(lines, [wideReference, tallReference]) {
+            let object = try #require((line["objects"] as? [[String: Any]])?.first, "\(line)")
+            let corners = try #require(((object["view"] as? [String: Any])?["corners"] as? [Any])?.compactMap(Self.point))
+            try #require(corners.count == 4)
+            let scale = (reference.bounds[2] - reference.bounds[0]) / 126
+            for (got, want) in zip(corners, reference.corners) {
+                #expect(abs(got.x - want[0]) <= 1 + scale && abs(got.y - want[1]) <= 1 + scale,
+                        "\(line["source"] ?? ""): scand (\(got.x), \(got.y)), canvas \(want)")
+            }
+        }
+    }
+
     @Test("--rect-of-interest-view scans only what the view rectangle shows")
     func rectOfInterestView() throws {
         let c = Self.cases[0] // portrait, resizeAspect, mirrored, 390×844: the code is drawn at about 108,358 – 245,494.
