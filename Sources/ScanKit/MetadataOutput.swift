@@ -10,15 +10,26 @@ public struct OutputConfiguration: Sendable {
     public var rectOfInterest: NormalizedRect
     public var barcode: BarcodeConfiguration
     public var models: ModelConfiguration
+    /// The consumer's preview (`AVCaptureVideoPreviewLayer`): when set, every object gets its `view`
+    /// geometry, computed with ``PreviewGeometry`` for the size of the frame it was found on.
+    public var preview: PreviewConfiguration?
+    /// Scan only the part of the picture shown in this rectangle of the preview (view points).
+    /// Needs ``preview``; replaces ``rectOfInterest`` (set one or the other). Converted per frame size with
+    /// ``PreviewGeometry/deviceRect(fromViewRect:)`` and intersected with the frame.
+    public var rectOfInterestView: ViewRect?
 
     public init(metadataObjectTypes: Set<MetadataObjectType> = MetadataOutput.defaultTypes,
                 rectOfInterest: NormalizedRect = .unit,
                 barcode: BarcodeConfiguration = BarcodeConfiguration(),
-                models: ModelConfiguration = ModelConfiguration()) {
+                models: ModelConfiguration = ModelConfiguration(),
+                preview: PreviewConfiguration? = nil,
+                rectOfInterestView: ViewRect? = nil) {
         self.metadataObjectTypes = metadataObjectTypes
         self.rectOfInterest = rectOfInterest
         self.barcode = barcode
         self.models = models
+        self.preview = preview
+        self.rectOfInterestView = rectOfInterestView
     }
 }
 
@@ -33,6 +44,8 @@ public final class MetadataOutput {
 
     public let configuration: OutputConfiguration
     private let barcodes: BarcodeDetector?
+    /// Preview geometry and rect of interest per frame size (sources rarely change size, so this stays tiny).
+    var perFrameSize: [PixelSize: FrameSizeSettings] = [:]
 
     /// - Throws: ``ScanError`` when a type is unavailable or a model cannot be loaded.
     public init(configuration: OutputConfiguration) throws {
@@ -44,6 +57,7 @@ public final class MetadataOutput {
         guard configuration.rectOfInterest.isValidRectOfInterest else {
             throw ScanError.invalidArgument("rect of interest must be a non-empty rectangle inside 0...1")
         }
+        try Self.validatePreview(configuration)
         let codeTypes = configuration.metadataObjectTypes.filter(\.isMachineReadableCode)
         if codeTypes.isEmpty {
             barcodes = nil
@@ -56,9 +70,13 @@ public final class MetadataOutput {
 
     /// Detects everything enabled on `frame` from `source`.
     public func process(_ frame: Frame, source: SourceInfo) throws -> MetadataEvent {
+        let settings = try frameSizeSettings(for: frame.size, source: source)
         var objects: [MetadataObject] = []
         if let barcodes {
-            objects += try barcodes.detect(in: frame, rectOfInterest: configuration.rectOfInterest)
+            objects += try barcodes.detect(in: frame, rectOfInterest: settings.rectOfInterest)
+        }
+        if let geometry = settings.geometry {
+            objects = objects.map(geometry.transformed)
         }
         return MetadataEvent(source: source.name, frame: frame.index, time: frame.time,
                              width: frame.width, height: frame.height, objects: objects,

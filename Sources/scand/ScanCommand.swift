@@ -18,6 +18,7 @@ struct ScanCommand: ParsableCommand {
         """)
 
     @OptionGroup var detection: DetectionOptions
+    @OptionGroup(title: "Preview (view coordinates)") var preview: PreviewOptions
     @OptionGroup var logging: LoggingOptions
 
     @Option(name: .long, help: ArgumentHelp("Stop each input after N frames.", valueName: "N"))
@@ -34,13 +35,17 @@ struct ScanCommand: ParsableCommand {
             throw ValidationError("no inputs: give image, video or Y4M files, or '-' for Y4M on stdin")
         }
         if let frames, frames < 1 { throw ValidationError("--frames must be at least 1") }
+        var preview = OutputConfiguration()
+        try self.preview.apply(to: &preview, detection: detection)
     }
 
     func run() throws {
         let logger = try logging.makeLogger()
+        var configuration = try detection.outputConfiguration()
+        try preview.apply(to: &configuration, detection: detection)
         let output: MetadataOutput
         do {
-            output = try MetadataOutput(configuration: try detection.outputConfiguration())
+            output = try MetadataOutput(configuration: configuration)
         } catch let error as ScanError {
             if case .invalidArgument(let m) = error { throw ValidationError(m) }
             logger.critical("\(error)")
