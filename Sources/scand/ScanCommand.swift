@@ -35,14 +35,23 @@ struct ScanCommand: ParsableCommand {
             throw ValidationError("no inputs: give image, video or Y4M files, or '-' for Y4M on stdin")
         }
         if let frames, frames < 1 { throw ValidationError("--frames must be at least 1") }
-        var preview = OutputConfiguration()
-        try self.preview.apply(to: &preview, detection: detection)
+        _ = try outputConfiguration()
+    }
+
+    /// The detection and preview options as one configuration; option errors become usage errors (exit 64).
+    func outputConfiguration() throws -> OutputConfiguration {
+        do {
+            var configuration = try detection.outputConfiguration()
+            try preview.apply(to: &configuration, detection: detection)
+            return configuration
+        } catch ScanError.invalidArgument(let message) {
+            throw ValidationError(message)
+        }
     }
 
     func run() throws {
         let logger = try logging.makeLogger()
-        var configuration = try detection.outputConfiguration()
-        try preview.apply(to: &configuration, detection: detection)
+        let configuration = try outputConfiguration()
         let output: MetadataOutput
         do {
             output = try MetadataOutput(configuration: configuration)

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import ScanCore
 import ScanTestSupport
@@ -38,9 +39,9 @@ private func allFrames(_ source: any FrameSource) throws -> [Frame] {
 
     @Test func rejectsNonY4MAndUnsupportedColourSpaces() throws {
         #expect(throws: ScanError.self) { try Y4MSource(path: Fixtures.path("multi.pgm")) }
-        let dir = FileManagerTemp.make()
+        let tmp = try TemporaryDirectory(); let dir = tmp.url.path
         let bad = dir + "/c420p10.y4m"
-        try FileManagerTemp.write(Array("YUV4MPEG2 W4 H4 F1:1 C420p10\nFRAME\n".utf8), to: bad)
+        try Data(Array("YUV4MPEG2 W4 H4 F1:1 C420p10\nFRAME\n".utf8)).write(to: URL(fileURLWithPath: bad))
         do { _ = try Y4MSource(path: bad); Issue.record("accepted 10-bit") } catch {
             #expect("\(error)".contains("C420p10"))
         }
@@ -105,9 +106,9 @@ private func allFrames(_ source: any FrameSource) throws -> [Frame] {
     }
 
     @Test func y4mIsSniffedByContentNotName() throws {
-        let dir = FileManagerTemp.make()
+        let tmp = try TemporaryDirectory(); let dir = tmp.url.path
         let renamed = dir + "/clip.bin"
-        try FileManagerTemp.write(try Fixtures.bytes("clip-mono.y4m"), to: renamed)
+        try Data(try Fixtures.bytes("clip-mono.y4m")).write(to: URL(fileURLWithPath: renamed))
         let source = try openFileSource(path: renamed)
         #expect(source is Y4MSource)
         #expect(try allFrames(source).count == 12)

@@ -1,35 +1,65 @@
 public import Foundation
 
-/// Runs the built `scand` executable as a user would.
+/// Runs the built `scand` binary as a user would. Shared by every suite that runs it.
+///
+/// The binary is found, in order: `$SCAND_BINARY`; next to the test bundle (SwiftPM puts
+/// `scandPackageTests.xctest` and `scand` in the same `.build/<triple>/<configuration>` directory);
+/// `<package>/.build/debug/scand`.
 public enum ScandBinary {
-    /// The binary next to the test bundle (.build/<config>/scand).
-    public static var url: URL {
-        var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for _ in 0..<4 {
-            let candidate = dir.appendingPathComponent("scand")
-            var isDir: ObjCBool = false
-            if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDir), !isDir.boolValue { return candidate }
-            dir = dir.deletingLastPathComponent()
-        }
-        let fallback = Fixtures.repositoryRoot.appendingPathComponent(".build/debug/scand")
-        precondition(FileManager.default.fileExists(atPath: fallback.path), "scand binary not found: run swift build first")
-        return fallback
+    public struct NotFound: Error, CustomStringConvertible {
+        public var tried: [String]
+        public var description: String { "scand binary not found (run 'swift build'); tried: \(tried.joined(separator: ", "))" }
     }
 
+    /// The path of the built `scand` executable.
+    public static func path() throws -> String {
+        var candidates: [String] = []
+        if let env = ProcessInfo.processInfo.environment["SCAND_BINARY"], !env.isEmpty { candidates.append(env) }
+        for start in [CommandLine.arguments.first, Bundle.main.executablePath].compactMap({ $0 }) {
+            var dir = URL(fileURLWithPath: start).deletingLastPathComponent()
+            for _ in 0..<4 {
+                candidates.append(dir.appendingPathComponent("scand").path)
+                dir = dir.deletingLastPathComponent()
+            }
+        }
+        candidates.append(Fixtures.repositoryRoot.appendingPathComponent(".build/debug/scand").path)
+        var isDirectory: ObjCBool = false
+        for c in candidates where FileManager.default.isExecutableFile(atPath: c)
+            && FileManager.default.fileExists(atPath: c, isDirectory: &isDirectory) && !isDirectory.boolValue {
+            return c
+        }
+        throw NotFound(tried: candidates)
+    }
+
+    /// The binary's URL; stops the test run with a clear message when it was not built.
+    public static var url: URL {
+        do { return URL(fileURLWithPath: try path()) } catch { preconditionFailure("\(error)") }
+    }
+
+    /// What one run produced.
     public struct Result: Sendable {
         public var status: Int32
         public var stdout: [UInt8]
         public var stderr: String
         public var stdoutText: String { String(decoding: stdout, as: UTF8.self) }
         /// stdout split into lines (without the trailing empty one).
-        public var lines: [String] { stdoutText.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init) }
-        /// Every stdout line parsed as a JSON object; fails the caller's expectations if a line is not JSON.
+        public var lines: [String] {
+            stdoutText.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
+        }
+        /// Every stdout line parsed as a JSON object; throws if a line is not one.
         public func jsonLines() throws -> [[String: Any]] {
-            try lines.map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
+            try lines.map { line in
+                guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
+                    throw CocoaError(.coderReadCorrupt, userInfo: [NSDebugDescriptionErrorKey: "not a JSON object: \(line)"])
+                }
+                return object
+            }
         }
     }
 
-    /// Runs scand with `arguments`, feeding `stdin` if given, in `directory` (default: the fixtures folder).
+    /// Runs scand with `arguments` in `directory` (default: the fixtures folder), stdin from `stdin` (or empty),
+    /// and waits for it to exit. stdout and stderr go through temporary files, so a chatty child can never
+    /// block on a full pipe.
     public static func run(_ arguments: [String], stdin: [UInt8]? = nil, directory: URL? = nil,
                            environment: [String: String]? = nil) throws -> Result {
         let process = Process()
@@ -37,35 +67,61 @@ public enum ScandBinary {
         process.arguments = arguments
         process.currentDirectoryURL = directory ?? Fixtures.directory
         if let environment { process.environment = environment }
-        let out = Pipe(), err = Pipe(), input = Pipe()
+        let dir = try TemporaryDirectory()
+        let outURL = dir.url.appendingPathComponent("stdout"), errURL = dir.url.appendingPathComponent("stderr")
+        let out = try dir.emptyFile(outURL), err = try dir.emptyFile(errURL)
+        defer { try? out.close(); try? err.close() }
         process.standardOutput = out
         process.standardError = err
-        process.standardInput = stdin == nil ? FileHandle.nullDevice : input
-        try process.run()
-        // Read both pipes concurrently so neither fills up.
-        let errData = LockedData()
-        let errThread = Thread { errData.set(err.fileHandleForReading.readDataToEndOfFile()) }
-        errThread.start()
         if let stdin {
-            let writer = Thread {
-                input.fileHandleForWriting.write(Data(stdin))
-                try? input.fileHandleForWriting.close()
-            }
-            writer.start()
+            let inURL = dir.url.appendingPathComponent("stdin")
+            try Data(stdin).write(to: inURL)
+            process.standardInput = try FileHandle(forReadingFrom: inURL)
+        } else {
+            process.standardInput = FileHandle.nullDevice
         }
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        try process.run()
         process.waitUntilExit()
-        while !errData.done { usleep(1000) }
-        return Result(status: process.terminationStatus, stdout: [UInt8](outData),
-                      stderr: String(decoding: errData.value, as: UTF8.self))
+        return Result(status: process.terminationStatus, stdout: [UInt8](try Data(contentsOf: outURL)),
+                      stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self))
     }
 }
 
-final class LockedData: @unchecked Sendable {
-    private let lock = NSLock()
-    private var data = Data()
-    private var finished = false
-    func set(_ d: Data) { lock.lock(); data = d; finished = true; lock.unlock() }
-    var done: Bool { lock.lock(); defer { lock.unlock() }; return finished }
-    var value: Data { lock.lock(); defer { lock.unlock() }; return data }
+/// A fresh directory under the system temporary directory, removed when the value is released.
+public final class TemporaryDirectory {
+    public let url: URL
+    public init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("scand-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+    deinit { try? FileManager.default.removeItem(at: url) }
+
+    /// Creates an empty file at `file` and opens it for writing.
+    public func emptyFile(_ file: URL) throws -> FileHandle {
+        try Data().write(to: file)
+        return try FileHandle(forWritingTo: file)
+    }
+}
+
+/// Runs an external tool (qrencode, python3, …) and returns its stdout; throws with its stderr on failure.
+public func runTool(_ executable: String, _ arguments: [String]) throws -> Data {
+    struct ToolFailed: Error, CustomStringConvertible { var description: String }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    let dir = try TemporaryDirectory()
+    let outURL = dir.url.appendingPathComponent("out"), errURL = dir.url.appendingPathComponent("err")
+    let out = try dir.emptyFile(outURL), err = try dir.emptyFile(errURL)
+    defer { try? out.close(); try? err.close() }
+    process.standardOutput = out
+    process.standardError = err
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    process.waitUntilExit()
+    let stdout = try Data(contentsOf: outURL)
+    guard process.terminationStatus == 0 else {
+        let stderr = String(decoding: try Data(contentsOf: errURL), as: UTF8.self)
+        throw ToolFailed(description: "\(executable) \(arguments.joined(separator: " ")) exited \(process.terminationStatus): \(stderr)")
+    }
+    return stdout
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ScanTestSupport
 
 /// `scand scan --view-size … --video-gravity … --orientation … --mirrored` on a real image with a QR code:
 /// the `view` corners must land where the code is drawn on the preview canvas. The canvas is drawn

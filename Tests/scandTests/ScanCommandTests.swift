@@ -104,9 +104,9 @@ import ScanTestSupport
     @Test func closedStdoutStopsCleanly() throws {
         // `scand scan … | head -1`: the reader goes away after one line. scand must stop promptly with
         // status 0: not killed by SIGPIPE, not looping, not scanning the remaining inputs.
-        let dir = FileManagerTemp.make()
+        let tmp = try TemporaryDirectory(); let dir = tmp.url.path
         let list = dir + "/list.txt"
-        try FileManagerTemp.write(Array(String(repeating: Fixtures.path("multi.png") + "\n", count: 200).utf8), to: list)
+        try Data(Array(String(repeating: Fixtures.path("multi.png") + "\n", count: 200).utf8)).write(to: URL(fileURLWithPath: list))
         func run(readOneLineThenClose: Bool) throws -> (Process, TimeInterval, Data) {
             let process = Process()
             process.executableURL = ScandBinary.url
