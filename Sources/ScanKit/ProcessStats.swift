@@ -12,7 +12,7 @@ public enum ProcessStats {
     /// User + system CPU seconds used by the whole process so far.
     public static func cpuSeconds() -> Double {
         var usage = rusage()
-        getrusage(RUSAGE_SELF, &usage)
+        getrusage(RUSAGE_SELF.rawValue, &usage)
         return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
             + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
     }
@@ -22,7 +22,7 @@ public enum ProcessStats {
         defer { fclose(f) }
         var line = [CChar](repeating: 0, count: 256)
         while fgets(&line, Int32(line.count), f) != nil {
-            let s = String(cString: line)
+            let s = line.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
             if s.hasPrefix(name) {
                 let digits = s.dropFirst(name.count).filter { $0.isNumber }
                 return (Int(digits) ?? 0) * 1024
