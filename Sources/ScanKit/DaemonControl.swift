@@ -12,27 +12,49 @@ public enum DaemonCommand: Sendable, Equatable {
     case ended(DaemonEnd)
 }
 
+/// The write end of the self-pipe the signal handler writes the signal number to.
+nonisolated(unsafe) private var signalPipeWriteEnd: Int32 = -1
+
 /// Turns SIGTERM, SIGINT and SIGHUP into ``DaemonCommand`` values for one control loop.
 ///
-/// Create it before any other thread starts (NIO, pipeline): it blocks those signals in the calling
-/// thread, so every later thread inherits the mask, and a dedicated thread receives them with `sigwait`.
-/// No work happens in a signal handler.
+/// The signal handler only writes the signal number into a pipe (async-signal-safe, works whichever
+/// thread the kernel picks); a dedicated thread reads the pipe and posts the commands. Create one per
+/// process.
 public final class DaemonControl: Sendable {
     private let queue = BlockingQueue<DaemonCommand>()
 
     public init() {
+        var fds: [Int32] = [-1, -1]
+        precondition(pipe(&fds) == 0, "pipe failed")
+        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        let readEnd = fds[0]
+        signalPipeWriteEnd = fds[1]
+        for s in [SIGTERM, SIGINT, SIGHUP] {
+            var action = sigaction()
+            action.__sigaction_handler.sa_handler = { sig in
+                var byte = UInt8(truncatingIfNeeded: sig)
+                let saved = errno
+                _ = write(signalPipeWriteEnd, &byte, 1)
+                errno = saved
+            }
+            sigemptyset(&action.sa_mask)
+            action.sa_flags = SA_RESTART
+            sigaction(s, &action, nil)
+        }
+        // A parent may have started us with these signals blocked (the mask is inherited across exec);
+        // unblock them here, before the pipeline and NIO threads exist, so those inherit the open mask.
         var set = sigset_t()
         sigemptyset(&set)
         for s in [SIGTERM, SIGINT, SIGHUP] { sigaddset(&set, s) }
-        pthread_sigmask(SIG_BLOCK, &set, nil)
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
         let queue = self.queue
         _ = WorkerThread {
-            var set = sigset_t()
-            sigemptyset(&set)
-            for s in [SIGTERM, SIGINT, SIGHUP] { sigaddset(&set, s) }
             while true {
-                var sig: Int32 = 0
-                guard sigwait(&set, &sig) == 0 else { continue }
+                var byte: UInt8 = 0
+                let n = read(readEnd, &byte, 1)
+                if n < 0 && errno == EINTR { continue }
+                guard n == 1 else { return }
+                let sig = Int32(byte)
                 queue.put(sig == SIGHUP ? .reload : .terminate(signal: sig))
             }
         }

@@ -110,7 +110,6 @@ public struct CommandError: Error, Sendable {
 /// disconnected. Other clients and the pipeline are never slowed.
 public final class SocketServer: EventSink, @unchecked Sendable {
     public let configuration: SocketServerConfiguration
-    private let banner: ServerBanner
     private let logger: Logger
     private let group: MultiThreadedEventLoopGroup
     private let loop: any EventLoop
@@ -121,7 +120,7 @@ public final class SocketServer: EventSink, @unchecked Sendable {
     // Loop-confined: touched only on `loop`.
     private var clients: [ObjectIdentifier: ClientHandler] = [:]
     private var nextClientID = 1
-    private var bannerLine: ByteBuffer
+    private var banner: ServerBanner
     private var stopped = false
     private var finished = false
 
@@ -132,7 +131,6 @@ public final class SocketServer: EventSink, @unchecked Sendable {
         self.logger = logger
         self.group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         self.loop = group.next()
-        self.bannerLine = ByteBuffer(bytes: Self.encodeBanner(banner))
     }
 
     static func encodeBanner(_ banner: ServerBanner) -> [UInt8] {
@@ -151,7 +149,7 @@ public final class SocketServer: EventSink, @unchecked Sendable {
     public func listen(fd: Int32) throws {
         let config = configuration
         var bootstrap = ServerBootstrap(group: group)
-            .serverChannelOption(.backlog, value: 256)
+            .serverChannelOption(.backlog, value: 1024)
             .childChannelOption(.allowRemoteHalfClosure, value: true)
             .childChannelOption(.writeBufferWaterMark, value: .init(low: 8 * 1024, high: 32 * 1024))
         if let size = config.clientSendBufferBytes {
@@ -179,7 +177,7 @@ public final class SocketServer: EventSink, @unchecked Sendable {
         if stopped { return nil }
         clients[ObjectIdentifier(client)] = client
         logger.info("client connected", metadata: ["client": "\(client.id)", "clients": "\(clients.count)"])
-        return bannerLine
+        return ByteBuffer(bytes: Self.encodeBanner(banner))
     }
 
     fileprivate func removed(_ client: ClientHandler, reason: String) {
@@ -203,8 +201,7 @@ public final class SocketServer: EventSink, @unchecked Sendable {
 
     /// Changes what new clients are told in the banner (after a configuration reload).
     public func updateBanner(_ banner: ServerBanner) {
-        let line = ByteBuffer(bytes: Self.encodeBanner(banner))
-        loop.execute { self.bannerLine = line }
+        loop.execute { self.banner = banner }
     }
 
     /// Stops accepting, gives each client up to ``SocketServerConfiguration/drainTimeout`` to receive what

@@ -23,7 +23,7 @@ public enum UnixSocketListener {
     /// - Returns: the listening descriptor (close-on-exec) and what was found at the path.
     /// - Throws: ``ScanError/output(_:)`` naming the path and the reason.
     public static func bind(path: String, group: String? = nil, mode: UInt32 = 0o660,
-                            backlog: Int32 = 256) throws -> (fd: Int32, preparation: Preparation) {
+                            backlog: Int32 = 1024) throws -> (fd: Int32, preparation: Preparation) {
         guard !path.isEmpty else { throw ScanError.output("--socket: empty path") }
         guard path.utf8.count < MemoryLayout.size(ofValue: sockaddr_un().sun_path) else {
             throw ScanError.output("\(path): socket path too long (at most \(MemoryLayout.size(ofValue: sockaddr_un().sun_path) - 1) bytes)")
