@@ -30,6 +30,8 @@ public final class PresenceTracker {
     }
 
     private var entries: [Key: Entry] = [:]
+    /// Frame times are sums of 1/fps; compare durations with this tolerance (seconds).
+    static let epsilon = 1e-6
 
     public init(configuration: PresenceConfiguration = PresenceConfiguration()) {
         self.configuration = configuration
@@ -63,7 +65,7 @@ public final class PresenceTracker {
             entry.last = object
             entry.lastFrame = frame
             if let until = entry.suppressedUntil {
-                if time < until { entries[key] = entry; continue }
+                if time < until - Self.epsilon { entries[key] = entry; continue }
                 entry.suppressedUntil = nil
                 entry.sightings = 0
             }
@@ -92,7 +94,7 @@ public final class PresenceTracker {
         var lost: [(Double, PresenceEvent)] = []
         for (key, var entry) in entries where !seen.contains(key) {
             let grace = key.type == .face ? configuration.faceLostAfter : configuration.lostAfter
-            let absent = now - entry.lastSeen
+            let absent = now - entry.lastSeen + Self.epsilon
             if entry.present {
                 guard absent >= grace else { continue }
                 lost.append((entry.lastSeen, event(.lost, entry.last, source: source, frame: frame, time: now)))
@@ -105,7 +107,7 @@ public final class PresenceTracker {
                     entries[key] = entry
                 }
             } else if let until = entry.suppressedUntil {
-                if now >= until && absent >= grace { entries[key] = nil }
+                if now + Self.epsilon >= until && absent >= grace { entries[key] = nil }
             } else if absent >= grace {
                 entries[key] = nil // seen too few times to count, then gone
             }
