@@ -52,22 +52,22 @@ struct RunCommand: ParsableCommand {
     @Flag(inversion: .prefixedNo, help: "Publish appeared/lost presence events.")
     var presence: Bool?
 
-    @Option(name: .long, help: ArgumentHelp("Seconds a code value must be absent before 'lost' (grace period).", valueName: "s"))
+    @Option(name: .long, help: ArgumentHelp("Seconds a code value must be absent before 'lost' (grace period; default 1.0).", valueName: "s"))
     var lostAfter: Double?
 
-    @Option(name: .long, help: ArgumentHelp("Seconds after 'lost' before the same value can appear again.", valueName: "s"))
+    @Option(name: .long, help: ArgumentHelp("Seconds after 'lost' before the same value can appear again (default 0.5).", valueName: "s"))
     var cooldown: Double?
 
-    @Option(name: .long, help: ArgumentHelp("Frames a value must be seen in before 'appeared'.", valueName: "n"))
+    @Option(name: .long, help: ArgumentHelp("Frames a value must be seen in before 'appeared' (default 1).", valueName: "n"))
     var appearAfter: Int?
 
-    @Option(name: .long, help: ArgumentHelp("Seconds a face (faceID) must be absent before 'lost'.", valueName: "s"))
+    @Option(name: .long, help: ArgumentHelp("Seconds a face (faceID) must be absent before 'lost' (default 0.5).", valueName: "s"))
     var faceLostAfter: Double?
 
-    @Option(name: .long, help: ArgumentHelp("Events queued per slow socket client before its oldest are dropped.", valueName: "n"))
+    @Option(name: .long, help: ArgumentHelp("Events queued per slow socket client before its oldest are dropped (default 1024).", valueName: "n"))
     var clientQueue: Int?
 
-    @Option(name: .long, help: ArgumentHelp("Disconnect a socket client stuck this many seconds while dropping events.", valueName: "s"))
+    @Option(name: .long, help: ArgumentHelp("Disconnect a socket client stuck this many seconds while dropping events (default 10).", valueName: "s"))
     var clientStallTimeout: Double?
 
     @OptionGroup var detection: DetectionOptions
