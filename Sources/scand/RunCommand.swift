@@ -228,7 +228,7 @@ struct RunCommand: ParsableCommand {
                 break loop
             case .reload:
                 notifier.notify("RELOADING=1")
-                reload(daemon: daemon, server: server, current: &resolved, logger: &logger)
+                reload(daemon: daemon, server: server, current: &resolved, logger: logger)
                 notifier.notify("READY=1")
             case .ended(.outputClosed):
                 logger.notice("stdout reader went away; stopping")
@@ -255,7 +255,7 @@ struct RunCommand: ParsableCommand {
     }
 
     /// SIGHUP: re-reads the config file and applies what can change while running.
-    private func reload(daemon: Daemon, server: SocketServer?, current: inout Resolved, logger: inout Logger) {
+    private func reload(daemon: Daemon, server: SocketServer?, current: inout Resolved, logger: Logger) {
         guard config != nil else {
             logger.notice("SIGHUP: no --config file to reload")
             return
@@ -272,13 +272,12 @@ struct RunCommand: ParsableCommand {
             if next.stdout != current.stdout { needsRestart.append("stdout") }
             if next.server != current.server { needsRestart.append("socket client limits") }
             if next.daemon.pacing != current.daemon.pacing || next.daemon.loop != current.daemon.loop { needsRestart.append("pacing/loop") }
+            if next.logLevel != current.logLevel { needsRestart.append("logLevel") }
             if !needsRestart.isEmpty {
                 logger.warning("SIGHUP: these settings take effect only after a restart: \(needsRestart.joined(separator: ", "))")
             }
-            logger.logLevel = Logger.Level(rawValue: next.logLevel) ?? logger.logLevel
             current.daemon = next.daemon
             current.exitAtEnd = next.exitAtEnd
-            current.logLevel = next.logLevel
             logger.notice("SIGHUP: configuration reloaded", metadata: ["config": "\(config!)"])
         } catch {
             logger.error("SIGHUP: configuration not reloaded, keeping the running one: \(error)")
