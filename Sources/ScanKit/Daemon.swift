@@ -81,7 +81,7 @@ final class EventEmitter: @unchecked Sendable {
             if logger.logLevel <= .debug, let v = p.value { meta["value"] = "\(v)" } // payloads only when debugging
             logger.info("\(p.transition.rawValue)", metadata: meta)
         case .device(let d):
-            let level: Logger.Level = d.kind == .runtimeError || d.kind == .disconnected ? .warning : .notice
+            let level: Logger.Level = d.kind == .runtimeError ? .error : d.kind == .disconnected ? .warning : .notice
             var meta: Logger.Metadata = ["device": "\(d.device)"]
             if let reason = d.reason { meta["reason"] = "\(reason)" }
             logger.log(level: level, "device \(d.kind.rawValue)", metadata: meta)
@@ -213,7 +213,6 @@ public final class Daemon: @unchecked Sendable {
                 }
             } catch {
                 failure = "\(error)"
-                logger.error("\(error)")
                 emitter.emit([.device(DeviceEvent(kind: .runtimeError, device: info.name, reason: "\(error)"))])
             }
             current.close()
@@ -225,7 +224,6 @@ public final class Daemon: @unchecked Sendable {
                 logger.debug("looping", metadata: ["source": "\(source.name)"])
             } catch {
                 failure = "\(error)"
-                logger.error("\(error)")
                 emitter.emit([.device(DeviceEvent(kind: .runtimeError, device: source.name, reason: "\(error)"))])
                 break readLoop
             }
