@@ -11,6 +11,9 @@ public import ScanCore
 /// All times are stream seconds (see ``PresenceConfiguration``). Use from one thread at a time.
 public final class PresenceTracker {
     public var configuration: PresenceConfiguration
+    /// Types whose presence another stage decides (a ``PresenceSource`` such as a face tracker); their
+    /// objects are ignored here.
+    public var externallyTracked: Set<MetadataObjectType> = []
 
     struct Key: Hashable {
         var type: MetadataObjectType
@@ -27,7 +30,10 @@ public final class PresenceTracker {
         var suppressedUntil: Double?
         var last: MetadataObject
         var lastFrame: Int
+        /// When the value was first tracked, to order simultaneous transitions deterministically.
+        var order = 0
     }
+    private var nextOrder = 0
 
     private var entries: [Key: Entry] = [:]
     /// Frame times are sums of 1/fps; compare durations with this tolerance (seconds).
@@ -58,9 +64,15 @@ public final class PresenceTracker {
         guard configuration.enabled else { entries.removeAll(); return [] }
         var seen = Set<Key>()
         var appeared: [PresenceEvent] = []
-        for object in objects {
+        for object in objects where !externallyTracked.contains(object.type) {
             guard let key = Self.key(for: object), seen.insert(key).inserted else { continue }
-            var entry = entries[key] ?? Entry(lastSeen: time, last: object, lastFrame: frame)
+            var entry: Entry
+            if let existing = entries[key] {
+                entry = existing
+            } else {
+                entry = Entry(lastSeen: time, last: object, lastFrame: frame, order: nextOrder)
+                nextOrder += 1
+            }
             entry.lastSeen = time
             entry.last = object
             entry.lastFrame = frame
@@ -83,7 +95,9 @@ public final class PresenceTracker {
 
     /// Reports `lost` for everything still present (end of stream, shutdown) and forgets all state.
     public func flush(source: String, frame: Int, time: Double) -> [PresenceEvent] {
-        let out = entries.filter(\.value.present).sorted { $0.value.lastSeen < $1.value.lastSeen }.map {
+        let out = entries.filter(\.value.present).sorted {
+            ($0.value.lastSeen, $0.value.order) < ($1.value.lastSeen, $1.value.order)
+        }.map {
             event(.lost, $0.value.last, source: source, frame: frame, time: time)
         }
         entries.removeAll()
@@ -91,13 +105,13 @@ public final class PresenceTracker {
     }
 
     private func expire(now: Double, source: String, frame: Int, excluding seen: Set<Key>) -> [PresenceEvent] {
-        var lost: [(Double, PresenceEvent)] = []
+        var lost: [(Double, Int, PresenceEvent)] = []
         for (key, var entry) in entries where !seen.contains(key) {
             let grace = key.type == .face ? configuration.faceLostAfter : configuration.lostAfter
             let absent = now - entry.lastSeen + Self.epsilon
             if entry.present {
                 guard absent >= grace else { continue }
-                lost.append((entry.lastSeen, event(.lost, entry.last, source: source, frame: frame, time: now)))
+                lost.append((entry.lastSeen, entry.order, event(.lost, entry.last, source: source, frame: frame, time: now)))
                 if key.type == .face || configuration.cooldown <= 0 {
                     entries[key] = nil
                 } else {
@@ -112,7 +126,7 @@ public final class PresenceTracker {
                 entries[key] = nil // seen too few times to count, then gone
             }
         }
-        return lost.sorted { $0.0 < $1.0 }.map(\.1)
+        return lost.sorted { ($0.0, $0.1) < ($1.0, $1.1) }.map(\.2)
     }
 
     private func event(_ transition: PresenceEvent.Transition, _ o: MetadataObject, source: String, frame: Int,

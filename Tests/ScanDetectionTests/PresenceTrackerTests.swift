@@ -59,4 +59,11 @@ import ScanDetection
         let frames: [[MetadataObject]] = [[face(1)], [face(1), face(2)], [face(2)], [face(2)], [face(2)], [face(1)]]
         #expect(run(t, frames) == ["0:appeared:1", "1:appeared:2", "3:lost:1", "5:appeared:1"])
     }
+
+    @Test func externallyTrackedTypesAreLeftAlone() {
+        let t = PresenceTracker(configuration: PresenceConfiguration(lostAfter: 0.2, cooldown: 0))
+        t.externallyTracked = [.face]
+        let face = MetadataObject(type: .face, bounds: NormalizedRect(x: 0, y: 0, width: 0.1, height: 0.1), faceID: 7)
+        #expect(run(t, [[face, code("A")], [face], [face], [face]]) == ["0:appeared:A", "2:lost:A"])
+    }
 }
