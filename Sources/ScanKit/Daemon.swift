@@ -54,7 +54,10 @@ final class EventEmitter: @unchecked Sendable {
 
     init(sinks: [any EventSink], logger: Logger) { self.sinks = sinks; self.logger = logger }
 
-    var count: UInt64 { lock.withLock { seq } }
+    /// Events published so far (does not wait for a sink that is blocked).
+    var count: UInt64 { countLock.withLock { published } }
+    private let countLock = Lock()
+    private var published: UInt64 = 0
 
     /// Gives each event the next `seq` and the current wall-clock `timestamp`, then delivers it.
     func emit(_ events: [ScanEvent]) {
@@ -65,6 +68,7 @@ final class EventEmitter: @unchecked Sendable {
                 let encoded = encoder.encode(event, seq: seq, timestamp: wallClockNow())
                 log(event, seq: seq)
                 for sink in sinks { sink.deliver(encoded) }
+                countLock.withLock { published = seq }
             }
         }
     }
@@ -175,7 +179,13 @@ public final class Daemon: @unchecked Sendable {
         }
         queue?.cancel()
         source.deviceEvents?.stopReporting()
-        for t in threads { t.join() }
+        // The pipeline thread ends once its current frame is published (the queue is cancelled), unless a
+        // sink blocks it (a stdout reader that stopped reading); the source thread may be blocked in a read
+        // nothing interrupts (stdin with no data). Neither keeps the process from stopping.
+        if threads.count == 2 {
+            if !threads[1].join(timeout: 5) { logger.warning("pipeline blocked writing to an output (stdout reader not reading?); stopping without it") }
+            if !threads[0].join(timeout: 1) { logger.notice("source still blocked in a read; not waiting for it") }
+        }
     }
 
     private var isStopping: Bool { monitor.withLock { stopping } }
@@ -302,7 +312,7 @@ public final class Daemon: @unchecked Sendable {
             // Wait for the source thread's verdict (it closes the queue before setting it).
             var end: DaemonEnd?
             while end == nil {
-                end = monitor.withLock { pendingEnd }
+                end = monitor.withLock { pendingEnd ?? (stopping ? .stopped : nil) }
                 if end == nil { sleep(until: monotonicNow() + 0.01) { false } }
             }
             finish(end!)

@@ -22,6 +22,14 @@ nonisolated(unsafe) private var signalPipeWriteEnd: Int32 = -1
 /// process.
 public final class DaemonControl: Sendable {
     private let queue = BlockingQueue<DaemonCommand>()
+    private let state = RunningFlag()
+
+    final class RunningFlag: @unchecked Sendable {
+        private let lock = Monitor()
+        private var running = false
+        var isRunning: Bool { lock.withLock { running } }
+        func set() { lock.withLock { running = true } }
+    }
 
     public init() {
         var fds: [Int32] = [-1, -1]
@@ -48,6 +56,7 @@ public final class DaemonControl: Sendable {
         for s in [SIGTERM, SIGINT, SIGHUP] { sigaddset(&set, s) }
         pthread_sigmask(SIG_UNBLOCK, &set, nil)
         let queue = self.queue
+        let state = self.state
         _ = WorkerThread {
             while true {
                 var byte: UInt8 = 0
@@ -55,10 +64,20 @@ public final class DaemonControl: Sendable {
                 if n < 0 && errno == EINTR { continue }
                 guard n == 1 else { return }
                 let sig = Int32(byte)
+                if sig != SIGHUP && !state.isRunning {
+                    // Still starting (e.g. blocked opening the source): nothing to drain, die as the
+                    // default action would. A socket file left behind is replaced on the next start.
+                    signal(sig, SIG_DFL)
+                    raise(sig)
+                }
                 queue.put(sig == SIGHUP ? .reload : .terminate(signal: sig))
             }
         }
     }
+
+    /// Call once start-up is complete: from then on SIGTERM/SIGINT become ``DaemonCommand/terminate(signal:)``
+    /// for a graceful stop; before, they end the process at once.
+    public func markRunning() { state.set() }
 
     /// Posts a command (from any thread).
     public func post(_ command: DaemonCommand) { queue.put(command) }

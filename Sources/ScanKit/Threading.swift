@@ -120,12 +120,13 @@ func sleep(until deadline: Double, shouldStop: () -> Bool) {
     }
 }
 
-/// Starts a detached, joinable pthread running `body`.
+/// A joinable pthread running `body`.
 final class WorkerThread: @unchecked Sendable {
     private var thread = pthread_t()
     private let body: @Sendable () -> Void
+    private let monitor = Monitor()
+    private var done = false
     private var joined = false
-    private let lock = Monitor()
 
     init(_ body: @escaping @Sendable () -> Void) {
         self.body = body
@@ -133,18 +134,27 @@ final class WorkerThread: @unchecked Sendable {
         let rc = pthread_create(&thread, nil, { arg in
             let me = Unmanaged<WorkerThread>.fromOpaque(arg!).takeRetainedValue()
             me.body()
+            me.monitor.withLock { me.done = true; me.monitor.broadcast() }
             return nil
         }, box.toOpaque())
         precondition(rc == 0, "pthread_create failed: \(rc)")
     }
 
-    /// Waits for the thread to end (once).
-    func join() {
-        let t: pthread_t? = lock.withLock {
-            if joined { return nil }
-            joined = true
-            return thread
+    /// Waits for the thread to end, at most `timeout` seconds (nil: no limit). Returns false when it is
+    /// still running (it is then detached and left to end with the process).
+    @discardableResult
+    func join(timeout: Double? = nil) -> Bool {
+        let deadline = timeout.map { monotonicNow() + $0 }
+        let (finished, first) = monitor.withLock { () -> (Bool, Bool) in
+            while !done {
+                if let deadline, monotonicNow() >= deadline { break }
+                monitor.wait(until: deadline)
+            }
+            defer { joined = true }
+            return (done, !joined)
         }
-        if let t { pthread_join(t, nil) }
+        guard first else { return finished }
+        if finished { pthread_join(thread, nil) } else { pthread_detach(thread) }
+        return finished
     }
 }

@@ -216,6 +216,7 @@ struct RunCommand: ParsableCommand {
             if let ownedSocketPath { unlink(ownedSocketPath) }
             throw ExitCode(ExitStatus.failure)
         }
+        control.markRunning()
         let notifier = SystemdNotifier()
         notifier.notify("READY=1\nSTATUS=serving \(source.name)")
         logger.notice("ready", metadata: ["source": "\(source.name)"])
