@@ -128,13 +128,15 @@ import Glibc
     @Test func slowClientOverflowsThenIsDisconnectedWhileOthersMissNothing() throws {
         let dir = DaemonPaths.tempDir("slow")
         let sock = dir + "/s.sock"
-        try #"{"socket":{"sendBuffer":4096,"clientQueue":20,"stallTimeout":2}}"#.write(toFile: dir + "/c.json", atomically: true, encoding: .utf8)
+        try #"{"socket":{"sendBuffer":4096,"clientQueue":20,"stallTimeout":4}}"#.write(toFile: dir + "/c.json", atomically: true, encoding: .utf8)
         let d = try DaemonProcess(["run", "--config", dir + "/c.json", "--input", DaemonPaths.kiosk, "--socket", sock,
                                    "--loop", "--no-pacing", "--log-level", "notice"], dir: dir)
         #expect(d.waitReady())
-        let fast = try Run.start(py, [client, "read", sock, dir + "/fast.txt", "--duration", "9"])
+        let fast = try Run.start(py, [client, "read", sock, dir + "/fast.txt", "--duration", "12"])
+        // Not reading for 2.5 s (< the 4 s stall limit) overflows the 20-event queue; reading again brings
+        // the overflow line; not reading for 6 s (> 4 s) gets the client disconnected.
         let slow = try Run.start(py, [client, "slow", sock, dir + "/slow.txt", "--pause", "2.5", "--drain", "0.5",
-                                      "--stall", "4", "--timeout", "10"])
+                                      "--stall", "6", "--timeout", "10"])
         Run.wait(slow, timeout: 30)
         Run.wait(fast, timeout: 30)
         #expect(d.process.isRunning, "a stuck client must not affect the daemon")
