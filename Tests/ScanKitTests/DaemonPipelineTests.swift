@@ -7,7 +7,7 @@ import ScanCapture
 import Logging
 
 /// Collects delivered lines.
-final class CollectingSink: EventSink, @unchecked Sendable {
+final class DaemonCollectingSink: EventSink, @unchecked Sendable {
     private let lock = Lock()
     private var _events: [EncodedEvent] = []
     var events: [EncodedEvent] { lock.withLock { _events } }
@@ -16,7 +16,7 @@ final class CollectingSink: EventSink, @unchecked Sendable {
 }
 
 /// Stands in for the capture layer's device-event reporting (the seam `--device` plugs into).
-final class ManualDeviceEvents: DeviceEventSource, @unchecked Sendable {
+final class DaemonManualDeviceEvents: DeviceEventSource, @unchecked Sendable {
     private let lock = Lock()
     private var handler: (@Sendable (DeviceEvent) -> Void)?
     func startReporting(_ handler: @escaping @Sendable (DeviceEvent) -> Void) { lock.withLock { self.handler = handler } }
@@ -36,8 +36,8 @@ final class ManualDeviceEvents: DeviceEventSource, @unchecked Sendable {
 
     @Test func deviceEventsAreNumberedInTheSameStreamAndEveryFrameIsPublished() throws {
         let path = try blankY4M(frames: 50)
-        let sink = CollectingSink()
-        let devices = ManualDeviceEvents()
+        let sink = DaemonCollectingSink()
+        let devices = DaemonManualDeviceEvents()
         let ended = Lock()
         nonisolated(unsafe) var end: DaemonEnd?
         let source = DaemonSource(name: path, canReopen: true, deviceEvents: devices) { try openFileSource(path: path) }
@@ -62,7 +62,7 @@ final class ManualDeviceEvents: DeviceEventSource, @unchecked Sendable {
 
     @Test func loopingContinuesStreamTimeAndStopEndsIt() throws {
         let path = try blankY4M(frames: 10)
-        let sink = CollectingSink()
+        let sink = DaemonCollectingSink()
         let source = DaemonSource(name: path, canReopen: true) { try openFileSource(path: path) }
         var config = DaemonConfiguration(pacing: false, loop: true)
         config.emitMetadata = true

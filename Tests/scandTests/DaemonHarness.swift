@@ -28,7 +28,7 @@ enum DaemonPaths {
     /// Fixture replays, generated once per test run by Tests/Fixtures/daemon/make_fixtures.py.
     static let fixtures: String = {
         let dir = NSTemporaryDirectory() + "scand-daemon-fixtures-\(getpid())"
-        let p = try! Run.start(python, [root + "/Tests/Fixtures/daemon/make_fixtures.py", dir])
+        let p = try! DaemonRun.start(python, [root + "/Tests/Fixtures/daemon/make_fixtures.py", dir])
         p.waitUntilExit()
         precondition(p.terminationStatus == 0, "fixture generation failed (needs qrencode, python3-pil, python3-numpy)")
         return dir
@@ -45,7 +45,7 @@ enum DaemonPaths {
     }
 }
 
-enum Run {
+enum DaemonRun {
     /// Starts `path args…` with stdout/stderr going to files (or /dev/null).
     static func start(_ path: String, _ args: [String], stdout: String? = nil, stderr: String? = nil,
                       environment: [String: String]? = nil) throws -> Process {
@@ -80,7 +80,7 @@ enum Run {
 }
 
 /// Polls `condition` every 20 ms for up to `timeout` seconds.
-func eventually(_ timeout: Double, _ condition: () -> Bool) -> Bool {
+func daemonEventually(_ timeout: Double, _ condition: () -> Bool) -> Bool {
     let deadline = Date().addingTimeInterval(timeout)
     while Date() < deadline {
         if condition() { return true }
@@ -89,7 +89,7 @@ func eventually(_ timeout: Double, _ condition: () -> Bool) -> Bool {
     return condition()
 }
 
-func readText(_ path: String) -> String { (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }
+func daemonReadText(_ path: String) -> String { (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }
 
 /// A running `scand run`, its stderr in a file.
 final class DaemonProcess {
@@ -104,14 +104,14 @@ final class DaemonProcess {
         self.dir = dir
         stderrPath = dir + "/scand.err"
         stdoutPath = dir + "/scand.out"
-        process = try Run.start(executable, prefix + args, stdout: stdoutPath, stderr: stderrPath, environment: environment)
+        process = try DaemonRun.start(executable, prefix + args, stdout: stdoutPath, stderr: stderrPath, environment: environment)
     }
 
-    var stderr: String { readText(stderrPath) }
+    var stderr: String { daemonReadText(stderrPath) }
 
     /// Waits for the "ready" log line (needs --log-level notice or lower).
     func waitReady(timeout: Double = 20) -> Bool {
-        eventually(timeout) { stderr.contains("] ready") || !process.isRunning }
+        daemonEventually(timeout) { stderr.contains("] ready") || !process.isRunning }
             && process.isRunning
     }
 
@@ -120,7 +120,7 @@ final class DaemonProcess {
     /// SIGTERM, then the exit status (nil if it had to be killed).
     func terminate(timeout: Double = 10) -> Int32? {
         signal(SIGTERM)
-        return Run.wait(process, timeout: timeout)
+        return DaemonRun.wait(process, timeout: timeout)
     }
 
     /// Number of open descriptors (/proc/PID/fd).
@@ -128,7 +128,7 @@ final class DaemonProcess {
 }
 
 /// A line-reading client on plain sockets (the Swift client of the tests).
-final class SwiftSocketClient {
+final class DaemonSocketClient {
     private let fd: Int32
     private var buffer: [UInt8] = []
 
@@ -171,7 +171,7 @@ final class SwiftSocketClient {
 }
 
 /// One parsed event line.
-struct EventLine {
+struct DaemonEventLine {
     let raw: String
     let object: [String: Any]
     var event: String { object["event"] as? String ?? "" }
@@ -191,16 +191,16 @@ struct EventLine {
 }
 
 /// Parses a client.py output file ("<time> <line>" per line, plus EOF/TIMEOUT/RESET markers).
-func parseClientFile(_ path: String) -> (events: [EventLine], times: [Double], end: String) {
-    var events: [EventLine] = [], times: [Double] = [], end = ""
-    for line in readText(path).split(separator: "\n") {
+func parseDaemonClientFile(_ path: String) -> (events: [DaemonEventLine], times: [Double], end: String) {
+    var events: [DaemonEventLine] = [], times: [Double] = [], end = ""
+    for line in daemonReadText(path).split(separator: "\n") {
         if line.hasPrefix("EOF") || line == "TIMEOUT" || line == "RESET" { end = String(line.prefix(while: { $0 != " " })); continue }
         guard let space = line.firstIndex(of: " "), let t = Double(line[..<space]),
-              let e = EventLine(String(line[line.index(after: space)...])) else { continue }
+              let e = DaemonEventLine(String(line[line.index(after: space)...])) else { continue }
         events.append(e); times.append(t)
     }
     return (events, times, end)
 }
 
 /// True when the `seq` values are consecutive integers.
-func isGapless(_ seqs: [Int]) -> Bool { zip(seqs, seqs.dropFirst()).allSatisfy { $1 == $0 + 1 } }
+func isGaplessSeq(_ seqs: [Int]) -> Bool { zip(seqs, seqs.dropFirst()).allSatisfy { $1 == $0 + 1 } }

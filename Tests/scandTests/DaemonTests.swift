@@ -12,13 +12,13 @@ import Glibc
 
     // MARK: kiosk presence
 
-    func kioskEvents(_ extra: [String]) throws -> (events: [EventLine], status: Int32?, seconds: Double) {
+    func kioskEvents(_ extra: [String]) throws -> (events: [DaemonEventLine], status: Int32?, seconds: Double) {
         let dir = DaemonPaths.tempDir("kiosk")
         let start = Date()
         let d = try DaemonProcess(["run", "--input", DaemonPaths.kiosk, "--stdout", "--exit-at-end", "--no-metadata"] + extra, dir: dir)
-        let status = Run.wait(d.process, timeout: 60)
+        let status = DaemonRun.wait(d.process, timeout: 60)
         let seconds = Date().timeIntervalSince(start)
-        let events = readText(d.stdoutPath).split(separator: "\n").compactMap { EventLine(String($0)) }
+        let events = daemonReadText(d.stdoutPath).split(separator: "\n").compactMap { DaemonEventLine(String($0)) }
         return (events, status, seconds)
     }
 
@@ -35,7 +35,7 @@ import Glibc
         #expect(ean.map(\.event) == ["appeared", "lost"])
         #expect(!events.contains { $0.event == "metadata" })
         let seqs = events.compactMap(\.seq)
-        #expect(seqs.count == events.count && seqs.first == 1 && isGapless(seqs))
+        #expect(seqs.count == events.count && seqs.first == 1 && isGaplessSeq(seqs))
         #expect(events.allSatisfy { ($0.object["timestamp"] as? NSNumber).map { $0.doubleValue > 1.7e9 } ?? false })
         #expect(events.first?.event == "device" && events.last?.event == "device")
     }
@@ -64,10 +64,10 @@ import Glibc
     @Test func stdoutReaderGoingAwayStopsCleanly() throws {
         let dir = DaemonPaths.tempDir("epipe")
         // `| head -n 3` closes the pipe after three lines; scand must notice (EPIPE) and exit 0 by itself.
-        let p = try Run.start("/bin/bash", ["-c", "set -o pipefail; '\(scand)' run --input '\(DaemonPaths.kiosk)' --stdout --loop --no-pacing 2>'\(dir)/err' | head -n 3 > '\(dir)/head'"])
-        let status = Run.wait(p, timeout: 20)
-        #expect(status == 0, "scand did not stop cleanly after its reader went away: \(String(describing: status)) \(readText(dir + "/err"))")
-        #expect(readText(dir + "/head").split(separator: "\n").count == 3)
+        let p = try DaemonRun.start("/bin/bash", ["-c", "set -o pipefail; '\(scand)' run --input '\(DaemonPaths.kiosk)' --stdout --loop --no-pacing 2>'\(dir)/err' | head -n 3 > '\(dir)/head'"])
+        let status = DaemonRun.wait(p, timeout: 20)
+        #expect(status == 0, "scand did not stop cleanly after its reader went away: \(String(describing: status)) \(daemonReadText(dir + "/err"))")
+        #expect(daemonReadText(dir + "/head").split(separator: "\n").count == 3)
     }
 
     // MARK: socket clients
@@ -80,22 +80,22 @@ import Glibc
         var st = stat()
         #expect(stat(sock, &st) == 0 && (st.st_mode & 0o777) == 0o660 && (st.st_mode & S_IFMT) == S_IFSOCK)
 
-        let socat = try Run.start("/usr/bin/socat", ["-u", "UNIX-CONNECT:" + sock, "STDOUT"], stdout: dir + "/socat.txt")
-        let pyc = try Run.start(py, [client, "read", sock, dir + "/py.txt", "--duration", "30"])
-        let qr = try Run.start(py, [client, "read", sock, dir + "/qr.txt", "--duration", "30",
+        let socat = try DaemonRun.start("/usr/bin/socat", ["-u", "UNIX-CONNECT:" + sock, "STDOUT"], stdout: dir + "/socat.txt")
+        let pyc = try DaemonRun.start(py, [client, "read", sock, dir + "/py.txt", "--duration", "30"])
+        let qr = try DaemonRun.start(py, [client, "read", sock, dir + "/qr.txt", "--duration", "30",
                                     "--subscribe", #"{"subscribe":{"types":["qr"]}}"#])
-        let swiftClient = try SwiftSocketClient(path: sock)
+        let swiftClient = try DaemonSocketClient(path: sock)
         let swiftLines = swiftClient.readLines(for: 4.5)
         #expect(d.terminate() == 0)
         #expect(access(sock, F_OK) != 0, "SIGTERM must remove the socket file")
         let rest = swiftClient.readLines(for: 5)
         #expect(rest.eof, "clients are closed at shutdown")
-        for p in [socat, pyc, qr] { Run.wait(p, timeout: 10) }
+        for p in [socat, pyc, qr] { DaemonRun.wait(p, timeout: 10) }
 
-        let swiftEvents = (swiftLines.lines + rest.lines).compactMap(EventLine.init)
-        let socatEvents = readText(dir + "/socat.txt").split(separator: "\n").compactMap { EventLine(String($0)) }
-        let pyEvents = parseClientFile(dir + "/py.txt").events
-        let qrParsed = parseClientFile(dir + "/qr.txt")
+        let swiftEvents = (swiftLines.lines + rest.lines).compactMap(DaemonEventLine.init)
+        let socatEvents = daemonReadText(dir + "/socat.txt").split(separator: "\n").compactMap { DaemonEventLine(String($0)) }
+        let pyEvents = parseDaemonClientFile(dir + "/py.txt").events
+        let qrParsed = parseDaemonClientFile(dir + "/qr.txt")
         for events in [swiftEvents, socatEvents, pyEvents, qrParsed.events] {
             let hello = events.first
             #expect(hello?.event == "hello")
@@ -106,7 +106,7 @@ import Glibc
         let full = [swiftEvents, socatEvents, pyEvents].map { $0.filter { $0.seq != nil } }
         for events in full {
             #expect(events.count > 20)
-            #expect(isGapless(events.compactMap(\.seq)))
+            #expect(isGaplessSeq(events.compactMap(\.seq)))
             #expect(events.contains { $0.event == "metadata" } && events.contains { $0.event == "appeared" })
         }
         // Identical over the range all three saw (they connected at slightly different times).
@@ -132,17 +132,17 @@ import Glibc
         let d = try DaemonProcess(["run", "--config", dir + "/c.json", "--input", DaemonPaths.kiosk, "--socket", sock,
                                    "--loop", "--no-pacing", "--log-level", "notice"], dir: dir)
         #expect(d.waitReady())
-        let fast = try Run.start(py, [client, "read", sock, dir + "/fast.txt", "--duration", "12"])
+        let fast = try DaemonRun.start(py, [client, "read", sock, dir + "/fast.txt", "--duration", "12"])
         // Not reading for 2.5 s (< the 4 s stall limit) overflows the 20-event queue; reading again brings
         // the overflow line; not reading for 6 s (> 4 s) gets the client disconnected.
-        let slow = try Run.start(py, [client, "slow", sock, dir + "/slow.txt", "--pause", "2.5", "--drain", "0.5",
+        let slow = try DaemonRun.start(py, [client, "slow", sock, dir + "/slow.txt", "--pause", "2.5", "--drain", "0.5",
                                       "--stall", "6", "--timeout", "10"])
-        Run.wait(slow, timeout: 30)
-        Run.wait(fast, timeout: 30)
+        DaemonRun.wait(slow, timeout: 30)
+        DaemonRun.wait(fast, timeout: 30)
         #expect(d.process.isRunning, "a stuck client must not affect the daemon")
         #expect(d.terminate() == 0)
 
-        let s = parseClientFile(dir + "/slow.txt")
+        let s = parseDaemonClientFile(dir + "/slow.txt")
         #expect(s.end == "EOF", "the stuck client is disconnected")
         let overflows = s.events.enumerated().filter { $0.element.event == "overflow" }
         #expect(!overflows.isEmpty)
@@ -154,10 +154,10 @@ import Glibc
             #expect(dropped > 0)
             if let before, let after { #expect(after - before - 1 == dropped) }
         }
-        let f = parseClientFile(dir + "/fast.txt")
+        let f = parseDaemonClientFile(dir + "/fast.txt")
         let seqs = f.events.compactMap(\.seq)
         #expect(seqs.count > 200)
-        #expect(isGapless(seqs), "the fast client must see every event")
+        #expect(isGaplessSeq(seqs), "the fast client must see every event")
         #expect(!f.events.contains { $0.event == "overflow" })
         #expect(d.stderr.contains("disconnecting stalled client"))
     }
@@ -167,12 +167,12 @@ import Glibc
         let sock = dir + "/s.sock"
         let d = try DaemonProcess(["run", "--input", DaemonPaths.kiosk, "--socket", sock, "--loop", "--log-level", "notice"], dir: dir)
         #expect(d.waitReady())
-        let good = try Run.start(py, [client, "read", sock, dir + "/good.txt", "--duration", "4"])
-        let bad = try Run.start(py, [client, "garbage", sock, dir + "/bad.txt", "--duration", "3.5"])
-        Run.wait(bad, timeout: 20); Run.wait(good, timeout: 20)
+        let good = try DaemonRun.start(py, [client, "read", sock, dir + "/good.txt", "--duration", "4"])
+        let bad = try DaemonRun.start(py, [client, "garbage", sock, dir + "/bad.txt", "--duration", "3.5"])
+        DaemonRun.wait(bad, timeout: 20); DaemonRun.wait(good, timeout: 20)
         #expect(d.process.isRunning)
         #expect(d.terminate() == 0)
-        let b = parseClientFile(dir + "/bad.txt")
+        let b = parseDaemonClientFile(dir + "/bad.txt")
         let errors = b.events.filter { $0.event == "error" }
         #expect(errors.count >= 5, "each bad line gets an error line: \(errors.map(\.raw))")
         #expect(errors.contains { ($0.object["message"] as? String)?.contains("longer than") == true })
@@ -182,8 +182,8 @@ import Glibc
         let afterSub = b.events.drop { $0.event != "subscribed" }.filter { $0.seq != nil }
         #expect(afterSub.count > 5, "a half-closed client keeps receiving events")
         #expect(b.end == "TIMEOUT")
-        let g = parseClientFile(dir + "/good.txt")
-        #expect(isGapless(g.events.compactMap(\.seq)) && g.events.filter { $0.seq != nil }.count > 20)
+        let g = parseDaemonClientFile(dir + "/good.txt")
+        #expect(isGaplessSeq(g.events.compactMap(\.seq)) && g.events.filter { $0.seq != nil }.count > 20)
         #expect(!g.events.contains { $0.event == "error" })
     }
 
@@ -195,17 +195,17 @@ import Glibc
         #expect(d.waitReady())
         usleep(300_000)
         let before = d.openFDs
-        let watcher = try Run.start(py, [client, "read", sock, dir + "/watch.txt", "--duration", "\((Double(seconds) ?? 30) + 2)"])
-        let churn = try Run.start(py, [client, "churn", sock, "--clients", "200", "--duration", seconds],
+        let watcher = try DaemonRun.start(py, [client, "read", sock, dir + "/watch.txt", "--duration", "\((Double(seconds) ?? 30) + 2)"])
+        let churn = try DaemonRun.start(py, [client, "churn", sock, "--clients", "200", "--duration", seconds],
                                   stdout: dir + "/churn.txt", stderr: dir + "/churn.err")
-        Run.wait(churn, timeout: (Double(seconds) ?? 30) + 60)
-        Run.wait(watcher, timeout: 30)
-        let counts = readText(dir + "/churn.txt").split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { Int($0) }
-        #expect(counts.count == 2 && counts[0] > 1000, "connections made, errors: \(counts) \(readText(dir + "/churn.err"))")
-        #expect(counts.count == 2 && counts[1] == 0, "client errors: \(readText(dir + "/churn.err"))")
-        #expect(eventually(5) { d.openFDs == before }, "descriptors: \(before) before, \(d.openFDs) after")
-        let w = parseClientFile(dir + "/watch.txt")
-        #expect(isGapless(w.events.compactMap(\.seq)) && w.events.filter { $0.seq != nil }.count > 100)
+        DaemonRun.wait(churn, timeout: (Double(seconds) ?? 30) + 60)
+        DaemonRun.wait(watcher, timeout: 30)
+        let counts = daemonReadText(dir + "/churn.txt").split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { Int($0) }
+        #expect(counts.count == 2 && counts[0] > 1000, "connections made, errors: \(counts) \(daemonReadText(dir + "/churn.err"))")
+        #expect(counts.count == 2 && counts[1] == 0, "client errors: \(daemonReadText(dir + "/churn.err"))")
+        #expect(daemonEventually(5) { d.openFDs == before }, "descriptors: \(before) before, \(d.openFDs) after")
+        let w = parseDaemonClientFile(dir + "/watch.txt")
+        #expect(isGaplessSeq(w.events.compactMap(\.seq)) && w.events.filter { $0.seq != nil }.count > 100)
         #expect(d.terminate() == 0)
     }
 
@@ -218,31 +218,31 @@ import Glibc
         let d = try DaemonProcess(["run", "--config", config, "--input", DaemonPaths.kiosk, "--socket", sock, "--loop",
                                    "--log-level", "notice"], dir: dir)
         #expect(d.waitReady())
-        let c = try SwiftSocketClient(path: sock)
-        let before = c.readLines(for: 1.5).lines.compactMap(EventLine.init)
+        let c = try DaemonSocketClient(path: sock)
+        let before = c.readLines(for: 1.5).lines.compactMap(DaemonEventLine.init)
         #expect(before.contains { $0.event == "metadata" })
 
         // A broken file is refused and the running configuration kept.
         try "{ not json".write(toFile: config, atomically: true, encoding: .utf8)
         d.signal(SIGHUP)
-        #expect(eventually(5) { d.stderr.contains("configuration not reloaded") })
+        #expect(daemonEventually(5) { d.stderr.contains("configuration not reloaded") })
 
         try #"{"metadata": false, "types": ["qr"]}"#.write(toFile: config, atomically: true, encoding: .utf8)
         d.signal(SIGHUP)
-        #expect(eventually(5) { d.stderr.contains("configuration applied") })
+        #expect(daemonEventually(5) { d.stderr.contains("configuration applied") })
         let during = c.readLines(for: 0.5)
         let after = c.readLines(for: 6)
         #expect(!during.eof && !after.eof, "the client stays connected")
-        let events = after.lines.compactMap(EventLine.init)
+        let events = after.lines.compactMap(DaemonEventLine.init)
         #expect(!events.contains { $0.event == "hello" })
         #expect(!events.contains { $0.event == "metadata" })
         #expect(events.contains { $0.event == "appeared" && $0.type == "qr" })
         #expect(!events.contains { $0.type == "ean13" && $0.event == "appeared" }, "ean13 is no longer enabled")
-        let all = (before + during.lines.compactMap(EventLine.init) + events).compactMap(\.seq)
-        #expect(isGapless(all))
+        let all = (before + during.lines.compactMap(DaemonEventLine.init) + events).compactMap(\.seq)
+        #expect(isGaplessSeq(all))
         // New clients see the new types in their banner.
-        let newcomer = try SwiftSocketClient(path: sock)
-        let hello = newcomer.readLines(for: 0.5).lines.first.flatMap(EventLine.init)
+        let newcomer = try DaemonSocketClient(path: sock)
+        let hello = newcomer.readLines(for: 0.5).lines.first.flatMap(DaemonEventLine.init)
         #expect(hello?.object["types"] as? [String] == ["qr"])
         #expect(d.terminate() == 0)
     }
@@ -251,8 +251,8 @@ import Glibc
         let dir = DaemonPaths.tempDir("stale")
         let sock = dir + "/s.sock"
         // A socket file nobody listens on (a crashed scand leaves one behind).
-        let mk = try Run.start(py, ["-c", "import socket; s=socket.socket(socket.AF_UNIX); s.bind('\(sock)'); s.close()"])
-        #expect(Run.wait(mk, timeout: 10) == 0)
+        let mk = try DaemonRun.start(py, ["-c", "import socket; s=socket.socket(socket.AF_UNIX); s.bind('\(sock)'); s.close()"])
+        #expect(DaemonRun.wait(mk, timeout: 10) == 0)
         #expect(access(sock, F_OK) == 0)
         let d = try DaemonProcess(["run", "--input", DaemonPaths.kiosk, "--socket", sock, "--loop", "--log-level", "notice"], dir: dir)
         #expect(d.waitReady())
@@ -260,39 +260,39 @@ import Glibc
 
         let dir2 = DaemonPaths.tempDir("live")
         let second = try DaemonProcess(["run", "--input", DaemonPaths.kiosk, "--socket", sock], dir: dir2)
-        #expect(Run.wait(second.process, timeout: 20) == 2)
+        #expect(DaemonRun.wait(second.process, timeout: 20) == 2)
         #expect(second.stderr.contains("already serving"))
         // The first one still serves.
-        let c = try SwiftSocketClient(path: sock)
-        #expect(c.readLines(for: 1).lines.first.flatMap(EventLine.init)?.event == "hello")
+        let c = try DaemonSocketClient(path: sock)
+        #expect(c.readLines(for: 1).lines.first.flatMap(DaemonEventLine.init)?.event == "hello")
 
         // Something that is not a socket is never removed.
         let file = dir2 + "/plain"
         try "keep me".write(toFile: file, atomically: true, encoding: .utf8)
         let third = try DaemonProcess(["run", "--input", DaemonPaths.kiosk, "--socket", file], dir: dir2)
-        #expect(Run.wait(third.process, timeout: 20) == 2)
-        #expect(readText(file) == "keep me")
+        #expect(DaemonRun.wait(third.process, timeout: 20) == 2)
+        #expect(daemonReadText(file) == "keep me")
         #expect(d.terminate() == 0)
     }
 
     @Test func socketActivationAndReadyNotification() throws {
         let dir = DaemonPaths.tempDir("act")
         let sock = dir + "/s.sock", notify = dir + "/notify.sock"
-        let listener = try Run.start(py, [client, "notify-listen", notify, dir + "/notify.txt"])
-        defer { kill(listener.processIdentifier, SIGTERM); Run.wait(listener, timeout: 5) }
-        #expect(eventually(5) { readText(dir + "/notify.txt").contains("LISTENING") })
+        let listener = try DaemonRun.start(py, [client, "notify-listen", notify, dir + "/notify.txt"])
+        defer { kill(listener.processIdentifier, SIGTERM); DaemonRun.wait(listener, timeout: 5) }
+        #expect(daemonEventually(5) { daemonReadText(dir + "/notify.txt").contains("LISTENING") })
         let d = try DaemonProcess(["run", "--input", DaemonPaths.kiosk, "--loop", "--log-level", "notice"], dir: dir,
                                   environment: ["NOTIFY_SOCKET": notify], executable: py,
                                   prefix: [client, "activate", sock, "--", scand])
         #expect(d.waitReady())
         #expect(d.stderr.contains("using socket(s) passed by systemd"))
-        #expect(eventually(5) { readText(dir + "/notify.txt").contains("READY=1") })
-        let c = try SwiftSocketClient(path: sock)
-        let lines = c.readLines(for: 1.5).lines.compactMap(EventLine.init)
+        #expect(daemonEventually(5) { daemonReadText(dir + "/notify.txt").contains("READY=1") })
+        let c = try DaemonSocketClient(path: sock)
+        let lines = c.readLines(for: 1.5).lines.compactMap(DaemonEventLine.init)
         #expect(lines.first?.event == "hello")
         #expect(lines.contains { $0.event == "metadata" })
         #expect(d.terminate() == 0)
-        #expect(eventually(5) { readText(dir + "/notify.txt").contains("STOPPING=1") })
+        #expect(daemonEventually(5) { daemonReadText(dir + "/notify.txt").contains("STOPPING=1") })
         #expect(access(sock, F_OK) == 0, "the activated socket belongs to systemd and stays")
     }
 
@@ -300,13 +300,13 @@ import Glibc
         let dir = DaemonPaths.tempDir("badcfg")
         try #"{"presence": {"lostafter": 2}}"#.write(toFile: dir + "/c.json", atomically: true, encoding: .utf8)
         let d = try DaemonProcess(["run", "--config", dir + "/c.json", "--input", DaemonPaths.kiosk, "--stdout"], dir: dir)
-        #expect(Run.wait(d.process, timeout: 20) == 64)
+        #expect(DaemonRun.wait(d.process, timeout: 20) == 64)
         #expect(d.stderr.contains("presence.lostafter"))
         let e = try DaemonProcess(["run", "--input", dir + "/missing.y4m", "--stdout"], dir: dir)
-        #expect(Run.wait(e.process, timeout: 20) == 2)
+        #expect(DaemonRun.wait(e.process, timeout: 20) == 2)
         #expect(e.stderr.contains("missing.y4m"))
         let f = try DaemonProcess(["run", "--input", DaemonPaths.kiosk], dir: dir)
-        #expect(Run.wait(f.process, timeout: 20) == 64)
+        #expect(DaemonRun.wait(f.process, timeout: 20) == 64)
         #expect(f.stderr.contains("nothing to deliver to"))
     }
 }
