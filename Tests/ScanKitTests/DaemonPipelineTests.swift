@@ -36,6 +36,7 @@ final class DaemonManualDeviceEvents: DeviceEventSource, @unchecked Sendable {
 
     @Test func deviceEventsAreNumberedInTheSameStreamAndEveryFrameIsPublished() throws {
         let path = try blankY4M(frames: 50)
+        defer { try? FileManager.default.removeItem(atPath: path) }
         let sink = DaemonCollectingSink()
         let devices = DaemonManualDeviceEvents()
         let ended = Lock()
@@ -62,6 +63,7 @@ final class DaemonManualDeviceEvents: DeviceEventSource, @unchecked Sendable {
 
     @Test func loopingContinuesStreamTimeAndStopEndsIt() throws {
         let path = try blankY4M(frames: 10)
+        defer { try? FileManager.default.removeItem(atPath: path) }
         let sink = DaemonCollectingSink()
         let source = DaemonSource(name: path, canReopen: true) { try openFileSource(path: path) }
         var config = DaemonConfiguration(pacing: false, loop: true)

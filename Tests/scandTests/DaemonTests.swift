@@ -14,6 +14,7 @@ import Glibc
 
     func kioskEvents(_ extra: [String]) throws -> (events: [DaemonEventLine], status: Int32?, seconds: Double) {
         let dir = DaemonPaths.tempDir("kiosk")
+        defer { DaemonPaths.remove(dir) }
         let start = Date()
         let d = try DaemonProcess(["run", "--input", DaemonPaths.kiosk, "--stdout", "--exit-at-end", "--no-metadata"] + extra, dir: dir)
         let status = DaemonRun.wait(d.process, timeout: 60)
@@ -63,6 +64,7 @@ import Glibc
 
     @Test func stdoutReaderGoingAwayStopsCleanly() throws {
         let dir = DaemonPaths.tempDir("epipe")
+        defer { DaemonPaths.remove(dir) }
         // `| head -n 3` closes the pipe after three lines; scand must notice (EPIPE) and exit 0 by itself.
         let p = try DaemonRun.start("/bin/bash", ["-c", "set -o pipefail; '\(scand)' run --input '\(DaemonPaths.kiosk)' --stdout --loop --no-pacing 2>'\(dir)/err' | head -n 3 > '\(dir)/head'"])
         let status = DaemonRun.wait(p, timeout: 20)
@@ -74,6 +76,7 @@ import Glibc
 
     @Test func threeClientsGetIdenticalSequencesAndSubscriberGetsOnlyQR() throws {
         let dir = DaemonPaths.tempDir("three")
+        defer { DaemonPaths.remove(dir) }
         let sock = dir + "/s.sock"
         let d = try DaemonProcess(["run", "--input", DaemonPaths.kiosk, "--socket", sock, "--loop", "--log-level", "notice"], dir: dir)
         #expect(d.waitReady())
@@ -127,6 +130,7 @@ import Glibc
 
     @Test func slowClientOverflowsThenIsDisconnectedWhileOthersMissNothing() throws {
         let dir = DaemonPaths.tempDir("slow")
+        defer { DaemonPaths.remove(dir) }
         let sock = dir + "/s.sock"
         try #"{"socket":{"sendBuffer":4096,"clientQueue":20,"stallTimeout":4}}"#.write(toFile: dir + "/c.json", atomically: true, encoding: .utf8)
         let d = try DaemonProcess(["run", "--config", dir + "/c.json", "--input", DaemonPaths.kiosk, "--socket", sock,
@@ -164,6 +168,7 @@ import Glibc
 
     @Test func garbageBinaryAndHalfClosedClientsAffectNobody() throws {
         let dir = DaemonPaths.tempDir("garbage")
+        defer { DaemonPaths.remove(dir) }
         let sock = dir + "/s.sock"
         let d = try DaemonProcess(["run", "--input", DaemonPaths.kiosk, "--socket", sock, "--loop", "--log-level", "notice"], dir: dir)
         #expect(d.waitReady())
@@ -190,6 +195,7 @@ import Glibc
     @Test func twoHundredClientsChurningLeakNoDescriptors() throws {
         let seconds = ProcessInfo.processInfo.environment["SCAND_CHURN_SECONDS"] ?? "30"
         let dir = DaemonPaths.tempDir("churn")
+        defer { DaemonPaths.remove(dir) }
         let sock = dir + "/s.sock"
         let d = try DaemonProcess(["run", "--input", DaemonPaths.kiosk, "--socket", sock, "--loop", "--log-level", "notice"], dir: dir)
         #expect(d.waitReady())
@@ -213,6 +219,7 @@ import Glibc
 
     @Test func sighupReloadsConfigurationWithoutDroppingClients() throws {
         let dir = DaemonPaths.tempDir("hup")
+        defer { DaemonPaths.remove(dir) }
         let sock = dir + "/s.sock", config = dir + "/scand.json"
         try #"{"metadata": true, "presence": {"lostAfter": 1.0}}"#.write(toFile: config, atomically: true, encoding: .utf8)
         let d = try DaemonProcess(["run", "--config", config, "--input", DaemonPaths.kiosk, "--socket", sock, "--loop",
@@ -249,6 +256,7 @@ import Glibc
 
     @Test func staleSocketIsReplacedAndLiveOneRefused() throws {
         let dir = DaemonPaths.tempDir("stale")
+        defer { DaemonPaths.remove(dir) }
         let sock = dir + "/s.sock"
         // A socket file nobody listens on (a crashed scand leaves one behind).
         let mk = try DaemonRun.start(py, ["-c", "import socket; s=socket.socket(socket.AF_UNIX); s.bind('\(sock)'); s.close()"])
@@ -259,6 +267,8 @@ import Glibc
         #expect(d.stderr.contains("replaced stale socket file"))
 
         let dir2 = DaemonPaths.tempDir("live")
+
+        defer { DaemonPaths.remove(dir2) }
         let second = try DaemonProcess(["run", "--input", DaemonPaths.kiosk, "--socket", sock], dir: dir2)
         #expect(DaemonRun.wait(second.process, timeout: 20) == 2)
         #expect(second.stderr.contains("already serving"))
@@ -277,6 +287,7 @@ import Glibc
 
     @Test func socketActivationAndReadyNotification() throws {
         let dir = DaemonPaths.tempDir("act")
+        defer { DaemonPaths.remove(dir) }
         let sock = dir + "/s.sock", notify = dir + "/notify.sock"
         let listener = try DaemonRun.start(py, [client, "notify-listen", notify, dir + "/notify.txt"])
         defer { kill(listener.processIdentifier, SIGTERM); DaemonRun.wait(listener, timeout: 5) }
@@ -298,6 +309,7 @@ import Glibc
 
     @Test func badConfigurationIsAUsageErrorNamingTheKey() throws {
         let dir = DaemonPaths.tempDir("badcfg")
+        defer { DaemonPaths.remove(dir) }
         try #"{"presence": {"lostafter": 2}}"#.write(toFile: dir + "/c.json", atomically: true, encoding: .utf8)
         let d = try DaemonProcess(["run", "--config", dir + "/c.json", "--input", DaemonPaths.kiosk, "--stdout"], dir: dir)
         #expect(DaemonRun.wait(d.process, timeout: 20) == 64)
