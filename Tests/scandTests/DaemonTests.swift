@@ -78,7 +78,7 @@ import Glibc
         let dir = DaemonPaths.tempDir("three")
         defer { DaemonPaths.remove(dir) }
         let sock = dir + "/s.sock"
-        let d = try DaemonProcess(["run", "--input", DaemonPaths.kiosk, "--socket", sock, "--loop", "--log-level", "notice"], dir: dir)
+        let d = try DaemonProcess(["run", "--input", DaemonPaths.kiosk, "--socket", sock, "--stdout", "--loop", "--log-level", "notice"], dir: dir)
         #expect(d.waitReady())
         var st = stat()
         #expect(stat(sock, &st) == 0 && (st.st_mode & 0o777) == 0o660 && (st.st_mode & S_IFMT) == S_IFSOCK)
@@ -117,6 +117,10 @@ import Glibc
         let windows = full.map { $0.filter { $0.seq! >= first && $0.seq! <= last }.map(\.raw) }
         #expect(windows[0].count > 20)
         #expect(windows[0] == windows[1] && windows[1] == windows[2])
+        // stdout, a sink of its own, carries the same numbered stream from seq 1.
+        let stdoutEvents = daemonReadText(d.stdoutPath).split(separator: "\n").compactMap { DaemonEventLine(String($0)) }
+        #expect(stdoutEvents.first?.seq == 1 && isGaplessSeq(stdoutEvents.compactMap(\.seq)))
+        #expect(stdoutEvents.filter { $0.seq! >= first && $0.seq! <= last }.map(\.raw) == windows[0])
         // The subscriber: a "subscribed" reply, then exactly the events concerning qr (and device events).
         #expect(qrParsed.events.dropFirst().first?.event == "subscribed")
         let qrEvents = qrParsed.events.filter { $0.seq != nil }
@@ -282,7 +286,9 @@ import Glibc
         let third = try DaemonProcess(["run", "--input", DaemonPaths.kiosk, "--socket", file], dir: dir2)
         #expect(DaemonRun.wait(third.process, timeout: 20) == 2)
         #expect(daemonReadText(file) == "keep me")
-        #expect(d.terminate() == 0)
+        d.signal(SIGINT)
+        #expect(DaemonRun.wait(d.process, timeout: 10) == 0)
+        #expect(access(sock, F_OK) != 0, "SIGINT removes the socket file too")
     }
 
     @Test func socketActivationAndReadyNotification() throws {
