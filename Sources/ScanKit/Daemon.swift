@@ -1,0 +1,331 @@
+public import ScanCore
+public import Logging
+import ScanDetection
+import ScanOutput
+
+/// What `scand run` does with frames: detection, presence, and how a file source is replayed.
+public struct DaemonConfiguration: Sendable {
+    /// Detectors and their settings (`AVCaptureMetadataOutput`).
+    public var output: OutputConfiguration
+    /// `appeared` / `lost` rules.
+    public var presence: PresenceConfiguration
+    /// Publish one `metadata` event per frame; off for consumers that only want presence and device events.
+    public var emitMetadata: Bool
+    /// Replay files at their own frame rate (as a camera would deliver them); off: as fast as detection goes,
+    /// without dropping frames.
+    public var pacing: Bool
+    /// Start a file again when it ends.
+    public var loop: Bool
+
+    public init(output: OutputConfiguration = OutputConfiguration(), presence: PresenceConfiguration = PresenceConfiguration(),
+                emitMetadata: Bool = true, pacing: Bool = true, loop: Bool = false) {
+        self.output = output; self.presence = presence; self.emitMetadata = emitMetadata
+        self.pacing = pacing; self.loop = loop
+    }
+}
+
+/// Why the pipeline stopped on its own.
+public enum DaemonEnd: Sendable, Equatable {
+    /// The file source ended (and is not looping).
+    case sourceEnded
+    /// The source failed; the message names it.
+    case sourceFailed(String)
+    /// A sink's reader went away (stdout EPIPE).
+    case outputClosed
+    /// ``Daemon/stop()`` was called.
+    case stopped
+}
+
+/// Counters for logs.
+public struct DaemonStatistics: Sendable {
+    public var framesRead = 0
+    public var framesDropped = 0
+    public var framesProcessed = 0
+    public var events: UInt64 = 0
+}
+
+/// Numbers events and hands them to every sink, in one order for all sinks.
+final class EventEmitter: @unchecked Sendable {
+    private let lock = Lock()
+    private var seq: UInt64 = 0
+    private let sinks: [any EventSink]
+    private let encoder = JSONLinesEncoder()
+    private let logger: Logger
+
+    init(sinks: [any EventSink], logger: Logger) { self.sinks = sinks; self.logger = logger }
+
+    /// Events published so far (does not wait for a sink that is blocked).
+    var count: UInt64 { countLock.withLock { published } }
+    private let countLock = Lock()
+    private var published: UInt64 = 0
+
+    /// Gives each event the next `seq` and the current wall-clock `timestamp`, then delivers it.
+    func emit(_ events: [ScanEvent]) {
+        guard !events.isEmpty else { return }
+        lock.withLock {
+            for event in events {
+                seq += 1
+                let encoded = encoder.encode(event, seq: seq, timestamp: wallClockNow())
+                log(event, seq: seq)
+                for sink in sinks { sink.deliver(encoded) }
+                countLock.withLock { published = seq }
+            }
+        }
+    }
+
+    private func log(_ event: ScanEvent, seq: UInt64) {
+        switch event {
+        case .metadata(let m):
+            if logger.logLevel <= .trace {
+                logger.trace("frame", metadata: ["seq": "\(seq)", "frame": "\(m.frame)", "objects": "\(m.objects.count)"])
+            }
+        case .presence(let p):
+            var meta: Logger.Metadata = ["seq": "\(seq)", "type": "\(p.type.rawValue)"]
+            if let id = p.faceID { meta["faceID"] = "\(id)" }
+            if logger.logLevel <= .debug, let v = p.value { meta["value"] = "\(v)" } // payloads only when debugging
+            logger.info("\(p.transition.rawValue)", metadata: meta)
+        case .device(let d):
+            let level: Logger.Level = d.kind == .runtimeError ? .error : d.kind == .disconnected ? .warning : .notice
+            var meta: Logger.Metadata = ["device": "\(d.device)"]
+            if let reason = d.reason { meta["reason"] = "\(reason)" }
+            logger.log(level: level, "device \(d.kind.rawValue)", metadata: meta)
+        }
+    }
+}
+
+/// `scand run`'s pipeline: a source thread (paced file replay or camera) → a frame hand-off (newest wins
+/// when paced or live, lossless otherwise) → a pipeline thread running ``MetadataOutput`` and a
+/// ``PresenceTracker`` → numbered events (`seq`, `timestamp`) → every sink.
+public final class Daemon: @unchecked Sendable {
+    private struct Item: Sendable {
+        var frame: Frame
+        var info: SourceInfo
+        var streamTime: Double
+    }
+
+    private let source: DaemonSource
+    private let logger: Logger
+    private let emitter: EventEmitter
+    private let onEnd: @Sendable (DaemonEnd) -> Void
+    private let monitor = Monitor()
+    private var configuration: DaemonConfiguration
+    private var pendingConfiguration: DaemonConfiguration?
+    private var stopping = false
+    private var ended = false
+    private var stats = DaemonStatistics()
+    private var frames: BlockingQueue<Item>?
+    private var threads: [WorkerThread] = []
+
+    /// - Parameters:
+    ///   - onEnd: called once, from a pipeline thread, when the pipeline stops on its own or is stopped.
+    public init(configuration: DaemonConfiguration, source: DaemonSource, sinks: [any EventSink], logger: Logger,
+                onEnd: @escaping @Sendable (DaemonEnd) -> Void) {
+        self.configuration = configuration
+        self.source = source
+        self.logger = logger
+        self.emitter = EventEmitter(sinks: sinks, logger: logger)
+        self.onEnd = onEnd
+    }
+
+    /// Counters so far.
+    public var statistics: DaemonStatistics {
+        var s = monitor.withLock { stats }
+        s.events = emitter.count
+        return s
+    }
+
+    /// Checks that `configuration` can be run (types available, models present, ranges valid).
+    public static func validate(_ configuration: DaemonConfiguration) throws {
+        try configuration.presence.validate()
+        _ = try MetadataOutput(configuration: configuration.output)
+    }
+
+    /// Opens the source and starts the source and pipeline threads. Errors (source unreadable, detector
+    /// setup) are thrown here, before anything is published.
+    public func start() throws {
+        let config = monitor.withLock { configuration }
+        try Self.validate(config)
+        let first = try source.open()
+        let live = first.info.isLive
+        let queue = BlockingQueue<Item>(capacity: (config.pacing || live) ? 1 : 4, lossless: !(config.pacing || live))
+        monitor.withLock { frames = queue }
+        source.deviceEvents?.startReporting { [emitter] event in emitter.emit([.device(event)]) }
+        emitter.emit([.device(DeviceEvent(kind: .started, device: first.info.name))])
+        let readThread = WorkerThread { [self] in readFrames(first: first, queue: queue) }
+        let pipeThread = WorkerThread { [self] in process(queue: queue, initial: config) }
+        monitor.withLock { threads = [readThread, pipeThread] }
+    }
+
+    /// Applies a new configuration between two frames. `metadataObjectTypes`, rect of interest, barcode
+    /// settings, presence rules and `emitMetadata` change; pacing and looping keep their start-up values.
+    /// - Throws: when the new configuration is invalid; the running one is kept.
+    public func reload(_ newConfiguration: DaemonConfiguration) throws {
+        try Self.validate(newConfiguration)
+        monitor.withLock {
+            var c = newConfiguration
+            c.pacing = configuration.pacing
+            c.loop = configuration.loop
+            configuration = c
+            pendingConfiguration = c
+        }
+    }
+
+    /// Stops reading, lets the pipeline finish its current frame, reports `lost` for everything still
+    /// present, and waits for both threads. Safe to call more than once.
+    public func stop() {
+        let (queue, threads) = monitor.withLock { () -> (BlockingQueue<Item>?, [WorkerThread]) in
+            stopping = true
+            return (frames, self.threads)
+        }
+        queue?.cancel()
+        source.deviceEvents?.stopReporting()
+        // The pipeline thread ends once its current frame is published (the queue is cancelled), unless a
+        // sink blocks it (a stdout reader that stopped reading); the source thread may be blocked in a read
+        // nothing interrupts (stdin with no data). Neither keeps the process from stopping.
+        if threads.count == 2 {
+            if !threads[1].join(timeout: 5) { logger.warning("pipeline blocked writing to an output (stdout reader not reading?); stopping without it") }
+            if !threads[0].join(timeout: 1) { logger.notice("source still blocked in a read; not waiting for it") }
+        }
+    }
+
+    private var isStopping: Bool { monitor.withLock { stopping } }
+
+    private func finish(_ end: DaemonEnd) {
+        let first = monitor.withLock { () -> Bool in
+            defer { ended = true }
+            return !ended
+        }
+        if first { onEnd(end) }
+    }
+
+    // MARK: source thread
+
+    private func readFrames(first: any FrameSource, queue: BlockingQueue<Item>) {
+        var current: any FrameSource = first
+        var offset = 0.0
+        var lastTime = 0.0
+        let start = monotonicNow()
+        var failure: String?
+        let config = monitor.withLock { configuration }
+        readLoop: while true {
+            let info = current.info
+            let frameDuration = 1.0 / (info.frameRate ?? 1.0)
+            do {
+                while !isStopping, let frame = try current.nextFrame() {
+                    let streamTime = offset + frame.time
+                    if config.pacing && !info.isLive {
+                        sleep(until: start + streamTime) { isStopping }
+                    }
+                    lastTime = frame.time
+                    guard let dropped = queue.put(Item(frame: frame, info: info, streamTime: streamTime)) else { break }
+                    monitor.withLock { stats.framesRead += 1; stats.framesDropped += dropped }
+                    if dropped > 0 { logger.debug("pipeline busy: dropped \(dropped) late frame(s)") }
+                }
+            } catch {
+                failure = "\(error)"
+                emitter.emit([.device(DeviceEvent(kind: .runtimeError, device: info.name, reason: "\(error)"))])
+            }
+            current.close()
+            if isStopping || failure != nil { break readLoop }
+            guard config.loop && source.canReopen else { break readLoop }
+            offset += lastTime + frameDuration
+            do {
+                current = try source.open()
+                logger.debug("looping", metadata: ["source": "\(source.name)"])
+            } catch {
+                failure = "\(error)"
+                emitter.emit([.device(DeviceEvent(kind: .runtimeError, device: source.name, reason: "\(error)"))])
+                break readLoop
+            }
+        }
+        queue.close()
+        let stopping = isStopping
+        monitor.withLock { if pendingEnd == nil { pendingEnd = stopping ? .stopped : (failure.map { .sourceFailed($0) } ?? .sourceEnded) } }
+    }
+
+    private var pendingEnd: DaemonEnd?
+
+    // MARK: pipeline thread
+
+    private func process(queue: BlockingQueue<Item>, initial: DaemonConfiguration) {
+        var config = initial
+        var output: MetadataOutput
+        do {
+            output = try MetadataOutput(configuration: config.output)
+        } catch {
+            logger.critical("\(error)")
+            finish(.sourceFailed("\(error)"))
+            return
+        }
+        let tracker = PresenceTracker(configuration: config.presence)
+        var last: (source: String, frame: Int, time: Double) = (source.name, 0, 0)
+        var outputClosed = false
+        while let item = queue.take() {
+            if let newConfig = monitor.withLock({ () -> DaemonConfiguration? in
+                defer { pendingConfiguration = nil }
+                return pendingConfiguration
+            }) {
+                do {
+                    output = try MetadataOutput(configuration: newConfig.output)
+                    config = newConfig
+                    tracker.configuration = newConfig.presence
+                    logger.notice("configuration applied", metadata: [
+                        "types": "\(newConfig.output.metadataObjectTypes.map(\.rawValue).sorted().joined(separator: ","))",
+                        "metadata": "\(newConfig.emitMetadata)"])
+                } catch {
+                    logger.error("reloaded configuration not applied: \(error)")
+                }
+            }
+            let event: MetadataEvent
+            do {
+                event = try output.process(item.frame, source: item.info)
+            } catch {
+                logger.error("frame \(item.frame.index) of \(item.info.name): \(error)")
+                continue
+            }
+            monitor.withLock { stats.framesProcessed += 1 }
+            var events: [ScanEvent] = []
+            if config.emitMetadata { events.append(.metadata(event)) }
+            // A detector that tracks (faces) decides its own presence; the tracker handles the rest.
+            let external = (output as AnyObject) as? any PresenceSource
+            tracker.externallyTracked = external?.presenceTypes ?? []
+            if config.presence.enabled, let external {
+                events += external.presenceTransitions(after: event, streamTime: item.streamTime).map(ScanEvent.presence)
+            }
+            for p in tracker.update(objects: event.objects, source: event.source, frame: event.frame, time: item.streamTime) {
+                var p = p
+                p.time = event.time
+                events.append(.presence(p))
+            }
+            emitter.emit(events)
+            last = (event.source, event.frame, event.time)
+            if outputGone() { outputClosed = true; break }
+        }
+        let lost = tracker.flush(source: last.source, frame: last.frame, time: last.time).map(ScanEvent.presence)
+        emitter.emit(lost)
+        emitter.emit([.device(DeviceEvent(kind: .stopped, device: last.source))])
+        if outputClosed {
+            queue.cancel()
+            monitor.withLock { stopping = true }
+            finish(.outputClosed)
+        } else {
+            // Wait for the source thread's verdict (it closes the queue before setting it).
+            var end: DaemonEnd?
+            while end == nil {
+                end = monitor.withLock { pendingEnd ?? (stopping ? .stopped : nil) }
+                if end == nil { sleep(until: monotonicNow() + 0.01) { false } }
+            }
+            finish(end!)
+        }
+    }
+
+    /// Set by sinks whose reader went away (see ``outputClosed()``).
+    private var outputClosedFlag = false
+    private func outputGone() -> Bool { monitor.withLock { outputClosedFlag } }
+
+    /// Tells the pipeline that an output's reader went away (stdout EPIPE): it stops after the current frame.
+    public func outputClosed() {
+        monitor.withLock { outputClosedFlag = true }
+        monitor.withLock { frames }?.cancel()
+    }
+}

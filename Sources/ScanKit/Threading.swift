@@ -1,0 +1,160 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A mutex and condition variable pair (pthread), for the blocking hand-offs between the source thread,
+/// the pipeline thread and the control thread.
+final class Monitor: @unchecked Sendable {
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let cond = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+
+    init() {
+        pthread_mutex_init(mutex, nil)
+        var attr = pthread_condattr_t()
+        pthread_condattr_init(&attr)
+        pthread_condattr_setclock(&attr, CLOCK_MONOTONIC)
+        pthread_cond_init(cond, &attr)
+        pthread_condattr_destroy(&attr)
+    }
+
+    deinit {
+        pthread_cond_destroy(cond); pthread_mutex_destroy(mutex)
+        cond.deallocate(); mutex.deallocate()
+    }
+
+    func withLock<T>(_ body: () throws -> T) rethrows -> T {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return try body()
+    }
+
+    /// Waits (lock held) until signalled or until `deadline` (monotonic seconds) passes.
+    func wait(until deadline: Double? = nil) {
+        guard let deadline else { pthread_cond_wait(cond, mutex); return }
+        var ts = timespec()
+        ts.tv_sec = Int(deadline)
+        ts.tv_nsec = Int((deadline - Double(Int(deadline))) * 1e9)
+        pthread_cond_timedwait(cond, mutex, &ts)
+    }
+
+    func broadcast() { pthread_cond_broadcast(cond) }
+}
+
+/// A FIFO queue whose `take()` blocks. With `capacity`, `put` either waits for room (`lossless`) or
+/// drops the oldest item (newest wins), returning how many were dropped.
+final class BlockingQueue<Element: Sendable>: @unchecked Sendable {
+    private let monitor = Monitor()
+    private var items: [Element] = []
+    private var head = 0
+    private var closed = false
+    let capacity: Int
+    let lossless: Bool
+
+    init(capacity: Int = .max, lossless: Bool = true) {
+        self.capacity = capacity; self.lossless = lossless
+    }
+
+    private var count: Int { items.count - head }
+
+    /// Adds `item`; returns the number of old items dropped to make room (newest-wins mode), or nil when
+    /// the queue is closed.
+    @discardableResult
+    func put(_ item: Element) -> Int? {
+        monitor.withLock {
+            var dropped = 0
+            while !closed && count >= capacity {
+                if lossless { monitor.wait() } else { head += 1; dropped += 1 }
+            }
+            guard !closed else { return nil }
+            items.append(item)
+            monitor.broadcast()
+            return dropped
+        }
+    }
+
+    /// Removes the oldest item, waiting for one; nil once closed and empty, or at `deadline`.
+    func take(until deadline: Double? = nil) -> Element? {
+        monitor.withLock {
+            while count == 0 && !closed {
+                if let deadline, monotonicNow() >= deadline { return nil }
+                monitor.wait(until: deadline)
+            }
+            guard count > 0 else { return nil }
+            let item = items[head]
+            head += 1
+            if head > 64 && head * 2 > items.count { items.removeFirst(head); head = 0 }
+            monitor.broadcast()
+            return item
+        }
+    }
+
+    /// Wakes every waiter; later `put`s are refused, `take` returns what is left then nil.
+    func close() { monitor.withLock { closed = true; monitor.broadcast() } }
+
+    /// Closes and discards what is queued.
+    func cancel() { monitor.withLock { closed = true; items.removeAll(); head = 0; monitor.broadcast() } }
+}
+
+/// Monotonic seconds.
+func monotonicNow() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+}
+
+/// Wall-clock seconds since the Unix epoch.
+func wallClockNow() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_REALTIME, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+}
+
+/// Sleeps until the monotonic clock reaches `deadline`, in slices so `shouldStop` is honoured within ~50 ms.
+func sleep(until deadline: Double, shouldStop: () -> Bool) {
+    while !shouldStop() {
+        let left = deadline - monotonicNow()
+        if left <= 0 { return }
+        let slice = min(left, 0.05)
+        var ts = timespec(tv_sec: Int(slice), tv_nsec: Int((slice - Double(Int(slice))) * 1e9))
+        nanosleep(&ts, nil)
+    }
+}
+
+/// A joinable pthread running `body`.
+final class WorkerThread: @unchecked Sendable {
+    private var thread = pthread_t()
+    private let body: @Sendable () -> Void
+    private let monitor = Monitor()
+    private var done = false
+    private var joined = false
+
+    init(_ body: @escaping @Sendable () -> Void) {
+        self.body = body
+        let box = Unmanaged.passRetained(self)
+        let rc = pthread_create(&thread, nil, { arg in
+            let me = Unmanaged<WorkerThread>.fromOpaque(arg!).takeRetainedValue()
+            me.body()
+            me.monitor.withLock { me.done = true; me.monitor.broadcast() }
+            return nil
+        }, box.toOpaque())
+        precondition(rc == 0, "pthread_create failed: \(rc)")
+    }
+
+    /// Waits for the thread to end, at most `timeout` seconds (nil: no limit). Returns false when it is
+    /// still running (it is then detached and left to end with the process).
+    @discardableResult
+    func join(timeout: Double? = nil) -> Bool {
+        let deadline = timeout.map { monotonicNow() + $0 }
+        let (finished, first) = monitor.withLock { () -> (Bool, Bool) in
+            while !done {
+                if let deadline, monotonicNow() >= deadline { break }
+                monitor.wait(until: deadline)
+            }
+            defer { joined = true }
+            return (done, !joined)
+        }
+        guard first else { return finished }
+        if finished { pthread_join(thread, nil) } else { pthread_detach(thread) }
+        return finished
+    }
+}

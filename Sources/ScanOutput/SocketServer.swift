@@ -1,0 +1,413 @@
+public import ScanCore
+public import Logging
+import NIOCore
+import NIOPosix
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Settings of the Unix socket server. Sizes are in events or bytes, times in seconds.
+public struct SocketServerConfiguration: Sendable, Hashable {
+    /// Events queued for one client that cannot keep up; beyond this its OLDEST events are dropped and it
+    /// is told with an `overflow` line.
+    public var clientQueueLimit: Int
+    /// A client whose socket stays unwritable this long while events are being dropped is disconnected.
+    public var clientStallTimeout: Double
+    /// Longest command line a client may send (bytes); longer lines get an `error` line and are discarded.
+    public var maxCommandBytes: Int
+    /// Kernel send buffer per client connection (`SO_SNDBUF`), nil for the system default.
+    public var clientSendBufferBytes: Int?
+    /// At shutdown, how long clients get to receive what is queued for them.
+    public var drainTimeout: Double
+
+    public init(clientQueueLimit: Int = 1024, clientStallTimeout: Double = 10, maxCommandBytes: Int = 4096,
+                clientSendBufferBytes: Int? = nil, drainTimeout: Double = 2) {
+        self.clientQueueLimit = clientQueueLimit; self.clientStallTimeout = clientStallTimeout
+        self.maxCommandBytes = maxCommandBytes; self.clientSendBufferBytes = clientSendBufferBytes
+        self.drainTimeout = drainTimeout
+    }
+}
+
+/// What the banner announces to each client (`{"event":"hello",...}`).
+public struct ServerBanner: Sendable, Hashable {
+    /// scand's version.
+    public var version: String
+    /// Enabled metadata object types (`metadataObjectTypes`).
+    public var types: [MetadataObjectType]
+    public init(version: String, types: [MetadataObjectType]) { self.version = version; self.types = types }
+}
+
+/// A client's filter: nil fields mean "everything".
+public struct Subscription: Sendable, Hashable {
+    public static let eventNames: Set<String> = ["metadata", "appeared", "lost", "device"]
+    public var types: Set<MetadataObjectType>?
+    public var events: Set<String>?
+    public init(types: Set<MetadataObjectType>? = nil, events: Set<String>? = nil) {
+        self.types = types; self.events = events
+    }
+
+    /// True when `event` should go to a client with this subscription. A `types` filter passes events
+    /// that concern at least one of the types (a `metadata` event is passed whole, with all its objects);
+    /// `device` events concern no type and pass any `types` filter.
+    public func matches(_ event: EncodedEvent) -> Bool {
+        if let events, !events.contains(event.name) { return false }
+        if let types, event.name != "device", types.isDisjoint(with: event.objectTypes) { return false }
+        return true
+    }
+
+    /// Parses one command line: `{"subscribe":{"types":[...],"events":[...]}}`.
+    /// - Throws: a message for the client's `error` line.
+    public static func parse(command line: [UInt8]) throws(CommandError) -> Subscription {
+        struct Command: Decodable {
+            struct Body: Decodable { var types: [String]?; var events: [String]? }
+            var subscribe: Body?
+        }
+        guard let text = String(validating: line, as: UTF8.self) else {
+            throw CommandError("command is not UTF-8 text")
+        }
+        let command: Command
+        do {
+            command = try JSONDecoder().decode(Command.self, from: Data(text.utf8))
+        } catch {
+            throw CommandError("malformed command (expected one JSON object per line, e.g. {\"subscribe\":{\"types\":[\"qr\"],\"events\":[\"appeared\",\"lost\"]}})")
+        }
+        guard let body = command.subscribe else {
+            throw CommandError("unknown command (known: subscribe)")
+        }
+        var sub = Subscription()
+        if let types = body.types {
+            var set = Set<MetadataObjectType>()
+            for name in types {
+                guard let t = MetadataObjectType(rawValue: name) else {
+                    throw CommandError("unknown type '\(name.prefix(64))' (see 'scand types')")
+                }
+                set.insert(t)
+            }
+            sub.types = set
+        }
+        if let events = body.events {
+            for name in events where !eventNames.contains(name) {
+                throw CommandError("unknown event '\(name.prefix(64))' (known: \(eventNames.sorted().joined(separator: ", ")))")
+            }
+            sub.events = Set(events)
+        }
+        return sub
+    }
+}
+
+/// A rejected client command.
+public struct CommandError: Error, Sendable {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+}
+
+/// Delivers events to every client of a listening Unix socket (SwiftNIO, one event-loop thread).
+///
+/// Each client gets the `hello` banner, then every event its subscription passes. Each client has its
+/// own bounded queue: ``deliver(_:)`` never blocks, a slow client loses its oldest events (and is told
+/// with an `overflow` line), and a client stuck past ``SocketServerConfiguration/clientStallTimeout`` is
+/// disconnected. Other clients and the pipeline are never slowed.
+public final class SocketServer: EventSink, @unchecked Sendable {
+    public let configuration: SocketServerConfiguration
+    private let logger: Logger
+    private let group: MultiThreadedEventLoopGroup
+    private let loop: any EventLoop
+    /// The event loop every client handler runs on.
+    var eventLoop: any EventLoop { loop }
+    private let lock = Lock()
+    private var listeners: [any Channel] = []
+    // Loop-confined: touched only on `loop`.
+    private var clients: [ObjectIdentifier: ClientHandler] = [:]
+    private var nextClientID = 1
+    private var banner: ServerBanner
+    private var stopped = false
+    private var finished = false
+
+    public init(configuration: SocketServerConfiguration = SocketServerConfiguration(), banner: ServerBanner,
+                logger: Logger) {
+        self.configuration = configuration
+        self.banner = banner
+        self.logger = logger
+        self.group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        self.loop = group.next()
+    }
+
+    static func encodeBanner(_ banner: ServerBanner) -> [UInt8] {
+        struct Hello: Encodable {
+            var event = "hello", version: String, `protocol`: Int, types: [String], events: [String]
+            var timestamp: Double
+        }
+        return JSONLinesEncoder().encodeLine(Hello(
+            version: banner.version, protocol: JSONLinesEncoder.protocolVersion,
+            types: banner.types.map(\.rawValue).sorted(), events: Subscription.eventNames.sorted(),
+            timestamp: wallClock()))
+    }
+
+    /// Starts serving on an already listening descriptor (from ``UnixSocketListener``). The server owns
+    /// it from now on and closes it at ``finish()``.
+    public func listen(fd: Int32) throws {
+        let config = configuration
+        var bootstrap = ServerBootstrap(group: group)
+            .serverChannelOption(.backlog, value: 1024)
+            .childChannelOption(.allowRemoteHalfClosure, value: true)
+            .childChannelOption(.writeBufferWaterMark, value: .init(low: 8 * 1024, high: 32 * 1024))
+        if let size = config.clientSendBufferBytes {
+            bootstrap = bootstrap.childChannelOption(.socketOption(.so_sndbuf), value: SocketOptionValue(size))
+        }
+        let channel = try bootstrap
+            .childChannelInitializer { [self] channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(self.makeClient(channel))
+                }
+            }
+            .withBoundSocket(fd).wait()
+        lock.withLock { listeners.append(channel) }
+    }
+
+    private func makeClient(_ channel: any Channel) -> ClientHandler {
+        loop.preconditionInEventLoop()
+        let id = nextClientID
+        nextClientID += 1
+        return ClientHandler(id: id, server: self, configuration: configuration, logger: logger)
+    }
+
+    // Loop-confined bookkeeping, called by handlers.
+    fileprivate func added(_ client: ClientHandler) -> ByteBuffer? {
+        if stopped { return nil }
+        clients[ObjectIdentifier(client)] = client
+        logger.info("client connected", metadata: ["client": "\(client.id)", "clients": "\(clients.count)"])
+        return ByteBuffer(bytes: Self.encodeBanner(banner))
+    }
+
+    fileprivate func removed(_ client: ClientHandler, reason: String) {
+        guard clients.removeValue(forKey: ObjectIdentifier(client)) != nil else { return }
+        logger.info("client disconnected", metadata: ["client": "\(client.id)", "reason": "\(reason)",
+                                                      "clients": "\(clients.count)"])
+    }
+
+    /// Number of connected clients (for logs and tests; waits for the event loop).
+    public var clientCount: Int {
+        (try? loop.submit { self.clients.count }.wait()) ?? 0
+    }
+
+    /// Queues `event` for every client whose subscription passes it. Never blocks.
+    public func deliver(_ event: EncodedEvent) {
+        let buffer = ByteBuffer(bytes: event.line)
+        loop.execute {
+            for client in self.clients.values { client.enqueue(event, buffer) }
+        }
+    }
+
+    /// Changes what new clients are told in the banner (after a configuration reload).
+    public func updateBanner(_ banner: ServerBanner) {
+        loop.execute { self.banner = banner }
+    }
+
+    /// Stops accepting, gives each client up to ``SocketServerConfiguration/drainTimeout`` to receive what
+    /// is queued for it, closes every connection and the listening sockets, and stops the event loop.
+    public func finish() {
+        let (listeners, already) = lock.withLock { () -> ([any Channel], Bool) in
+            let l = self.listeners
+            self.listeners = []
+            defer { finished = true }
+            return (l, finished)
+        }
+        guard !already else { return }
+        for l in listeners { try? l.close().wait() }
+        let drained: EventLoopFuture<Void> = loop.flatSubmit {
+            self.stopped = true
+            let futures = self.clients.values.map { $0.drainAndClose(timeout: self.configuration.drainTimeout) }
+            return EventLoopFuture.andAllComplete(futures, on: self.loop)
+        }
+        try? drained.wait()
+        try? group.syncShutdownGracefully()
+    }
+}
+
+/// Seconds since the Unix epoch.
+func wallClock() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_REALTIME, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+}
+
+/// One client connection. Loop-confined (all methods run on the server's event loop).
+private final class ClientHandler: ChannelInboundHandler, @unchecked Sendable {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    let id: Int
+    private unowned let server: SocketServer
+    private let configuration: SocketServerConfiguration
+    private let logger: Logger
+    private var context: ChannelHandlerContext?
+    private var subscription = Subscription()
+    private var queue = CircularBuffer<ByteBuffer>(initialCapacity: 16)
+    private var dropped = 0
+    private var totalDropped = 0
+    private var stalledSince: Double?
+    private var pendingLine: [UInt8] = []
+    private var discardingLongLine = false
+    private var closing = false
+
+    init(id: Int, server: SocketServer, configuration: SocketServerConfiguration, logger: Logger) {
+        self.id = id; self.server = server; self.configuration = configuration; self.logger = logger
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        guard let banner = server.added(self) else { context.close(promise: nil); return }
+        context.writeAndFlush(wrapOutboundOut(banner), promise: nil)
+        context.fireChannelActive()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        server.removed(self, reason: closing ? "closed by server" : "closed by client")
+        queue.removeAll()
+        self.context = nil
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        var buffer = unwrapInboundIn(data)
+        while let bytes = buffer.readBytes(length: buffer.readableBytes), !bytes.isEmpty {
+            for byte in bytes {
+                if byte == 0x0A {
+                    if discardingLongLine {
+                        discardingLongLine = false
+                    } else {
+                        handle(line: pendingLine)
+                    }
+                    pendingLine.removeAll(keepingCapacity: true)
+                } else if !discardingLongLine {
+                    pendingLine.append(byte)
+                    if pendingLine.count > configuration.maxCommandBytes {
+                        pendingLine.removeAll()
+                        discardingLongLine = true
+                        reply(error: "command longer than \(configuration.maxCommandBytes) bytes; discarded up to the next newline")
+                    }
+                }
+            }
+        }
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let e = event as? ChannelEvent, e == .inputClosed {
+            // Half-closed: the client sends nothing more but may still read; keep delivering.
+            logger.debug("client half-closed its side", metadata: ["client": "\(id)"])
+            pendingLine.removeAll()
+            return
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        logger.debug("client connection error: \(error)", metadata: ["client": "\(id)"])
+        context.close(promise: nil)
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable { stalledSince = nil; pump() }
+        context.fireChannelWritabilityChanged()
+    }
+
+    private func handle(line: [UInt8]) {
+        var line = line
+        if line.last == 0x0D { line.removeLast() }
+        if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return }
+        if logger.logLevel <= .debug {
+            logger.debug("client command", metadata: ["client": "\(id)", "command": "\(String(decoding: line.prefix(256), as: UTF8.self))"])
+        }
+        do {
+            subscription = try Subscription.parse(command: line)
+            struct Subscribed: Encodable { var event = "subscribed"; var types: [String]?; var events: [String]? }
+            control(JSONLinesEncoder().encodeLine(Subscribed(types: subscription.types?.map(\.rawValue).sorted(),
+                                                             events: subscription.events?.sorted())))
+        } catch {
+            reply(error: error.message)
+        }
+    }
+
+    private func reply(error message: String) {
+        struct ErrorLine: Encodable { var event = "error"; var message: String; var timestamp: Double }
+        control(JSONLinesEncoder().encodeLine(ErrorLine(message: message, timestamp: wallClock())))
+    }
+
+    /// Replies go through the same bounded queue, so a client cannot make the server buffer without limit.
+    private func control(_ line: [UInt8]) {
+        push(ByteBuffer(bytes: line))
+    }
+
+    func enqueue(_ event: EncodedEvent, _ buffer: ByteBuffer) {
+        guard subscription.matches(event) else { return }
+        push(buffer)
+    }
+
+    private func push(_ buffer: ByteBuffer) {
+        guard let context, !closing else { return }
+        if queue.count >= configuration.clientQueueLimit {
+            queue.removeFirst()
+            dropped += 1
+            totalDropped += 1
+            let now = monotonic()
+            if stalledSince == nil { stalledSince = now }
+            if let since = stalledSince, now - since >= configuration.clientStallTimeout {
+                logger.warning("disconnecting stalled client", metadata: [
+                    "client": "\(id)", "dropped": "\(totalDropped)",
+                    "stalledSeconds": "\(Int(now - since))"])
+                closing = true
+                queue.removeAll()
+                context.close(promise: nil)
+                return
+            }
+        }
+        queue.append(buffer)
+        pump()
+    }
+
+    private func pump() {
+        guard let context else { return }
+        var wrote = false
+        while context.channel.isWritable {
+            if dropped > 0 {
+                struct Overflow: Encodable { var event = "overflow"; var dropped: Int; var timestamp: Double }
+                let line = JSONLinesEncoder().encodeLine(Overflow(dropped: dropped, timestamp: wallClock()))
+                logger.notice("client too slow, dropped its oldest events", metadata: ["client": "\(id)", "dropped": "\(dropped)"])
+                dropped = 0
+                context.write(wrapOutboundOut(ByteBuffer(bytes: line)), promise: nil)
+            } else if let next = queue.popFirst() {
+                context.write(wrapOutboundOut(next), promise: nil)
+            } else {
+                break
+            }
+            wrote = true
+        }
+        if wrote { context.flush() }
+    }
+
+    /// Writes everything still queued, then closes; force-closes after `timeout` seconds.
+    func drainAndClose(timeout: Double) -> EventLoopFuture<Void> {
+        guard let context else { return server.eventLoop.makeSucceededVoidFuture() }
+        closing = true
+        if dropped > 0 { pump() }
+        while let next = queue.popFirst() { context.write(wrapOutboundOut(next), promise: nil) }
+        let channel = context.channel
+        let closed = channel.closeFuture
+        let done = context.writeAndFlush(wrapOutboundOut(ByteBuffer()))
+        done.whenComplete { _ in channel.close(promise: nil) }
+        let timer = context.eventLoop.scheduleTask(in: .milliseconds(Int64(timeout * 1000))) {
+            channel.close(promise: nil)
+        }
+        closed.whenComplete { _ in timer.cancel() }
+        return closed
+    }
+
+    private func monotonic() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+}

@@ -1,0 +1,303 @@
+import ArgumentParser
+import Logging
+import ScanCore
+import ScanKit
+import ScanOutput
+import ScanCapture
+#if canImport(Glibc)
+import Glibc
+#endif
+
+struct RunCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Run as a service: read a camera or a file, publish events on stdout and/or a Unix socket.",
+        discussion: """
+        Events are JSON lines with a monotonically increasing 'seq' and a wall-clock 'timestamp': \
+        metadata (per frame), appeared/lost (presence of each code value and face), device. Socket clients \
+        get a hello banner first and may send {"subscribe":{"types":[...],"events":[...]}}. \
+        SIGHUP reloads --config, SIGTERM/SIGINT drain and exit 0. See docs/daemon.md.
+        """)
+
+    @Option(name: .long, help: ArgumentHelp("Replay this file (Y4M, video, image) or '-' for Y4M on stdin.", valueName: "file"))
+    var input: String?
+
+    @Option(name: .long, help: ArgumentHelp("Capture from this V4L2 device (prefer /dev/v4l/by-id/… paths).", valueName: "path"))
+    var device: String?
+
+    @Option(name: .long, help: ArgumentHelp("JSON configuration file (see docs/daemon.md); flags override it; SIGHUP reloads it.", valueName: "file"))
+    var config: String?
+
+    @Flag(inversion: .prefixedNo, help: "Write events to stdout as JSON lines.")
+    var stdout: Bool?
+
+    @Option(name: .long, help: ArgumentHelp("Serve events on this Unix socket (created 0660).", valueName: "path"))
+    var socket: String?
+
+    @Option(name: .long, help: ArgumentHelp("Group owning the socket file (name or number).", valueName: "group"))
+    var socketGroup: String?
+
+    @Flag(inversion: .prefixedNo, help: "Publish a metadata event per frame (--no-metadata: only appeared/lost/device).")
+    var metadata: Bool?
+
+    @Flag(inversion: .prefixedNo, help: "Replay files at their frame rate (--no-pacing: as fast as possible, no frame dropped).")
+    var pacing: Bool?
+
+    @Flag(inversion: .prefixedNo, help: "Start the file again when it ends.")
+    var loop: Bool?
+
+    @Flag(inversion: .prefixedNo, help: "Exit when the file ends instead of serving clients until stopped.")
+    var exitAtEnd: Bool?
+
+    @Flag(inversion: .prefixedNo, help: "Publish appeared/lost presence events.")
+    var presence: Bool?
+
+    @Option(name: .long, help: ArgumentHelp("Seconds a code value must be absent before 'lost' (grace period; default 1.0).", valueName: "s"))
+    var lostAfter: Double?
+
+    @Option(name: .long, help: ArgumentHelp("Seconds after 'lost' before the same value can appear again (default 0.5).", valueName: "s"))
+    var cooldown: Double?
+
+    @Option(name: .long, help: ArgumentHelp("Frames a value must be seen in before 'appeared' (default 1).", valueName: "n"))
+    var appearAfter: Int?
+
+    @Option(name: .long, help: ArgumentHelp("Seconds a face (faceID) must be absent before 'lost' (default 0.5).", valueName: "s"))
+    var faceLostAfter: Double?
+
+    @Option(name: .long, help: ArgumentHelp("Events queued per slow socket client before its oldest are dropped (default 1024).", valueName: "n"))
+    var clientQueue: Int?
+
+    @Option(name: .long, help: ArgumentHelp("Disconnect a socket client stuck this many seconds while dropping events (default 10).", valueName: "s"))
+    var clientStallTimeout: Double?
+
+    @OptionGroup var detection: DetectionOptions
+    @OptionGroup var logging: LoggingOptions
+
+    func validate() throws {
+        if input != nil && device != nil { throw ValidationError("give --input or --device, not both") }
+        if let clientQueue, clientQueue < 1 || clientQueue > 1_000_000 { throw ValidationError("--client-queue must be 1...1000000") }
+        if let clientStallTimeout, !(clientStallTimeout > 0) { throw ValidationError("--client-stall-timeout must be positive") }
+    }
+
+    /// Everything `run` needs, after merging defaults ← config file ← flags.
+    struct Resolved {
+        var input: String?
+        var device: String?
+        var stdout = false
+        var socketPath: String?
+        var socketGroup: String?
+        var server = SocketServerConfiguration()
+        var daemon = DaemonConfiguration()
+        var exitAtEnd = false
+        var logLevel = "warning"
+    }
+
+    func resolve() throws -> Resolved {
+        let file = try config.map { try DaemonConfigFile.load(path: $0) } ?? DaemonConfigFile()
+        var r = Resolved()
+        r.input = input ?? (device == nil ? file.input : nil)
+        r.device = device ?? (input == nil ? file.device : nil)
+        if r.input != nil && r.device != nil { throw ScanError.invalidArgument("\(config ?? "config"): give input or device, not both") }
+        r.stdout = stdout ?? file.stdout ?? false
+        r.socketPath = socket ?? file.socket.path
+        r.socketGroup = socketGroup ?? file.socket.group
+        if let q = clientQueue ?? file.socket.clientQueue {
+            guard q >= 1 else { throw ScanError.invalidArgument("socket.clientQueue must be at least 1") }
+            r.server.clientQueueLimit = q
+        }
+        if let t = clientStallTimeout ?? file.socket.stallTimeout {
+            guard t > 0 else { throw ScanError.invalidArgument("socket.stallTimeout must be positive") }
+            r.server.clientStallTimeout = t
+        }
+        if let b = file.socket.sendBuffer {
+            guard b >= 1024 else { throw ScanError.invalidArgument("socket.sendBuffer must be at least 1024 bytes") }
+            r.server.clientSendBufferBytes = b
+        }
+
+        // Detection: config file first, then flags (flags at their defaults do not override the file).
+        var output = OutputConfiguration()
+        if let types = detection.types ?? file.types {
+            output.metadataObjectTypes = try MetadataObjectType.parseList(types, available: MetadataOutput.availableMetadataObjectTypes)
+        }
+        if let roi = detection.rectOfInterest {
+            output.rectOfInterest = try parseRect(roi, name: "--rect-of-interest")
+        } else if let roi = file.rectOfInterest {
+            output.rectOfInterest = roi
+        }
+        output.barcode.tryInverted = detection.noInverted ? false : (file.tryInverted ?? true)
+        let density = detection.scanDensity != 1 ? detection.scanDensity : (file.scanDensity ?? 1)
+        guard density >= 1 && density <= 16 else { throw ScanError.invalidArgument("scan density must be 1...16") }
+        output.barcode.scanDensity = density
+        output.models = ModelConfiguration(directory: detection.models ?? file.models)
+        r.daemon.output = output
+
+        var p = PresenceConfiguration()
+        p.enabled = presence ?? file.presence.enabled ?? p.enabled
+        p.appearAfterFrames = appearAfter ?? file.presence.appearAfterFrames ?? p.appearAfterFrames
+        p.lostAfter = lostAfter ?? file.presence.lostAfter ?? p.lostAfter
+        p.cooldown = cooldown ?? file.presence.cooldown ?? p.cooldown
+        p.faceLostAfter = faceLostAfter ?? file.presence.faceLostAfter ?? p.faceLostAfter
+        try p.validate()
+        r.daemon.presence = p
+        r.daemon.emitMetadata = metadata ?? file.metadata ?? true
+        r.daemon.pacing = pacing ?? file.pacing ?? true
+        r.daemon.loop = loop ?? file.loop ?? false
+        r.exitAtEnd = exitAtEnd ?? file.exitAtEnd ?? false
+        r.logLevel = logging.logLevel != "warning" ? logging.logLevel : (file.logLevel ?? "warning")
+        guard Logger.Level(rawValue: r.logLevel) != nil else { throw ScanError.invalidArgument("unknown log level '\(r.logLevel)'") }
+        return r
+    }
+
+    func run() throws {
+        // First, before any thread exists: signals become commands for the loop below.
+        let control = DaemonControl()
+        var logger = try logging.makeLogger()
+        var resolved: Resolved
+        do {
+            resolved = try resolve()
+        } catch let error as ScanError {
+            throw ValidationError(error.description)
+        }
+        logger.logLevel = Logger.Level(rawValue: resolved.logLevel) ?? .warning
+
+        let source: DaemonSource
+        do {
+            source = try makeSource(resolved)
+        } catch let error as ScanError {
+            if case .invalidArgument(let m) = error { throw ValidationError(m) }
+            logger.critical("\(error)")
+            throw ExitCode(ExitStatus.failure)
+        }
+
+        var sinks: [any EventSink] = []
+        if resolved.stdout {
+            sinks.append(FileDescriptorSink(fd: 1, onReaderGone: { control.post(.ended(.outputClosed)) }))
+        }
+
+        var server: SocketServer?
+        var ownedSocketPath: String?
+        do {
+            let activated = try UnixSocketListener.activatedSockets()
+            var fds: [Int32] = activated
+            if !activated.isEmpty {
+                let where_ = activated.compactMap(UnixSocketListener.boundPath(of:)).joined(separator: ", ")
+                logger.notice("using socket(s) passed by systemd", metadata: ["fds": "\(activated)", "path": "\(where_)"])
+                if resolved.socketPath != nil { logger.info("--socket ignored: the socket comes from socket activation") }
+            } else if let path = resolved.socketPath {
+                let (fd, prep) = try UnixSocketListener.bind(path: path, group: resolved.socketGroup)
+                if prep == .replacedStale { logger.notice("replaced stale socket file (nobody was listening)", metadata: ["path": "\(path)"]) }
+                ownedSocketPath = path
+                fds = [fd]
+            }
+            if !fds.isEmpty {
+                let s = SocketServer(configuration: resolved.server,
+                                     banner: ServerBanner(version: Scand.version, types: resolved.daemon.output.metadataObjectTypes.sorted()),
+                                     logger: logger)
+                for fd in fds { try s.listen(fd: fd) }
+                server = s
+                sinks.append(s)
+                logger.notice("listening", metadata: ["socket": "\(ownedSocketPath ?? "socket activation")"])
+            }
+        } catch let error as ScanError {
+            logger.critical("\(error)")
+            throw ExitCode(ExitStatus.failure)
+        }
+        guard !sinks.isEmpty else {
+            throw ValidationError("nothing to deliver to: give --stdout and/or --socket PATH (or start by socket activation)")
+        }
+
+        let daemon = Daemon(configuration: resolved.daemon, source: source, sinks: sinks, logger: logger,
+                            onEnd: { control.post(.ended($0)) })
+        do {
+            try daemon.start()
+        } catch {
+            logger.critical("\(error)")
+            server?.finish()
+            if let ownedSocketPath { unlink(ownedSocketPath) }
+            throw ExitCode(ExitStatus.failure)
+        }
+        control.markRunning()
+        let notifier = SystemdNotifier()
+        notifier.notify("READY=1\nSTATUS=serving \(source.name)")
+        logger.notice("ready", metadata: ["source": "\(source.name)"])
+
+        var status = ExitStatus.success
+        loop: while true {
+            switch control.next() {
+            case .terminate(let sig):
+                logger.notice("stopping on signal \(sig == SIGINT ? "SIGINT" : "SIGTERM")")
+                break loop
+            case .reload:
+                notifier.notify("RELOADING=1")
+                reload(daemon: daemon, server: server, current: &resolved, logger: logger)
+                notifier.notify("READY=1")
+            case .ended(.outputClosed):
+                logger.notice("stdout reader went away; stopping")
+                break loop
+            case .ended(.sourceEnded):
+                if resolved.exitAtEnd { break loop }
+                logger.notice("source ended; serving clients until stopped")
+                notifier.notify("STATUS=source ended; serving clients until stopped")
+            case .ended(.sourceFailed(let message)):
+                notifier.notify("STATUS=source failed: \(message)")
+                if resolved.exitAtEnd { status = ExitStatus.inputFailed; break loop }
+            case .ended(.stopped):
+                break
+            }
+        }
+        notifier.notify("STOPPING=1")
+        daemon.stop()
+        for sink in sinks { sink.finish() }
+        if let ownedSocketPath { unlink(ownedSocketPath) }
+        let stats = daemon.statistics
+        logger.notice("stopped", metadata: ["frames": "\(stats.framesProcessed)", "dropped": "\(stats.framesDropped)",
+                                            "events": "\(stats.events)"])
+        if status != ExitStatus.success { throw ExitCode(status) }
+    }
+
+    /// SIGHUP: re-reads the config file and applies what can change while running.
+    private func reload(daemon: Daemon, server: SocketServer?, current: inout Resolved, logger: Logger) {
+        guard config != nil else {
+            logger.notice("SIGHUP: no --config file to reload")
+            return
+        }
+        do {
+            let next = try resolve()
+            try daemon.reload(next.daemon)
+            if next.daemon.output.metadataObjectTypes != current.daemon.output.metadataObjectTypes {
+                server?.updateBanner(ServerBanner(version: Scand.version, types: next.daemon.output.metadataObjectTypes.sorted()))
+            }
+            var needsRestart: [String] = []
+            if next.input != current.input || next.device != current.device { needsRestart.append("input/device") }
+            if next.socketPath != current.socketPath || next.socketGroup != current.socketGroup { needsRestart.append("socket") }
+            if next.stdout != current.stdout { needsRestart.append("stdout") }
+            if next.server != current.server { needsRestart.append("socket client limits") }
+            if next.daemon.pacing != current.daemon.pacing || next.daemon.loop != current.daemon.loop { needsRestart.append("pacing/loop") }
+            if next.logLevel != current.logLevel { needsRestart.append("logLevel") }
+            if !needsRestart.isEmpty {
+                logger.warning("SIGHUP: these settings take effect only after a restart: \(needsRestart.joined(separator: ", "))")
+            }
+            current.daemon = next.daemon
+            current.exitAtEnd = next.exitAtEnd
+            logger.notice("SIGHUP: configuration reloaded", metadata: ["config": "\(config!)"])
+        } catch {
+            logger.error("SIGHUP: configuration not reloaded, keeping the running one: \(error)")
+        }
+    }
+
+    private func makeSource(_ r: Resolved) throws -> DaemonSource {
+        if let device = r.device { return try openDeviceSource(path: device) }
+        guard let input = r.input else {
+            throw ScanError.invalidArgument("no source: give --input FILE (or '-') or --device PATH")
+        }
+        if r.daemon.loop && input == "-" { throw ScanError.invalidArgument("--loop cannot repeat stdin") }
+        return DaemonSource(name: input, canReopen: input != "-") { try openFileSource(path: input) }
+    }
+}
+
+/// `--device PATH`: the hook for V4L2 capture (issue 5). Its `CaptureSession` provides the frame source
+/// and, as a ``DeviceEventSource``, the device's state changes; until it lands this reports that
+/// capture is unavailable.
+func openDeviceSource(path: String) throws -> DaemonSource {
+    throw ScanError.device(path: path, reason: "V4L2 capture is not available in this build yet")
+}
