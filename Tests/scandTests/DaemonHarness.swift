@@ -1,26 +1,16 @@
 import Foundation
+import ScanTestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// Paths for the daemon tests: the built binary, the repository, the fixture scripts.
 enum DaemonPaths {
-    /// The package root (two levels above this file's folder).
-    static let root: String = {
-        var url = URL(fileURLWithPath: #filePath)
-        for _ in 0..<3 { url.deleteLastPathComponent() }
-        return url.path
-    }()
+    /// The package root.
+    static let root: String = Fixtures.repositoryRoot.path
 
-    /// `.build/debug/scand` (or `$SCAND_BINARY`).
-    static let scand: String = {
-        if let env = ProcessInfo.processInfo.environment["SCAND_BINARY"] { return env }
-        for candidate in [".build/debug/scand", ".build/x86_64-unknown-linux-gnu/debug/scand", ".build/aarch64-unknown-linux-gnu/debug/scand"] {
-            let path = root + "/" + candidate
-            if FileManager.default.isExecutableFile(atPath: path) { return path }
-        }
-        return root + "/.build/debug/scand"
-    }()
+    /// The built binary, found by the shared locator (`$SCAND_BINARY`, next to the test bundle, `.build/debug`).
+    static let scand: String = ScandBinary.url.path
 
     static let client = root + "/Tests/Fixtures/daemon/client.py"
     static let python = "/usr/bin/python3"
