@@ -305,16 +305,19 @@ func libIoctl(_ fd: Int32, _ request: UInt, _ arg: UnsafeMutableRawPointer) -> I
     }
 }
 
-/// The four characters of a V4L2 pixel format code.
+/// The four characters of a V4L2 pixel format code, trailing spaces trimmed; big-endian variants
+/// (bit 31 set, `v4l2_fourcc_be`) get a `-BE` suffix, as `v4l2-ctl` prints them. Unprintable bytes become `?`.
 func fourccString(_ code: UInt32) -> String {
-    let bytes = (0..<4).map { UInt8((code >> (8 * $0)) & 0xFF) }
-    return String(decoding: bytes, as: UTF8.self).trimmingSuffixSpaces()
+    let bigEndian = code & 0x8000_0000 != 0
+    let bytes = (0..<4).map { UInt8((code & 0x7FFF_FFFF) >> (8 * $0) & 0xFF) }.map { (0x20...0x7E).contains($0) ? $0 : UInt8(ascii: "?") }
+    return String(decoding: bytes, as: UTF8.self).trimmingSuffixSpaces() + (bigEndian ? "-BE" : "")
 }
 
 /// The V4L2 code of four characters.
 func fourccCode(_ s: String) -> UInt32 {
-    let b = Array(s.utf8) + [0x20, 0x20, 0x20, 0x20]
-    return UInt32(b[0]) | UInt32(b[1]) << 8 | UInt32(b[2]) << 16 | UInt32(b[3]) << 24
+    let bigEndian = s.hasSuffix("-BE")
+    let b = Array(s.utf8.prefix(bigEndian ? s.utf8.count - 3 : 4)) + [0x20, 0x20, 0x20, 0x20]
+    return UInt32(b[0]) | UInt32(b[1]) << 8 | UInt32(b[2]) << 16 | UInt32(b[3]) << 24 | (bigEndian ? 0x8000_0000 : 0)
 }
 
 /// A NUL-terminated fixed-size C char array (imported as a tuple) as a String.

@@ -200,9 +200,15 @@ public final class CaptureSession: FrameSource, @unchecked Sendable {
     public func startRunning() throws {
         let candidate = cond.locked { staged }
         let resolved = try Self.resolve(candidate)
-        try cond.locked {
-            guard _state == .stopped else { return }
-            if thread != nil { throw ScanError.invalidArgument("capture session: stopRunning() is still in progress") }
+        // A thread that ended by itself (fatal error) is joined before a new one starts.
+        let finished = cond.locked { () -> pthread_t? in
+            guard _state == .stopped, let t = thread else { return nil }
+            thread = nil
+            return t
+        }
+        if let finished { pthread_join(finished, nil) }
+        cond.locked {
+            guard _state == .stopped, thread == nil else { return }
             committed = resolved
             stopRequested = false
             restartRequested = false
@@ -215,17 +221,21 @@ public final class CaptureSession: FrameSource, @unchecked Sendable {
         }
     }
 
-    /// Stops streaming and joins the capture thread. ``nextFrame()`` then returns nil.
+    /// Stops streaming and waits for the capture thread to end. ``nextFrame()`` then returns nil.
+    /// Safe to call from several threads at once, and from an event handler.
     public func stopRunning() {
         let t = cond.locked { () -> pthread_t? in
             stopRequested = true
             cond.broadcast()
+            defer { thread = nil }
             return thread
         }
-        guard let t else { return }
-        if pthread_equal(t, pthread_self()) != 0 { return }
-        pthread_join(t, nil)
-        cond.locked { thread = nil }
+        if let t {
+            if pthread_equal(t, pthread_self()) != 0 { pthread_detach(t); return }
+            pthread_join(t, nil)
+        } else {
+            cond.locked { while _state != .stopped { cond.wait(seconds: 0.05) } }
+        }
     }
 
     /// The session state.

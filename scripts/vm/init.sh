@@ -1,0 +1,159 @@
+#!/bin/busybox sh
+# /init of the V4L2 test VM (see run-v4l2-tests). Prints `SCANDVM: PASS|FAIL name detail` lines, then
+# `SCANDVM: DONE`, and powers off.
+/bin/busybox --install -s /bin
+export PATH=/bin
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev
+mount -t tmpfs tmp /tmp
+echo 1 > /proc/sys/kernel/printk 2>/dev/null
+
+say() { echo "SCANDVM: $*"; }
+pass() { say "PASS $*"; }
+fail() { say "FAIL $*"; }
+now() { cut -d' ' -f1 /proc/uptime; }
+since() { awk -v a="$(now)" -v b="$1" 'BEGIN { printf "%.1f", a - b }'; }
+T=/tmp
+# scandvm.only=a,b on the kernel command line (SCAND_VM_ONLY) runs only those checks.
+ONLY=$(tr ' ' '\n' </proc/cmdline | sed -n 's/^scandvm.only=//p')
+want() { [ -z "$ONLY" ] && return 0; case ",$ONLY," in *",$1,"*) return 0 ;; esac; return 1; }
+
+for m in $(cat /modules/order); do
+    case "$m" in
+        vivid.ko) insmod /modules/vivid.ko n_devs=1 node_types=0x20101 num_inputs=1 input_types=0 ;;
+        *) insmod "/modules/$m" ;;
+    esac || fail modules "insmod $m failed"
+done
+insmod /modules/v4l2loopback.ko video_nr=10 exclusive_caps=1 card_label=scand-loopback || fail modules "insmod v4l2loopback failed"
+sleep 0.3
+say "INFO nodes: $(ls /dev/video* | tr '\n' ' ')"
+
+# Helpers over scand's JSON lines (keys are sorted, one event per line).
+field() { grep -o "\"$1\":\"[^\"]*\"" | head -1 | sed 's/^[^:]*:"//;s/"$//'; }
+events() { grep '"event":"device"' "$1" | grep -o '"kind":"[^"]*"' | sed 's/"kind":"//;s/"$//' | tr '\n' ' '; }
+
+# --- 1. scand devices: every capture node listed with the driver's real formats, nothing else.
+if want devices; then
+t=$(now)
+scand devices --log-level info >$T/devices.json 2>$T/devices.err
+rc=$?
+ok=1; detail=""
+for n in /dev/video*; do
+    kind=$(vmtool caps "$n" | cut -d' ' -f1)
+    if [ "$kind" = capture ]; then
+        line=$(grep "\"path\":\"$n\"" $T/devices.json)
+        if [ -z "$line" ]; then ok=0; detail="$detail $n(capture)missing"; continue; fi
+        want=$(vmtool formats "$n" | tr '\n' ' ')
+        got=$(echo "$line" | grep -o '"fourcc":"[^"]*"' | sed 's/"fourcc":"//;s/"//' | tr '\n' ' ')
+        if [ "$want" != "$got" ]; then ok=0; detail="$detail $n formats want[$want] got[$got]"; fi
+        detail="$detail $n=$(echo "$line" | field driver):$(echo "$got" | wc -w)formats"
+    else
+        if grep -q "\"path\":\"$n\"" $T/devices.json; then ok=0; detail="$detail $n(not capture)listed"; else detail="$detail $n=skipped"; fi
+    fi
+done
+grep -q '"driver":"vivid"' $T/devices.json || { ok=0; detail="$detail no-vivid"; }
+grep -q '"width":1280,"height":720\|"height":720.*"width":1280' $T/devices.json || true
+[ $rc = 0 ] && [ $ok = 1 ] && pass devices "$detail ($(since $t)s)" || fail devices "rc=$rc$detail"
+say "INFO vivid formats: $(grep '"driver":"vivid"' $T/devices.json | grep -o '"fourcc":"[^"]*"' | sed 's/"fourcc":"//;s/"//' | tr '\n' ' ')"
+say "INFO vivid sizes (first format): $(grep '"driver":"vivid"' $T/devices.json | sed 's/},{"compressed".*//' | grep -o '"height":[0-9]*,"intervals":\[[^]]*\],"width":[0-9]*' | sed 's/"height":\([0-9]*\),"intervals":\[\([^]]*\)\],"width":\([0-9]*\)/\3x\1/' | tr '\n' ' ')"
+
+fi
+scand devices >$T/devices.json 2>/dev/null
+VIVID=$(grep '"driver":"vivid"' $T/devices.json | field path | head -1)
+[ -n "$VIVID" ] || VIVID=/dev/video0
+
+# --- 2. Frame rate at 640x480 and 1280x720: capture rate from the frame index and the driver timestamps.
+rate_check() { # name size fps seconds
+    name=$1; size=$2; fps=$3; secs=$4
+    t=$(now)
+    scand scan --device "$VIVID" --size "$size" --fps "$fps" --duration "$secs" --log-level info >$T/$name.json 2>$T/$name.err
+    rc=$?
+    negotiated=$(grep '"kind":"started"' $T/$name.json | head -1 | sed -n 's/.* at \([0-9.]*\) fps.*/\1/p')
+    w=${size%x*}; h=${size#*x}
+    # frame index counts every captured frame (delivered or dropped late); time is the driver timestamp.
+    stats=$(grep '"event":"metadata"' $T/$name.json | sed -n 's/.*"frame":\([0-9]*\),"height":\([0-9]*\),.*"time":\([0-9.]*\),"width":\([0-9]*\).*/\1 \2 \3 \4/p' | awk -v w="$w" -v h="$h" '
+        NR==1 {f0=$1; t0=$3} {f1=$1; t1=$3; n++; if ($2!=h || $4!=w) bad++}
+        END { if (n<2 || t1<=t0) {print "0 0 " n " " bad+0; exit} printf "%.2f %.2f %d %d\n", (f1-f0)/(t1-t0), n/(t1-t0), n, bad+0 }')
+    set -- $stats
+    cap=$1; delivered=$2; n=$3; bad=$4
+    okr=$(echo "$negotiated $cap" | awk '{ if ($1>0 && $2>=0.8*$1 && $2<=1.2*$1) print 1; else print 0 }')
+    detail="size=$size asked=${fps}fps negotiated=${negotiated}fps captured=${cap}fps scanned=${delivered}fps frames=$n wrongsize=$bad rc=$rc ($(since $t)s) $(grep -o 'captured [0-9]*, scanned.*' $T/$name.err | head -1)"
+    if [ "$rc" = 0 ] && [ "$okr" = 1 ] && [ "$bad" = 0 ] && [ "$n" -gt 3 ]; then pass "$name" "$detail"; else fail "$name" "$detail"; tail -3 $T/$name.err; fi
+}
+want rate && rate_check rate-640x480 640x480 30 3
+want rate && rate_check rate-1280x720 1280x720 15 3
+
+# --- 3+4. QR frames through v4l2loopback, in order; the writer stalls, a new writer resumes.
+LOOP=/dev/video10
+if want loopback; then
+t=$(now)
+vmtool write $LOOP 5 3.5 5 0 /qr/000.txt /qr/001.txt /qr/002.txt /qr/003.txt /qr/004.txt /qr/005.txt >$T/w1.log 2>&1 &
+w1=$!
+sleep 0.5
+scand scan --device $LOOP --types qr --no-inverted --stall-timeout 1 --duration 19.5 --log-level info >$T/loop.json 2>$T/loop.err &
+sp=$!
+wait $w1
+w1rc=$?
+sleep 3
+vmtool write $LOOP 5 1.5 5 1 /qr/006.txt /qr/007.txt /qr/008.txt /qr/009.txt >$T/w2.log 2>&1
+w2rc=$?
+wait $sp
+rc=$?
+want="scand-qr-000 scand-qr-001 scand-qr-002 scand-qr-003 scand-qr-004 scand-qr-005 scand-qr-006 scand-qr-007 scand-qr-008 scand-qr-009 "
+got=$(grep '"event":"metadata"' $T/loop.json | grep -o '"value":"[^"]*"' | sed 's/"value":"//;s/"$//' | uniq | tr '\n' ' ')
+if [ "$got" = "$want" ] && [ $rc = 0 ]; then pass loopback-qr "10 payloads exact and in order, writers rc=$w1rc/$w2rc, scand rc=$rc ($(since $t)s) $(grep -o 'captured [0-9]*, scanned.*' $T/loop.err | head -1)"
+else fail loopback-qr "rc=$rc writers=$w1rc/$w2rc got[$got] want[$want]"; tail -5 $T/loop.err; cat $T/w1.log $T/w2.log; fi
+ev=$(events $T/loop.json)
+# wasInterrupted after the first writer, interruptionEnded before the second writer's codes.
+order=$(awk '/"kind":"wasInterrupted"/ && !i {i=NR} /"kind":"interruptionEnded"/ && !e {e=NR} /scand-qr-006/ && !q {q=NR} END {print (i>0 && e>i && q>e) ? 1 : 0}' $T/loop.json)
+if [ "$order" = 1 ]; then pass loopback-stall "events: $ev"; else fail loopback-stall "events: $ev"; fi
+fi
+
+# --- 5. Unplug (sysfs unbind of vivid) and re-bind: deviceDisconnected, no crash, resumes by itself.
+if want unplug; then
+t=$(now)
+scand scan --device "$VIVID" --size 640x480 --fps 15 --duration 10 --log-level info >$T/unplug.json 2>$T/unplug.err &
+sp=$!
+sleep 3.5
+echo vivid.0 >/sys/bus/platform/drivers/vivid/unbind
+u=$(now)
+sleep 1.5
+echo vivid.0 >/sys/bus/platform/drivers/vivid/bind
+wait $sp
+rc=$?
+ev=$(events $T/unplug.json)
+after=$(awk '/"kind":"deviceConnected"/ {c=1} c && /"event":"metadata"/ {n++} END {print n+0}' $T/unplug.json)
+before=$(awk '/"kind":"deviceDisconnected"/ {exit} /"event":"metadata"/ {n++} END {print n+0}' $T/unplug.json)
+if [ $rc = 0 ] && echo "$ev" | grep -q 'deviceDisconnected.*deviceConnected' && [ "$after" -gt 5 ]; then
+    pass unplug "rc=$rc events: $ev frames before=$before after-reconnect=$after ($(since $t)s)"
+else fail unplug "rc=$rc events: $ev frames before=$before after=$after"; tail -5 $T/unplug.err; fi
+fi
+
+# --- 6. A second scand on a busy device gets a clear error.
+if want busy; then
+t=$(now)
+scand scan --device "$VIVID" --size 640x480 --duration 6 >$T/busy1.json 2>$T/busy1.err &
+sp=$!
+sleep 3
+scand scan --device "$VIVID" --size 640x480 --duration 2 >$T/busy2.json 2>$T/busy2.err
+rc2=$?
+wait $sp
+rc1=$?
+msg=$(grep -i 'busy' $T/busy2.err | tail -1)
+if [ $rc1 = 0 ] && [ $rc2 = 2 ] && [ -n "$msg" ] && grep -q '"kind":"runtimeError".*busy' $T/busy2.json; then
+    pass busy "second scand rc=$rc2: $msg ($(since $t)s)"
+else fail busy "rc1=$rc1 rc2=$rc2 msg=[$msg]"; cat $T/busy2.err | tail -3; fi
+fi
+
+# --- 7. A size the device refuses: clear error listing what it offers.
+if want refused; then
+scand scan --device "$VIVID" --size 1000x700 --duration 1 >$T/refuse.json 2>$T/refuse.err
+rc=$?
+msg=$(tail -1 $T/refuse.err)
+if [ $rc = 2 ] && echo "$msg" | grep -q 'does not offer 1000x700; it offers: .*640x480'; then pass refused-size "rc=$rc: $(echo "$msg" | cut -c1-160)…"
+else fail refused-size "rc=$rc: $msg"; fi
+fi
+
+say DONE
+poweroff -f
