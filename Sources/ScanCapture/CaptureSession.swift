@@ -283,7 +283,8 @@ public final class CaptureSession: FrameSource, @unchecked Sendable {
         cond.locked { SourceInfo(name: committed.configuration.device, frameRate: _activeFormat?.frameRate, isLive: true) }
     }
 
-    /// Blocks until a frame newer than the last one returned is ready; nil once the session stopped.
+    /// Blocks until a frame newer than the last one returned is ready; nil once ``stopRunning()`` was called
+    /// (a frame still waiting in the slot is dropped then).
     /// - Throws: ``ScanError/device(path:reason:)`` when the session stopped on a fatal error (e.g. a refused format).
     public func nextFrame() throws -> Frame? {
         try nextFrame(timeout: nil)
@@ -294,13 +295,13 @@ public final class CaptureSession: FrameSource, @unchecked Sendable {
         let deadline = timeout.map { monotonicSeconds() + $0 }
         return try cond.locked { () throws -> Frame? in
             while true {
+                if let fatal { throw fatal }
+                if _state == .stopped || stopRequested { return nil }
                 if let f = slot {
                     slot = nil
                     _statistics.framesDelivered += 1
                     return f
                 }
-                if let fatal { throw fatal }
-                if _state == .stopped || stopRequested { return nil }
                 if let deadline {
                     let left = deadline - monotonicSeconds()
                     if left <= 0 { return nil }

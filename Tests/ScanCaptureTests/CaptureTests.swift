@@ -87,7 +87,7 @@ private func stepwiseDevice() -> CaptureDevice {
 }
 
 @Suite struct CaptureSessionTests {
-    @Test func missingDeviceIsAClearErrorAtStart() {
+    @Test func missingDeviceIsAClearErrorAtStart() throws {
         let session = CaptureSession(configuration: CaptureConfiguration(device: "/dev/video-does-not-exist"))
         do {
             try session.startRunning()

@@ -84,19 +84,33 @@ rate_check() { # name size fps seconds
 want rate && rate_check rate-640x480 640x480 30 3
 want rate && rate_check rate-1280x720 1280x720 15 3
 
+# --- Library checks against vivid (Swift Testing, Tests/ScanCaptureTests/LiveCaptureTests.swift):
+# commitConfiguration restarts streaming once, refused commits apply nothing, the newest frame wins,
+# device events as an AsyncStream.
+if want session && [ -x /bin/scand-tests ]; then
+    t=$(now)
+    NO_COLOR=1 TERM=dumb SCAND_TEST_DEVICE="$VIVID" scand-tests --testing-library swift-testing --filter LiveCaptureTests >$T/unit.log 2>&1
+    rc=$?
+    ran=$(grep -c 'Test .*() passed after' $T/unit.log)
+    skipped=$(grep -c 'skipped' $T/unit.log)
+    grep -a '^. Test .*\(passed\|failed\)\|recorded an issue\|Expectation failed' $T/unit.log | sed 's/^/SCANDVM: INFO   /'
+    if [ $rc = 0 ] && [ "$ran" -ge 3 ] && [ "$skipped" = 0 ]; then pass session-tests "$ran live CaptureSession tests passed ($(since $t)s)"
+    else fail session-tests "rc=$rc passed=$ran skipped=$skipped"; tail -20 $T/unit.log; fi
+fi
+
 # --- 3+4. QR frames through v4l2loopback, in order; the writer stalls, a new writer resumes.
 LOOP=/dev/video10
 if want loopback; then
 t=$(now)
-vmtool write $LOOP 5 3.5 5 0 /qr/000.txt /qr/001.txt /qr/002.txt /qr/003.txt /qr/004.txt /qr/005.txt >$T/w1.log 2>&1 &
+vmtool write $LOOP 5 2.5 5 0 /qr/000.txt /qr/001.txt /qr/002.txt /qr/003.txt /qr/004.txt /qr/005.txt >$T/w1.log 2>&1 &
 w1=$!
 sleep 0.5
-scand scan --device $LOOP --types qr --no-inverted --stall-timeout 1 --duration 19.5 --log-level info >$T/loop.json 2>$T/loop.err &
+scand scan --device $LOOP --types qr --no-inverted --stall-timeout 1 --duration 17.5 --log-level info >$T/loop.json 2>$T/loop.err &
 sp=$!
 wait $w1
 w1rc=$?
-sleep 3
-vmtool write $LOOP 5 1.5 5 1 /qr/006.txt /qr/007.txt /qr/008.txt /qr/009.txt >$T/w2.log 2>&1
+sleep 2
+vmtool write $LOOP 5 2.5 5 0.5 /qr/006.txt /qr/007.txt /qr/008.txt /qr/009.txt >$T/w2.log 2>&1
 w2rc=$?
 wait $sp
 rc=$?
@@ -113,9 +127,9 @@ fi
 # --- 5. Unplug (sysfs unbind of vivid) and re-bind: deviceDisconnected, no crash, resumes by itself.
 if want unplug; then
 t=$(now)
-scand scan --device "$VIVID" --size 640x480 --fps 15 --duration 10 --log-level info >$T/unplug.json 2>$T/unplug.err &
+scand scan --device "$VIVID" --size 640x480 --fps 15 --duration 8 --log-level info >$T/unplug.json 2>$T/unplug.err &
 sp=$!
-sleep 3.5
+sleep 2.5
 echo vivid.0 >/sys/bus/platform/drivers/vivid/unbind
 u=$(now)
 sleep 1.5
@@ -135,8 +149,8 @@ if want busy; then
 t=$(now)
 scand scan --device "$VIVID" --size 640x480 --duration 6 >$T/busy1.json 2>$T/busy1.err &
 sp=$!
-sleep 3
-scand scan --device "$VIVID" --size 640x480 --duration 2 >$T/busy2.json 2>$T/busy2.err
+sleep 2
+scand scan --device "$VIVID" --size 640x480 --duration 1.5 >$T/busy2.json 2>$T/busy2.err
 rc2=$?
 wait $sp
 rc1=$?
