@@ -2,6 +2,7 @@
 # /init of the V4L2 test VM (see run-v4l2-tests). Prints `SCANDVM: PASS|FAIL name detail` lines, then
 # `SCANDVM: DONE`, and powers off.
 /bin/busybox --install -s /bin
+echo
 export PATH=/bin
 mount -t proc proc /proc
 mount -t sysfs sys /sys
@@ -27,10 +28,18 @@ for m in $(cat /modules/order); do
 done
 insmod /modules/v4l2loopback.ko video_nr=10 exclusive_caps=1 card_label=scand-loopback || fail modules "insmod v4l2loopback failed"
 sleep 0.3
+say "INFO init started at $(now) s uptime"
 say "INFO nodes: $(ls /dev/video* | tr '\n' ' ')"
 
 # Helpers over scand's JSON lines (keys are sorted, one event per line).
 field() { grep -o "\"$1\":\"[^\"]*\"" | head -1 | sed 's/^[^:]*:"//;s/"$//'; }
+# wait_for FILE PATTERN SECONDS: until FILE has a line matching PATTERN.
+wait_for() {
+    i=0
+    while ! grep -q "$2" "$1" 2>/dev/null; do
+        i=$((i + 1)); [ $i -gt $(($3 * 10)) ] && return 1; sleep 0.1
+    done
+}
 events() { grep '"event":"device"' "$1" | grep -o '"kind":"[^"]*"' | sed 's/"kind":"//;s/"$//' | tr '\n' ' '; }
 
 # --- 1. scand devices: every capture node listed with the driver's real formats, nothing else.
@@ -102,21 +111,30 @@ fi
 LOOP=/dev/video10
 if want loopback; then
 t=$(now)
-vmtool write $LOOP 5 2.5 5 0 /qr/000.txt /qr/001.txt /qr/002.txt /qr/003.txt /qr/004.txt /qr/005.txt >$T/w1.log 2>&1 &
+rm -f $T/go1 $T/go2
+# Writer 1 shows white until scand streams, then 6 codes for 1 s each, then exits (a stall).
+vmtool write $LOOP 5 $T/go1 5 0 /qr/000.txt /qr/001.txt /qr/002.txt /qr/003.txt /qr/004.txt /qr/005.txt >$T/w1.log 2>&1 &
 w1=$!
-sleep 0.5
-scand scan --device $LOOP --types qr --no-inverted --stall-timeout 1 --duration 17.5 --log-level info >$T/loop.json 2>$T/loop.err &
+sleep 0.3
+scand scan --device $LOOP --types qr --no-inverted --stall-timeout 1 --duration 30 --log-level info >$T/loop.json 2>$T/loop.err &
 sp=$!
+wait_for $T/loop.json '"kind":"started"' 10; touch $T/go1
 wait $w1
 w1rc=$?
-sleep 2
-vmtool write $LOOP 5 2.5 5 0.5 /qr/006.txt /qr/007.txt /qr/008.txt /qr/009.txt >$T/w2.log 2>&1
+# The stall: scand reports wasInterrupted and reopens; then writer 2 shows white until scand reports
+# interruptionEnded, then 4 more codes.
+wait_for $T/loop.json '"kind":"wasInterrupted"' 5
+vmtool write $LOOP 5 $T/go2 5 0.5 /qr/006.txt /qr/007.txt /qr/008.txt /qr/009.txt >$T/w2.log 2>&1 &
+w2=$!
+wait_for $T/loop.json '"kind":"interruptionEnded"' 10; touch $T/go2
+wait $w2
 w2rc=$?
+kill -INT $sp
 wait $sp
 rc=$?
 want="scand-qr-000 scand-qr-001 scand-qr-002 scand-qr-003 scand-qr-004 scand-qr-005 scand-qr-006 scand-qr-007 scand-qr-008 scand-qr-009 "
 got=$(grep '"event":"metadata"' $T/loop.json | grep -o '"value":"[^"]*"' | sed 's/"value":"//;s/"$//' | uniq | tr '\n' ' ')
-if [ "$got" = "$want" ] && [ $rc = 0 ]; then pass loopback-qr "10 payloads exact and in order, writers rc=$w1rc/$w2rc, scand rc=$rc ($(since $t)s) $(grep -o 'captured [0-9]*, scanned.*' $T/loop.err | head -1)"
+if [ "$got" = "$want" ] && [ $rc = 0 ]; then pass loopback-qr "10 payloads exact and in order, writers rc=$w1rc/$w2rc, scand rc=$rc after SIGINT ($(since $t)s) $(grep -o 'captured [0-9]*, scanned.*' $T/loop.err | head -1)"
 else fail loopback-qr "rc=$rc writers=$w1rc/$w2rc got[$got] want[$want]"; tail -5 $T/loop.err; cat $T/w1.log $T/w2.log; fi
 ev=$(events $T/loop.json)
 # wasInterrupted after the first writer, interruptionEnded before the second writer's codes.
@@ -127,31 +145,38 @@ fi
 # --- 5. Unplug (sysfs unbind of vivid) and re-bind: deviceDisconnected, no crash, resumes by itself.
 if want unplug; then
 t=$(now)
-scand scan --device "$VIVID" --size 640x480 --fps 15 --duration 8 --log-level info >$T/unplug.json 2>$T/unplug.err &
+scand scan --device "$VIVID" --size 640x480 --fps 15 --duration 30 --log-level info >$T/unplug.json 2>$T/unplug.err &
 sp=$!
-sleep 2.5
+wait_for $T/unplug.json '"event":"metadata"' 10
+sleep 1
 echo vivid.0 >/sys/bus/platform/drivers/vivid/unbind
-u=$(now)
-sleep 1.5
+wait_for $T/unplug.json '"kind":"deviceDisconnected"' 5
+sleep 1
 echo vivid.0 >/sys/bus/platform/drivers/vivid/bind
+u=$(now)
+wait_for $T/unplug.json '"kind":"deviceConnected"' 10
+resumed=$(since $u)
+sleep 2
+kill -INT $sp
 wait $sp
 rc=$?
 ev=$(events $T/unplug.json)
 after=$(awk '/"kind":"deviceConnected"/ {c=1} c && /"event":"metadata"/ {n++} END {print n+0}' $T/unplug.json)
 before=$(awk '/"kind":"deviceDisconnected"/ {exit} /"event":"metadata"/ {n++} END {print n+0}' $T/unplug.json)
-if [ $rc = 0 ] && echo "$ev" | grep -q 'deviceDisconnected.*deviceConnected' && [ "$after" -gt 5 ]; then
-    pass unplug "rc=$rc events: $ev frames before=$before after-reconnect=$after ($(since $t)s)"
+if [ $rc = 0 ] && echo "$ev" | grep -q 'deviceDisconnected.*deviceConnected' && [ "$after" -gt 3 ]; then
+    pass unplug "rc=$rc events: $ev frames before=$before after-reconnect=$after, resumed ${resumed}s after bind ($(since $t)s)"
 else fail unplug "rc=$rc events: $ev frames before=$before after=$after"; tail -5 $T/unplug.err; fi
 fi
 
 # --- 6. A second scand on a busy device gets a clear error.
 if want busy; then
 t=$(now)
-scand scan --device "$VIVID" --size 640x480 --duration 6 >$T/busy1.json 2>$T/busy1.err &
+scand scan --device "$VIVID" --size 640x480 --duration 30 >$T/busy1.json 2>$T/busy1.err &
 sp=$!
-sleep 2
+wait_for $T/busy1.json '"event":"metadata"' 10
 scand scan --device "$VIVID" --size 640x480 --duration 1.5 >$T/busy2.json 2>$T/busy2.err
 rc2=$?
+kill -INT $sp
 wait $sp
 rc1=$?
 msg=$(grep -i 'busy' $T/busy2.err | tail -1)

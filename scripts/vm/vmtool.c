@@ -2,8 +2,9 @@
  *   vmtool caps DEV                 prints "capture" or "nocapture" and device_caps in hex
  *   vmtool formats DEV              prints the driver's native capture fourccs, one per line (raw ioctl)
  *   vmtool write DEV FPS LEAD REPEAT TAIL FILE...
- *       v4l2loopback writer: YUYV 640x480 frames at FPS; LEAD seconds of white, then each QR (qrencode -t ASCII
- *       text file) REPEAT frames in a row, then TAIL seconds of white; then exits (which stalls the reader). */
+ *       v4l2loopback writer: YUYV 640x480 frames at FPS; LEAD seconds of white (or, when LEAD is a path, white
+ *       until that file exists), then each QR (qrencode -t ASCII text file) REPEAT frames in a row, then TAIL
+ *       seconds of white; then exits (which stalls the reader). */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/videodev2.h>
@@ -161,7 +162,11 @@ int main(int argc, char **argv) {
         clock_gettime(CLOCK_MONOTONIC, &next);
         double period = 1.0 / fps;
         fill_white();
-        for (int i = 0; i < (int)(lead * fps); i++) { if (put(fd)) return 1; sleep_until(&next, period); }
+        if (argv[4][0] == '/') { /* LEAD is a path: white frames until that file exists (at most 30 s) */
+            for (int i = 0; i < (int)(30 * fps) && access(argv[4], F_OK) != 0; i++) { if (put(fd)) return 1; sleep_until(&next, period); }
+        } else {
+            for (int i = 0; i < (int)(lead * fps); i++) { if (put(fd)) return 1; sleep_until(&next, period); }
+        }
         for (int a = 7; a < argc; a++) {
             if (render_qr(argv[a])) return 1;
             for (int i = 0; i < repeat; i++) { if (put(fd)) return 1; sleep_until(&next, period); }
