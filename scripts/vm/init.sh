@@ -42,6 +42,10 @@ wait_for() {
 }
 events() { grep '"event":"device"' "$1" | grep -o '"kind":"[^"]*"' | sed 's/"kind":"//;s/"$//' | tr '\n' ' '; }
 
+# No udev here: make the by-id link udev would make, so by-id names are exercised too.
+mkdir -p /dev/v4l/by-id
+ln -s ../../video0 /dev/v4l/by-id/platform-vivid-000-video-index0
+
 # --- 1. scand devices: every capture node listed with the driver's real formats, nothing else.
 if want devices; then
 t=$(now)
@@ -62,6 +66,7 @@ for n in /dev/video*; do
     fi
 done
 grep -q '"driver":"vivid"' $T/devices.json || { ok=0; detail="$detail no-vivid"; }
+grep '"path":"/dev/video0"' $T/devices.json | grep -q '"id":"platform-vivid-000-video-index0"' || { ok=0; detail="$detail no-by-id-name"; }
 grep -q '"width":1280,"height":720\|"height":720.*"width":1280' $T/devices.json || true
 [ $rc = 0 ] && [ $ok = 1 ] && pass devices "$detail ($(since $t)s)" || fail devices "rc=$rc$detail"
 say "INFO vivid formats: $(grep '"driver":"vivid"' $T/devices.json | grep -o '"fourcc":"[^"]*"' | sed 's/"fourcc":"//;s/"//' | tr '\n' ' ')"
@@ -183,6 +188,29 @@ msg=$(grep -i 'busy' $T/busy2.err | tail -1)
 if [ $rc1 = 0 ] && [ $rc2 = 2 ] && [ -n "$msg" ] && grep -q '"kind":"runtimeError".*busy' $T/busy2.json; then
     pass busy "second scand rc=$rc2: $msg ($(since $t)s)"
 else fail busy "rc1=$rc1 rc2=$rc2 msg=[$msg]"; cat $T/busy2.err | tail -3; fi
+fi
+
+# --- Error buffers and a fatal streaming error (vivid's error injection), device named by its by-id name.
+if want errors; then
+t=$(now)
+BYID=platform-vivid-000-video-index0
+scand scan --device $BYID --size 640x480 --fps 15 --duration 30 --log-level info >$T/err.json 2>$T/err.err &
+sp=$!
+wait_for $T/err.json '"event":"metadata"' 10
+for i in 1 2 3; do vmtool ctrl "$VIVID" "Inject V4L2_BUF_FLAG_ERROR" 1; sleep 0.4; done
+vmtool ctrl "$VIVID" "Inject Fatal Streaming Error" 1
+wait_for $T/err.json '"kind":"runtimeError".*EIO' 5
+sleep 1.5
+kill -INT $sp
+wait $sp
+rc=$?
+errbufs=$(sed -n 's/.*error buffers \([0-9]*\), EIO \([0-9]*\), stream starts \([0-9]*\).*/\1 \2 \3/p' $T/err.err)
+set -- $errbufs
+ev=$(events $T/err.json)
+after=$(awk '/"kind":"runtimeError"/ {c=1} c && /"event":"metadata"/ {n++} END {print n+0}' $T/err.json)
+if [ $rc = 0 ] && [ "${1:-0}" -ge 1 ] && [ "${2:-0}" -ge 5 ] && [ "${3:-0}" -ge 2 ] && [ "$after" -gt 3 ] && grep -q '"source":"platform-vivid-000-video-index0"' $T/err.json; then
+    pass errors "by-id name; flagged buffers dropped=$1, EIO=$2 then reopen (stream starts $3), frames after=$after, events: $ev ($(since $t)s)"
+else fail errors "rc=$rc counters[error buffers, EIO, starts]=[$errbufs] after=$after events: $ev"; tail -5 $T/err.err; fi
 fi
 
 # --- 7. A size the device refuses: clear error listing what it offers.

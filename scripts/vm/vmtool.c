@@ -1,6 +1,7 @@
 /* Helper for the V4L2 VM suite (runs inside the VM, static binary).
  *   vmtool caps DEV                 prints "capture" or "nocapture" and device_caps in hex
  *   vmtool formats DEV              prints the driver's native capture fourccs, one per line (raw ioctl)
+ *   vmtool ctrl DEV NAME VALUE      sets the control called NAME (vivid's error injection buttons)
  *   vmtool write DEV FPS LEAD REPEAT TAIL FILE...
  *       v4l2loopback writer: YUYV 640x480 frames at FPS; LEAD seconds of white (or, when LEAD is a path, white
  *       until that file exists), then each QR (qrencode -t ASCII text file) REPEAT frames in a row, then TAIL
@@ -137,6 +138,21 @@ int main(int argc, char **argv) {
             printf("%s%s\n", cc, (d.pixelformat & 0x80000000u) ? "-BE" : "");
         }
         return 0;
+    }
+    if (!strcmp(argv[1], "ctrl") && argc == 5) { /* vmtool ctrl DEV "control name" value */
+        struct v4l2_queryctrl q;
+        memset(&q, 0, sizeof q);
+        q.id = V4L2_CTRL_FLAG_NEXT_CTRL;
+        while (xioctl(fd, VIDIOC_QUERYCTRL, &q) == 0) {
+            if (!strcmp((const char *)q.name, argv[3])) {
+                struct v4l2_control c = {.id = q.id, .value = atoi(argv[4])};
+                if (xioctl(fd, VIDIOC_S_CTRL, &c)) { perror("vmtool: S_CTRL"); return 1; }
+                return 0;
+            }
+            q.id |= V4L2_CTRL_FLAG_NEXT_CTRL;
+        }
+        fprintf(stderr, "vmtool: no control named '%s'\n", argv[3]);
+        return 1;
     }
     if (!strcmp(argv[1], "write") && argc >= 7) {
         double fps = atof(argv[3]), lead = atof(argv[4]), tail = atof(argv[6]);
