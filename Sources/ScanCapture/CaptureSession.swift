@@ -78,6 +78,8 @@ public struct CaptureStatistics: Sendable, Hashable {
 /// back and resumes by itself, `deviceConnected`), stalls (no frame for ``CaptureConfiguration/stallTimeout``:
 /// `wasInterrupted`, reopen, `interruptionEnded` when frames return), a busy device (`runtimeError`, retry with
 /// backoff), repeated `EIO` (counted; reopen only past a threshold).
+///
+/// The capture thread keeps the session alive while it runs: call ``stopRunning()`` (or ``close()``) when done.
 public final class CaptureSession: FrameSource, @unchecked Sendable {
     /// `starting` until the first frame stream is on, `running` until stopped (also while interrupted or
     /// disconnected: see ``isInterrupted``), `stopped` after ``stopRunning()`` or a fatal error.
