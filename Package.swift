@@ -79,7 +79,7 @@ let package = Package(
             swiftSettings: strict),
         .executableTarget(
             name: "scand",
-            dependencies: ["ScanKit",
+            dependencies: ["ScanKit", "ScanCapture",
                            .product(name: "ArgumentParser", package: "swift-argument-parser"),
                            .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict),

@@ -11,6 +11,7 @@ public struct ScanSummary: Sendable {
     public var objects = 0
     /// True when the output's reader went away (EPIPE) and scanning stopped early.
     public var outputClosed = false
+    public init() {}
 }
 
 /// `scand scan`: scans each input in turn and delivers one metadata event per frame. A failing input is

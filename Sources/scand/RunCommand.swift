@@ -22,9 +22,6 @@ struct RunCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Replay this file (Y4M, video, image) or '-' for Y4M on stdin.", valueName: "file"))
     var input: String?
 
-    @Option(name: .long, help: ArgumentHelp("Capture from this V4L2 device (prefer /dev/v4l/by-id/… paths).", valueName: "path"))
-    var device: String?
-
     @Option(name: .long, help: ArgumentHelp("JSON configuration file (see docs/daemon.md); flags override it; SIGHUP reloads it.", valueName: "file"))
     var config: String?
 
@@ -72,9 +69,16 @@ struct RunCommand: ParsableCommand {
 
     @OptionGroup var detection: DetectionOptions
     @OptionGroup var logging: LoggingOptions
+    @OptionGroup(title: "Live capture") var capture: CaptureOptions
+
+    /// The device from `--device` (the shared capture option group).
+    var device: String? { capture.device }
 
     func validate() throws {
         if input != nil && device != nil { throw ValidationError("give --input or --device, not both") }
+        if capture.frames != nil || capture.duration != nil {
+            throw ValidationError("--frames and --duration belong to 'scand scan'; 'scand run' serves until stopped")
+        }
         if let clientQueue, clientQueue < 1 || clientQueue > 1_000_000 { throw ValidationError("--client-queue must be 1...1000000") }
         if let clientStallTimeout, !(clientStallTimeout > 0) { throw ValidationError("--client-stall-timeout must be positive") }
     }
@@ -286,7 +290,11 @@ struct RunCommand: ParsableCommand {
     }
 
     private func makeSource(_ r: Resolved) throws -> DaemonSource {
-        if let device = r.device { return try openDeviceSource(path: device) }
+        if let device = r.device {
+            var configuration = capture.captureConfiguration() ?? CaptureConfiguration(device: device)
+            configuration.device = device
+            return openDeviceSource(configuration)
+        }
         guard let input = r.input else {
             throw ScanError.invalidArgument("no source: give --input FILE (or '-') or --device PATH")
         }
@@ -295,9 +303,38 @@ struct RunCommand: ParsableCommand {
     }
 }
 
-/// `--device PATH`: the hook for V4L2 capture (issue 5). Its `CaptureSession` provides the frame source
-/// and, as a ``DeviceEventSource``, the device's state changes; until it lands this reports that
-/// capture is unavailable.
-func openDeviceSource(path: String) throws -> DaemonSource {
-    throw ScanError.device(path: path, reason: "V4L2 capture is not available in this build yet")
+/// `--device PATH`: a V4L2 `CaptureSession` is the frame source and, through ``SessionEvents``, the source
+/// of the daemon's `device` events (connected, disconnected, interrupted, resumed, runtime errors).
+func openDeviceSource(_ configuration: CaptureConfiguration) -> DaemonSource {
+    let session = CaptureSession(configuration: configuration)
+    return DaemonSource(name: configuration.device, canReopen: false, deviceEvents: SessionEvents(session)) {
+        try session.startRunning()
+        return session
+    }
+}
+
+/// Adapts a `CaptureSession`'s event handlers to the daemon's ``DeviceEventSource``.
+final class SessionEvents: DeviceEventSource, @unchecked Sendable {
+    private let session: CaptureSession
+    private let lock = Lock()
+    private var handler: (@Sendable (DeviceEvent) -> Void)?
+    private var registered = false
+
+    init(_ session: CaptureSession) { self.session = session }
+
+    func startReporting(_ handler: @escaping @Sendable (DeviceEvent) -> Void) {
+        let register = lock.withLock { () -> Bool in
+            self.handler = handler
+            defer { registered = true }
+            return !registered
+        }
+        if register {
+            session.addEventHandler { [weak self] event in
+                guard let self, let h = self.lock.withLock({ self.handler }) else { return }
+                h(event)
+            }
+        }
+    }
+
+    func stopReporting() { lock.withLock { handler = nil } }
 }

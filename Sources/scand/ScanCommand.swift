@@ -12,7 +12,7 @@ struct ScanCommand: ParsableCommand {
         abstract: "Scan images, videos and Y4M streams; print one JSON line per image or frame.",
         discussion: """
         Inputs: PNG, JPEG, PGM/PPM/PBM and anything OpenCV's imgcodecs reads; Y4M files or '-' (stdin); \
-        video files (mp4, mkv, avi, …). A failing input gets one error line on stderr and the others are \
+        video files (mp4, mkv, avi, …); or a V4L2 camera with --device (see docs/capture.md). A failing input gets one error line on stderr and the others are \
         still scanned. Exit status: 0 all inputs scanned, 1 some input failed, 2 nothing could be scanned, \
         64 usage error.
         """)
@@ -20,9 +20,7 @@ struct ScanCommand: ParsableCommand {
     @OptionGroup var detection: DetectionOptions
     @OptionGroup(title: "Preview (view coordinates)") var preview: PreviewOptions
     @OptionGroup var logging: LoggingOptions
-
-    @Option(name: .long, help: ArgumentHelp("Stop each input after N frames.", valueName: "N"))
-    var frames: Int?
+    @OptionGroup(title: "Live capture") var capture: CaptureOptions
 
     @Option(name: .long, help: ArgumentHelp("Read input paths from FILE, one per line (for very many inputs).", valueName: "file"))
     var filesFrom: String?
@@ -31,10 +29,11 @@ struct ScanCommand: ParsableCommand {
     var inputs: [String] = []
 
     func validate() throws {
-        if inputs.isEmpty && filesFrom == nil {
-            throw ValidationError("no inputs: give image, video or Y4M files, or '-' for Y4M on stdin")
+        let hasFiles = !inputs.isEmpty || filesFrom != nil
+        if capture.device != nil && hasFiles { throw ValidationError("give --device or input files, not both") }
+        if capture.device == nil && !hasFiles {
+            throw ValidationError("no inputs: give image, video or Y4M files, '-' for Y4M on stdin, or --device")
         }
-        if let frames, frames < 1 { throw ValidationError("--frames must be at least 1") }
         _ = try outputConfiguration()
     }
 
@@ -60,6 +59,10 @@ struct ScanCommand: ParsableCommand {
             logger.critical("\(error)")
             throw ExitCode(ExitStatus.failure)
         }
+        if let live = capture.captureConfiguration() {
+            try LiveScan.run(configuration: live, frames: capture.frames, duration: capture.duration, output: output, logger: logger)
+            return
+        }
         var all = inputs
         if let filesFrom {
             do { all += try readPathList(filesFrom) } catch {
@@ -67,7 +70,7 @@ struct ScanCommand: ParsableCommand {
                 throw ExitCode(ExitStatus.failure)
             }
         }
-        let scanner = FileScanner(output: output, logger: logger, frameLimit: frames)
+        let scanner = FileScanner(output: output, logger: logger, frameLimit: capture.frames)
         let summary = scanner.scan(inputs: all, sink: FileDescriptorSink())
         if summary.outputClosed { return }
         if !summary.failedInputs.isEmpty {

@@ -1,0 +1,352 @@
+public import ScanCore
+internal import CScanV4L2
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A frame interval (seconds per frame as a fraction), as V4L2 reports it.
+public struct FrameInterval: Sendable, Hashable, Encodable {
+    public var numerator: UInt32
+    public var denominator: UInt32
+    public init(numerator: UInt32, denominator: UInt32) { self.numerator = numerator; self.denominator = denominator }
+    /// Frames per second (0 when the interval is 0).
+    public var frameRate: Double { numerator == 0 ? 0 : Double(denominator) / Double(numerator) }
+
+    enum CodingKeys: String, CodingKey { case numerator, denominator, fps }
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(numerator, forKey: .numerator)
+        try c.encode(denominator, forKey: .denominator)
+        try c.encode((frameRate * 1000).rounded() / 1000, forKey: .fps)
+    }
+}
+
+/// A continuous or stepwise range of frame intervals.
+public struct FrameIntervalRange: Sendable, Hashable, Encodable {
+    public var min: FrameInterval
+    public var max: FrameInterval
+    public var step: FrameInterval
+}
+
+/// One discrete frame size with the intervals the driver offers at it.
+public struct DiscreteFrameSize: Sendable, Hashable, Encodable {
+    public var width: Int
+    public var height: Int
+    /// Discrete intervals (empty when the driver gives a range instead).
+    public var intervals: [FrameInterval]
+    /// Stepwise or continuous intervals, when the driver gives a range.
+    public var intervalRange: FrameIntervalRange?
+    public var size: PixelSize { PixelSize(width: width, height: height) }
+}
+
+/// A stepwise (or continuous: step 1) range of frame sizes.
+public struct StepwiseFrameSize: Sendable, Hashable, Encodable {
+    public var minWidth: Int, maxWidth: Int, stepWidth: Int
+    public var minHeight: Int, maxHeight: Int, stepHeight: Int
+    /// Intervals offered at the largest size.
+    public var intervals: [FrameInterval]
+    public var intervalRange: FrameIntervalRange?
+
+    /// True when `size` lies in the range and on its steps.
+    public func contains(_ size: PixelSize) -> Bool {
+        size.width >= minWidth && size.width <= maxWidth && size.height >= minHeight && size.height <= maxHeight
+            && (size.width - minWidth) % Swift.max(1, stepWidth) == 0
+            && (size.height - minHeight) % Swift.max(1, stepHeight) == 0
+    }
+
+    /// The size in the range closest to `target` (clamped, then rounded down to the steps).
+    public func nearest(to target: PixelSize) -> PixelSize {
+        func fit(_ v: Int, _ lo: Int, _ hi: Int, _ step: Int) -> Int {
+            let c = Swift.min(hi, Swift.max(lo, v))
+            return lo + (c - lo) / Swift.max(1, step) * Swift.max(1, step)
+        }
+        return PixelSize(width: fit(target.width, minWidth, maxWidth, stepWidth),
+                         height: fit(target.height, minHeight, maxHeight, stepHeight))
+    }
+}
+
+/// One pixel format the driver offers (not libv4l2's emulated ones).
+public struct CaptureFormat: Sendable, Hashable, Encodable {
+    /// The four-character code, e.g. `YUYV`, `MJPG`.
+    public var fourcc: String
+    /// The driver's description, e.g. `YUYV 4:2:2`.
+    public var description: String
+    public var compressed: Bool
+    /// Discrete sizes (empty when the driver gives a stepwise range).
+    public var sizes: [DiscreteFrameSize]
+    public var stepwise: StepwiseFrameSize?
+
+    /// True when libv4l2 can convert this format to YU12 (raw formats and (M)JPEG; not H.264 and friends).
+    public var isConvertible: Bool {
+        !["H264", "HEVC", "H265", "VP80", "VP90", "MPG1", "MPG2", "MPG4", "M4S2", "XVID", "AV1F"].contains(fourcc)
+    }
+}
+
+/// A V4L2 video capture device (`AVCaptureDevice`): what discovery found at one node.
+public struct CaptureDevice: Sendable, Hashable, Encodable {
+    /// The device node, e.g. `/dev/video0`.
+    public var path: String
+    /// The stable name under `/dev/v4l/by-id` pointing at `path`, when udev made one (`uniqueID`).
+    public var uniqueID: String?
+    /// The driver name (`QUERYCAP.driver`), e.g. `uvcvideo`, `vivid`.
+    public var driver: String
+    /// The device name (`QUERYCAP.card`, `localizedName`).
+    public var card: String
+    /// The bus location (`QUERYCAP.bus_info`), e.g. `usb-0000:00:14.0-1`.
+    public var bus: String
+    /// `QUERYCAP.device_caps` of this node.
+    public var deviceCaps: UInt32
+    /// Native formats, in the driver's order.
+    public var formats: [CaptureFormat]
+
+    enum CodingKeys: String, CodingKey { case path, id, driver, card, bus, formats }
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(path, forKey: .path)
+        try c.encodeIfPresent(uniqueID, forKey: .id)
+        try c.encode(driver, forKey: .driver)
+        try c.encode(card, forKey: .card)
+        try c.encode(bus, forKey: .bus)
+        try c.encode(formats, forKey: .formats)
+    }
+
+    /// Every discrete size of a convertible format, largest first, without duplicates.
+    public var discreteSizes: [PixelSize] {
+        var seen = Set<PixelSize>(), out: [PixelSize] = []
+        for f in formats where f.isConvertible { for s in f.sizes where seen.insert(s.size).inserted { out.append(s.size) } }
+        return out.sorted { ($0.width * $0.height, $0.width) > ($1.width * $1.height, $1.width) }
+    }
+
+    /// Stepwise ranges of convertible formats.
+    public var stepwiseRanges: [StepwiseFrameSize] { formats.filter(\.isConvertible).compactMap(\.stepwise) }
+
+    /// True when some convertible format offers `size`.
+    public func supports(_ size: PixelSize) -> Bool {
+        discreteSizes.contains(size) || stepwiseRanges.contains { $0.contains(size) }
+    }
+
+    /// A short human list of what the device offers, for error messages.
+    public var offeredSummary: String {
+        formats.map { f in
+            var parts = f.sizes.map { "\($0.width)x\($0.height)" }
+            if let s = f.stepwise { parts.append("\(s.minWidth)x\(s.minHeight)...\(s.maxWidth)x\(s.maxHeight) step \(s.stepWidth)/\(s.stepHeight)") }
+            return "\(f.fourcc) " + (parts.isEmpty ? "(no sizes)" : parts.joined(separator: ", "))
+        }.joined(separator: "; ")
+    }
+}
+
+/// Finds V4L2 capture devices (`AVCaptureDevice.DiscoverySession`).
+public enum DiscoverySession {
+    /// A node that was looked at and left out, with the reason.
+    public struct Skipped: Sendable, Hashable { public var path: String; public var reason: String }
+
+    /// Lists every `/dev/video*` node whose `device_caps` include video capture, sorted by node number.
+    /// - Parameter skipped: receives the nodes left out (metadata nodes, outputs, unreadable nodes) and why.
+    public static func devices(skipped: ((Skipped) -> Void)? = nil) -> [CaptureDevice] {
+        let ids = byIDLinks()
+        var out: [CaptureDevice] = []
+        for path in videoNodes() {
+            do {
+                out.append(try describe(path: path, byID: ids))
+            } catch let ScanError.device(p, reason) {
+                skipped?(Skipped(path: p, reason: reason))
+            } catch {
+                skipped?(Skipped(path: path, reason: "\(error)"))
+            }
+        }
+        return out
+    }
+
+    /// Describes one node, given as a path or a `/dev/v4l/by-id` name.
+    /// - Throws: ``ScanError/device(path:reason:)`` when it is missing, unreadable or not a capture device.
+    public static func device(named name: String) throws -> CaptureDevice {
+        let path = try resolve(name)
+        return try describe(path: path, byID: byIDLinks())
+    }
+
+    /// Turns a path or a by-id name (`usb-…-video-index0`, or the full link path) into the device node path.
+    /// - Throws: ``ScanError/device(path:reason:)`` naming `name` when nothing matches.
+    public static func resolve(_ name: String) throws -> String {
+        var candidates = [name]
+        if !name.hasPrefix("/") { candidates = ["/dev/v4l/by-id/" + name, "/dev/" + name, name] }
+        for c in candidates where access(c, F_OK) == 0 {
+            guard let real = realpath(c, nil) else { continue }
+            defer { free(real) }
+            return String(cString: real)
+        }
+        let known = videoNodes()
+        throw ScanError.device(path: name, reason: "no such device" + (known.isEmpty ? " (no /dev/video* nodes)" : " (nodes present: \(known.joined(separator: ", ")))"))
+    }
+
+    /// `/dev/video*` paths sorted by number.
+    static func videoNodes() -> [String] {
+        guard let dir = opendir("/dev") else { return [] }
+        defer { closedir(dir) }
+        var nums: [Int] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name.hasPrefix("video"), let n = Int(name.dropFirst(5)) { nums.append(n) }
+        }
+        return nums.sorted().map { "/dev/video\($0)" }
+    }
+
+    /// Map from device node to its `/dev/v4l/by-id` name.
+    static func byIDLinks() -> [String: String] {
+        let base = "/dev/v4l/by-id"
+        guard let dir = opendir(base) else { return [:] }
+        defer { closedir(dir) }
+        var map: [String: String] = [:]
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name.hasPrefix(".") { continue }
+            if let real = realpath(base + "/" + name, nil) {
+                let target = String(cString: real)
+                free(real)
+                if map[target] == nil || name < map[target]! { map[target] = name }
+            }
+        }
+        return map
+    }
+
+    static func describe(path: String, byID: [String: String]) throws -> CaptureDevice {
+        let fd = scan_raw_open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { throw ScanError.device(path: path, reason: "cannot open: \(errnoText(errno))") }
+        defer { Glibc.close(fd) }
+        var cap = v4l2_capability()
+        guard rawIoctl(fd, SCAN_VIDIOC_QUERYCAP, &cap) == 0 else {
+            throw ScanError.device(path: path, reason: "not a V4L2 device (QUERYCAP: \(errnoText(errno)))")
+        }
+        let caps = (cap.capabilities & UInt32(V4L2_CAP_DEVICE_CAPS)) != 0 ? cap.device_caps : cap.capabilities
+        guard caps & UInt32(V4L2_CAP_VIDEO_CAPTURE) != 0 else {
+            let what = caps & UInt32(V4L2_CAP_META_CAPTURE) != 0 ? "a metadata node" : "not a video capture node"
+            throw ScanError.device(path: path, reason: "\(what) (device_caps 0x\(String(caps, radix: 16)))")
+        }
+        return CaptureDevice(path: path, uniqueID: byID[path], driver: cString(cap.driver), card: cString(cap.card),
+                             bus: cString(cap.bus_info), deviceCaps: caps, formats: enumerateFormats(fd: fd, ioctl: rawIoctl))
+    }
+
+    /// Enumerates native formats, sizes and intervals through `ioctl` (raw or libv4l2). Emulated formats are left out.
+    static func enumerateFormats(fd: Int32, ioctl: (Int32, UInt, UnsafeMutableRawPointer) -> Int32) -> [CaptureFormat] {
+        var formats: [CaptureFormat] = []
+        let capture = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
+        for index in 0..<UInt32(256) {
+            var desc = v4l2_fmtdesc()
+            desc.index = index
+            desc.type = capture
+            guard ioctl(fd, SCAN_VIDIOC_ENUM_FMT, &desc) == 0 else { break }
+            if desc.flags & UInt32(V4L2_FMT_FLAG_EMULATED) != 0 { continue }
+            var format = CaptureFormat(fourcc: fourccString(desc.pixelformat), description: cString(desc.description),
+                                       compressed: desc.flags & UInt32(V4L2_FMT_FLAG_COMPRESSED) != 0, sizes: [], stepwise: nil)
+            for sizeIndex in 0..<UInt32(1024) {
+                var fs = v4l2_frmsizeenum()
+                fs.index = sizeIndex
+                fs.pixel_format = desc.pixelformat
+                guard ioctl(fd, SCAN_VIDIOC_ENUM_FRAMESIZES, &fs) == 0 else { break }
+                if fs.type == V4L2_FRMSIZE_TYPE_DISCRETE.rawValue {
+                    let w = fs.discrete.width, h = fs.discrete.height
+                    let (list, range) = intervals(fd: fd, fourcc: desc.pixelformat, width: w, height: h, ioctl: ioctl)
+                    format.sizes.append(DiscreteFrameSize(width: Int(w), height: Int(h), intervals: list, intervalRange: range))
+                } else {
+                    let s = fs.stepwise
+                    let (list, range) = intervals(fd: fd, fourcc: desc.pixelformat, width: s.max_width, height: s.max_height, ioctl: ioctl)
+                    format.stepwise = StepwiseFrameSize(
+                        minWidth: Int(s.min_width), maxWidth: Int(s.max_width), stepWidth: Int(max(1, s.step_width)),
+                        minHeight: Int(s.min_height), maxHeight: Int(s.max_height), stepHeight: Int(max(1, s.step_height)),
+                        intervals: list, intervalRange: range)
+                    break
+                }
+            }
+            formats.append(format)
+        }
+        return formats
+    }
+
+    static func intervals(fd: Int32, fourcc: UInt32, width: UInt32, height: UInt32,
+                          ioctl: (Int32, UInt, UnsafeMutableRawPointer) -> Int32) -> ([FrameInterval], FrameIntervalRange?) {
+        var list: [FrameInterval] = []
+        for i in 0..<UInt32(256) {
+            var fi = v4l2_frmivalenum()
+            fi.index = i
+            fi.pixel_format = fourcc
+            fi.width = width
+            fi.height = height
+            guard ioctl(fd, SCAN_VIDIOC_ENUM_FRAMEINTERVALS, &fi) == 0 else { break }
+            if fi.type == V4L2_FRMIVAL_TYPE_DISCRETE.rawValue {
+                list.append(FrameInterval(numerator: fi.discrete.numerator, denominator: fi.discrete.denominator))
+            } else {
+                let s = fi.stepwise
+                return (list, FrameIntervalRange(
+                    min: FrameInterval(numerator: s.min.numerator, denominator: s.min.denominator),
+                    max: FrameInterval(numerator: s.max.numerator, denominator: s.max.denominator),
+                    step: FrameInterval(numerator: s.step.numerator, denominator: s.step.denominator)))
+            }
+        }
+        return (list, nil)
+    }
+}
+
+// MARK: - Small V4L2 helpers
+
+/// `ioctl` without libv4l2, retrying on EINTR. Returns 0 or -1 with errno set.
+func rawIoctl(_ fd: Int32, _ request: UInt, _ arg: UnsafeMutableRawPointer) -> Int32 {
+    while true {
+        let r = scan_raw_ioctl(fd, request, arg)
+        if r == -1 && errno == EINTR { continue }
+        return r
+    }
+}
+
+/// `v4l2_ioctl` (through libv4l2's converter), retrying on EINTR. Returns 0 or -1 with errno set.
+func libIoctl(_ fd: Int32, _ request: UInt, _ arg: UnsafeMutableRawPointer) -> Int32 {
+    while true {
+        let r = scan_v4l2_ioctl(fd, request, arg)
+        if r == -1 && errno == EINTR { continue }
+        return r
+    }
+}
+
+/// The four characters of a V4L2 pixel format code, trailing spaces trimmed; big-endian variants
+/// (bit 31 set, `v4l2_fourcc_be`) get a `-BE` suffix, as `v4l2-ctl` prints them. Unprintable bytes become `?`.
+func fourccString(_ code: UInt32) -> String {
+    let bigEndian = code & 0x8000_0000 != 0
+    let bytes = (0..<4).map { UInt8((code & 0x7FFF_FFFF) >> (8 * $0) & 0xFF) }.map { (0x20...0x7E).contains($0) ? $0 : UInt8(ascii: "?") }
+    return String(decoding: bytes, as: UTF8.self).trimmingSuffixSpaces() + (bigEndian ? "-BE" : "")
+}
+
+/// The V4L2 code of four characters.
+func fourccCode(_ s: String) -> UInt32 {
+    let bigEndian = s.hasSuffix("-BE")
+    let b = Array(s.utf8.prefix(bigEndian ? s.utf8.count - 3 : 4)) + [0x20, 0x20, 0x20, 0x20]
+    return UInt32(b[0]) | UInt32(b[1]) << 8 | UInt32(b[2]) << 16 | UInt32(b[3]) << 24 | (bigEndian ? 0x8000_0000 : 0)
+}
+
+/// A NUL-terminated fixed-size C char array (imported as a tuple) as a String.
+func cString<T>(_ tuple: T) -> String {
+    withUnsafeBytes(of: tuple) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+}
+
+func errnoText(_ code: Int32) -> String {
+    let name: String
+    switch code {
+    case EBUSY: name = "EBUSY"
+    case ENODEV: name = "ENODEV"
+    case ENOENT: name = "ENOENT"
+    case EINVAL: name = "EINVAL"
+    case EIO: name = "EIO"
+    case EACCES: name = "EACCES"
+    case EPERM: name = "EPERM"
+    case ENXIO: name = "ENXIO"
+    case ENOMEM: name = "ENOMEM"
+    case ENOSPC: name = "ENOSPC"
+    default: name = "errno \(code)"
+    }
+    return "\(String(cString: strerror(code))) (\(name))"
+}
+
+extension String {
+    func trimmingSuffixSpaces() -> String {
+        var s = Substring(self)
+        while s.last == " " { s = s.dropLast() }
+        return String(s)
+    }
+}

@@ -1,0 +1,560 @@
+public import ScanCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What a ``CaptureSession`` captures and how it copes with trouble. Changes take effect at
+/// ``CaptureSession/commitConfiguration()`` or ``CaptureSession/startRunning()``.
+public struct CaptureConfiguration: Sendable, Hashable {
+    /// The device: a node path (`/dev/video0`) or a `/dev/v4l/by-id` name (full path or just the name).
+    public var device: String
+    /// The size by name; ignored when ``frameSize`` is set.
+    public var sessionPreset: SessionPreset
+    /// An explicit frame size in pixels (overrides the preset).
+    public var frameSize: PixelSize?
+    /// Frames per second asked with `S_PARM` (nil: the driver's current rate). The rate the driver chose is
+    /// read back and reported in ``CaptureSession/activeFormat``.
+    public var frameRate: Double?
+    /// Seconds without a frame before the session reports `wasInterrupted` and reopens the device.
+    public var stallTimeout: Double
+    /// Consecutive `EIO`s from DQBUF (bad MJPEG frames) tolerated before the device is reopened.
+    public var eioReopenThreshold: Int
+    /// Longest wait, in seconds, between retries while the device is busy or gone.
+    public var maxRetryInterval: Double
+    /// Buffers asked with `REQBUFS` (drivers may grant fewer).
+    public var bufferCount: Int
+
+    public init(device: String, sessionPreset: SessionPreset = .high, frameSize: PixelSize? = nil,
+                frameRate: Double? = nil, stallTimeout: Double = 2, eioReopenThreshold: Int = 5,
+                maxRetryInterval: Double = 2, bufferCount: Int = 4) {
+        self.device = device; self.sessionPreset = sessionPreset; self.frameSize = frameSize
+        self.frameRate = frameRate; self.stallTimeout = stallTimeout; self.eioReopenThreshold = eioReopenThreshold
+        self.maxRetryInterval = maxRetryInterval; self.bufferCount = bufferCount
+    }
+}
+
+/// The format a running session negotiated.
+public struct ActiveFormat: Sendable, Hashable {
+    /// The node streamed from (after resolving a by-id name).
+    public var path: String
+    /// Frame size in pixels.
+    public var size: PixelSize
+    /// The driver's native format libv4l2 converts from (`YUYV`, `MJPG`, …); frames are YU12.
+    public var sourceFourcc: String
+    /// Frames per second read back with `G_PARM` (nil when the driver reports none).
+    public var frameRate: Double?
+
+    /// `640x480 YUYV at 15 fps`.
+    public var summary: String {
+        "\(size.width)x\(size.height) \(sourceFourcc)" + (frameRate.map { " at \(formatRate($0)) fps" } ?? "")
+    }
+}
+
+/// Counters since ``CaptureSession/startRunning()``.
+public struct CaptureStatistics: Sendable, Hashable {
+    /// Good frames dequeued from the driver.
+    public var framesCaptured = 0
+    /// Frames handed to the consumer (``CaptureSession/nextFrame()``).
+    public var framesDelivered = 0
+    /// Frames replaced by a newer one before the consumer took them (`alwaysDiscardsLateVideoFrames`).
+    public var framesDroppedLate = 0
+    /// Buffers the driver flagged with `V4L2_BUF_FLAG_ERROR` (dropped).
+    public var errorBuffers = 0
+    /// `EIO` results from DQBUF.
+    public var eioErrors = 0
+    /// Times streaming was (re)started: the first start, configuration commits, reconnects, reopens.
+    public var streamStarts = 0
+    public init() {}
+}
+
+/// A live V4L2 capture (`AVCaptureSession` with one `AVCaptureDeviceInput`): libv4l2 converts to YU12,
+/// buffers are `v4l2_mmap`'ed, one dedicated thread polls, dequeues and requeues them, and the newest frame
+/// waits in a one-slot hand-off for the consumer (late frames are dropped, never queued).
+///
+/// It is a ``FrameSource`` (`info.isLive` is true): ``nextFrame()`` blocks until a frame newer than the last
+/// one is ready and returns nil once the session stopped.
+///
+/// The session survives what cameras do: unplug (`deviceDisconnected`, then it waits for the node to come
+/// back and resumes by itself, `deviceConnected`), stalls (no frame for ``CaptureConfiguration/stallTimeout``:
+/// `wasInterrupted`, reopen, `interruptionEnded` when frames return), a busy device (`runtimeError`, retry with
+/// backoff), repeated `EIO` (counted; reopen only past a threshold).
+///
+/// The capture thread keeps the session alive while it runs: call ``stopRunning()`` (or ``close()``) when done.
+public final class CaptureSession: FrameSource, @unchecked Sendable {
+    /// `starting` until the first frame stream is on, `running` until stopped (also while interrupted or
+    /// disconnected: see ``isInterrupted``), `stopped` after ``stopRunning()`` or a fatal error.
+    public enum State: String, Sendable { case starting, running, stopped }
+
+    private let cond = Condition()
+    // Everything below is guarded by `cond`.
+    private var staged: CaptureConfiguration
+    private var committed: Resolved
+    private var batchDepth = 0
+    private var restartRequested = false
+    private var stopRequested = false
+    private var thread: pthread_t?
+    private var slot: Frame?
+    private var fatal: ScanError?
+    private var _state: State = .stopped
+    private var _interrupted = false
+    private var _activeFormat: ActiveFormat?
+    private var _statistics = CaptureStatistics()
+    private var _lastError: String?
+    private var handlers: [@Sendable (DeviceEvent) -> Void] = []
+    private var continuations: [Int: AsyncStream<DeviceEvent>.Continuation] = [:]
+    private var nextContinuation = 0
+    private var startClock = 0.0
+
+    /// A configuration checked against the device.
+    struct Resolved: Sendable, Hashable {
+        var configuration: CaptureConfiguration
+        var size: PixelSize
+        var offered: String
+    }
+
+    /// Creates a stopped session. The device is checked at ``startRunning()``.
+    public init(configuration: CaptureConfiguration) {
+        staged = configuration
+        committed = Resolved(configuration: configuration, size: PixelSize(width: 0, height: 0), offered: "")
+    }
+
+    deinit { stopRunning() }
+
+    // MARK: Configuration
+
+    /// The configuration that changes through the properties below and becomes active at commit/start.
+    public var configuration: CaptureConfiguration {
+        get { cond.locked { staged } }
+        set { cond.locked { staged = newValue } }
+    }
+    /// The device by path or by-id name (staged).
+    public var device: String {
+        get { configuration.device }
+        set { cond.locked { staged.device = newValue } }
+    }
+    /// The preset (staged).
+    public var sessionPreset: SessionPreset {
+        get { configuration.sessionPreset }
+        set { cond.locked { staged.sessionPreset = newValue; staged.frameSize = nil } }
+    }
+    /// An explicit size (staged; overrides the preset).
+    public var frameSize: PixelSize? {
+        get { configuration.frameSize }
+        set { cond.locked { staged.frameSize = newValue } }
+    }
+    /// The frame rate to ask for (staged).
+    public var frameRate: Double? {
+        get { configuration.frameRate }
+        set { cond.locked { staged.frameRate = newValue } }
+    }
+
+    /// Starts a batch of changes (`beginConfiguration`). Batches nest; the outermost commit applies them.
+    public func beginConfiguration() { cond.locked { batchDepth += 1 } }
+
+    /// Ends a batch (`commitConfiguration`). The outermost commit checks the whole staged configuration against
+    /// the device and, on a running session, applies it with one restart of streaming. Nothing is applied when
+    /// the check fails: the active configuration stays, and the staged one is reset to it.
+    /// - Throws: ``ScanError`` saying why (unknown device, preset or size the device does not offer).
+    public func commitConfiguration() throws {
+        let (outermost, candidate) = cond.locked { () -> (Bool, CaptureConfiguration) in
+            batchDepth = max(0, batchDepth - 1)
+            return (batchDepth == 0, staged)
+        }
+        guard outermost else { return }
+        let resolved: Resolved
+        do { resolved = try Self.resolve(candidate) } catch {
+            cond.locked { if _state != .stopped { staged = committed.configuration } }
+            throw error
+        }
+        cond.locked {
+            guard resolved != committed else { return }
+            committed = resolved
+            if _state != .stopped { restartRequested = true; cond.broadcast() }
+        }
+    }
+
+    /// Whether `preset` can be used with the staged device (`canSetSessionPreset`).
+    public func canSetSessionPreset(_ preset: SessionPreset) -> Bool { (try? check(preset)) != nil }
+
+    /// The size `preset` would give on the staged device.
+    /// - Throws: ``ScanError`` saying why the preset is refused (and what the device offers).
+    public func check(_ preset: SessionPreset) throws -> PixelSize {
+        try DiscoverySession.device(named: configuration.device).resolve(preset)
+    }
+
+    static func resolve(_ c: CaptureConfiguration) throws -> Resolved {
+        guard c.stallTimeout > 0, c.bufferCount >= 1, c.eioReopenThreshold >= 1, c.maxRetryInterval > 0 else {
+            throw ScanError.invalidArgument("capture configuration: stallTimeout, bufferCount, eioReopenThreshold and maxRetryInterval must be positive")
+        }
+        if let r = c.frameRate, !(r > 0 && r <= 1000) {
+            throw ScanError.invalidArgument("frame rate must be in 0...1000 fps, got \(r)")
+        }
+        let device = try DiscoverySession.device(named: c.device)
+        let size: PixelSize
+        if let s = c.frameSize { try device.validate(size: s); size = s } else { size = try device.resolve(c.sessionPreset) }
+        return Resolved(configuration: c, size: size, offered: device.offeredSummary)
+    }
+
+    // MARK: Running
+
+    /// Checks the staged configuration and starts the capture thread. Returns at once; frames and events follow.
+    /// - Throws: ``ScanError`` when the device does not exist, is not a capture device, or refuses the size.
+    public func startRunning() throws {
+        let candidate = cond.locked { staged }
+        let resolved = try Self.resolve(candidate)
+        // A thread that ended by itself (fatal error) is joined before a new one starts.
+        let finished = cond.locked { () -> pthread_t? in
+            guard _state == .stopped, let t = thread else { return nil }
+            thread = nil
+            return t
+        }
+        if let finished { pthread_join(finished, nil) }
+        cond.locked {
+            guard _state == .stopped, thread == nil else { return }
+            committed = resolved
+            stopRequested = false
+            restartRequested = false
+            fatal = nil
+            slot = nil
+            _state = .starting
+            _statistics = CaptureStatistics()
+            startClock = monotonicSeconds()
+            thread = startThread { [self] in captureLoop() }
+        }
+    }
+
+    /// Stops streaming and waits for the capture thread to end. ``nextFrame()`` then returns nil.
+    /// Safe to call from several threads at once, and from an event handler.
+    public func stopRunning() {
+        let t = cond.locked { () -> pthread_t? in
+            stopRequested = true
+            cond.broadcast()
+            defer { thread = nil }
+            return thread
+        }
+        if let t {
+            if pthread_equal(t, pthread_self()) != 0 { pthread_detach(t); return }
+            pthread_join(t, nil)
+        } else {
+            cond.locked { while _state != .stopped { cond.wait(seconds: 0.05) } }
+        }
+    }
+
+    /// The session state.
+    public var state: State { cond.locked { _state } }
+    /// True between `wasInterrupted`/`deviceDisconnected` and the next frame.
+    public var isInterrupted: Bool { cond.locked { _interrupted } }
+    /// The negotiated format of the current stream (nil before the first stream starts).
+    public var activeFormat: ActiveFormat? { cond.locked { _activeFormat } }
+    /// Counters since start.
+    public var statistics: CaptureStatistics { cond.locked { _statistics } }
+    /// The last runtime error's reason, if any.
+    public var lastError: String? { cond.locked { _lastError } }
+
+    // MARK: Events
+
+    /// Calls `handler` on the capture thread for every device event. Keep it short: frames wait meanwhile.
+    public func addEventHandler(_ handler: @escaping @Sendable (DeviceEvent) -> Void) {
+        cond.locked { handlers.append(handler) }
+    }
+
+    /// A stream of device events from now on (buffering the newest 64 when the reader is slow).
+    public func deviceEvents() -> AsyncStream<DeviceEvent> {
+        let (stream, continuation) = AsyncStream.makeStream(of: DeviceEvent.self, bufferingPolicy: .bufferingNewest(64))
+        let id = cond.locked { () -> Int in
+            defer { nextContinuation += 1 }
+            continuations[nextContinuation] = continuation
+            return nextContinuation
+        }
+        continuation.onTermination = { [weak self] _ in self?.cond.locked { _ = self?.continuations.removeValue(forKey: id) } }
+        return stream
+    }
+
+    private func emit(_ kind: DeviceEvent.Kind, _ reason: String? = nil) {
+        let (event, hs, cs) = cond.locked { () -> (DeviceEvent, [@Sendable (DeviceEvent) -> Void], [AsyncStream<DeviceEvent>.Continuation]) in
+            if kind == .runtimeError { _lastError = reason }
+            return (DeviceEvent(kind: kind, device: committed.configuration.device, reason: reason), handlers, Array(continuations.values))
+        }
+        for h in hs { h(event) }
+        for c in cs { c.yield(event) }
+    }
+
+    // MARK: FrameSource
+
+    public var info: SourceInfo {
+        cond.locked { SourceInfo(name: committed.configuration.device, frameRate: _activeFormat?.frameRate, isLive: true) }
+    }
+
+    /// Blocks until a frame newer than the last one returned is ready; nil once ``stopRunning()`` was called
+    /// (a frame still waiting in the slot is dropped then).
+    /// - Throws: ``ScanError/device(path:reason:)`` when the session stopped on a fatal error (e.g. a refused format).
+    public func nextFrame() throws -> Frame? {
+        try nextFrame(timeout: nil)
+    }
+
+    /// Like ``nextFrame()`` but gives up after `timeout` seconds (returning nil while still running).
+    public func nextFrame(timeout: Double?) throws -> Frame? {
+        let deadline = timeout.map { monotonicSeconds() + $0 }
+        return try cond.locked { () throws -> Frame? in
+            while true {
+                if let fatal { throw fatal }
+                if _state == .stopped || stopRequested { return nil }
+                if let f = slot {
+                    slot = nil
+                    _statistics.framesDelivered += 1
+                    return f
+                }
+                if let deadline {
+                    let left = deadline - monotonicSeconds()
+                    if left <= 0 { return nil }
+                    cond.wait(seconds: left)
+                } else {
+                    cond.wait(seconds: 1)
+                }
+            }
+        }
+    }
+
+    /// Stops the session (``FrameSource`` conformance).
+    public func close() { stopRunning() }
+
+    // MARK: The capture thread
+
+    private enum Phase { case opening, streaming }
+
+    private func captureLoop() {
+        var stream: V4L2Stream?
+        var resolved = cond.locked { committed }
+        var everStreamed = false          // with the current configuration
+        var disconnected = false
+        var interrupted = false
+        var busyReported = false
+        var lastErrorReported: String?
+        var retry = 0.05
+        var lastFrame = monotonicSeconds()
+        var consecutiveEIO = 0
+        var index = 0
+
+        func closeStream() { stream?.close(); stream = nil }
+        func setInterrupted(_ v: Bool) { interrupted = v; cond.locked { _interrupted = v || disconnected } }
+
+        while true {
+            let (stop, restart, current) = cond.locked { () -> (Bool, Bool, Resolved) in
+                defer { restartRequested = false }
+                return (stopRequested, restartRequested, committed)
+            }
+            if stop { break }
+            if restart {
+                closeStream()
+                resolved = current
+                everStreamed = false
+                retry = 0.05
+            }
+
+            if stream == nil {
+                let c = resolved.configuration
+                do {
+                    let path = try DiscoverySession.resolve(c.device)
+                    let s = try openStream(path: path, resolved: resolved)
+                    stream = s
+                    let format = ActiveFormat(path: path, size: s.size, sourceFourcc: s.sourceFourcc, frameRate: s.frameRate)
+                    cond.locked {
+                        _activeFormat = format
+                        _statistics.streamStarts += 1
+                        if _state == .starting { _state = .running }
+                    }
+                    if disconnected {
+                        disconnected = false
+                        cond.locked { _interrupted = interrupted }
+                        emit(.connected, path)
+                    }
+                    var reason = format.summary
+                    if let want = c.frameRate, let got = s.frameRate, abs(want - got) / want > 0.01 { reason += " (asked \(formatRate(want)) fps)" }
+                    if s.frameRateIgnored { reason += " (the driver cannot set a frame rate)" }
+                    emit(.started, reason)
+                    everStreamed = true
+                    busyReported = false
+                    lastErrorReported = nil
+                    retry = 0.05
+                    lastFrame = monotonicSeconds()
+                    consecutiveEIO = 0
+                } catch let failure {
+                    switch failure {
+                    case ScanError.device(_, let why) where !disconnected && !interrupted && !everStreamed:
+                        // The node vanished between the check and the open: treat as unplugged.
+                        disconnected = true
+                        emit(.disconnected, why)
+                    case StreamFailure.busy(let why):
+                        if !busyReported { busyReported = true; emit(.runtimeError, why + "; retrying") }
+                    case StreamFailure.refused(let why):
+                        if !everStreamed && !disconnected && !interrupted {
+                            cond.locked { fatal = ScanError.device(path: c.device, reason: why) }
+                            emit(.runtimeError, why)
+                            break
+                        }
+                        if lastErrorReported != why { lastErrorReported = why; emit(.runtimeError, why + "; retrying") }
+                    case StreamFailure.other(let why):
+                        if lastErrorReported != why { lastErrorReported = why; emit(.runtimeError, why + "; retrying") }
+                    default:
+                        break // gone / not a capture device now: wait quietly for it to return
+                    }
+                    if cond.locked({ fatal != nil }) { break }
+                    waitForStop(seconds: retry)
+                    retry = min(retry * 2, c.maxRetryInterval)
+                    continue
+                }
+            }
+
+            guard let s = stream else { continue }
+            let stallTimeout = resolved.configuration.stallTimeout
+            let now = monotonicSeconds()
+            let result = s.next(timeout: max(0.01, min(0.1, lastFrame + stallTimeout - now)))
+            switch result {
+            case .frame(let plane, let sequence, let timestamp):
+                let t = monotonicSeconds()
+                lastFrame = t
+                consecutiveEIO = 0
+                let clock = timestamp ?? t
+                let frame = Frame(luma: plane, index: index, time: max(0, clock - startClock), sequence: sequence, captureClock: clock)
+                index += 1
+                cond.locked {
+                    if slot != nil { _statistics.framesDroppedLate += 1 }
+                    slot = frame
+                    _statistics.framesCaptured += 1
+                    cond.broadcast()
+                }
+                if interrupted {
+                    setInterrupted(false)
+                    emit(.interruptionEnded)
+                }
+            case .corrupt:
+                cond.locked { _statistics.errorBuffers += 1 }
+            case .timeout:
+                break
+            case .eio:
+                consecutiveEIO += 1
+                cond.locked { _statistics.eioErrors += 1 }
+                if consecutiveEIO >= resolved.configuration.eioReopenThreshold {
+                    emit(.runtimeError, "\(consecutiveEIO) consecutive EIO errors from DQBUF; reopening the device")
+                    consecutiveEIO = 0
+                    closeStream()
+                }
+            case .gone:
+                closeStream()
+                disconnected = true
+                cond.locked { _interrupted = true }
+                emit(.disconnected, "the device went away (POLLERR/ENODEV); waiting for it to return")
+                retry = 0.05
+                lastFrame = monotonicSeconds()
+            case .error(let why):
+                emit(.runtimeError, why + "; reopening")
+                closeStream()
+                waitForStop(seconds: retry)
+                retry = min(retry * 2, resolved.configuration.maxRetryInterval)
+            }
+
+            if stream != nil, monotonicSeconds() - lastFrame > stallTimeout {
+                if !interrupted && !disconnected {
+                    setInterrupted(true)
+                    emit(.interrupted, "no frame for \(formatRate(stallTimeout)) s; reopening the device")
+                }
+                closeStream()
+                lastFrame = monotonicSeconds()
+            }
+        }
+        closeStream()
+        let wasFatal = cond.locked { () -> Bool in
+            _state = .stopped
+            _interrupted = false
+            cond.broadcast()
+            return fatal != nil
+        }
+        if !wasFatal { emit(.stopped) }
+    }
+
+    private func openStream(path: String, resolved: Resolved) throws -> V4L2Stream {
+        let c = resolved.configuration
+        return try V4L2Stream(path: path, size: resolved.size, frameRate: c.frameRate, bufferCount: c.bufferCount,
+                              offered: { resolved.offered })
+    }
+
+    /// Sleeps up to `seconds`, waking early when stop or a restart is requested.
+    private func waitForStop(seconds: Double) {
+        let deadline = monotonicSeconds() + seconds
+        cond.locked {
+            while !stopRequested && !restartRequested {
+                let left = deadline - monotonicSeconds()
+                if left <= 0 { break }
+                cond.wait(seconds: left)
+            }
+        }
+    }
+}
+
+/// `15`, `29.97`.
+func formatRate(_ r: Double) -> String {
+    let rounded = (r * 100).rounded() / 100
+    return rounded == rounded.rounded() ? String(Int(rounded)) : String(rounded)
+}
+
+// MARK: - Threads and a condition variable
+
+/// A mutex with a condition variable (monotonic clock for timed waits).
+final class Condition: @unchecked Sendable {
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    private let condition: UnsafeMutablePointer<pthread_cond_t>
+
+    init() {
+        mutex = .allocate(capacity: 1)
+        condition = .allocate(capacity: 1)
+        pthread_mutex_init(mutex, nil)
+        var attr = pthread_condattr_t()
+        pthread_condattr_init(&attr)
+        pthread_condattr_setclock(&attr, CLOCK_MONOTONIC)
+        pthread_cond_init(condition, &attr)
+        pthread_condattr_destroy(&attr)
+    }
+
+    deinit {
+        pthread_cond_destroy(condition)
+        pthread_mutex_destroy(mutex)
+        condition.deallocate()
+        mutex.deallocate()
+    }
+
+    func locked<T>(_ body: () throws -> T) rethrows -> T {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return try body()
+    }
+
+    /// Waits (the mutex must be held) until signalled or `seconds` pass.
+    func wait(seconds: Double) {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        let total = Double(ts.tv_nsec) / 1e9 + max(0, seconds)
+        ts.tv_sec += Int(total)
+        ts.tv_nsec = Int((total - Double(Int(total))) * 1e9)
+        pthread_cond_timedwait(condition, mutex, &ts)
+    }
+
+    func broadcast() { pthread_cond_broadcast(condition) }
+}
+
+private final class ThreadBody {
+    let body: () -> Void
+    init(_ body: @escaping () -> Void) { self.body = body }
+}
+
+/// Starts a joinable thread running `body`.
+func startThread(_ body: @escaping () -> Void) -> pthread_t {
+    let context = Unmanaged.passRetained(ThreadBody(body)).toOpaque()
+    var thread = pthread_t()
+    let status = pthread_create(&thread, nil, { raw in
+        let box = Unmanaged<ThreadBody>.fromOpaque(raw!).takeRetainedValue()
+        box.body()
+        return nil
+    }, context)
+    precondition(status == 0, "pthread_create failed: \(status)")
+    return thread
+}

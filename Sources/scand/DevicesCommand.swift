@@ -1,0 +1,28 @@
+import ArgumentParser
+import ScanCapture
+import ScanOutput
+
+struct DevicesCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "devices",
+        abstract: "List V4L2 video capture devices as JSON lines, one device per line.",
+        discussion: """
+        Each line: path, id (/dev/v4l/by-id name, when udev made one), driver, card, bus, and the driver's \
+        native formats (fourcc, description, compressed) with their sizes (discrete: width, height, intervals; \
+        or stepwise ranges) and frame intervals (numerator/denominator seconds, fps). Nodes without video \
+        capture in their device_caps (metadata nodes, outputs) are skipped; --log-level info names them.
+        """)
+
+    @OptionGroup var logging: LoggingOptions
+
+    func run() throws {
+        let logger = try logging.makeLogger()
+        let devices = DiscoverySession.devices { skipped in
+            logger.info("skipped \(skipped.path): \(skipped.reason)")
+        }
+        if devices.isEmpty { logger.warning("no V4L2 video capture devices found") }
+        let sink = FileDescriptorSink()
+        let encoder = JSONLinesEncoder()
+        for device in devices { sink.write(encoder.encodeLine(device)) }
+    }
+}

@@ -1,0 +1,262 @@
+#!/bin/busybox sh
+# /init of the V4L2 test VM (see run-v4l2-tests). Prints `SCANDVM: PASS|FAIL name detail` lines, then
+# `SCANDVM: DONE`, and powers off.
+/bin/busybox --install -s /bin
+echo
+export PATH=/bin
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev
+mount -t tmpfs tmp /tmp
+echo 1 > /proc/sys/kernel/printk 2>/dev/null
+
+say() { echo "SCANDVM: $*"; }
+pass() { say "PASS $*"; }
+fail() { say "FAIL $*"; }
+now() { cut -d' ' -f1 /proc/uptime; }
+since() { awk -v a="$(now)" -v b="$1" 'BEGIN { printf "%.1f", a - b }'; }
+T=/tmp
+# scandvm.only=a,b on the kernel command line (SCAND_VM_ONLY) runs only those checks.
+ONLY=$(tr ' ' '\n' </proc/cmdline | sed -n 's/^scandvm.only=//p')
+want() { [ -z "$ONLY" ] && return 0; case ",$ONLY," in *",$1,"*) return 0 ;; esac; return 1; }
+
+for m in $(cat /modules/order); do
+    case "$m" in
+        vivid.ko) insmod /modules/vivid.ko n_devs=1 node_types=0x20101 num_inputs=1 input_types=0 ;;
+        *) insmod "/modules/$m" ;;
+    esac || fail modules "insmod $m failed"
+done
+insmod /modules/v4l2loopback.ko video_nr=10 exclusive_caps=1 card_label=scand-loopback || fail modules "insmod v4l2loopback failed"
+sleep 0.3
+say "INFO init started at $(now) s uptime"
+say "INFO nodes: $(ls /dev/video* | tr '\n' ' ')"
+
+# Helpers over scand's JSON lines (keys are sorted, one event per line).
+field() { grep -o "\"$1\":\"[^\"]*\"" | head -1 | sed 's/^[^:]*:"//;s/"$//'; }
+# wait_for FILE PATTERN SECONDS: until FILE has a line matching PATTERN.
+wait_for() {
+    i=0
+    while ! grep -q "$2" "$1" 2>/dev/null; do
+        i=$((i + 1)); [ $i -gt $(($3 * 10)) ] && return 1; sleep 0.1
+    done
+}
+events() { grep '"event":"device"' "$1" | grep -o '"kind":"[^"]*"' | sed 's/"kind":"//;s/"$//' | tr '\n' ' '; }
+
+# No udev here: make the by-id link udev would make, so by-id names are exercised too.
+mkdir -p /dev/v4l/by-id
+ln -s ../../video0 /dev/v4l/by-id/platform-vivid-000-video-index0
+
+# --- 1. scand devices: every capture node listed with the driver's real formats, nothing else.
+if want devices; then
+t=$(now)
+scand devices --log-level info >$T/devices.json 2>$T/devices.err
+rc=$?
+ok=1; detail=""
+for n in /dev/video*; do
+    kind=$(vmtool caps "$n" | cut -d' ' -f1)
+    if [ "$kind" = capture ]; then
+        line=$(grep "\"path\":\"$n\"" $T/devices.json)
+        if [ -z "$line" ]; then ok=0; detail="$detail $n(capture)missing"; continue; fi
+        want=$(vmtool formats "$n" | tr '\n' ' ')
+        got=$(echo "$line" | grep -o '"fourcc":"[^"]*"' | sed 's/"fourcc":"//;s/"//' | tr '\n' ' ')
+        if [ "$want" != "$got" ]; then ok=0; detail="$detail $n formats want[$want] got[$got]"; fi
+        detail="$detail $n=$(echo "$line" | field driver):$(echo "$got" | wc -w)formats"
+    else
+        if grep -q "\"path\":\"$n\"" $T/devices.json; then ok=0; detail="$detail $n(not capture)listed"; else detail="$detail $n=skipped"; fi
+    fi
+done
+grep -q '"driver":"vivid"' $T/devices.json || { ok=0; detail="$detail no-vivid"; }
+grep '"path":"/dev/video0"' $T/devices.json | grep -q '"id":"platform-vivid-000-video-index0"' || { ok=0; detail="$detail no-by-id-name"; }
+grep -q '"width":1280,"height":720\|"height":720.*"width":1280' $T/devices.json || true
+[ $rc = 0 ] && [ $ok = 1 ] && pass devices "$detail ($(since $t)s)" || fail devices "rc=$rc$detail"
+say "INFO vivid formats: $(grep '"driver":"vivid"' $T/devices.json | grep -o '"fourcc":"[^"]*"' | sed 's/"fourcc":"//;s/"//' | tr '\n' ' ')"
+say "INFO vivid sizes (first format): $(grep '"driver":"vivid"' $T/devices.json | sed 's/},{"compressed".*//' | grep -o '"height":[0-9]*,"intervals":\[[^]]*\],"width":[0-9]*' | sed 's/"height":\([0-9]*\),"intervals":\[\([^]]*\)\],"width":\([0-9]*\)/\3x\1/' | tr '\n' ' ')"
+
+fi
+scand devices >$T/devices.json 2>/dev/null
+VIVID=$(grep '"driver":"vivid"' $T/devices.json | field path | head -1)
+[ -n "$VIVID" ] || VIVID=/dev/video0
+
+# --- 2. Frame rate at 640x480 and 1280x720: capture rate from the frame index and the driver timestamps.
+rate_check() { # name size fps seconds
+    name=$1; size=$2; fps=$3; secs=$4
+    t=$(now)
+    scand scan --device "$VIVID" --size "$size" --fps "$fps" --duration "$secs" --log-level info >$T/$name.json 2>$T/$name.err
+    rc=$?
+    negotiated=$(grep '"kind":"started"' $T/$name.json | head -1 | sed -n 's/.* at \([0-9.]*\) fps.*/\1/p')
+    w=${size%x*}; h=${size#*x}
+    # frame index counts every captured frame (delivered or dropped late); time is the driver timestamp.
+    stats=$(grep '"event":"metadata"' $T/$name.json | sed -n 's/.*"frame":\([0-9]*\),"height":\([0-9]*\),.*"time":\([0-9.]*\),"width":\([0-9]*\).*/\1 \2 \3 \4/p' | awk -v w="$w" -v h="$h" '
+        NR==1 {f0=$1; t0=$3} {f1=$1; t1=$3; n++; if ($2!=h || $4!=w) bad++}
+        END { if (n<2 || t1<=t0) {print "0 0 " n " " bad+0; exit} printf "%.2f %.2f %d %d\n", (f1-f0)/(t1-t0), n/(t1-t0), n, bad+0 }')
+    set -- $stats
+    cap=$1; delivered=$2; n=$3; bad=$4
+    okr=$(echo "$negotiated $cap" | awk '{ if ($1>0 && $2>=0.8*$1 && $2<=1.2*$1) print 1; else print 0 }')
+    detail="size=$size asked=${fps}fps negotiated=${negotiated}fps captured=${cap}fps scanned=${delivered}fps frames=$n wrongsize=$bad rc=$rc ($(since $t)s) $(grep -o 'captured [0-9]*, scanned.*' $T/$name.err | head -1)"
+    if [ "$rc" = 0 ] && [ "$okr" = 1 ] && [ "$bad" = 0 ] && [ "$n" -gt 3 ]; then pass "$name" "$detail"; else fail "$name" "$detail"; tail -3 $T/$name.err; fi
+}
+want rate && rate_check rate-640x480 640x480 30 3
+want rate && rate_check rate-1280x720 1280x720 15 3
+
+# --- Library checks against vivid (Swift Testing, Tests/ScanCaptureTests/LiveCaptureTests.swift):
+# commitConfiguration restarts streaming once, refused commits apply nothing, the newest frame wins,
+# device events as an AsyncStream.
+if want session && [ -x /bin/scand-tests ]; then
+    t=$(now)
+    NO_COLOR=1 TERM=dumb SCAND_TEST_DEVICE="$VIVID" scand-tests --testing-library swift-testing --filter LiveCaptureTests >$T/unit.log 2>&1
+    rc=$?
+    ran=$(grep -c 'Test .*() passed after' $T/unit.log)
+    skipped=$(grep -c 'skipped' $T/unit.log)
+    grep -a '^. Test .*\(passed\|failed\)\|recorded an issue\|Expectation failed' $T/unit.log | sed 's/^/SCANDVM: INFO   /'
+    if [ $rc = 0 ] && [ "$ran" -ge 3 ] && [ "$skipped" = 0 ]; then pass session-tests "$ran live CaptureSession tests passed ($(since $t)s)"
+    else fail session-tests "rc=$rc passed=$ran skipped=$skipped"; tail -20 $T/unit.log; fi
+fi
+
+# --- 3+4. QR frames through v4l2loopback, in order; the writer stalls, a new writer resumes.
+LOOP=/dev/video10
+if want loopback; then
+t=$(now)
+rm -f $T/go1 $T/go2
+# Writer 1 shows white until scand streams, then 6 codes for 1 s each, then exits (a stall).
+vmtool write $LOOP 5 $T/go1 5 0 /qr/000.txt /qr/001.txt /qr/002.txt /qr/003.txt /qr/004.txt /qr/005.txt >$T/w1.log 2>&1 &
+w1=$!
+sleep 0.3
+scand scan --device $LOOP --types qr --no-inverted --stall-timeout 1 --duration 30 --log-level info >$T/loop.json 2>$T/loop.err &
+sp=$!
+wait_for $T/loop.json '"kind":"started"' 10; touch $T/go1
+wait $w1
+w1rc=$?
+# The stall: scand reports wasInterrupted and reopens; then writer 2 shows white until scand reports
+# interruptionEnded, then 4 more codes.
+wait_for $T/loop.json '"kind":"wasInterrupted"' 5
+vmtool write $LOOP 5 $T/go2 5 0.5 /qr/006.txt /qr/007.txt /qr/008.txt /qr/009.txt >$T/w2.log 2>&1 &
+w2=$!
+wait_for $T/loop.json '"kind":"interruptionEnded"' 10; touch $T/go2
+wait $w2
+w2rc=$?
+kill -INT $sp
+wait $sp
+rc=$?
+want="scand-qr-000 scand-qr-001 scand-qr-002 scand-qr-003 scand-qr-004 scand-qr-005 scand-qr-006 scand-qr-007 scand-qr-008 scand-qr-009 "
+got=$(grep '"event":"metadata"' $T/loop.json | grep -o '"value":"[^"]*"' | sed 's/"value":"//;s/"$//' | uniq | tr '\n' ' ')
+if [ "$got" = "$want" ] && [ $rc = 0 ]; then pass loopback-qr "10 payloads exact and in order, writers rc=$w1rc/$w2rc, scand rc=$rc after SIGINT ($(since $t)s) $(grep -o 'captured [0-9]*, scanned.*' $T/loop.err | head -1)"
+else fail loopback-qr "rc=$rc writers=$w1rc/$w2rc got[$got] want[$want]"; tail -5 $T/loop.err; cat $T/w1.log $T/w2.log; fi
+ev=$(events $T/loop.json)
+# wasInterrupted after the first writer, interruptionEnded before the second writer's codes.
+order=$(awk '/"kind":"wasInterrupted"/ && !i {i=NR} /"kind":"interruptionEnded"/ && !e {e=NR} /scand-qr-006/ && !q {q=NR} END {print (i>0 && e>i && q>e) ? 1 : 0}' $T/loop.json)
+if [ "$order" = 1 ]; then pass loopback-stall "events: $ev"; else fail loopback-stall "events: $ev"; fi
+fi
+
+# --- 5. Unplug (sysfs unbind of vivid) and re-bind: deviceDisconnected, no crash, resumes by itself.
+if want unplug; then
+t=$(now)
+scand scan --device "$VIVID" --size 640x480 --fps 15 --duration 30 --log-level info >$T/unplug.json 2>$T/unplug.err &
+sp=$!
+wait_for $T/unplug.json '"event":"metadata"' 10
+sleep 1
+echo vivid.0 >/sys/bus/platform/drivers/vivid/unbind
+wait_for $T/unplug.json '"kind":"deviceDisconnected"' 5
+sleep 1
+echo vivid.0 >/sys/bus/platform/drivers/vivid/bind
+u=$(now)
+wait_for $T/unplug.json '"kind":"deviceConnected"' 10
+resumed=$(since $u)
+sleep 2
+kill -INT $sp
+wait $sp
+rc=$?
+ev=$(events $T/unplug.json)
+after=$(awk '/"kind":"deviceConnected"/ {c=1} c && /"event":"metadata"/ {n++} END {print n+0}' $T/unplug.json)
+before=$(awk '/"kind":"deviceDisconnected"/ {exit} /"event":"metadata"/ {n++} END {print n+0}' $T/unplug.json)
+if [ $rc = 0 ] && echo "$ev" | grep -q 'deviceDisconnected.*deviceConnected' && [ "$after" -gt 3 ]; then
+    pass unplug "rc=$rc events: $ev frames before=$before after-reconnect=$after, resumed ${resumed}s after bind ($(since $t)s)"
+else fail unplug "rc=$rc events: $ev frames before=$before after=$after"; tail -5 $T/unplug.err; fi
+fi
+
+# --- 6. A second scand on a busy device gets a clear error.
+if want busy; then
+t=$(now)
+scand scan --device "$VIVID" --size 640x480 --duration 30 >$T/busy1.json 2>$T/busy1.err &
+sp=$!
+wait_for $T/busy1.json '"event":"metadata"' 10
+scand scan --device "$VIVID" --size 640x480 --duration 1.5 >$T/busy2.json 2>$T/busy2.err
+rc2=$?
+kill -INT $sp
+wait $sp
+rc1=$?
+msg=$(grep -i 'busy' $T/busy2.err | tail -1)
+if [ $rc1 = 0 ] && [ $rc2 = 2 ] && [ -n "$msg" ] && grep -q '"kind":"runtimeError".*busy' $T/busy2.json; then
+    pass busy "second scand rc=$rc2: $msg ($(since $t)s)"
+else fail busy "rc1=$rc1 rc2=$rc2 msg=[$msg]"; cat $T/busy2.err | tail -3; fi
+fi
+
+# --- Error buffers and a fatal streaming error (vivid's error injection), device named by its by-id name.
+if want errors; then
+t=$(now)
+BYID=platform-vivid-000-video-index0
+scand scan --device $BYID --size 640x480 --fps 15 --duration 30 --log-level info >$T/err.json 2>$T/err.err &
+sp=$!
+wait_for $T/err.json '"event":"metadata"' 10
+for i in 1 2 3; do vmtool ctrl "$VIVID" "Inject V4L2_BUF_FLAG_ERROR" 1; sleep 0.4; done
+vmtool ctrl "$VIVID" "Inject Fatal Streaming Error" 1
+wait_for $T/err.json '"kind":"runtimeError".*EIO' 5
+sleep 1.5
+kill -INT $sp
+wait $sp
+rc=$?
+errbufs=$(sed -n 's/.*error buffers \([0-9]*\), EIO \([0-9]*\), stream starts \([0-9]*\).*/\1 \2 \3/p' $T/err.err)
+set -- $errbufs
+ev=$(events $T/err.json)
+after=$(awk '/"kind":"runtimeError"/ {c=1} c && /"event":"metadata"/ {n++} END {print n+0}' $T/err.json)
+if [ $rc = 0 ] && [ "${1:-0}" -ge 1 ] && [ "${2:-0}" -ge 5 ] && [ "${3:-0}" -ge 2 ] && [ "$after" -gt 3 ] && grep -q '"source":"platform-vivid-000-video-index0"' $T/err.json; then
+    pass errors "by-id name; flagged buffers dropped=$1, EIO=$2 then reopen (stream starts $3), frames after=$after, events: $ev ($(since $t)s)"
+else fail errors "rc=$rc counters[error buffers, EIO, starts]=[$errbufs] after=$after events: $ev"; tail -5 $T/err.err; fi
+fi
+
+# --- 7. A size the device refuses: clear error listing what it offers.
+if want refused; then
+scand scan --device "$VIVID" --size 1000x700 --duration 1 >$T/refuse.json 2>$T/refuse.err
+rc=$?
+msg=$(tail -1 $T/refuse.err)
+if [ $rc = 2 ] && echo "$msg" | grep -q 'does not offer 1000x700; it offers: .*640x480'; then pass refused-size "rc=$rc: $(echo "$msg" | cut -c1-160)…"
+else fail refused-size "rc=$rc: $msg"; fi
+fi
+
+# --- 8. The daemon on a real device: `scand run --device` over a Unix socket, through an unplug and re-bind.
+# A socket client (busybox nc) sees the hello banner, metadata, and device events in one gapless seq stream;
+# SIGTERM removes the socket file.
+if want daemon; then
+t=$(now)
+SOCK=$T/scand.sock
+scand run --device "$VIVID" --size 640x480 --fps 15 --socket $SOCK --stdout --log-level info >$T/run.json 2>$T/run.err &
+dp=$!
+wait_for $T/run.json '"event":"metadata"' 15
+mode=$(stat -c %a $SOCK 2>/dev/null)
+vmtool sockread $SOCK 6 >$T/client.json 2>$T/client.err &
+cp=$!
+sleep 1
+echo vivid.0 >/sys/bus/platform/drivers/vivid/unbind
+wait_for $T/run.json '"kind":"deviceDisconnected"' 5
+sleep 1
+echo vivid.0 >/sys/bus/platform/drivers/vivid/bind
+wait_for $T/run.json '"kind":"deviceConnected"' 10
+sleep 2
+kill -TERM $dp
+wait $dp
+rc=$?
+wait $cp 2>/dev/null
+gone=$([ -e $SOCK ] && echo present || echo removed)
+ev=$(events $T/run.json)
+seqs=$(grep -o '"seq":[0-9]*' $T/run.json | cut -d: -f2)
+gaps=$(echo "$seqs" | awk 'NR>1 && $1 != p+1 {g++} {p=$1} END {print g+0}')
+hello=$(head -1 $T/client.json | grep -c '"event":"hello"')
+cdev=$(grep -c '"event":"device"' $T/client.json)
+after=$(awk '/"kind":"deviceConnected"/ {c=1} c && /"event":"metadata"/ {n++} END {print n+0}' $T/run.json)
+if [ $rc = 0 ] && [ "$mode" = 660 ] && [ $gone = removed ] && [ "$gaps" = 0 ] && [ "$hello" = 1 ] && [ "$cdev" -ge 2 ] \
+   && echo "$ev" | grep -q 'deviceDisconnected.*deviceConnected' && [ "$after" -gt 3 ]; then
+    pass daemon "socket $mode, client got hello + $cdev device events, seq gapless ($(echo "$seqs" | wc -l) events), events: $ev, frames after re-bind=$after, SIGTERM rc=$rc socket $gone ($(since $t)s)"
+else fail daemon "rc=$rc mode=$mode socket=$gone gaps=$gaps hello=$hello client-device=$cdev after=$after events: $ev"; tail -5 $T/run.err; head -3 $T/client.json; fi
+fi
+
+say DONE
+poweroff -f
