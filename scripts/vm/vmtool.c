@@ -116,14 +116,12 @@ static int put(int fd) {
 }
 
 int main(int argc, char **argv) {
-    if (argc < 3) { fprintf(stderr, "usage: vmtool caps|formats|write DEV ...\n"); return 64; }
-    int fd = open(argv[2], O_RDWR);
-    if (fd < 0) { fprintf(stderr, "vmtool: %s: %s\n", argv[2], strerror(errno)); return 1; }
+    if (argc < 3) { fprintf(stderr, "usage: vmtool caps|formats|write DEV ... | sockread PATH SECONDS\n"); return 64; }
     if (!strcmp(argv[1], "sockread") && argc == 4) { /* vmtool sockread PATH SECONDS: copy a Unix socket to stdout */
-        int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+        int sock = socket(AF_UNIX, SOCK_STREAM, 0);
         struct sockaddr_un addr = {.sun_family = AF_UNIX};
         snprintf(addr.sun_path, sizeof addr.sun_path, "%s", argv[2]);
-        if (fd < 0 || connect(fd, (struct sockaddr *)&addr, sizeof addr) != 0) { perror("connect"); return 1; }
+        if (sock < 0 || connect(sock, (struct sockaddr *)&addr, sizeof addr) != 0) { perror("connect"); return 1; }
         struct timespec start, now;
         clock_gettime(CLOCK_MONOTONIC, &start);
         const double limit = atof(argv[3]);
@@ -132,16 +130,18 @@ int main(int argc, char **argv) {
             clock_gettime(CLOCK_MONOTONIC, &now);
             double left = limit - ((now.tv_sec - start.tv_sec) + (now.tv_nsec - start.tv_nsec) / 1e9);
             if (left <= 0) break;
-            struct pollfd p = {.fd = fd, .events = POLLIN};
+            struct pollfd p = {.fd = sock, .events = POLLIN};
             if (poll(&p, 1, (int)(left * 1000) + 1) <= 0) continue;
-            ssize_t n = read(fd, buffer, sizeof buffer);
+            ssize_t n = read(sock, buffer, sizeof buffer);
             if (n <= 0) break;
             fwrite(buffer, 1, (size_t)n, stdout);
             fflush(stdout);
         }
-        close(fd);
+        close(sock);
         return 0;
     }
+    int fd = open(argv[2], O_RDWR);
+    if (fd < 0) { fprintf(stderr, "vmtool: %s: %s\n", argv[2], strerror(errno)); return 1; }
     if (!strcmp(argv[1], "caps")) {
         struct v4l2_capability cap;
         memset(&cap, 0, sizeof cap);
