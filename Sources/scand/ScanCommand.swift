@@ -15,6 +15,7 @@ struct ScanCommand: ParsableCommand {
         """)
 
     @OptionGroup var detection: DetectionOptions
+    @OptionGroup(title: "Face options") var face: FaceOptions
     @OptionGroup var logging: LoggingOptions
 
     @Option(name: .long, help: ArgumentHelp("Stop each input after N frames.", valueName: "N"))
@@ -32,7 +33,9 @@ struct ScanCommand: ParsableCommand {
         let logger = try logging.makeLogger()
         let output: MetadataOutput
         do {
-            output = try MetadataOutput(configuration: try detection.outputConfiguration())
+            var configuration = try detection.outputConfiguration()
+            configuration.face = try face.configuration()
+            output = try MetadataOutput(configuration: configuration)
         } catch let error as ScanError {
             if case .invalidArgument(let m) = error { throw ValidationError(m) }
             logger.critical("\(error)")
