@@ -42,7 +42,8 @@ public struct FaceConfiguration: Sendable, Hashable {
     /// Re-detect each known face in a window around its predicted position on every frame.
     public var windowSearch: Bool
     /// Search copies of the frame rotated by ±``rollSearchAngle`` so faces rolled up to ±45° are found
-    /// (frontal cascades alone stop at about ±15–20°).
+    /// (frontal cascades alone stop at about ±15–20°). Full searches after the first alternate between the
+    /// two rotated copies; the window search around a known face follows its roll.
     public var rollSearch: Bool
     /// Rotation of the extra full-frame search copies, degrees.
     public var rollSearchAngle: Double
@@ -50,7 +51,7 @@ public struct FaceConfiguration: Sendable, Hashable {
     public var eyeRoll: Bool
     /// Try the profile cascade (and its mirror) to report yaw 90/270 and to keep turned faces.
     public var estimateYaw: Bool
-    /// cv::CascadeClassifier scale step between pyramid levels (> 1).
+    /// cv::CascadeClassifier scale step between pyramid levels of the full-frame search (> 1).
     public var scaleFactor: Double
     /// cv::CascadeClassifier minNeighbors for full-frame detection.
     public var minNeighbors: Int
@@ -62,9 +63,9 @@ public struct FaceConfiguration: Sendable, Hashable {
     public var presenceGrace: Double
 
     public init(cascade: FaceCascade = .lbp, minimumFaceSize: Int = 40, maximumFaceSize: Int? = nil,
-                detectionInterval: Int = 6, windowSearch: Bool = true, rollSearch: Bool = true,
+                detectionInterval: Int = 8, windowSearch: Bool = true, rollSearch: Bool = true,
                 rollSearchAngle: Double = 30, eyeRoll: Bool = true, estimateYaw: Bool = true,
-                scaleFactor: Double = 1.1, minNeighbors: Int = 3, maxMissedFrames: Int = 8,
+                scaleFactor: Double = 1.15, minNeighbors: Int = 3, maxMissedFrames: Int = 20,
                 confirmationFrames: Int = 2, presenceGrace: Double = 0.5) {
         self.cascade = cascade; self.minimumFaceSize = minimumFaceSize; self.maximumFaceSize = maximumFaceSize
         self.detectionInterval = detectionInterval; self.windowSearch = windowSearch

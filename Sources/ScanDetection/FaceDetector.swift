@@ -164,16 +164,26 @@ public final class FaceDetector: MetadataDetector {
     /// Scale at which a full frame is searched so the smallest wanted face fills the cascade window.
     var fullFrameScale: Double { min(1.0, Double(frontal.window) / Double(configuration.minimumFaceSize)) }
 
-    /// Frontal faces anywhere in `rectOfInterest`, searched upright and (with ``FaceConfiguration/rollSearch``)
-    /// on copies rotated by ±rollSearchAngle. Roll is the search angle (coarse); call ``refineRoll(_:in:)``.
-    public func detectFaces(in luma: LumaPlane, rectOfInterest: NormalizedRect = .unit) throws -> [FaceCandidate] {
+    /// The search angles (degrees) of full-frame detection number `cycle`: upright always; with
+    /// ``FaceConfiguration/rollSearch`` both rotated copies when `cycle` is nil, otherwise one of them,
+    /// alternating (so the cost per full search is two passes instead of three).
+    public func searchAngles(cycle: Int?) -> [Double] {
+        guard configuration.rollSearch else { return [0] }
+        let a = configuration.rollSearchAngle
+        guard let cycle else { return [0, -a, a] }
+        return [0, cycle % 2 == 0 ? -a : a]
+    }
+
+    /// Frontal faces anywhere in `rectOfInterest`, searched on copies of the frame turned by `angles`
+    /// (degrees; default: ``searchAngles(cycle:)`` with all angles). Roll is the search angle (coarse);
+    /// call ``refineRoll(_:in:)``.
+    public func detectFaces(in luma: LumaPlane, rectOfInterest: NormalizedRect = .unit, angles: [Double]? = nil) throws -> [FaceCandidate] {
         let region = PixelRect(covering: rectOfInterest.intersection(.unit), in: luma.size)
         guard region.width >= 8, region.height >= 8 else { return [] }
         let s = fullFrameScale
         let w = max(1, Int((Double(region.width) * s).rounded())), h = max(1, Int((Double(region.height) * s).rounded()))
         let cx = Double(region.x) + Double(region.width) / 2, cy = Double(region.y) + Double(region.height) / 2
-        var angles: [Double] = [0]
-        if configuration.rollSearch { angles += [-configuration.rollSearchAngle, configuration.rollSearchAngle] }
+        let angles = angles ?? searchAngles(cycle: nil)
         let minSize = max(frontal.window, Int((Double(configuration.minimumFaceSize) * s).rounded()))
         let maxSize = configuration.maximumFaceSize.map { max(minSize, Int(Double($0) * s)) } ?? 0
         var found: [FaceCandidate] = []

@@ -105,7 +105,9 @@ public final class FaceTracker {
         }
         var fullHits: [FaceCandidate] = []
         if fullDetection {
-            fullHits = try detector.detectFaces(in: frame.luma, rectOfInterest: rectOfInterest)
+            let cycle = (frameCount - 1) / configuration.detectionInterval
+            fullHits = try detector.detectFaces(in: frame.luma, rectOfInterest: rectOfInterest,
+                                                angles: detector.searchAngles(cycle: first ? nil : cycle))
         }
         let candidates = FaceDetector.suppressDuplicates(windowHits + fullHits)
 
@@ -123,6 +125,8 @@ public final class FaceTracker {
                 next.append(t)
             } else {
                 t.misses += 1
+                // Coasting: keep the motion but let it fade, so a hidden face is looked for near where it was.
+                t.vx *= 0.85; t.vy *= 0.85; t.vs *= 0.5
                 if t.id == nil || t.misses > configuration.maxMissedFrames { end(t) } else { next.append(t) }
             }
         }

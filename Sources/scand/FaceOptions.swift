@@ -34,6 +34,12 @@ struct FaceOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Seconds a face must stay undetected before a 'lost' presence transition.", valueName: "s"))
     var faceGrace: Double = FaceConfiguration().presenceGrace
 
+    @Option(name: .long, help: ArgumentHelp("Pyramid scale step of the full-frame search (1.05 slow and thorough … 1.3 fast).", valueName: "f"))
+    var faceScaleFactor: Double = FaceConfiguration().scaleFactor
+
+    @Option(name: .long, help: ArgumentHelp("Cascade min neighbours of the full-frame search (higher: fewer false faces, more misses).", valueName: "n"))
+    var faceMinNeighbors: Int = FaceConfiguration().minNeighbors
+
     func configuration() throws -> FaceConfiguration {
         var c = FaceConfiguration()
         guard let cascade = FaceCascade(rawValue: faceCascade.lowercased()) else {
@@ -49,6 +55,8 @@ struct FaceOptions: ParsableArguments {
         c.estimateYaw = !noYaw
         c.maxMissedFrames = faceMaxMisses
         c.presenceGrace = faceGrace
+        c.scaleFactor = faceScaleFactor
+        c.minNeighbors = faceMinNeighbors
         if let problem = c.validationError { throw ValidationError(problem) }
         return c
     }
