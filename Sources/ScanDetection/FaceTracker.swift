@@ -120,7 +120,11 @@ public final class FaceTracker {
                 matchedCandidates.insert(ci)
                 var c = candidates[ci]
                 if c.yaw == 0 { detector.refineRoll(&c, in: frame.luma) }
-                if fullDetection { detector.classifyYaw(&c, in: frame.luma) }
+                if fullDetection {
+                    detector.classifyYaw(&c, in: frame.luma)
+                } else if c.yaw == 0, let y = t.yaw, y == 45 || y == 315 {
+                    c.yaw = y   // 45/315 is decided on full-search frames; a window hit keeps it
+                }
                 update(&t, with: c, frame: frame)
                 next.append(t)
             } else {
