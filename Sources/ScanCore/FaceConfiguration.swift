@@ -1,10 +1,9 @@
 /// Which OpenCV cascade family finds faces.
 public enum FaceCascade: String, Sendable, Hashable, CaseIterable {
-    /// Haar features (`haarcascade_frontalface_alt2.xml`, `haarcascade_profileface.xml`): slower, finds
-    /// smaller faces (20 px window).
+    /// Haar features (`haarcascade_frontalface_alt2.xml`): slower, finds smaller faces (20 px window).
     case haar
-    /// Local binary patterns (`lbpcascade_frontalface_improved.xml`, `lbpcascade_profileface.xml`):
-    /// several times faster, 45 px window so smaller faces are searched on an upscaled picture.
+    /// Local binary patterns (`lbpcascade_frontalface_improved.xml`): several times faster; 45 px window,
+    /// so faces smaller than ~45 px are not found.
     case lbp
 
     /// Frontal cascade file name inside the models directory.
@@ -15,13 +14,9 @@ public enum FaceCascade: String, Sendable, Hashable, CaseIterable {
         }
     }
 
-    /// Profile cascade file name inside the models directory.
-    public var profileFile: String {
-        switch self {
-        case .haar: return "haarcascade_profileface.xml"
-        case .lbp: return "lbpcascade_profileface.xml"
-        }
-    }
+    /// Profile cascade file name inside the models directory: the Haar one for both families
+    /// (`lbpcascade_profileface.xml` misses most profiles; the profile search only runs on small windows).
+    public var profileFile: String { "haarcascade_profileface.xml" }
 
     /// Eye cascade used for roll (the same for both families).
     public static let eyeFile = "haarcascade_eye.xml"

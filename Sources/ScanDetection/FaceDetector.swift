@@ -148,13 +148,21 @@ public final class FaceDetector: MetadataDetector {
         eyes = try eyePath.map { try Cascade(path: $0) }
     }
 
-    /// Full-frame detection (no faceIDs): every face within `rectOfInterest` (normalized device
-    /// coordinates) with roll and yaw when known. Bounds are relative to the whole frame.
+    /// Full-frame detection (no faceIDs), for still images: every frontal face within `rectOfInterest`
+    /// (normalized device coordinates) with roll and yaw, plus (with ``FaceConfiguration/estimateYaw``) profile
+    /// faces from the profile cascade and its mirror (yaw 90/270, roll unknown). Bounds are relative to the
+    /// whole frame.
     public func detect(in frame: Frame, rectOfInterest: NormalizedRect = .unit) throws -> [MetadataObject] {
         var faces = try detectFaces(in: frame.luma, rectOfInterest: rectOfInterest)
         for i in faces.indices {
             refineRoll(&faces[i], in: frame.luma)
             classifyYaw(&faces[i], in: frame.luma)
+        }
+        if configuration.estimateYaw {
+            let region = PixelRect(covering: rectOfInterest.intersection(.unit), in: frame.size)
+            if region.width >= 8, region.height >= 8 {
+                faces = Self.suppressDuplicates(faces + (try detectProfiles(in: frame.luma, region: region)))
+            }
         }
         return faces.map {
             MetadataObject(type: .face, bounds: $0.bounds(in: frame.size), rollAngle: $0.roll, yawAngle: $0.yaw)
@@ -229,29 +237,44 @@ public final class FaceDetector: MetadataDetector {
             let pTarget = max(Double(profile.window) * 1.3, 36)
             let pk = pTarget / max(predicted.size, 1)
             let pSide = Int((pTarget * 2.0).rounded())
-            for mirrored in [false, true] {
-                var view = try RotatedView(luma, centerX: predicted.centerX, centerY: predicted.centerY,
-                                           angle: roll, scale: pk, width: pSide, height: pSide)
-                if mirrored { view.mirror() }
-                let rects = try profile.detect(view.pixels, width: pSide, height: pSide, scaleFactor: 1.08,
-                                               minNeighbors: configuration.minNeighbors,
-                                               minSize: max(profile.window, Int(pTarget * 0.72)), maxSize: Int(pTarget * 1.45))
-                if !rects.isEmpty {
-                    return nearestFirst(rects.map { r in
-                        var x = Double(r.x) + Double(r.width) / 2
-                        if mirrored { x = Double(pSide) - x }
-                        let p = view.framePoint(x: x, y: Double(r.y) + Double(r.height) / 2)
-                        return FaceCandidate(centerX: p.x, centerY: p.y, size: Double(max(r.width, r.height)) / pk,
-                                             roll: roll, yaw: Self.profileYaw(mirrored: mirrored))
-                    }, to: predicted)
-                }
+            let view = try RotatedView(luma, centerX: predicted.centerX, centerY: predicted.centerY,
+                                       angle: roll, scale: pk, width: pSide, height: pSide)
+            if let (rect, mirrored) = try profileSide(view, cascade: profile, target: pTarget) {
+                var x = Double(rect.x) + Double(rect.width) / 2
+                if mirrored { x = Double(pSide) - x }
+                let p = view.framePoint(x: x, y: Double(rect.y) + Double(rect.height) / 2)
+                return [FaceCandidate(centerX: p.x, centerY: p.y, size: Double(max(rect.width, rect.height)) / pk,
+                                      roll: roll, yaw: Self.profileYaw(mirrored: mirrored))]
             }
         }
         return []
     }
 
-    /// OpenCV's profile cascades are trained on faces turned to the image's left (the nose points left),
-    /// so a hit on the mirrored picture is a face turned to the image's right.
+    /// Which side the profile cascade sees in `view`: the best hit on the view as it is (`mirrored` false)
+    /// or on its mirror image (`mirrored` true; the rectangle is in mirrored coordinates). When both sides
+    /// fire, the side that still fires with more min neighbours wins; nil when none or still tied.
+    func profileSide(_ view: RotatedView, cascade: Cascade, target: Double) throws -> (scv_rect, Bool)? {
+        var mirroredView = view
+        mirroredView.mirror()
+        let minSize = max(cascade.window, Int(target * 0.7)), maxSize = Int(target * 1.5)
+        for neighbours in [configuration.minNeighbors, 6, 10, 15, 20] {
+            let plain = try cascade.detect(view.pixels, width: view.width, height: view.height, scaleFactor: 1.08,
+                                           minNeighbors: neighbours, minSize: minSize, maxSize: maxSize)
+            let mirrored = try cascade.detect(mirroredView.pixels, width: view.width, height: view.height, scaleFactor: 1.08,
+                                              minNeighbors: neighbours, minSize: minSize, maxSize: maxSize)
+            switch (plain.first, mirrored.first) {
+            case (nil, nil): return nil
+            case (let p?, nil): return (p, false)
+            case (nil, let m?): return (m, true)
+            default: continue
+            }
+        }
+        return nil
+    }
+
+    /// OpenCV's Haar profile cascade responds to faces turned to the image's left (the nose points left;
+    /// checked on skimage's cameraman, who faces right and fires more strongly mirrored), so a hit on the
+    /// mirrored picture is a face turned to the image's right.
     static func profileYaw(mirrored: Bool) -> Double { mirrored ? 90 : 270 }
 
     /// Replaces the coarse roll of a frontal face by the eye-pair angle (within ±25° of it); unchanged when
@@ -293,14 +316,42 @@ public final class FaceDetector: MetadataDetector {
         let target = max(Double(profile.window) * 1.4, 40)
         let k = target / max(face.size, 1)
         let side = Int((target * 1.5).rounded())
-        for mirrored in [false, true] {
-            guard var view = try? RotatedView(luma, centerX: face.centerX, centerY: face.centerY, angle: face.roll ?? 0,
-                                              scale: k, width: side, height: side) else { return }
-            if mirrored { view.mirror() }
-            let rects = (try? profile.detect(view.pixels, width: side, height: side, scaleFactor: 1.1,
-                                             minNeighbors: configuration.minNeighbors + 1,
-                                             minSize: max(profile.window, Int(target * 0.75)), maxSize: Int(target * 1.35))) ?? []
-            if !rects.isEmpty { face.yaw = mirrored ? 45 : 315; return }
+        guard let view = try? RotatedView(luma, centerX: face.centerX, centerY: face.centerY, angle: face.roll ?? 0,
+                                          scale: k, width: side, height: side),
+              let (_, mirrored) = try? profileSide(view, cascade: profile, target: target) else { return }
+        face.yaw = mirrored ? 45 : 315
+    }
+
+    /// Profile faces on the whole frame (still images): the profile cascade on the frame and its mirror.
+    func detectProfiles(in luma: LumaPlane, region: PixelRect) throws -> [FaceCandidate] {
+        guard let profile else { return [] }
+        let s = min(1.0, Double(profile.window) / Double(configuration.minimumFaceSize))
+        let w = max(1, Int((Double(region.width) * s).rounded())), h = max(1, Int((Double(region.height) * s).rounded()))
+        let cx = Double(region.x) + Double(region.width) / 2, cy = Double(region.y) + Double(region.height) / 2
+        let view = try RotatedView(luma, centerX: cx, centerY: cy, angle: 0, scale: s, width: w, height: h)
+        var mirroredView = view
+        mirroredView.mirror()
+        let minSize = max(profile.window, Int(Double(configuration.minimumFaceSize) * s))
+        var found: [FaceCandidate] = []
+        for (v, mirrored) in [(view, false), (mirroredView, true)] {
+            for r in try profile.detect(v.pixels, width: w, height: h, scaleFactor: configuration.scaleFactor,
+                                        minNeighbors: configuration.minNeighbors + 2, minSize: minSize, maxSize: 0) {
+                var x = Double(r.x) + Double(r.width) / 2
+                if mirrored { x = Double(w) - x }
+                let p = view.framePoint(x: x, y: Double(r.y) + Double(r.height) / 2)
+                found.append(FaceCandidate(centerX: p.x, centerY: p.y, size: Double(r.width) / s, roll: nil, yaw: nil))
+            }
+        }
+        // Decide each face's side on a window around it (both sides often fire on a three-quarter view).
+        return try Self.suppressDuplicates(found).compactMap { f in
+            let target = max(Double(profile.window) * 1.4, 40)
+            let k = target / max(f.size, 1)
+            let side = Int((target * 2).rounded())
+            let v = try RotatedView(luma, centerX: f.centerX, centerY: f.centerY, angle: 0, scale: k, width: side, height: side)
+            guard let (_, mirrored) = try profileSide(v, cascade: profile, target: target) else { return nil }
+            var out = f
+            out.yaw = Self.profileYaw(mirrored: mirrored)
+            return out
         }
     }
 

@@ -82,6 +82,19 @@ struct FaceTests {
         #expect(try detector().detect(in: frame).count == 1)
     }
 
+    @Test("a face turned to the image's right has yaw 90, its mirror image 270", arguments: ["profile_right", "profile_left"])
+    func yaw(_ name: String) throws {
+        let frame = try firstFrame(name + ".pgm")
+        let t = try truth(name)
+        let faces = try detector().detect(in: frame)
+        try #require(faces.count == 1, "expected one face, got \(faces)")
+        #expect(faces[0].yawAngle == t["yaw"]!)
+        let cx = (faces[0].bounds.x + faces[0].bounds.width / 2) * Double(frame.width)
+        let cy = (faces[0].bounds.y + faces[0].bounds.height / 2) * Double(frame.height)
+        #expect(abs(cx - t["cx"]!) < 40 && abs(cy - t["cy"]!) < 40, "centre \(cx),\(cy)")
+        #expect(try detector { $0.estimateYaw = false }.detect(in: frame).isEmpty, "no frontal face here")
+    }
+
     @Test("an image with no face gives no face")
     func noFace() throws {
         let frame = try firstFrame("noface.pgm")
