@@ -241,10 +241,10 @@ public final class FaceDetector: MetadataDetector {
                                        angle: roll, scale: pk, width: pSide, height: pSide)
             if let (rect, mirrored) = try profileSide(view, cascade: profile, target: pTarget) {
                 var x = Double(rect.x) + Double(rect.width) / 2
-                if mirrored { x = Double(pSide) - x }
+                if mirrored == true { x = Double(pSide) - x }
                 let p = view.framePoint(x: x, y: Double(rect.y) + Double(rect.height) / 2)
                 return [FaceCandidate(centerX: p.x, centerY: p.y, size: Double(max(rect.width, rect.height)) / pk,
-                                      roll: roll, yaw: Self.profileYaw(mirrored: mirrored))]
+                                      roll: roll, yaw: mirrored.map(Self.profileYaw(mirrored:)))]
             }
         }
         return []
@@ -252,11 +252,13 @@ public final class FaceDetector: MetadataDetector {
 
     /// Which side the profile cascade sees in `view`: the best hit on the view as it is (`mirrored` false)
     /// or on its mirror image (`mirrored` true; the rectangle is in mirrored coordinates). When both sides
-    /// fire, the side that still fires with more min neighbours wins; nil when none or still tied.
-    func profileSide(_ view: RotatedView, cascade: Cascade, target: Double) throws -> (scv_rect, Bool)? {
+    /// fire, the side that still fires with more min neighbours wins; still tied: the plain hit with
+    /// `mirrored` nil (side unknown). nil when the profile cascade finds nothing.
+    func profileSide(_ view: RotatedView, cascade: Cascade, target: Double) throws -> (scv_rect, Bool?)? {
         var mirroredView = view
         mirroredView.mirror()
         let minSize = max(cascade.window, Int(target * 0.7)), maxSize = Int(target * 1.5)
+        var tie: scv_rect?
         for neighbours in [configuration.minNeighbors, 6, 10, 15, 20] {
             let plain = try cascade.detect(view.pixels, width: view.width, height: view.height, scaleFactor: 1.08,
                                            minNeighbors: neighbours, minSize: minSize, maxSize: maxSize)
@@ -266,10 +268,10 @@ public final class FaceDetector: MetadataDetector {
             case (nil, nil): return nil
             case (let p?, nil): return (p, false)
             case (nil, let m?): return (m, true)
-            default: continue
+            case (let p?, _?): tie = p
             }
         }
-        return nil
+        return tie.map { ($0, nil) }
     }
 
     /// OpenCV's Haar profile cascade responds to faces turned to the image's left (the nose points left;
@@ -318,7 +320,7 @@ public final class FaceDetector: MetadataDetector {
         let side = Int((target * 1.5).rounded())
         guard let view = try? RotatedView(luma, centerX: face.centerX, centerY: face.centerY, angle: face.roll ?? 0,
                                           scale: k, width: side, height: side),
-              let (_, mirrored) = try? profileSide(view, cascade: profile, target: target) else { return }
+              let (_, side) = try? profileSide(view, cascade: profile, target: target), let mirrored = side else { return }
         face.yaw = mirrored ? 45 : 315
     }
 
@@ -348,9 +350,9 @@ public final class FaceDetector: MetadataDetector {
             let k = target / max(f.size, 1)
             let side = Int((target * 2).rounded())
             let v = try RotatedView(luma, centerX: f.centerX, centerY: f.centerY, angle: 0, scale: k, width: side, height: side)
-            guard let (_, mirrored) = try profileSide(v, cascade: profile, target: target) else { return nil }
+            guard let (_, side) = try profileSide(v, cascade: profile, target: target) else { return nil }
             var out = f
-            out.yaw = Self.profileYaw(mirrored: mirrored)
+            out.yaw = side.map(Self.profileYaw(mirrored:))
             return out
         }
     }

@@ -80,13 +80,16 @@ public final class FaceTracker {
         let fullDetection = frameCount % configuration.detectionInterval == 0
         frameCount += 1
 
-        // 1. Predict; tracks whose centre left the picture end now (a return gets a new ID).
-        let w = Double(frame.width), h = Double(frame.height)
+        // 1. Predict; tracks whose centre left the picture (or the rect of interest) end now, so a face
+        //    that comes back gets a new ID.
+        let roi = rectOfInterest.intersection(.unit)
+        let x0 = roi.minX * Double(frame.width), x1 = roi.maxX * Double(frame.width)
+        let y0 = roi.minY * Double(frame.height), y1 = roi.maxY * Double(frame.height)
         var survivors: [Track] = []
         for var t in tracks {
             t.face.centerX += t.vx; t.face.centerY += t.vy
             t.face.size = max(8, t.face.size + t.vs)
-            if t.face.centerX < 0 || t.face.centerY < 0 || t.face.centerX >= w || t.face.centerY >= h {
+            if t.face.centerX < x0 || t.face.centerY < y0 || t.face.centerX >= x1 || t.face.centerY >= y1 {
                 end(t)
             } else {
                 survivors.append(t)
@@ -108,6 +111,13 @@ public final class FaceTracker {
             let cycle = (frameCount - 1) / configuration.detectionInterval
             fullHits = try detector.detectFaces(in: frame.luma, rectOfInterest: rectOfInterest,
                                                 angles: detector.searchAngles(cycle: first ? nil : cycle))
+            if first && detector.configuration.estimateYaw {
+                // The first frame of an input (a still image) also gets the full profile search.
+                let region = PixelRect(covering: rectOfInterest.intersection(.unit), in: frame.size)
+                if region.width >= 8, region.height >= 8 {
+                    fullHits = FaceDetector.suppressDuplicates(fullHits + (try detector.detectProfiles(in: frame.luma, region: region)))
+                }
+            }
         }
         let candidates = FaceDetector.suppressDuplicates(windowHits + fullHits)
 
@@ -135,7 +145,6 @@ public final class FaceTracker {
             }
         }
         // 4. New faces (from the full search only).
-        let roi = rectOfInterest.intersection(.unit)
         for (ci, var c) in candidates.enumerated() where !matchedCandidates.contains(ci) {
             guard fullHits.contains(c) else { continue }
             let b = c.bounds(in: frame.size)
