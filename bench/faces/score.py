@@ -102,13 +102,14 @@ def summary(stats, seconds, frames):
     tp = sum(s["tp"] for s in stats); fn = sum(s["fn"] for s in stats); fp = sum(s["fp"] for s in stats)
     sw = sum(s["switches"] for s in stats); merges = sum(s["merges"] for s in stats)
     errs = [e for s in stats for e in s["roll_err"]]; rp = sum(s["roll_pairs"] for s in stats)
-    return dict(recall=tp / max(1, tp + fn), precision=tp / max(1, tp + fp), switches_per_1000=1000 * sw / max(1, tp),
+    return dict(recall=tp / (tp + fn) if tp + fn else None, precision=tp / (tp + fp) if tp + fp else None, fp=fp, switches_per_1000=1000 * sw / max(1, tp),
                 switches=sw, merges=merges, roll_mae=(sum(errs) / len(errs)) if errs else float("nan"),
                 roll_cov=len(errs) / max(1, rp), fps=frames / seconds if seconds else float("nan"))
 
 
 def fmt(name, r):
-    return (f"{name:<10} recall {r['recall']:.3f}  precision {r['precision']:.3f}  ID sw/1000 {r['switches_per_1000']:.2f}"
+    f3 = lambda v: "  n/a" if v is None else f"{v:.3f}"
+    return (f"{name:<10} recall {f3(r['recall'])}  precision {f3(r['precision'])} (FP {r['fp']})  ID sw/1000 {r['switches_per_1000']:.2f}"
             f" ({r['switches']})  merges {r['merges']}  roll MAE {r['roll_mae']:.2f}° (cov. {r['roll_cov']:.2f})  fps {r['fps']:.1f}")
 
 
