@@ -15,9 +15,12 @@ public struct FaceCandidate: Sendable, Hashable {
     public var roll: Double?
     /// Coarse yaw in degrees (0, 45, 90, 270, 315); nil when unknown.
     public var yaw: Double?
+    /// Found only by the profile cascade (its box is less reliable: half-occluded frontal faces fire too).
+    public var isProfile: Bool
 
-    public init(centerX: Double, centerY: Double, size: Double, roll: Double? = nil, yaw: Double? = nil) {
+    public init(centerX: Double, centerY: Double, size: Double, roll: Double? = nil, yaw: Double? = nil, isProfile: Bool = false) {
         self.centerX = centerX; self.centerY = centerY; self.size = size; self.roll = roll; self.yaw = yaw
+        self.isProfile = isProfile
     }
 
     /// The upright face square, normalized device coordinates of a frame of `frameSize`.
@@ -244,7 +247,7 @@ public final class FaceDetector: MetadataDetector {
                 if mirrored == true { x = Double(pSide) - x }
                 let p = view.framePoint(x: x, y: Double(rect.y) + Double(rect.height) / 2)
                 return [FaceCandidate(centerX: p.x, centerY: p.y, size: Double(max(rect.width, rect.height)) / pk,
-                                      roll: roll, yaw: mirrored.map(Self.profileYaw(mirrored:)))]
+                                      roll: roll, yaw: mirrored.map(Self.profileYaw(mirrored:)), isProfile: true)]
             }
         }
         return []
@@ -341,7 +344,7 @@ public final class FaceDetector: MetadataDetector {
                 var x = Double(r.x) + Double(r.width) / 2
                 if mirrored { x = Double(w) - x }
                 let p = view.framePoint(x: x, y: Double(r.y) + Double(r.height) / 2)
-                found.append(FaceCandidate(centerX: p.x, centerY: p.y, size: Double(r.width) / s, roll: nil, yaw: nil))
+                found.append(FaceCandidate(centerX: p.x, centerY: p.y, size: Double(r.width) / s, roll: nil, yaw: nil, isProfile: true))
             }
         }
         // Decide each face's side on a window around it (both sides often fire on a three-quarter view).

@@ -135,7 +135,11 @@ public final class FaceTracker {
                 } else if c.yaw == 0, let y = t.yaw, y == 45 || y == 315 {
                     c.yaw = y   // 45/315 is decided on full-search frames; a window hit keeps it
                 }
-                update(&t, with: c, frame: frame)
+                if c.isProfile && t.hits > 1 {
+                    hold(&t, with: c, frame: frame)
+                } else {
+                    update(&t, with: c, frame: frame)
+                }
                 next.append(t)
             } else {
                 t.misses += 1
@@ -238,6 +242,18 @@ public final class FaceTracker {
         t.lastSeen = frame.time
         t.lastSeenFrame = frame.index
         if t.id == nil && t.hits >= configuration.confirmationFrames { confirm(&t) }
+    }
+
+    /// A profile-only hit on a known face keeps it (and its ID) alive and sets its yaw, but does not move
+    /// it: the profile cascade also fires on half-occluded frontal faces, with boxes that drift sideways.
+    private func hold(_ t: inout Track, with c: FaceCandidate, frame: Frame) {
+        t.vx *= 0.85; t.vy *= 0.85; t.vs *= 0.5
+        if let y = c.yaw { t.yaw = y }
+        t.face.yaw = t.yaw
+        t.hits += 1
+        t.misses = 0
+        t.lastSeen = frame.time
+        t.lastSeenFrame = frame.index
     }
 
     /// Minimum-cost assignment of candidates to tracks. Cost: centre distance in face sizes plus the
