@@ -17,19 +17,23 @@ public struct OutputConfiguration: Sendable {
     /// Needs ``preview``; replaces ``rectOfInterest`` (set one or the other). Converted per frame size with
     /// ``PreviewGeometry/deviceRect(fromViewRect:)`` and intersected with the frame.
     public var rectOfInterestView: ViewRect?
+    /// Face detection and tracking (used when `.face` is enabled).
+    public var face: FaceConfiguration
 
     public init(metadataObjectTypes: Set<MetadataObjectType> = MetadataOutput.defaultTypes,
                 rectOfInterest: NormalizedRect = .unit,
                 barcode: BarcodeConfiguration = BarcodeConfiguration(),
                 models: ModelConfiguration = ModelConfiguration(),
                 preview: PreviewConfiguration? = nil,
-                rectOfInterestView: ViewRect? = nil) {
+                rectOfInterestView: ViewRect? = nil,
+                face: FaceConfiguration = FaceConfiguration()) {
         self.metadataObjectTypes = metadataObjectTypes
         self.rectOfInterest = rectOfInterest
         self.barcode = barcode
         self.models = models
         self.preview = preview
         self.rectOfInterestView = rectOfInterestView
+        self.face = face
     }
 }
 
@@ -37,7 +41,7 @@ public struct OutputConfiguration: Sendable {
 /// (`AVCaptureMetadataOutput`). Owns its detectors; use from one thread at a time.
 public final class MetadataOutput {
     /// Every type this build can report (`availableMetadataObjectTypes`).
-    public static var availableMetadataObjectTypes: Set<MetadataObjectType> { BarcodeDetector.zbarTypes }
+    public static var availableMetadataObjectTypes: Set<MetadataObjectType> { BarcodeDetector.zbarTypes.union([.face]) }
 
     /// Types enabled when none are chosen: every code type.
     public static var defaultTypes: Set<MetadataObjectType> { BarcodeDetector.zbarTypes }
@@ -46,6 +50,11 @@ public final class MetadataOutput {
     private let barcodes: BarcodeDetector?
     /// Preview geometry and rect of interest per frame size (sources rarely change size, so this stays tiny).
     var perFrameSize: [PixelSize: FrameSizeSettings] = [:]
+    private let faces: FaceDetector?
+    private let faceTracker: FaceTracker?
+    /// Face presence changes decided by the last ``process(_:source:)`` call (`appeared` / `lost`, per
+    /// faceID, `lost` after ``FaceConfiguration/presenceGrace``); empty when faces are off.
+    public private(set) var lastPresenceEvents: [PresenceEvent] = []
 
     /// - Throws: ``ScanError`` when a type is unavailable or a model cannot be loaded.
     public init(configuration: OutputConfiguration) throws {
@@ -66,18 +75,63 @@ public final class MetadataOutput {
             barcode.types = codeTypes
             barcodes = BarcodeDetector(configuration: barcode)
         }
+        if configuration.metadataObjectTypes.contains(.face) {
+            if let problem = configuration.face.validationError { throw ScanError.invalidArgument(problem) }
+            let directory = try ModelLocator.directory(configuration.models)
+            faces = try FaceDetector(configuration: configuration.face, modelDirectory: directory)
+            faceTracker = FaceTracker(configuration: configuration.face)
+        } else {
+            faces = nil
+            faceTracker = nil
+        }
     }
+
+    /// Ends every tracked face of `source` (end of input or shutdown) and returns their `lost` events.
+    public func finishPresence(source: SourceInfo, frame: Int, time: Double) -> [PresenceEvent] {
+        (faceTracker?.finish(frame: frame, time: time) ?? []).map { Self.presenceEvent($0, source: source.name) }
+    }
+
+    static func presenceEvent(_ t: FacePresenceTransition, source: String) -> PresenceEvent {
+        PresenceEvent(transition: t.transition, type: .face, faceID: t.faceID, source: source,
+                      frame: t.frame, time: t.time, bounds: t.bounds)
+    }
+
+    /// Seconds spent in each stage by the last ``process(_:source:)`` call (for benchmarks).
+    public struct StageTimings: Sendable {
+        /// Code detection (all passes, all engines).
+        public var barcode = 0.0
+        /// Face detection and tracking together (the tracker drives the detector).
+        public var face = 0.0
+        /// Presence bookkeeping and view geometry.
+        public var tracking = 0.0
+    }
+    public private(set) var lastTimings = StageTimings()
 
     /// Detects everything enabled on `frame` from `source`.
     public func process(_ frame: Frame, source: SourceInfo) throws -> MetadataEvent {
         let settings = try frameSizeSettings(for: frame.size, source: source)
         var objects: [MetadataObject] = []
+        var timings = StageTimings()
+        let t0 = monotonicSeconds()
         if let barcodes {
             objects += try barcodes.detect(in: frame, rectOfInterest: settings.rectOfInterest)
         }
+        let t1 = monotonicSeconds()
+        timings.barcode = t1 - t0
+        lastPresenceEvents = []
+        if let faces, let faceTracker {
+            let result = try faceTracker.process(frame, source: source.name, detector: faces,
+                                                 rectOfInterest: settings.rectOfInterest)
+            objects += result.objects
+            lastPresenceEvents = result.transitions.map { Self.presenceEvent($0, source: source.name) }
+        }
+        let t2 = monotonicSeconds()
+        timings.face = t2 - t1
         if let geometry = settings.geometry {
             objects = objects.map(geometry.transformed)
         }
+        timings.tracking = monotonicSeconds() - t2
+        lastTimings = timings
         return MetadataEvent(source: source.name, frame: frame.index, time: frame.time,
                              width: frame.width, height: frame.height, objects: objects,
                              captureClock: frame.captureClock)

@@ -70,6 +70,8 @@ struct RunCommand: ParsableCommand {
     @OptionGroup var detection: DetectionOptions
     @OptionGroup var logging: LoggingOptions
     @OptionGroup(title: "Live capture") var capture: CaptureOptions
+    @OptionGroup(title: "Preview (view coordinates)") var preview: PreviewOptions
+    @OptionGroup(title: "Face options") var face: FaceOptions
 
     /// The device from `--device` (the shared capture option group).
     var device: String? { capture.device }
@@ -133,6 +135,8 @@ struct RunCommand: ParsableCommand {
         guard density >= 1 && density <= 16 else { throw ScanError.invalidArgument("scan density must be 1...16") }
         output.barcode.scanDensity = density
         output.models = ModelConfiguration(directory: detection.models ?? file.models)
+        try preview.apply(to: &output, detection: detection)
+        output.face = try face.configuration()
         r.daemon.output = output
 
         var p = PresenceConfiguration()

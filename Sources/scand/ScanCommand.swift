@@ -19,6 +19,7 @@ struct ScanCommand: ParsableCommand {
 
     @OptionGroup var detection: DetectionOptions
     @OptionGroup(title: "Preview (view coordinates)") var preview: PreviewOptions
+    @OptionGroup(title: "Face options") var face: FaceOptions
     @OptionGroup var logging: LoggingOptions
     @OptionGroup(title: "Live capture") var capture: CaptureOptions
 
@@ -42,6 +43,7 @@ struct ScanCommand: ParsableCommand {
         do {
             var configuration = try detection.outputConfiguration()
             try preview.apply(to: &configuration, detection: detection)
+            configuration.face = try face.configuration()
             return configuration
         } catch ScanError.invalidArgument(let message) {
             throw ValidationError(message)

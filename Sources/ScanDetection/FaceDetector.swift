@@ -1,0 +1,382 @@
+public import ScanCore
+internal import CScanOpenCV
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A face found on one frame, in frame pixels (origin top-left, y down).
+public struct FaceCandidate: Sendable, Hashable {
+    /// Centre of the face, frame pixels.
+    public var centerX: Double
+    public var centerY: Double
+    /// Side of the upright face square, frame pixels.
+    public var size: Double
+    /// Degrees, positive clockwise as displayed; nil when unknown.
+    public var roll: Double?
+    /// Coarse yaw in degrees (0, 45, 90, 270, 315); nil when unknown.
+    public var yaw: Double?
+    /// Found only by the profile cascade (its box is less reliable: half-occluded frontal faces fire too).
+    public var isProfile: Bool
+
+    public init(centerX: Double, centerY: Double, size: Double, roll: Double? = nil, yaw: Double? = nil, isProfile: Bool = false) {
+        self.centerX = centerX; self.centerY = centerY; self.size = size; self.roll = roll; self.yaw = yaw
+        self.isProfile = isProfile
+    }
+
+    /// The upright face square, normalized device coordinates of a frame of `frameSize`.
+    public func bounds(in frameSize: PixelSize) -> NormalizedRect {
+        NormalizedRect(x: (centerX - size / 2) / Double(frameSize.width), y: (centerY - size / 2) / Double(frameSize.height),
+                       width: size / Double(frameSize.width), height: size / Double(frameSize.height))
+    }
+}
+
+/// One loaded OpenCV cascade. Owns its handle; not thread-safe.
+final class Cascade {
+    let handle: OpaquePointer
+    let path: String
+    /// Training window side (the larger of width and height), pixels.
+    let window: Int
+    private var results = [scv_rect](repeating: scv_rect(), count: 128)
+
+    /// - Throws: ``ScanError/model(file:reason:)`` naming `path` when it is missing or not a cascade.
+    init(path: String) throws {
+        var message = [CChar](repeating: 0, count: 512)
+        var out: OpaquePointer?
+        let status = scv_cascade_load(path, &out, &message, message.count)
+        guard status == SCV_OK, let out else {
+            let reason = message.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+            throw ScanError.model(file: path, reason: reason.isEmpty ? "cannot load cascade" : reason)
+        }
+        handle = out
+        self.path = path
+        var w: Int32 = 0, h: Int32 = 0
+        scv_cascade_window(out, &w, &h)
+        window = Int(max(w, h, 1))
+    }
+
+    deinit { scv_cascade_free(handle) }
+
+    /// Detections (pixel rectangles of `pixels`, a packed `width`×`height` buffer).
+    func detect(_ pixels: [UInt8], width: Int, height: Int, stride: Int? = nil, scaleFactor: Double,
+                minNeighbors: Int, minSize: Int, maxSize: Int) throws -> [scv_rect] {
+        var count: Int32 = 0
+        let capacity = Int32(results.count)
+        let status = pixels.withUnsafeBufferPointer { px in
+            results.withUnsafeMutableBufferPointer { out in
+                scv_cascade_detect(handle, px.baseAddress, Int32(width), Int32(height), Int32(stride ?? width),
+                                   scaleFactor, Int32(minNeighbors), Int32(minSize), Int32(maxSize),
+                                   out.baseAddress, capacity, &count)
+            }
+        }
+        guard status == SCV_OK else { throw ScanError.detector("cascade \(path): OpenCV failed (status \(status.rawValue))") }
+        return Array(results.prefix(Int(min(count, capacity))))
+    }
+}
+
+/// A rotated, scaled view of part of a frame, with the mapping back to frame pixels.
+struct RotatedView {
+    var pixels: [UInt8]
+    let width: Int
+    let height: Int
+    /// Frame point shown at the view's centre.
+    let centerX: Double, centerY: Double
+    /// Degrees the frame was turned counter-clockwise as displayed (a face rolled clockwise by `angle` is upright).
+    let angle: Double
+    /// View pixels per frame pixel.
+    let scale: Double
+
+    /// Renders the view. `angle` 0 and `scale` ≤ 1 over the whole frame uses a plain resize.
+    init(_ luma: LumaPlane, centerX: Double, centerY: Double, angle: Double, scale: Double, width: Int, height: Int) throws {
+        self.width = width; self.height = height; self.centerX = centerX; self.centerY = centerY
+        self.angle = angle; self.scale = scale
+        var out = [UInt8](repeating: 0, count: width * height)
+        let status = luma.bytes.withUnsafeBufferPointer { src in
+            out.withUnsafeMutableBufferPointer { dst in
+                scv_rotate_region(src.baseAddress, Int32(luma.width), Int32(luma.height), Int32(luma.stride),
+                                  centerX, centerY, angle, scale, dst.baseAddress, Int32(width), Int32(height))
+            }
+        }
+        guard status == SCV_OK else { throw ScanError.detector("rotating a \(luma.width)x\(luma.height) region failed") }
+        pixels = out
+    }
+
+    /// Frame pixel of view pixel (x, y).
+    func framePoint(x: Double, y: Double) -> (x: Double, y: Double) {
+        let dx = x - Double(width) / 2, dy = y - Double(height) / 2
+        let a = angle * .pi / 180, c = cos(a), s = sin(a)
+        return (centerX + (c * dx - s * dy) / scale, centerY + (s * dx + c * dy) / scale)
+    }
+
+    /// Mirrors the view left to right in place.
+    mutating func mirror() {
+        for row in 0..<height {
+            var lo = row * width, hi = lo + width - 1
+            while lo < hi { pixels.swapAt(lo, hi); lo += 1; hi -= 1 }
+        }
+    }
+}
+
+/// Finds faces with OpenCV cascades (`AVMetadataFaceObject`): a frontal cascade on the frame and on copies
+/// rotated by ±``FaceConfiguration/rollSearchAngle`` (faces rolled up to ±45°), roll from the eye pair,
+/// yaw from the profile cascade and its mirror. Owns its cascade handles; use from one thread at a time.
+///
+/// ``detect(in:rectOfInterest:)`` searches the whole frame and reports faces without `faceID`;
+/// ``FaceTracker`` adds stable IDs and the cheaper window search around known faces.
+public final class FaceDetector: MetadataDetector {
+    public let configuration: FaceConfiguration
+    let frontal: Cascade
+    let profile: Cascade?
+    let eyes: Cascade?
+
+    public var availableTypes: Set<MetadataObjectType> { [.face] }
+
+    /// Loads the cascades named by `configuration.cascade` from `modelDirectory`.
+    /// - Throws: ``ScanError/model(file:reason:)`` naming the missing or corrupt file.
+    public convenience init(configuration: FaceConfiguration = FaceConfiguration(), modelDirectory: String) throws {
+        let dir = modelDirectory.hasSuffix("/") ? modelDirectory : modelDirectory + "/"
+        try self.init(configuration: configuration,
+                      frontalPath: dir + configuration.cascade.frontalFile,
+                      profilePath: configuration.estimateYaw ? dir + configuration.cascade.profileFile : nil,
+                      eyePath: configuration.eyeRoll ? dir + FaceCascade.eyeFile : nil)
+    }
+
+    /// Loads explicit cascade files (profile and eyes optional).
+    /// - Throws: ``ScanError/model(file:reason:)`` naming the missing or corrupt file, or
+    ///   ``ScanError/invalidArgument(_:)`` for an invalid configuration.
+    public init(configuration: FaceConfiguration, frontalPath: String, profilePath: String?, eyePath: String?) throws {
+        if let problem = configuration.validationError { throw ScanError.invalidArgument(problem) }
+        self.configuration = configuration
+        frontal = try Cascade(path: frontalPath)
+        profile = try profilePath.map { try Cascade(path: $0) }
+        eyes = try eyePath.map { try Cascade(path: $0) }
+    }
+
+    /// Full-frame detection (no faceIDs), for still images: every frontal face within `rectOfInterest`
+    /// (normalized device coordinates) with roll and yaw, plus (with ``FaceConfiguration/estimateYaw``) profile
+    /// faces from the profile cascade and its mirror (yaw 90/270, roll unknown). Bounds are relative to the
+    /// whole frame.
+    public func detect(in frame: Frame, rectOfInterest: NormalizedRect = .unit) throws -> [MetadataObject] {
+        var faces = try detectFaces(in: frame.luma, rectOfInterest: rectOfInterest)
+        for i in faces.indices {
+            refineRoll(&faces[i], in: frame.luma)
+            classifyYaw(&faces[i], in: frame.luma)
+        }
+        if configuration.estimateYaw {
+            let region = PixelRect(covering: rectOfInterest.intersection(.unit), in: frame.size)
+            if region.width >= 8, region.height >= 8 {
+                faces = Self.suppressDuplicates(faces + (try detectProfiles(in: frame.luma, region: region)))
+            }
+        }
+        return faces.map {
+            MetadataObject(type: .face, bounds: $0.bounds(in: frame.size), rollAngle: $0.roll, yawAngle: $0.yaw)
+        }
+    }
+
+    /// Scale at which a full frame is searched so the smallest wanted face fills the cascade window.
+    var fullFrameScale: Double { min(1.0, Double(frontal.window) / Double(configuration.minimumFaceSize)) }
+
+    /// The search angles (degrees) of full-frame detection number `cycle`: upright always; with
+    /// ``FaceConfiguration/rollSearch`` both rotated copies when `cycle` is nil, otherwise one of them,
+    /// alternating (so the cost per full search is two passes instead of three).
+    public func searchAngles(cycle: Int?) -> [Double] {
+        guard configuration.rollSearch else { return [0] }
+        let a = configuration.rollSearchAngle
+        guard let cycle else { return [0, -a, a] }
+        return [0, cycle % 2 == 0 ? -a : a]
+    }
+
+    /// Frontal faces anywhere in `rectOfInterest`, searched on copies of the frame turned by `angles`
+    /// (degrees; default: ``searchAngles(cycle:)`` with all angles). Roll is the search angle (coarse);
+    /// call ``refineRoll(_:in:)``.
+    public func detectFaces(in luma: LumaPlane, rectOfInterest: NormalizedRect = .unit, angles: [Double]? = nil) throws -> [FaceCandidate] {
+        let region = PixelRect(covering: rectOfInterest.intersection(.unit), in: luma.size)
+        guard region.width >= 8, region.height >= 8 else { return [] }
+        let s = fullFrameScale
+        let w = max(1, Int((Double(region.width) * s).rounded())), h = max(1, Int((Double(region.height) * s).rounded()))
+        let cx = Double(region.x) + Double(region.width) / 2, cy = Double(region.y) + Double(region.height) / 2
+        let angles = angles ?? searchAngles(cycle: nil)
+        let minSize = max(frontal.window, Int((Double(configuration.minimumFaceSize) * s).rounded()))
+        let maxSize = configuration.maximumFaceSize.map { max(minSize, Int(Double($0) * s)) } ?? 0
+        var found: [FaceCandidate] = []
+        for angle in angles {
+            let view = try RotatedView(luma, centerX: cx, centerY: cy, angle: angle, scale: s, width: w, height: h)
+            let rects = try frontal.detect(view.pixels, width: w, height: h, scaleFactor: configuration.scaleFactor,
+                                           minNeighbors: configuration.minNeighbors, minSize: minSize, maxSize: maxSize)
+            for r in rects {
+                let p = view.framePoint(x: Double(r.x) + Double(r.width) / 2, y: Double(r.y) + Double(r.height) / 2)
+                guard p.x >= Double(region.x), p.y >= Double(region.y),
+                      p.x < Double(region.x + region.width), p.y < Double(region.y + region.height) else { continue }
+                found.append(FaceCandidate(centerX: p.x, centerY: p.y, size: Double(r.width) / s, roll: angle, yaw: 0))
+            }
+        }
+        return Self.suppressDuplicates(found)
+    }
+
+    /// Re-detects a known face in a window around `predicted` (frame pixels; its roll, when known, turns
+    /// the window upright). Tries the predicted roll, then ±15°, then the profile cascade and its mirror.
+    /// Returns every face found in the window (frame pixels), nearest first.
+    public func search(around predicted: FaceCandidate, in luma: LumaPlane) throws -> [FaceCandidate] {
+        let target = max(Double(frontal.window) * 1.3, 36)
+        let k = target / max(predicted.size, 1)
+        let side = Int((target * 2.0).rounded())
+        let minSize = max(frontal.window, Int(target * 0.72))
+        let maxSize = Int(target * 1.45)
+        let roll = predicted.roll ?? 0
+        var angles = [roll]
+        if configuration.rollSearch { angles += [roll - 15, roll + 15] }
+        for angle in angles where abs(angle) <= 60 {
+            let view = try RotatedView(luma, centerX: predicted.centerX, centerY: predicted.centerY,
+                                       angle: angle, scale: k, width: side, height: side)
+            let rects = try frontal.detect(view.pixels, width: side, height: side, scaleFactor: 1.08,
+                                           minNeighbors: max(2, configuration.minNeighbors - 1), minSize: minSize, maxSize: maxSize)
+            if !rects.isEmpty {
+                return nearestFirst(rects.map { r in
+                    let p = view.framePoint(x: Double(r.x) + Double(r.width) / 2, y: Double(r.y) + Double(r.height) / 2)
+                    return FaceCandidate(centerX: p.x, centerY: p.y, size: Double(r.width) / k, roll: angle, yaw: 0)
+                }, to: predicted)
+            }
+        }
+        if let profile, configuration.estimateYaw {
+            let pTarget = max(Double(profile.window) * 1.3, 36)
+            let pk = pTarget / max(predicted.size, 1)
+            let pSide = Int((pTarget * 2.0).rounded())
+            let view = try RotatedView(luma, centerX: predicted.centerX, centerY: predicted.centerY,
+                                       angle: roll, scale: pk, width: pSide, height: pSide)
+            if let (rect, mirrored) = try profileSide(view, cascade: profile, target: pTarget) {
+                var x = Double(rect.x) + Double(rect.width) / 2
+                if mirrored == true { x = Double(pSide) - x }
+                let p = view.framePoint(x: x, y: Double(rect.y) + Double(rect.height) / 2)
+                return [FaceCandidate(centerX: p.x, centerY: p.y, size: Double(max(rect.width, rect.height)) / pk,
+                                      roll: roll, yaw: mirrored.map(Self.profileYaw(mirrored:)), isProfile: true)]
+            }
+        }
+        return []
+    }
+
+    /// Which side the profile cascade sees in `view`: the best hit on the view as it is (`mirrored` false)
+    /// or on its mirror image (`mirrored` true; the rectangle is in mirrored coordinates). When both sides
+    /// fire, the side that still fires with more min neighbours wins; still tied: the plain hit with
+    /// `mirrored` nil (side unknown). nil when the profile cascade finds nothing.
+    func profileSide(_ view: RotatedView, cascade: Cascade, target: Double) throws -> (scv_rect, Bool?)? {
+        var mirroredView = view
+        mirroredView.mirror()
+        let minSize = max(cascade.window, Int(target * 0.7)), maxSize = Int(target * 1.5)
+        var tie: scv_rect?
+        for neighbours in [configuration.minNeighbors, 6, 10, 15, 20] {
+            let plain = try cascade.detect(view.pixels, width: view.width, height: view.height, scaleFactor: 1.08,
+                                           minNeighbors: neighbours, minSize: minSize, maxSize: maxSize)
+            let mirrored = try cascade.detect(mirroredView.pixels, width: view.width, height: view.height, scaleFactor: 1.08,
+                                              minNeighbors: neighbours, minSize: minSize, maxSize: maxSize)
+            switch (plain.first, mirrored.first) {
+            case (nil, nil): return nil
+            case (let p?, nil): return (p, false)
+            case (nil, let m?): return (m, true)
+            case (let p?, _?): tie = p
+            }
+        }
+        return tie.map { ($0, nil) }
+    }
+
+    /// OpenCV's Haar profile cascade responds to faces turned to the image's left (the nose points left;
+    /// checked on skimage's cameraman, who faces right and fires more strongly mirrored), so a hit on the
+    /// mirrored picture is a face turned to the image's right.
+    static func profileYaw(mirrored: Bool) -> Double { mirrored ? 90 : 270 }
+
+    /// Replaces the coarse roll of a frontal face by the eye-pair angle (within ±25° of it); unchanged when
+    /// two eyes are not found or eye roll is off.
+    public func refineRoll(_ face: inout FaceCandidate, in luma: LumaPlane) {
+        guard let eyes, configuration.eyeRoll, face.yaw == 0 || face.yaw == nil else { return }
+        let base = face.roll ?? 0
+        // The eye band: from 0.45 of the face above the centre to 0.1 below, along the face's own axis.
+        let faceSide = 120.0
+        let k = faceSide / max(face.size, 1)
+        let a = base * .pi / 180
+        let up = 0.175 * face.size
+        let qx = face.centerX + sin(a) * up, qy = face.centerY - cos(a) * up
+        let w = Int(faceSide), h = Int(faceSide * 0.55)
+        guard let view = try? RotatedView(luma, centerX: qx, centerY: qy, angle: base, scale: k, width: w, height: h),
+              let rects = try? eyes.detect(view.pixels, width: w, height: h, scaleFactor: 1.1, minNeighbors: 3,
+                                           minSize: max(eyes.window, Int(faceSide * 0.15)), maxSize: Int(faceSide * 0.42))
+        else { return }
+        let centres = rects.map { (x: Double($0.x) + Double($0.width) / 2, y: Double($0.y) + Double($0.height) / 2, s: Double($0.width)) }
+        var best: (score: Double, angle: Double)?
+        for i in centres.indices {
+            for j in centres.indices where centres[j].x > centres[i].x {
+                let l = centres[i], r = centres[j]
+                let dx = r.x - l.x, dy = r.y - l.y
+                guard dx > faceSide * 0.25, dx < faceSide * 0.7, l.x < faceSide * 0.55, r.x > faceSide * 0.45,
+                      max(l.s, r.s) < 1.6 * min(l.s, r.s) else { continue }
+                let angle = atan2(dy, dx) * 180 / .pi
+                guard abs(angle) <= 25 else { continue }
+                let score = abs(dx - faceSide * 0.42) / faceSide + abs((l.x + r.x) / 2 - faceSide / 2) / faceSide
+                if best == nil || score < best!.score { best = (score, angle) }
+            }
+        }
+        if let best { face.roll = base + best.angle }
+    }
+
+    /// For a frontal face, reports 45/315 when the profile cascade (or its mirror) also fires on it.
+    public func classifyYaw(_ face: inout FaceCandidate, in luma: LumaPlane) {
+        guard let profile, configuration.estimateYaw, face.yaw == 0 else { return }
+        let target = max(Double(profile.window) * 1.4, 40)
+        let k = target / max(face.size, 1)
+        let side = Int((target * 1.5).rounded())
+        guard let view = try? RotatedView(luma, centerX: face.centerX, centerY: face.centerY, angle: face.roll ?? 0,
+                                          scale: k, width: side, height: side),
+              let (_, side) = try? profileSide(view, cascade: profile, target: target), let mirrored = side else { return }
+        face.yaw = mirrored ? 45 : 315
+    }
+
+    /// Profile faces on the whole frame (still images): the profile cascade on the frame and its mirror.
+    func detectProfiles(in luma: LumaPlane, region: PixelRect) throws -> [FaceCandidate] {
+        guard let profile else { return [] }
+        let s = min(1.0, Double(profile.window) / Double(configuration.minimumFaceSize))
+        let w = max(1, Int((Double(region.width) * s).rounded())), h = max(1, Int((Double(region.height) * s).rounded()))
+        let cx = Double(region.x) + Double(region.width) / 2, cy = Double(region.y) + Double(region.height) / 2
+        let view = try RotatedView(luma, centerX: cx, centerY: cy, angle: 0, scale: s, width: w, height: h)
+        var mirroredView = view
+        mirroredView.mirror()
+        let minSize = max(profile.window, Int(Double(configuration.minimumFaceSize) * s))
+        var found: [FaceCandidate] = []
+        for (v, mirrored) in [(view, false), (mirroredView, true)] {
+            for r in try profile.detect(v.pixels, width: w, height: h, scaleFactor: configuration.scaleFactor,
+                                        minNeighbors: configuration.minNeighbors + 2, minSize: minSize, maxSize: 0) {
+                var x = Double(r.x) + Double(r.width) / 2
+                if mirrored { x = Double(w) - x }
+                let p = view.framePoint(x: x, y: Double(r.y) + Double(r.height) / 2)
+                found.append(FaceCandidate(centerX: p.x, centerY: p.y, size: Double(r.width) / s, roll: nil, yaw: nil, isProfile: true))
+            }
+        }
+        // Decide each face's side on a window around it (both sides often fire on a three-quarter view).
+        return try Self.suppressDuplicates(found).compactMap { f in
+            let target = max(Double(profile.window) * 1.4, 40)
+            let k = target / max(f.size, 1)
+            let side = Int((target * 2).rounded())
+            let v = try RotatedView(luma, centerX: f.centerX, centerY: f.centerY, angle: 0, scale: k, width: side, height: side)
+            guard let (_, side) = try profileSide(v, cascade: profile, target: target) else { return nil }
+            var out = f
+            out.yaw = side.map(Self.profileYaw(mirrored:))
+            return out
+        }
+    }
+
+    private func nearestFirst(_ faces: [FaceCandidate], to p: FaceCandidate) -> [FaceCandidate] {
+        faces.sorted {
+            hypot($0.centerX - p.centerX, $0.centerY - p.centerY) < hypot($1.centerX - p.centerX, $1.centerY - p.centerY)
+        }
+    }
+
+    /// Merges detections of one face (from several search angles or windows): keeps the first of any
+    /// pair whose centres lie within half a face of each other and whose sizes are within 1.6×.
+    static func suppressDuplicates(_ faces: [FaceCandidate]) -> [FaceCandidate] {
+        var kept: [FaceCandidate] = []
+        for f in faces {
+            let duplicate = kept.contains { k in
+                hypot(k.centerX - f.centerX, k.centerY - f.centerY) < 0.5 * min(k.size, f.size)
+                    && max(k.size, f.size) < 1.6 * min(k.size, f.size)
+            }
+            if !duplicate { kept.append(f) }
+        }
+        return kept
+    }
+}

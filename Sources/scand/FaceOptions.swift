@@ -1,0 +1,63 @@
+import ArgumentParser
+import ScanCore
+import ScanKit
+
+/// Face detection and tracking options (used with `--types face`).
+struct FaceOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("Face cascade family: lbp (fast, faces from 45 px) or haar (slower, smaller faces).", valueName: "haar|lbp"))
+    var faceCascade: String = FaceConfiguration().cascade.rawValue
+
+    @Option(name: .long, help: ArgumentHelp("Smallest face side to look for, in frame pixels.", valueName: "px"))
+    var minFaceSize: Int = FaceConfiguration().minimumFaceSize
+
+    @Option(name: .long, help: ArgumentHelp("Largest face side to look for, in frame pixels (default: no limit).", valueName: "px"))
+    var maxFaceSize: Int?
+
+    @Option(name: .long, help: ArgumentHelp("Search the whole frame every N frames; known faces are re-detected in a window around them on every frame. 1 = whole frame every frame.", valueName: "N"))
+    var faceInterval: Int = FaceConfiguration().detectionInterval
+
+    @Flag(name: .long, help: "Do not re-detect known faces in a window between full-frame searches (they are then reported only on full-search frames).")
+    var noFaceWindow = false
+
+    @Flag(name: .long, help: "Search upright faces only (faster; faces rolled beyond about ±15° are missed).")
+    var noRollSearch = false
+
+    @Flag(name: .long, help: "Do not estimate roll from the eyes (roll is then the coarse search angle).")
+    var noEyeRoll = false
+
+    @Flag(name: .long, help: "Do not run the profile cascades (no yawAngle 45/90/270/315, turned faces are lost).")
+    var noYaw = false
+
+    @Option(name: .long, help: ArgumentHelp("Frames a face may go undetected and keep its faceID.", valueName: "N"))
+    var faceMaxMisses: Int = FaceConfiguration().maxMissedFrames
+
+    @Option(name: .long, help: ArgumentHelp("Seconds a face must stay undetected before a 'lost' presence transition.", valueName: "s"))
+    var faceGrace: Double = FaceConfiguration().presenceGrace
+
+    @Option(name: .long, help: ArgumentHelp("Pyramid scale step of the full-frame search (1.05 slow and thorough … 1.3 fast).", valueName: "f"))
+    var faceScaleFactor: Double = FaceConfiguration().scaleFactor
+
+    @Option(name: .long, help: ArgumentHelp("Cascade min neighbours of the full-frame search (higher: fewer false faces, more misses).", valueName: "n"))
+    var faceMinNeighbors: Int = FaceConfiguration().minNeighbors
+
+    func configuration() throws -> FaceConfiguration {
+        var c = FaceConfiguration()
+        guard let cascade = FaceCascade(rawValue: faceCascade.lowercased()) else {
+            throw ValidationError("--face-cascade must be haar or lbp, got '\(faceCascade)'")
+        }
+        c.cascade = cascade
+        c.minimumFaceSize = minFaceSize
+        c.maximumFaceSize = maxFaceSize
+        c.detectionInterval = faceInterval
+        c.windowSearch = !noFaceWindow
+        c.rollSearch = !noRollSearch
+        c.eyeRoll = !noEyeRoll
+        c.estimateYaw = !noYaw
+        c.maxMissedFrames = faceMaxMisses
+        c.presenceGrace = faceGrace
+        c.scaleFactor = faceScaleFactor
+        c.minNeighbors = faceMinNeighbors
+        if let problem = c.validationError { throw ValidationError(problem) }
+        return c
+    }
+}

@@ -1,0 +1,222 @@
+import Foundation
+import Testing
+import ScanCore
+import ScanCapture
+@testable import ScanDetection
+
+/// Face detection and tracking on real OpenCV cascades (Models/) and fixtures written by
+/// `scripts/make-face-fixtures` (astronaut.png from python3-skimage, public domain).
+@Suite("Faces")
+struct FaceTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().path
+    static let models = root + "/Models"
+    static let fixtures = root + "/Tests/Fixtures/generated/faces"
+
+    /// The fixture's path; records a failure naming the script when it is missing.
+    func fixture(_ name: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+        let path = Self.fixtures + "/" + name
+        guard FileManager.default.fileExists(atPath: path) else {
+            Issue.record("missing fixture \(path): run scripts/make-face-fixtures first", sourceLocation: sourceLocation)
+            throw ScanError.unreadableInput(input: path, reason: "missing fixture")
+        }
+        return path
+    }
+
+    func truth(_ key: String) throws -> [String: Double] {
+        let data = try Data(contentsOf: URL(fileURLWithPath: try fixture("truth.json")))
+        let all = try JSONSerialization.jsonObject(with: data) as! [String: Any]
+        return (all[key] as! [String: Any]).compactMapValues { ($0 as? NSNumber)?.doubleValue }
+    }
+
+    func firstFrame(_ name: String) throws -> Frame {
+        let source = try openFileSource(path: try fixture(name))
+        defer { source.close() }
+        return try #require(try source.nextFrame())
+    }
+
+    func detector(_ configure: (inout FaceConfiguration) -> Void = { _ in }) throws -> FaceDetector {
+        var c = FaceConfiguration()
+        configure(&c)
+        return try FaceDetector(configuration: c, modelDirectory: Self.models)
+    }
+
+    func expectedBounds(_ t: [String: Double]) -> NormalizedRect {
+        NormalizedRect(x: t["x"]! / t["width"]!, y: t["y"]! / t["height"]!,
+                       width: t["size"]! / t["width"]!, height: t["size"]! / t["height"]!)
+    }
+
+    @Test("a real photograph gives the right box, roll and yaw")
+    func photograph() throws {
+        let frame = try firstFrame("astronaut.pgm")
+        let t = try truth("astronaut")
+        for cascade in FaceCascade.allCases {
+            let faces = try detector { $0.cascade = cascade }.detect(in: frame)
+            try #require(faces.count == 1, "\(cascade): expected one face, got \(faces.count)")
+            let face = faces[0]
+            #expect(face.type == .face)
+            #expect(face.corners.isEmpty)
+            #expect(face.bounds.iou(expectedBounds(t)) >= 0.5, "\(cascade): \(face.bounds)")
+            let roll = try #require(face.rollAngle, "\(cascade): no roll")
+            #expect(abs(roll - t["roll"]!) <= 3, "\(cascade): roll \(roll), truth \(t["roll"]!)")
+            #expect(face.yawAngle == 0)
+        }
+    }
+
+    @Test("roll sign and size on faces rotated by a known angle", arguments: ["roll_pos30", "roll_neg25"])
+    func roll(_ name: String) throws {
+        let frame = try firstFrame(name + ".pgm")
+        let t = try truth(name)
+        let faces = try detector().detect(in: frame)
+        try #require(faces.count == 1, "expected one face, got \(faces)")
+        let roll = try #require(faces[0].rollAngle)
+        #expect((roll > 0) == (t["roll"]! > 0), "roll \(roll) has the wrong sign (truth \(t["roll"]!))")
+        #expect(abs(roll - t["roll"]!) <= 6, "roll \(roll), truth \(t["roll"]!)")
+        #expect(faces[0].bounds.iou(expectedBounds(t)) >= 0.3)
+    }
+
+    @Test("an upright-only search misses a face rolled by 30°, the rotated search finds it")
+    func rollSearchIsNeeded() throws {
+        let frame = try firstFrame("roll_pos30.pgm")
+        #expect(try detector { $0.rollSearch = false }.detect(in: frame).isEmpty)
+        #expect(try detector().detect(in: frame).count == 1)
+    }
+
+    @Test("a face turned to the image's right has yaw 90, its mirror image 270", arguments: ["profile_right", "profile_left"])
+    func yaw(_ name: String) throws {
+        let frame = try firstFrame(name + ".pgm")
+        let t = try truth(name)
+        let faces = try detector().detect(in: frame)
+        try #require(faces.count == 1, "expected one face, got \(faces)")
+        #expect(faces[0].yawAngle == t["yaw"]!)
+        let cx = (faces[0].bounds.x + faces[0].bounds.width / 2) * Double(frame.width)
+        let cy = (faces[0].bounds.y + faces[0].bounds.height / 2) * Double(frame.height)
+        #expect(abs(cx - t["cx"]!) < 40 && abs(cy - t["cy"]!) < 40, "centre \(cx),\(cy)")
+        #expect(try detector { $0.estimateYaw = false }.detect(in: frame).isEmpty, "no frontal face here")
+    }
+
+    @Test("an image with no face gives no face")
+    func noFace() throws {
+        let frame = try firstFrame("noface.pgm")
+        for cascade in FaceCascade.allCases {
+            #expect(try detector { $0.cascade = cascade }.detect(in: frame).isEmpty, "\(cascade)")
+        }
+    }
+
+    /// Runs the tracker over a clip; returns per frame the faceIDs with their bounds.
+    func track(_ clip: String, tracker: FaceTracker, detector: FaceDetector) throws
+        -> (frames: [[MetadataObject]], transitions: [FacePresenceTransition]) {
+        let source = try openFileSource(path: try fixture(clip))
+        defer { source.close() }
+        var frames: [[MetadataObject]] = []
+        var transitions: [FacePresenceTransition] = []
+        while let frame = try source.nextFrame() {
+            let r = try tracker.process(frame, source: clip, detector: detector)
+            frames.append(r.objects)
+            transitions += r.transitions
+        }
+        return (frames, transitions)
+    }
+
+    /// The ground truth faces of a clip (person segment, normalized bounds) per frame, from the generator's JSON.
+    func clipTruth(_ clip: String) throws -> [[(segment: Int, bounds: NormalizedRect, ignore: Bool)]] {
+        let base = clip.hasSuffix(".y4m") ? String(clip.dropLast(4)) : clip
+        let data = try Data(contentsOf: URL(fileURLWithPath: try fixture(base + ".json")))
+        let json = try JSONSerialization.jsonObject(with: data) as! [String: Any]
+        let w = (json["width"] as! NSNumber).doubleValue, h = (json["height"] as! NSNumber).doubleValue
+        return (json["frames"] as! [[String: Any]]).map { frame in
+            (frame["faces"] as! [[String: Any]]).map { f in
+                let n = { (k: String) in (f[k] as! NSNumber).doubleValue }
+                return (Int(n("segment")), NormalizedRect(x: n("x") / w, y: n("y") / h, width: n("w") / w, height: n("h") / h),
+                        f["ignore"] as! Bool)
+            }
+        }
+    }
+
+    /// Which faceIDs were reported on each ground-truth segment (IoU >= 0.3).
+    func idsPerSegment(_ clip: String, _ frames: [[MetadataObject]]) throws -> [Int: Set<Int>] {
+        let truth = try clipTruth(clip)
+        #expect(truth.count == frames.count)
+        var ids: [Int: Set<Int>] = [:]
+        for (gt, found) in zip(truth, frames) {
+            for g in gt {
+                if let o = found.max(by: { $0.bounds.iou(g.bounds) < $1.bounds.iou(g.bounds) }), o.bounds.iou(g.bounds) >= 0.3 {
+                    ids[g.segment, default: []].insert(o.faceID!)
+                }
+            }
+        }
+        return ids
+    }
+
+    @Test("a synthetic clip with two faces passing gives two distinct faceIDs, one per face")
+    func distinctIDs() throws {
+        let (frames, transitions) = try track("two_faces.y4m", tracker: FaceTracker(), detector: try detector())
+        let all = Set(frames.flatMap { $0.compactMap(\.faceID) })
+        #expect(all.count == 2, "faceIDs seen: \(all.sorted())")
+        let perSegment = try idsPerSegment("two_faces.y4m", frames)
+        #expect(perSegment[1]?.count == 1 && perSegment[2]?.count == 1, "IDs per face: \(perSegment)")
+        #expect(perSegment[1] != perSegment[2])
+        // Both faces are found on most frames.
+        #expect(frames.filter { $0.count == 2 }.count >= frames.count * 8 / 10)
+        #expect(transitions.filter { $0.transition == .appeared }.count == 2)
+    }
+
+    @Test("a face that leaves the picture and comes back gets a new faceID; presence reports it")
+    func reentry() throws {
+        var config = FaceConfiguration()
+        config.presenceGrace = 0.2
+        let tracker = FaceTracker(configuration: config)
+        let (frames, transitions) = try track("reenter.y4m", tracker: tracker,
+                                              detector: try FaceDetector(configuration: config, modelDirectory: Self.models))
+        let perSegment = try idsPerSegment("reenter.y4m", frames)
+        let before = try #require(perSegment[1]), after = try #require(perSegment[2])
+        #expect(before.count == 1 && after.count == 1, "IDs before \(before), after \(after)")
+        #expect(before.isDisjoint(with: after), "the returning face reused ID \(before)")
+        #expect(after.min()! > before.max()!, "IDs are handed out in increasing order")
+        let summary = transitions.map { "\($0.transition.rawValue)#\($0.faceID)@\($0.frame)" }
+        let first = before.first!, second = after.first!
+        #expect(summary.first == "appeared#\(first)@0", "\(summary)")
+        let lost = try #require(transitions.first { $0.transition == .lost && $0.faceID == first }, "\(summary)")
+        let appeared = try #require(transitions.first { $0.transition == .appeared && $0.faceID == second }, "\(summary)")
+        #expect(lost.frame < appeared.frame, "\(summary)")
+        // Grace: 0.2 s at 30 fps is 6 frames after the face was last seen (it left around frame 19–24).
+        #expect(lost.frame >= 20 && lost.frame <= 40, "\(summary)")
+        // Ending the run reports the face still present as lost.
+        let end = tracker.finish(frame: 70, time: 70.0 / 30)
+        #expect(end.map(\.faceID) == [second] && end.allSatisfy { $0.transition == .lost })
+    }
+
+    @Test("a corrupt cascade file fails with a clear error naming the file")
+    func corruptCascade() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("scand-face-\(getpid())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let corrupt = dir.appendingPathComponent("corrupt.xml").path
+        try Data("<?xml version=\"1.0\"?>\n<opencv_storage>\n<cascade><stageType>BOOST</sta".utf8)
+            .write(to: URL(fileURLWithPath: corrupt))
+        let notXML = dir.appendingPathComponent("random.xml").path
+        try Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 2654435761 >> 7) }).write(to: URL(fileURLWithPath: notXML))
+        let missing = dir.appendingPathComponent("missing.xml").path
+        for path in [corrupt, notXML, missing] {
+            do {
+                _ = try FaceDetector(configuration: FaceConfiguration(), frontalPath: path, profilePath: nil, eyePath: nil)
+                Issue.record("\(path) loaded")
+            } catch let error as ScanError {
+                guard case .model(let file, let reason) = error else { Issue.record("wrong error \(error)"); continue }
+                #expect(file == path)
+                #expect(!reason.isEmpty)
+                #expect(error.description.contains(path))
+            }
+        }
+    }
+
+    @Test("assignment keeps identities when two faces pass close to each other")
+    func assignment() {
+        // Tracks predicted at x=100 and x=160 (size 60); detections at 165 and 95: optimal is crossed-free.
+        let tracks = [FaceCandidate(centerX: 100, centerY: 100, size: 60), FaceCandidate(centerX: 160, centerY: 100, size: 60)]
+        let dets = [FaceCandidate(centerX: 165, centerY: 102, size: 60), FaceCandidate(centerX: 95, centerY: 98, size: 60)]
+        #expect(FaceTracker.assign(tracks: tracks, candidates: dets) == [1, 0])
+        // A detection far away (beyond 0.8 face sizes) is not assigned.
+        #expect(FaceTracker.assign(tracks: [tracks[0]], candidates: [FaceCandidate(centerX: 200, centerY: 100, size: 60)]) == [nil])
+    }
+}
