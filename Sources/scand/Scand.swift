@@ -19,6 +19,6 @@ struct Scand: ParsableCommand {
         abstract: "Machine-readable code and face scanner: images, video, Y4M and V4L2 cameras to JSON lines.",
         discussion: "stdout carries only JSON lines (one event per line); logs go to stderr.",
         version: version,
-        subcommands: [ScanCommand.self, TypesCommand.self, DevicesCommand.self, RunCommand.self],
+        subcommands: [ScanCommand.self, TypesCommand.self, DevicesCommand.self, RunCommand.self, BenchCommand.self],
         defaultSubcommand: nil)
 }

@@ -1,0 +1,114 @@
+public import ScanCore
+internal import CScanZBar
+
+/// The naive pipeline a user would write by hand, kept as the benchmark's baseline: every full frame
+/// through `zbar_scan_image` with zbar's default settings (every symbology, density 1, no inversion,
+/// zbar's own text guessing), plus, when faces are enabled, OpenCV's Haar default frontal cascade on the
+/// full frame (scale 1.1, min neighbours 3, min size 30 px) with greedy IoU matching for IDs.
+///
+/// Not for production use: it exists so `scand bench` can report ratios against it in the same run.
+public final class NaiveBaseline {
+    private let scanner: OpaquePointer
+    private let image: OpaquePointer
+    private let codes: Bool
+    private let faces: NaiveFaceBaseline?
+
+    /// - Parameters:
+    ///   - codes: scan codes with default zbar.
+    ///   - faceCascadePath: the Haar default cascade; nil to skip faces.
+    public init(codes: Bool, faceCascadePath: String?) throws {
+        self.codes = codes
+        scanner = zbar_image_scanner_create()
+        image = zbar_image_create()
+        zbar_image_set_format(image, BarcodeDetector.fourcc("Y800"))
+        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_ENABLE, 1)
+        faces = try faceCascadePath.map { try NaiveFaceBaseline(cascadePath: $0) }
+    }
+
+    deinit {
+        zbar_image_destroy(image)
+        zbar_image_scanner_destroy(scanner)
+    }
+
+    /// Timings of the last call, seconds.
+    public private(set) var lastCodeSeconds = 0.0
+    public private(set) var lastFaceSeconds = 0.0
+
+    /// Scans the whole frame. Geometry is normalized device coordinates.
+    public func process(_ frame: Frame) throws -> [MetadataObject] {
+        var out: [MetadataObject] = []
+        let t0 = BaselineClock.now()
+        if codes {
+            frame.luma.cropped(to: PixelRect(x: 0, y: 0, width: frame.width, height: frame.height)).bytes.withUnsafeBufferPointer { b in
+                zbar_image_set_size(image, UInt32(frame.width), UInt32(frame.height))
+                zbar_image_set_data(image, b.baseAddress, UInt(b.count), nil)
+                defer { zbar_image_set_data(image, nil, 0, nil) }
+                guard zbar_scan_image(scanner, image) > 0 else { return }
+                var symbol = zbar_image_first_symbol(image)
+                while let s = symbol {
+                    let n = Int(zbar_symbol_get_data_length(s))
+                    let bytes = zbar_symbol_get_data(s).map { p in
+                        p.withMemoryRebound(to: UInt8.self, capacity: n) { Array(UnsafeBufferPointer(start: $0, count: n)) }
+                    } ?? []
+                    if let type = BarcodeDetector.metadataType(zbar_symbol_get_type(s), bytes: bytes, enabled: BarcodeDetector.zbarTypes) {
+                        out.append(MetadataObject(type: type, bounds: .unit, stringValue: String(decoding: bytes, as: UTF8.self), payload: bytes))
+                    }
+                    symbol = zbar_symbol_next(s)
+                }
+            }
+        }
+        let t1 = BaselineClock.now()
+        if let faces { out += try faces.process(frame) }
+        let t2 = BaselineClock.now()
+        lastCodeSeconds = t1 - t0
+        lastFaceSeconds = t2 - t1
+        return out
+    }
+}
+
+enum BaselineClock {
+    static func now() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+}
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The baseline's faces: the Haar default cascade on every full frame (1.1, 3, min 30 px) and greedy IoU
+/// matching (≥ 0.3) to the previous frame's faces for IDs.
+final class NaiveFaceBaseline {
+    private let cascade: Cascade
+    private var previous: [(id: Int, box: NormalizedRect)] = []
+    private var nextID = 1
+
+    init(cascadePath: String) throws { cascade = try Cascade(path: cascadePath) }
+
+    func process(_ frame: Frame) throws -> [MetadataObject] {
+        let rects = try cascade.detect(frame.luma.bytes, width: frame.width, height: frame.height, stride: frame.luma.stride,
+                                       scaleFactor: 1.1, minNeighbors: 3, minSize: 30, maxSize: 0)
+        let W = Double(frame.width), H = Double(frame.height)
+        var boxes = rects.map { NormalizedRect(x: Double($0.x) / W, y: Double($0.y) / H, width: Double($0.width) / W, height: Double($0.height) / H) }
+        var matched: [(id: Int, box: NormalizedRect)] = []
+        var unused = previous
+        // Greedy: best IoU pair first.
+        while !boxes.isEmpty {
+            var best: (Int, Int, Double)?
+            for (i, b) in boxes.enumerated() {
+                for (j, p) in unused.enumerated() {
+                    let iou = b.iou(p.box)
+                    if iou >= 0.3, iou > (best?.2 ?? 0) { best = (i, j, iou) }
+                }
+            }
+            guard let (i, j, _) = best else { break }
+            matched.append((unused[j].id, boxes[i]))
+            boxes.remove(at: i)
+            unused.remove(at: j)
+        }
+        for b in boxes { matched.append((nextID, b)); nextID += 1 }
+        previous = matched
+        return matched.map { MetadataObject(type: .face, bounds: $0.box, faceID: $0.id) }
+    }
+}

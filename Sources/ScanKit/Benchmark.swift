@@ -1,0 +1,215 @@
+public import ScanCore
+import ScanCapture
+import ScanDetection
+import ScanOutput
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One benchmark run's settings: a Y4M clip with ground truth, what to detect, and how frames arrive.
+public struct BenchmarkCase: Sendable {
+    public var name: String
+    /// A Y4M clip made by bench/pipeline/make_clips.py.
+    public var clip: String
+    /// Its `.truth.json` (per frame: code values, face boxes in pixels).
+    public var truth: String
+    public var types: Set<MetadataObjectType>
+    /// Frames arrive at the clip's rate and late ones are dropped (as from a camera); false: as fast as possible.
+    public var live: Bool
+    /// Repeat the clip until this many frames were offered (nil: once).
+    public var frames: Int?
+    public init(name: String, clip: String, truth: String, types: Set<MetadataObjectType>, live: Bool, frames: Int? = nil) {
+        self.name = name; self.clip = clip; self.truth = truth; self.types = types; self.live = live; self.frames = frames
+    }
+}
+
+/// What one run measured. Times in milliseconds unless named otherwise.
+public struct BenchmarkResult: Sendable, Codable {
+    public var name: String
+    public var pipeline: String
+    public var framesOffered: Int
+    public var framesProcessed: Int
+    public var framesDropped: Int
+    public var seconds: Double
+    public var fps: Double
+    public var cpuSecondsPerFrame: Double
+    public var latencyP50: Double
+    public var latencyP99: Double
+    /// Median per-frame milliseconds by stage: decode, barcode, face, tracking, encode.
+    public var stages: [String: Double]
+    public var peakRSSMB: Double
+    public var startRSSMB: Double
+    public var endRSSMB: Double
+    public var codeRecall: Double?
+    public var faceRecall: Double?
+}
+
+/// Runs the real pipeline (``MetadataOutput`` + encoder) or the naive baseline over a clip and measures it.
+public enum Benchmark {
+    public enum Pipeline: String, Sendable { case scand, baseline }
+
+    public static func run(_ c: BenchmarkCase, pipeline: Pipeline, configuration: OutputConfiguration,
+                           faceCascade: String?) throws -> BenchmarkResult {
+        let truth = try Truth.load(c.truth)
+        var config = configuration
+        config.metadataObjectTypes = c.types
+        let output = pipeline == .scand ? try MetadataOutput(configuration: config) : nil
+        let baseline = pipeline == .baseline
+            ? try NaiveBaseline(codes: c.types.contains { $0.isMachineReadableCode },
+                                faceCascadePath: c.types.contains(.face) ? faceCascade : nil) : nil
+        let encoder = JSONLinesEncoder()
+        var decode = SampleSeries(), barcode = SampleSeries(), face = SampleSeries(), tracking = SampleSeries()
+        var encode = SampleSeries(), latency = SampleSeries()
+        var codeHits = 0, codeTotal = 0, faceHits = 0, faceTotal = 0
+        let total = c.frames ?? truth.frames.count
+        let feeder = FrameFeeder(clip: c.clip, total: total, live: c.live)
+        let startRSS = ProcessStats.residentBytes()
+        let cpu0 = ProcessStats.cpuSeconds()
+        let t0 = monotonicSeconds()
+        var processed = 0
+        var sink = 0
+        while let (frame, index, decodeSeconds) = try feeder.next() {
+            decode.add(decodeSeconds)
+            let objects: [MetadataObject]
+            var event: MetadataEvent
+            if let output {
+                event = try output.process(frame, source: SourceInfo(name: c.clip, frameRate: Double(truth.fps), isLive: c.live))
+                objects = event.objects
+                barcode.add(output.lastTimings.barcode)
+                face.add(output.lastTimings.face)
+                tracking.add(output.lastTimings.tracking)
+            } else {
+                objects = try baseline!.process(frame)
+                barcode.add(baseline!.lastCodeSeconds)
+                face.add(baseline!.lastFaceSeconds)
+                event = MetadataEvent(source: c.clip, frame: frame.index, time: frame.time, width: frame.width, height: frame.height, objects: objects)
+            }
+            let e0 = monotonicSeconds()
+            sink &+= encoder.encode(.metadata(event)).line.count
+            let e1 = monotonicSeconds()
+            encode.add(e1 - e0)
+            if let arrived = frame.captureClock { latency.add(e1 - arrived) }
+            processed += 1
+            let gt = truth.frames[index % truth.frames.count]
+            for code in gt.codes where c.types.contains(code.type) {
+                codeTotal += 1
+                if objects.contains(where: { $0.type == code.type && $0.stringValue == code.value }) { codeHits += 1 }
+            }
+            if c.types.contains(.face) {
+                for box in gt.faces {
+                    faceTotal += 1
+                    let r = NormalizedRect(x: box[0] / Double(frame.width), y: box[1] / Double(frame.height),
+                                           width: box[2] / Double(frame.width), height: box[3] / Double(frame.height))
+                    if objects.contains(where: { $0.type == .face && $0.bounds.iou(r) >= 0.3 }) { faceHits += 1 }
+                }
+            }
+        }
+        let seconds = monotonicSeconds() - t0
+        let cpu = ProcessStats.cpuSeconds() - cpu0
+        precondition(sink > 0 || processed == 0)
+        let ms = { (s: SampleSeries) in s.median * 1000 }
+        return BenchmarkResult(
+            name: c.name, pipeline: pipeline.rawValue, framesOffered: feeder.offered, framesProcessed: processed,
+            framesDropped: feeder.dropped, seconds: seconds, fps: Double(processed) / seconds,
+            cpuSecondsPerFrame: cpu / Double(max(1, processed)),
+            latencyP50: latency.percentile(50) * 1000, latencyP99: latency.percentile(99) * 1000,
+            stages: ["decode": ms(decode), "barcode": ms(barcode), "face": ms(face), "tracking": ms(tracking), "encode": ms(encode)],
+            peakRSSMB: Double(ProcessStats.peakResidentBytes()) / 1e6, startRSSMB: Double(startRSS) / 1e6,
+            endRSSMB: Double(ProcessStats.residentBytes()) / 1e6,
+            codeRecall: codeTotal > 0 ? Double(codeHits) / Double(codeTotal) : nil,
+            faceRecall: faceTotal > 0 ? Double(faceHits) / Double(faceTotal) : nil)
+    }
+}
+
+/// Ground truth written by bench/pipeline/make_clips.py.
+struct Truth: Decodable {
+    struct Code: Decodable { var type: MetadataObjectType; var value: String }
+    struct FrameTruth: Decodable { var frame: Int; var codes: [Code]; var faces: [[Double]] }
+    var width: Int, height: Int, fps: Int
+    var frames: [FrameTruth]
+    static func load(_ path: String) throws -> Truth {
+        guard let f = fopen(path, "rb") else { throw ScanError.unreadableInput(input: path, reason: "cannot open") }
+        defer { fclose(f) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = fread(&chunk, 1, chunk.count, f)
+            if n <= 0 { break }
+            bytes += chunk[0..<n]
+        }
+        do { return try JSONDecoder().decode(Truth.self, from: Data(bytes)) } catch {
+            throw ScanError.undecodableInput(input: path, reason: "ground truth: \(error)")
+        }
+    }
+}
+
+/// Offers frames of a clip (repeated as needed). Live: a thread decodes at the clip's frame rate into a
+/// one-slot hand-off where the newest frame wins, as a camera would deliver them; the consumer takes
+/// whatever is newest. Otherwise: frames are decoded on demand, none dropped.
+final class FrameFeeder: @unchecked Sendable {
+    private let clip: String
+    private let total: Int
+    private let live: Bool
+    private var source: Y4MSource?
+    private var produced = 0
+    private let lock = Lock()
+    private var slot: (Frame, Int, Double)?
+    private var finished = false
+    private(set) var offered = 0
+    private(set) var dropped = 0
+
+    init(clip: String, total: Int, live: Bool) {
+        self.clip = clip; self.total = total; self.live = live
+        if live {
+            _ = WorkerThread { [self] in self.produce() }
+        }
+    }
+
+    private func decodeNext() throws -> (Frame, Int, Double)? {
+        guard produced < total else { return nil }
+        let t0 = monotonicSeconds()
+        if source == nil { source = try Y4MSource(path: clip) }
+        var frame = try source!.nextFrame()
+        if frame == nil { source = try Y4MSource(path: clip); frame = try source!.nextFrame() }
+        guard var f = frame else { return nil }
+        let index = produced
+        produced += 1
+        f.captureClock = monotonicSeconds()
+        return (f, index, f.captureClock! - t0)
+    }
+
+    private func produce() {
+        let fps = (try? Y4MSource(path: clip).info.frameRate ?? 30) ?? 30
+        let start = monotonicSeconds()
+        while true {
+            let due = start + Double(produced) / fps
+            let wait = due - monotonicSeconds()
+            if wait > 0 { usleep(UInt32(wait * 1e6)) }
+            guard let item = try? decodeNext() else { break }
+            lock.withLock {
+                if slot != nil { dropped += 1 }
+                slot = item
+                offered += 1
+            }
+        }
+        lock.withLock { finished = true }
+    }
+
+    func next() throws -> (Frame, Int, Double)? {
+        if !live {
+            let item = try decodeNext()
+            if item != nil { offered += 1 }
+            return item
+        }
+        while true {
+            let (item, done) = lock.withLock { () -> ((Frame, Int, Double)?, Bool) in
+                defer { slot = nil }
+                return (slot, finished)
+            }
+            if let item { return item }
+            if done { return nil }
+            usleep(500)
+        }
+    }
+}
