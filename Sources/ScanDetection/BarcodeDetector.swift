@@ -45,6 +45,7 @@ public final class BarcodeDetector: MetadataDetector {
     /// Enabled types only zxing reads (always scanned by zxing on the plain pass with `both`).
     private let zxingOnly: Set<MetadataObjectType>
     private let scanner: OpaquePointer
+    private var currentDensity: Int
     private let image: OpaquePointer
 
     /// Creates a detector for `configuration.types ∩ availableTypes(engine:)`.
@@ -72,9 +73,9 @@ public final class BarcodeDetector: MetadataDetector {
         zbar_image_scanner_set_config(scanner, ZBAR_I25, ZBAR_CFG_MIN_LEN, Int32(configuration.minimumI25Length))
         // zbar's Codabar length excludes the start/stop characters.
         zbar_image_scanner_set_config(scanner, ZBAR_CODABAR, ZBAR_CFG_MIN_LEN, Int32(max(1, configuration.minimumCodabarLength - 2)))
-        let density = Int32(max(1, configuration.scanDensity))
-        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_X_DENSITY, density)
-        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_Y_DENSITY, density)
+        currentDensity = max(1, configuration.scanDensity)
+        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_X_DENSITY, Int32(currentDensity))
+        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_Y_DENSITY, Int32(currentDensity))
     }
 
     deinit {
@@ -109,7 +110,9 @@ public final class BarcodeDetector: MetadataDetector {
         var extra: [MetadataObject] = []
         for pass in effectivePasses {
             for image in passImages(pass, base: base) {
-                var found = scanZBar(image, frameSize: frame.size)
+                // An upscaled copy needs no denser scan lines than the frame itself: keep zbar's cost ≈ 2×, not 4×.
+                let density = pass == .upscaled ? 2 * max(1, configuration.scanDensity) : max(1, configuration.scanDensity)
+                var found = scanZBar(image, frameSize: frame.size, density: density)
                 var engine = BarcodeEngine.zbar
                 if pass == .plain && !zxingOnly.isEmpty {
                     // Formats zbar cannot read are always looked for (on the plain frame).
@@ -180,8 +183,13 @@ public final class BarcodeDetector: MetadataDetector {
     // MARK: zbar
 
     /// One zbar pass over a pass image.
-    func scanZBar(_ pass: PassImage, frameSize: PixelSize) -> [MetadataObject] {
+    func scanZBar(_ pass: PassImage, frameSize: PixelSize, density: Int) -> [MetadataObject] {
         guard !zbarEnabled.isEmpty else { return [] }
+        if density != currentDensity {
+            zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_X_DENSITY, Int32(density))
+            zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_Y_DENSITY, Int32(density))
+            currentDensity = density
+        }
         let plane = pass.plane
         precondition(plane.stride == plane.width)
         var results: [MetadataObject] = []

@@ -50,7 +50,7 @@ struct ZXingReader {
     static func read(_ plane: LumaPlane, types: Set<MetadataObjectType>, tryHarder: Bool = true) throws -> [Symbol] {
         let bits = formats(for: types)
         guard bits != 0 else { return [] }
-        var options = scz_options(formats: bits, try_harder: tryHarder ? 1 : 0, try_rotate: 1, try_downscale: 1,
+        var options = scz_options(formats: bits, try_harder: tryHarder ? 1 : 0, try_rotate: 1, try_downscale: 0,
                                   validate_itf_checksum: 0, min_line_count: 2, max_symbols: 0)
         var results: UnsafeMutablePointer<scz_result>?
         var count: Int32 = 0

@@ -66,8 +66,12 @@ def payload(sym, rng):
     if sym == "upca":
         d = rng.choice("123456789") + digits(10); return d, "0" + d + gs1_check(d)
     if sym == "upce":
-        d = digits(6)
-        if d[5] in "012" and d[2] == "0": d = d[:2] + "1" + d[3:]
+        while True:  # zint accepts only the canonical zero-suppressed forms
+            d = digits(6)
+            if d[5] == "3" and d[2] in "012": continue
+            if d[5] == "4" and d[3] == "0": continue
+            if d[5] in "56789" and d[4] == "0": continue
+            break
         return "0" + d, "0" + d + gs1_check(upce_to_upca("0", d))
     if sym == "code39":
         s = "".join(rng.choice(alnum) for _ in range(rng.randint(5, 12))); return s, s
@@ -113,9 +117,14 @@ def qr_payload(rng, version):
 def render_qr(text, version, rng):
     """Module matrix (1 = dark) with a 4-module quiet zone."""
     err = rng.choice(["L", "M", "Q", "H"])
+    ascii_only = all(ord(c) < 128 for c in text)
+    # Phones and web generators encode non-ASCII text as UTF-8 (segno would pick Shift_JIS for Cyrillic);
+    # one in four of those carries an explicit UTF-8 ECI.
+    enc = None if ascii_only else "utf-8"
+    eci = (not ascii_only) and rng.random() < 0.25
     for v in range(version, 41):
         try:
-            q = segno.make_qr(text, version=v, error=err, boost_error=False)
+            q = segno.make_qr(text, version=v, error=err, boost_error=False, encoding=enc, eci=eci)
             break
         except Exception:
             continue

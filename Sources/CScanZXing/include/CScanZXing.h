@@ -45,7 +45,9 @@ typedef struct scz_options {
     uint32_t formats;       /* SCZ_* bit set; 0 means none (nothing is read) */
     int try_harder;         /* spend more time (more scan lines, more finder patterns) */
     int try_rotate;         /* also scan linear codes at 90 degrees */
-    int try_downscale;      /* also try zxing's own downscaled copies of large images */
+    int try_downscale;      /* also try zxing's own downscaled copies of large images. Debian's 1.4.0 is built
+                               with assertions on and aborts merging linear results from its pyramid
+                               (Result::operator==, lineCount() == 1): keep 0 when linear formats are on. */
     int validate_itf_checksum;
     int min_line_count;     /* scan lines that must agree on a linear code (zxing default 2) */
     int max_symbols;        /* 0 = no limit */
