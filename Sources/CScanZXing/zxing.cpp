@@ -56,17 +56,32 @@ extern "C" scz_status scz_read(const uint8_t *luma, int width, int height, int s
     }
     if (options->formats == 0) return SCZ_OK;
     try {
-        ZXing::DecodeHints hints;
-        hints.setFormats(toZXing(options->formats));
-        hints.setTryHarder(options->try_harder != 0);
-        hints.setTryRotate(options->try_rotate != 0);
-        hints.setTryDownscale(options->try_downscale != 0);
-        hints.setValidateITFCheckSum(options->validate_itf_checksum != 0);
-        hints.setReturnCodabarStartEnd(true); // as zbar reports Codabar
-        if (options->min_line_count > 0) hints.setMinLineCount(static_cast<uint8_t>(options->min_line_count));
-        if (options->max_symbols > 0) hints.setMaxNumberOfSymbols(static_cast<uint8_t>(options->max_symbols));
+        // Debian's zxing 1.4.0 is built with assertions on, and merging several linear results in one
+        // tryHarder multi-symbol read can abort (Result::operator==: `lineCount() == 1`). So matrix formats
+        // are read as several symbols, linear formats (zbar's fallback here) as one symbol per call.
+        const uint32_t linearBits = SCZ_EAN13 | SCZ_EAN8 | SCZ_UPCA | SCZ_UPCE | SCZ_CODE39 | SCZ_CODE93 |
+                                    SCZ_CODE128 | SCZ_ITF | SCZ_CODABAR | SCZ_DATABAR | SCZ_DATABAR_EXP;
         ZXing::ImageView view(luma, width, height, ZXing::ImageFormat::Lum, stride);
-        ZXing::Results found = ZXing::ReadBarcodes(view, hints);
+        auto makeHints = [&](uint32_t bits) {
+            ZXing::DecodeHints hints;
+            hints.setFormats(toZXing(bits));
+            hints.setTryHarder(options->try_harder != 0);
+            hints.setTryRotate(options->try_rotate != 0);
+            hints.setTryDownscale(options->try_downscale != 0);
+            hints.setValidateITFCheckSum(options->validate_itf_checksum != 0);
+            hints.setReturnCodabarStartEnd(true); // as zbar reports Codabar
+            if (options->min_line_count > 0) hints.setMinLineCount(static_cast<uint8_t>(options->min_line_count));
+            if (options->max_symbols > 0) hints.setMaxNumberOfSymbols(static_cast<uint8_t>(options->max_symbols));
+            return hints;
+        };
+        ZXing::Results found;
+        const uint32_t matrix = options->formats & ~linearBits, linear = options->formats & linearBits;
+        if (matrix) found = ZXing::ReadBarcodes(view, makeHints(matrix));
+        if (linear) {
+            ZXing::DecodeHints hints = makeHints(linear);
+            if (hints.tryHarder()) hints.setMaxNumberOfSymbols(1);
+            for (auto &r : ZXing::ReadBarcodes(view, hints)) found.push_back(std::move(r));
+        }
         int valid = 0;
         for (const auto &r : found) if (r.isValid() && fromZXing(r.format())) valid++;
         if (valid == 0) return SCZ_OK;
