@@ -17,14 +17,16 @@ public final class BarcodeDetector: MetadataDetector {
         .qr, .ean13, .ean8, .upce, .code39, .code93, .code128, .interleaved2of5, .itf14, .codabar,
         .gs1DataBar, .gs1DataBarExpanded,
     ]
-    /// Code types zxing-cpp can read (zbar's plus Micro QR, PDF417, Aztec, Data Matrix).
+    /// Code types scand reads with zxing-cpp: zbar's but GS1 DataBar (omnidirectional), plus Micro QR,
+    /// PDF417, Aztec, Data Matrix.
     public static var zxingTypes: Set<MetadataObjectType> { ZXingReader.types }
 
     /// The types `engine` can read (`availableMetadataObjectTypes` for that engine).
     public static func availableTypes(engine: BarcodeEngine) -> Set<MetadataObjectType> {
         switch engine {
         case .zbar: return zbarTypes
-        case .zxing, .both: return zxingTypes
+        case .zxing: return zxingTypes
+        case .both: return zbarTypes.union(zxingTypes)
         }
     }
 
@@ -55,7 +57,7 @@ public final class BarcodeDetector: MetadataDetector {
         switch configuration.engine {
         case .zbar: zbarEnabled = enabledTypes; zxingEnabled = []
         case .zxing: zbarEnabled = []; zxingEnabled = enabledTypes
-        case .both: zbarEnabled = enabledTypes.intersection(Self.zbarTypes); zxingEnabled = enabledTypes
+        case .both: zbarEnabled = enabledTypes.intersection(Self.zbarTypes); zxingEnabled = enabledTypes.intersection(Self.zxingTypes)
         }
         zxingOnly = configuration.engine == .both ? zxingEnabled.subtracting(zbarEnabled) : []
         scanner = zbar_image_scanner_create()

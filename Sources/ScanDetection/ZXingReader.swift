@@ -3,10 +3,12 @@ internal import CScanZXing
 
 /// Reads codes with zxing-cpp. Holds no C state between calls; results are copied out and freed at once.
 struct ZXingReader {
-    /// Code types zxing-cpp can read.
+    /// Code types scand reads with zxing-cpp. GS1 DataBar (omnidirectional) is left to zbar: Debian's
+    /// zxing 1.4.0 is built with assertions on and its DataBar reader aborts the process on some frames
+    /// (`Result::operator==`: `lineCount() == 1`).
     static let types: Set<MetadataObjectType> = [
         .qr, .microQR, .ean13, .ean8, .upce, .code39, .code93, .code128, .interleaved2of5, .itf14, .codabar,
-        .gs1DataBar, .gs1DataBarExpanded, .pdf417, .aztec, .dataMatrix,
+        .gs1DataBarExpanded, .pdf417, .aztec, .dataMatrix,
     ]
 
     /// zxing-cpp's version string.
@@ -34,7 +36,7 @@ struct ZXingReader {
             case .code128: bits |= UInt32(SCZ_CODE128)
             case .interleaved2of5, .itf14: bits |= UInt32(SCZ_ITF)
             case .codabar: bits |= UInt32(SCZ_CODABAR)
-            case .gs1DataBar: bits |= UInt32(SCZ_DATABAR)
+            case .gs1DataBar: break // see `types`
             case .gs1DataBarExpanded: bits |= UInt32(SCZ_DATABAR_EXP)
             case .pdf417: bits |= UInt32(SCZ_PDF417)
             case .aztec: bits |= UInt32(SCZ_AZTEC)
@@ -82,7 +84,10 @@ struct ZXingReader {
             case SCZ_ITF:
                 type = bytes.count == 14 && types.contains(.itf14) && GS1.hasValidCheckDigit(bytes) ? .itf14 : .interleaved2of5
             case SCZ_CODABAR: type = .codabar
-            case SCZ_DATABAR: type = .gs1DataBar
+            case SCZ_DATABAR:
+                type = .gs1DataBar
+                // zxing gives the bare GTIN-14; zbar (and GS1's element string) has the AI (01) in front.
+                if bytes.count == 14, bytes.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) { bytes = [0x30, 0x31] + bytes }
             case SCZ_DATABAR_EXP: type = .gs1DataBarExpanded
             case SCZ_PDF417: type = .pdf417
             case SCZ_AZTEC: type = .aztec

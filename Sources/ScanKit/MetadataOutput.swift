@@ -26,7 +26,7 @@ public struct OutputConfiguration: Sendable {
 /// (`AVCaptureMetadataOutput`). Owns its detectors; use from one thread at a time.
 public final class MetadataOutput {
     /// Every type this build can report (`availableMetadataObjectTypes`), with every engine.
-    public static var availableMetadataObjectTypes: Set<MetadataObjectType> { BarcodeDetector.zxingTypes }
+    public static var availableMetadataObjectTypes: Set<MetadataObjectType> { BarcodeDetector.availableTypes(engine: .both) }
 
     /// The types this build can report with `engine`.
     public static func availableMetadataObjectTypes(engine: BarcodeEngine) -> Set<MetadataObjectType> {
@@ -34,7 +34,7 @@ public final class MetadataOutput {
     }
 
     /// Types enabled when none are chosen: every code type (narrowed to what the chosen engine reads).
-    public static var defaultTypes: Set<MetadataObjectType> { BarcodeDetector.zxingTypes }
+    public static var defaultTypes: Set<MetadataObjectType> { BarcodeDetector.availableTypes(engine: .both) }
 
     public let configuration: OutputConfiguration
     private let barcodes: BarcodeDetector?
@@ -55,7 +55,7 @@ public final class MetadataOutput {
         let needsZXing = configuration.metadataObjectTypes.filter(\.isMachineReadableCode).subtracting(engineTypes)
         if !needsZXing.isEmpty {
             throw ScanError.invalidArgument(
-                "\(needsZXing.sorted().map(\.rawValue).joined(separator: ",")) need zxing: use --engine zxing or --engine both")
+                "\(needsZXing.sorted().map(\.rawValue).joined(separator: ",")) cannot be read with --engine \(configuration.barcode.engine.rawValue): use --engine both")
         }
         guard configuration.rectOfInterest.isValidRectOfInterest else {
             throw ScanError.invalidArgument("rect of interest must be a non-empty rectangle inside 0...1")

@@ -35,8 +35,8 @@ struct DetectionOptions: ParsableArguments {
     @Flag(name: .long, help: "Require a valid mod-10 check digit on Interleaved 2 of 5.")
     var i25Checksum = false
 
-    @Option(name: .long, help: ArgumentHelp("Drop 1-D codes read on fewer zbar scan lines than this (0 keeps all).", valueName: "n"))
-    var minLinearQuality: Int = 0
+    @Option(name: .long, help: ArgumentHelp("Drop 1-D codes read on fewer scan lines than this (0 keeps all; default 2).", valueName: "n"))
+    var minLinearQuality: Int = 2
 
     @Option(name: .long, help: ArgumentHelp("zbar uncertainty for 1-D codes (extra agreeing decodes required); default: zbar's own.", valueName: "n"))
     var zbarUncertainty: Int?
@@ -50,8 +50,8 @@ struct DetectionOptions: ParsableArguments {
     func outputConfiguration() throws -> OutputConfiguration {
         var config = OutputConfiguration()
         if let types {
-            let available = MetadataOutput.availableMetadataObjectTypes(engine: BarcodeEngine(rawValue: engine.lowercased()) ?? .both)
-            config.metadataObjectTypes = try MetadataObjectType.parseList(types, available: available)
+            // Every type this build has; MetadataOutput names the engine a type needs.
+            config.metadataObjectTypes = try MetadataObjectType.parseList(types, available: MetadataOutput.availableMetadataObjectTypes)
         }
         if let rectOfInterest { config.rectOfInterest = try parseRect(rectOfInterest, name: "--rect-of-interest") }
         config.barcode.tryInverted = !noInverted

@@ -88,6 +88,10 @@ def main():
     save("pdf417.png", zint(55, "PDF417-SCAND-9", 2))
     meta["datamatrix"] = "DM-SCAND-7"; meta["aztec"] = "AZTEC-SCAND-8"; meta["pdf417"] = "PDF417-SCAND-9"
 
+    # GS1 DataBar: both engines report the element string with its AI, 01 + GTIN-14.
+    save("databar.png", zint(29, "0061414199999", 3))
+    meta["databar"] = "0100614141999996"
+
     # Misread filters: a short Codabar, I2/5 with and without a valid mod-10 check digit.
     save("codabar_short.png", zint(18, "A1234B", 2))
     save("i25_good_check.png", zint(3, "12345670", 2))   # 1234567 + check 0

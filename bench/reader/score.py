@@ -145,11 +145,12 @@ def main():
             ("no-downscaled", S("--passes", "plain,inverted,upscaled,thresholded")),
             ("no-upscaled", S("--passes", "plain,inverted,downscaled,thresholded")),
             ("no-thresholded", S("--passes", "plain,inverted,downscaled,upscaled")),
-            ("codabar4,i25-4", S("--codabar-min-length", "4", "--i25-min-length", "4")),
+            ("codabar4+i25-4", S("--codabar-min-length", "4", "--i25-min-length", "4")),
             ("i25-checksum", S("--i25-checksum")),
-            ("min-quality-2", S("--min-linear-quality", "2")),
+            ("min-quality-0", S("--min-linear-quality", "0")),
+            ("min-quality-3", S("--min-linear-quality", "3")),
             ("uncertainty-0", S("--zbar-uncertainty", "0")),
-            ("uncertainty-2", S("--zbar-uncertainty", "2")),
+            ("uncertainty-3", S("--zbar-uncertainty", "3")),
         ]
     if args.only:
         keep = set(args.only.split(","))
@@ -172,6 +173,8 @@ def main():
         print("done %s" % name, file=sys.stderr)
     # table
     names = [n for n, _ in readers]
+    if not names:
+        return
     print("| category | codes | " + " | ".join(names) + " |")
     print("|---|---:|" + "---:|" * len(names))
     for cat in cats:
