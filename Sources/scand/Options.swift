@@ -35,7 +35,7 @@ struct DetectionOptions: ParsableArguments {
     @Flag(name: .long, help: "Require a valid mod-10 check digit on Interleaved 2 of 5.")
     var i25Checksum = false
 
-    @Option(name: .long, help: ArgumentHelp("Drop 1-D codes read on fewer scan lines than this (0 keeps all; default 2).", valueName: "n"))
+    @Option(name: .long, help: ArgumentHelp("Drop 1-D codes read on fewer scan lines than this (0 keeps all).", valueName: "n"))
     var minLinearQuality: Int = 2
 
     @Option(name: .long, help: ArgumentHelp("zbar uncertainty for 1-D codes (extra agreeing decodes required); default: zbar's own.", valueName: "n"))
