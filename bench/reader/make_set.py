@@ -187,6 +187,11 @@ def paste(canvas, sym_img, rng, angle=0.0, persp=0.0, scale_jitter=True, pos=Non
         corners = c
     rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
     dst = corners @ rot.T + [cx, cy]
+    # a symbol larger than the frame is shrunk to fit (never cut off: the truth must stay readable)
+    span = dst.max(0) - dst.min(0)
+    fit = min(1.0, (W - 8) / span[0], (H - 8) / span[1])
+    if fit < 1.0:
+        dst = (dst - [cx, cy]) * fit + [cx, cy]
     # fit into canvas
     minx, miny = dst.min(0); maxx, maxy = dst.max(0)
     shiftx = -minx + 2 if minx < 2 else (W - 2 - maxx if maxx > W - 2 else 0)
