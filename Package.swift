@@ -48,6 +48,12 @@ let package = Package(
                 .linkedLibrary("opencv_core"), .linkedLibrary("opencv_imgproc"),
                 .linkedLibrary("opencv_imgcodecs"), .linkedLibrary("opencv_videoio"),
             ]),
+        // zxing-cpp (Debian libzxing-dev): the second barcode engine, for Data Matrix, Aztec, PDF417 and
+        // frames where zbar finds nothing.
+        .target(
+            name: "CScanZXing",
+            cxxSettings: [.unsafeFlags(["-Wall", "-Werror"])],
+            linkerSettings: [.linkedLibrary("ZXing")]),
         .target(
             name: "CScanV4L2",
             cSettings: [.unsafeFlags(["-Wall", "-Werror"])],
@@ -62,7 +68,7 @@ let package = Package(
             swiftSettings: strict),
         .target(
             name: "ScanDetection",
-            dependencies: ["ScanCore", "CScanZBar", "CScanOpenCV"],
+            dependencies: ["ScanCore", "CScanZBar", "CScanOpenCV", "CScanZXing"],
             swiftSettings: strict),
         .target(
             name: "ScanOutput",

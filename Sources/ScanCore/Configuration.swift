@@ -1,20 +1,80 @@
-/// How codes are read. Defaults read everything zbar can, including inverted codes.
+/// Which barcode engine reads codes.
+public enum BarcodeEngine: String, Sendable, Hashable, CaseIterable {
+    /// zbar only (no Data Matrix, Aztec, PDF417, Micro QR).
+    case zbar
+    /// zxing-cpp only.
+    case zxing
+    /// zbar first; zxing-cpp on passes where zbar found nothing, and always for the formats zbar cannot read.
+    case both
+}
+
+/// One way of looking at a frame. The reader tries the passes in order on frames where nothing has decoded
+/// yet and stops at the first pass that reads. Every pass reports geometry in the original frame's coordinates.
+public enum ReaderPass: String, Sendable, Hashable, CaseIterable {
+    /// The frame as captured.
+    case plain
+    /// Inverted luma (light-on-dark codes, dark-mode screens).
+    case inverted
+    /// Downscaled to half size by pixel averaging: removes moiré and noise (both polarities).
+    case downscaled
+    /// Upscaled ×2 (small codes, ≈2 px per module); only for frames up to ``BarcodeConfiguration/maximumUpscaleSide``.
+    case upscaled
+    /// Locally (adaptively) thresholded: glare and uneven light (both polarities).
+    case thresholded
+
+    /// The default order.
+    public static let standard: [ReaderPass] = [.plain, .inverted, .downscaled, .upscaled, .thresholded]
+}
+
+/// How codes are read. Defaults read everything the engines can, including inverted codes.
 public struct BarcodeConfiguration: Sendable, Hashable {
     /// Enabled code types (`metadataObjectTypes`, codes only).
     public var types: Set<MetadataObjectType>
     /// Try the inverted luma when nothing decodes (light-on-dark, dark-mode phone screens).
+    /// When false, every inverted pass is skipped.
     public var tryInverted: Bool
     /// zbar scan density in pixels between scan lines (1 = every line; higher is faster, weaker on small 1-D codes).
     public var scanDensity: Int
     /// Minimum symbol length for Interleaved 2 of 5 (fragments of longer codes are shorter).
     public var minimumI25Length: Int
-    /// Extra passes (downscaled, upscaled, thresholded) on frames where nothing decodes.
+    /// Extra passes (downscaled, upscaled, thresholded) on frames where nothing decodes. When false only
+    /// `plain` and `inverted` run.
     public var extraPasses: Bool
+    /// Engine(s) to read with.
+    public var engine: BarcodeEngine
+    /// The passes, in order (see ``ReaderPass``). `plain` always runs first whether listed or not.
+    public var passes: [ReaderPass]
+    /// Upscaling is skipped for frames (or rects of interest) whose longer side exceeds this, in pixels.
+    public var maximumUpscaleSide: Int
+    /// Minimum symbol length for Codabar, start/stop characters included.
+    public var minimumCodabarLength: Int
+    /// Require a valid mod-10 check digit on Interleaved 2 of 5 (the check digit is optional in the
+    /// standard; ITF-14 always has one and is reported as `itf14`).
+    public var requireI25Checksum: Bool
+    /// Linear (1-D) codes read on fewer scan lines than this (zbar quality; zxing agreeing lines) are dropped.
+    /// 0 keeps all. The default 2 removes most 1-D misreads at almost no cost in recall (docs/reader.md).
+    public var minimumLinearQuality: Int
+    /// zbar's uncertainty for linear codes (how many extra times a bar pattern must decode the same);
+    /// nil keeps zbar's defaults.
+    public var zbarUncertainty: Int?
+    /// On video and live streams, report a linear (1-D) code only once it has been read in two frames
+    /// within ``confirmationWindow`` frames. Still images are never filtered.
+    public var confirmLinearCodes: Bool
+    /// Frames within which the second sighting must come (≥ 2).
+    public var confirmationWindow: Int
 
     public init(types: Set<MetadataObjectType> = Set(MetadataObjectType.allCases.filter(\.isMachineReadableCode)),
-                tryInverted: Bool = true, scanDensity: Int = 1, minimumI25Length: Int = 6, extraPasses: Bool = true) {
+                tryInverted: Bool = true, scanDensity: Int = 1, minimumI25Length: Int = 6, extraPasses: Bool = true,
+                engine: BarcodeEngine = .both, passes: [ReaderPass] = ReaderPass.standard,
+                maximumUpscaleSide: Int = 1280, minimumCodabarLength: Int = 6, requireI25Checksum: Bool = false,
+                minimumLinearQuality: Int = 2, zbarUncertainty: Int? = nil,
+                confirmLinearCodes: Bool = false, confirmationWindow: Int = 3) {
         self.types = types; self.tryInverted = tryInverted; self.scanDensity = scanDensity
         self.minimumI25Length = minimumI25Length; self.extraPasses = extraPasses
+        self.engine = engine; self.passes = passes; self.maximumUpscaleSide = maximumUpscaleSide
+        self.minimumCodabarLength = minimumCodabarLength; self.requireI25Checksum = requireI25Checksum
+        self.minimumLinearQuality = minimumLinearQuality; self.zbarUncertainty = zbarUncertainty
+        self.confirmLinearCodes = confirmLinearCodes; self.confirmationWindow = confirmationWindow
     }
 }
 

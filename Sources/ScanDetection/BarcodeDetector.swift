@@ -1,43 +1,83 @@
 public import ScanCore
 internal import CScanZBar
 
-/// Reads machine-readable codes with zbar (`AVCaptureMetadataOutput` for codes).
+/// Reads machine-readable codes (`AVCaptureMetadataOutput` for codes) with zbar and zxing-cpp, in passes.
 ///
-/// Owns one zbar image scanner and one zbar image header; frame bytes are lent to zbar only for the
+/// The plain frame is read first. Only when nothing decodes are the further passes tried (inverted,
+/// downscaled, upscaled, locally thresholded; see ``ReaderPass``), stopping at the first pass that reads.
+/// With ``BarcodeEngine/both`` zxing-cpp runs on a pass only when zbar found nothing there, and on the plain
+/// frame for the formats zbar cannot read. Every result's geometry is in normalized device coordinates of the
+/// whole frame, whatever pass produced it.
+///
+/// Owns one zbar image scanner and one zbar image header; frame bytes are lent to the engines only for the
 /// duration of a scan. Not thread-safe: use one detector per thread.
 public final class BarcodeDetector: MetadataDetector {
-    /// Code types zbar can read (`availableMetadataObjectTypes` for this engine).
+    /// Code types zbar can read.
     public static let zbarTypes: Set<MetadataObjectType> = [
         .qr, .ean13, .ean8, .upce, .code39, .code93, .code128, .interleaved2of5, .itf14, .codabar,
         .gs1DataBar, .gs1DataBarExpanded,
     ]
+    /// Code types scand reads with zxing-cpp: zbar's but GS1 DataBar (omnidirectional), plus Micro QR,
+    /// PDF417, Aztec, Data Matrix.
+    public static var zxingTypes: Set<MetadataObjectType> { ZXingReader.types }
 
-    public var availableTypes: Set<MetadataObjectType> { Self.zbarTypes }
+    /// The types `engine` can read (`availableMetadataObjectTypes` for that engine).
+    public static func availableTypes(engine: BarcodeEngine) -> Set<MetadataObjectType> {
+        switch engine {
+        case .zbar: return zbarTypes
+        case .zxing: return zxingTypes
+        case .both: return zbarTypes.union(zxingTypes)
+        }
+    }
+
+    /// zxing-cpp's version (e.g. "1.4.0").
+    public static var zxingVersion: String { ZXingReader.version }
+
+    public var availableTypes: Set<MetadataObjectType> { Self.availableTypes(engine: configuration.engine) }
     public let configuration: BarcodeConfiguration
     /// The enabled types this detector will report.
     public let enabledTypes: Set<MetadataObjectType>
+    /// The pass that produced the last call's results (nil when nothing was found). For diagnostics and tests.
+    public private(set) var lastPass: ReaderPass?
+    /// The engine that produced the last call's results (nil when nothing was found).
+    public private(set) var lastEngine: BarcodeEngine?
 
+    private let zbarEnabled: Set<MetadataObjectType>
+    private let zxingEnabled: Set<MetadataObjectType>
+    /// Enabled types only zxing reads (always scanned by zxing on the plain pass with `both`).
+    private let zxingOnly: Set<MetadataObjectType>
     private let scanner: OpaquePointer
+    private var currentDensity: Int
     private let image: OpaquePointer
 
-    /// Creates a detector for `configuration.types ∩ zbarTypes`.
+    /// Creates a detector for `configuration.types ∩ availableTypes(engine:)`.
     public init(configuration: BarcodeConfiguration = BarcodeConfiguration()) {
         self.configuration = configuration
-        enabledTypes = configuration.types.intersection(Self.zbarTypes)
+        enabledTypes = configuration.types.intersection(Self.availableTypes(engine: configuration.engine))
+        switch configuration.engine {
+        case .zbar: zbarEnabled = enabledTypes; zxingEnabled = []
+        case .zxing: zbarEnabled = []; zxingEnabled = enabledTypes
+        case .both: zbarEnabled = enabledTypes.intersection(Self.zbarTypes); zxingEnabled = enabledTypes.intersection(Self.zxingTypes)
+        }
+        zxingOnly = configuration.engine == .both ? zxingEnabled.subtracting(zbarEnabled) : []
         scanner = zbar_image_scanner_create()
         image = zbar_image_create()
         zbar_image_set_format(image, Self.fourcc("Y800"))
         zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_ENABLE, 0)
-        for symbology in Self.zbarSymbologies(for: enabledTypes) {
+        for symbology in Self.zbarSymbologies(for: zbarEnabled) {
             zbar_image_scanner_set_config(scanner, symbology, ZBAR_CFG_ENABLE, 1)
+            if let u = configuration.zbarUncertainty, symbology != ZBAR_QRCODE {
+                zbar_image_scanner_set_config(scanner, symbology, ZBAR_CFG_UNCERTAINTY, Int32(max(0, u)))
+            }
         }
         // Raw QR bytes: zbar otherwise guesses Shift-JIS/Latin-1 and mangles UTF-8. We decode ourselves.
         zbar_image_scanner_set_config(scanner, ZBAR_QRCODE, ZBAR_CFG_BINARY, 1)
         zbar_image_scanner_set_config(scanner, ZBAR_I25, ZBAR_CFG_MIN_LEN, Int32(configuration.minimumI25Length))
-        zbar_image_scanner_set_config(scanner, ZBAR_CODABAR, ZBAR_CFG_MIN_LEN, 4)
-        let density = Int32(max(1, configuration.scanDensity))
-        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_X_DENSITY, density)
-        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_Y_DENSITY, density)
+        // zbar's Codabar length excludes the start/stop characters.
+        zbar_image_scanner_set_config(scanner, ZBAR_CODABAR, ZBAR_CFG_MIN_LEN, Int32(max(1, configuration.minimumCodabarLength - 2)))
+        currentDensity = max(1, configuration.scanDensity)
+        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_X_DENSITY, Int32(currentDensity))
+        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_Y_DENSITY, Int32(currentDensity))
     }
 
     deinit {
@@ -45,24 +85,114 @@ public final class BarcodeDetector: MetadataDetector {
         zbar_image_scanner_destroy(scanner)
     }
 
+    /// The passes this configuration runs, in order: `plain` first, inverted ones dropped when
+    /// `tryInverted` is off, extra ones dropped when `extraPasses` is off.
+    public var effectivePasses: [ReaderPass] {
+        var out: [ReaderPass] = [.plain]
+        for p in configuration.passes where !out.contains(p) {
+            if p == .inverted && !configuration.tryInverted { continue }
+            if p != .inverted && !configuration.extraPasses { continue }
+            out.append(p)
+        }
+        return out
+    }
+
     /// Finds codes in `frame` within `rectOfInterest` (normalized device coordinates). Geometry in the
-    /// results is relative to the whole frame. Tries the inverted picture when nothing decodes and
-    /// `tryInverted` is set.
+    /// results is relative to the whole frame.
+    /// - Throws: ``ScanError/detector(_:)`` when zxing-cpp fails.
     public func detect(in frame: Frame, rectOfInterest: NormalizedRect = .unit) throws -> [MetadataObject] {
+        lastPass = nil; lastEngine = nil
         guard !enabledTypes.isEmpty else { return [] }
         let roi = rectOfInterest.intersection(.unit)
         let pixelRect = PixelRect(covering: roi, in: frame.size)
         guard pixelRect.width > 0, pixelRect.height > 0 else { return [] }
         let plane = frame.luma.cropped(to: pixelRect)
-        var found = scan(plane, origin: pixelRect, frameSize: frame.size)
-        if found.isEmpty && configuration.tryInverted {
-            found = scan(plane.inverted(), origin: pixelRect, frameSize: frame.size)
+        let base = PassImage(plane: plane, scaleX: 1, scaleY: 1, originX: Double(pixelRect.x), originY: Double(pixelRect.y))
+
+        var extra: [MetadataObject] = []
+        for pass in effectivePasses {
+            for image in passImages(pass, base: base) {
+                // An upscaled copy needs no denser scan lines than the frame itself: keep zbar's cost ≈ 2×, not 4×.
+                let density = pass == .upscaled ? 2 * max(1, configuration.scanDensity) : max(1, configuration.scanDensity)
+                var found = scanZBar(image, frameSize: frame.size, density: density)
+                var engine = BarcodeEngine.zbar
+                if pass == .plain && !zxingOnly.isEmpty {
+                    // Formats zbar cannot read are always looked for (on the plain frame).
+                    let types = found.isEmpty ? zxingEnabled : zxingOnly
+                    let z = try scanZXing(image, types: types, frameSize: frame.size)
+                    if found.isEmpty { found = z; engine = .zxing } else { extra = z }
+                } else if found.isEmpty && !zxingEnabled.isEmpty {
+                    found = try scanZXing(image, types: zxingEnabled, frameSize: frame.size)
+                    engine = .zxing
+                }
+                found = Self.suppressFragments(found.filter(accept))
+                if !found.isEmpty || !extra.isEmpty {
+                    lastPass = pass; lastEngine = found.isEmpty ? .zxing : engine
+                    return found + extra
+                }
+            }
         }
-        return found
+        return []
     }
 
-    /// One zbar pass over a packed plane whose top-left sits at `origin` in a frame of `frameSize`.
-    func scan(_ plane: LumaPlane, origin: PixelRect, frameSize: PixelSize) -> [MetadataObject] {
+    /// The images a pass looks at: the pass itself and, for extra passes, its inverted twin.
+    func passImages(_ pass: ReaderPass, base: PassImage) -> [PassImage] {
+        let p = base.plane
+        var images: [PassImage] = []
+        switch pass {
+        case .plain:
+            return [base]
+        case .inverted:
+            var i = base; i.plane = p.inverted(); return [i]
+        case .downscaled:
+            guard p.width >= 64, p.height >= 64,
+                  let d = ImageOps.resized(p, width: p.width / 2, height: p.height / 2, interpolation: 0) else { return [] }
+            images.append(PassImage(plane: d, scaleX: Double(d.width) / Double(p.width), scaleY: Double(d.height) / Double(p.height),
+                                    originX: base.originX, originY: base.originY))
+        case .upscaled:
+            guard max(p.width, p.height) <= configuration.maximumUpscaleSide,
+                  let u = ImageOps.resized(p, width: p.width * 2, height: p.height * 2, interpolation: 1) else { return [] }
+            images.append(PassImage(plane: u, scaleX: 2, scaleY: 2, originX: base.originX, originY: base.originY))
+        case .thresholded:
+            var block = max(p.width, p.height) / 24
+            block = min(101, max(15, block | 1))
+            guard let t = ImageOps.thresholded(p, block: block, c: 2) else { return [] }
+            var i = base; i.plane = t; images.append(i)
+        }
+        if configuration.tryInverted, let first = images.first {
+            var i = first; i.plane = first.plane.inverted(); images.append(i)
+        }
+        return images
+    }
+
+    /// Misread filters that apply to every engine: lengths and checksums, linear quality.
+    func accept(_ o: MetadataObject) -> Bool {
+        guard let payload = o.payload else { return true }
+        switch o.type {
+        case .interleaved2of5:
+            if payload.count < configuration.minimumI25Length { return false }
+            if configuration.requireI25Checksum && !GS1.hasValidCheckDigit(payload) { return false }
+        case .codabar:
+            if payload.count < configuration.minimumCodabarLength { return false }
+        default: break
+        }
+        if o.type.isLinear, configuration.minimumLinearQuality > 0, let q = o.quality, q < configuration.minimumLinearQuality {
+            return false
+        }
+        return true
+    }
+
+    // MARK: zbar
+
+    /// One zbar pass over a pass image.
+    func scanZBar(_ pass: PassImage, frameSize: PixelSize, density: Int) -> [MetadataObject] {
+        guard !zbarEnabled.isEmpty else { return [] }
+        if density != currentDensity {
+            zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_X_DENSITY, Int32(density))
+            zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_Y_DENSITY, Int32(density))
+            currentDensity = density
+        }
+        let plane = pass.plane
         precondition(plane.stride == plane.width)
         var results: [MetadataObject] = []
         plane.bytes.withUnsafeBufferPointer { buffer in
@@ -72,30 +202,33 @@ public final class BarcodeDetector: MetadataDetector {
             guard zbar_scan_image(scanner, image) > 0 else { return }
             var symbol = zbar_image_first_symbol(image)
             while let s = symbol {
-                if let object = makeObject(s, origin: origin, frameSize: frameSize) { results.append(object) }
+                if let object = makeObject(s, pass: pass, frameSize: frameSize) { results.append(object) }
                 symbol = zbar_symbol_next(s)
             }
         }
-        return Self.suppressFragments(results)
+        return results
     }
 
-    private func makeObject(_ s: OpaquePointer, origin: PixelRect, frameSize: PixelSize) -> MetadataObject? {
+    private func makeObject(_ s: OpaquePointer, pass: PassImage, frameSize: PixelSize) -> MetadataObject? {
         let length = Int(zbar_symbol_get_data_length(s))
         guard let raw = zbar_symbol_get_data(s) else { return nil }
         let bytes = raw.withMemoryRebound(to: UInt8.self, capacity: length) { Array(UnsafeBufferPointer(start: $0, count: length)) }
-        guard let type = Self.metadataType(zbar_symbol_get_type(s), bytes: bytes, enabled: enabledTypes) else { return nil }
+        guard let type = Self.metadataType(zbar_symbol_get_type(s), bytes: bytes, enabled: zbarEnabled) else { return nil }
 
         let count = Int(zbar_symbol_get_loc_size(s))
         var points: [(Double, Double)] = []
         for i in 0..<count {
-            points.append((Double(zbar_symbol_get_loc_x(s, UInt32(i))) + Double(origin.x),
-                           Double(zbar_symbol_get_loc_y(s, UInt32(i))) + Double(origin.y)))
+            points.append((Double(zbar_symbol_get_loc_x(s, UInt32(i))), Double(zbar_symbol_get_loc_y(s, UInt32(i)))))
         }
         let W = Double(frameSize.width), H = Double(frameSize.height)
+        func normalized(_ p: (Double, Double)) -> NormalizedPoint {
+            let f = pass.toFrame(p.0, p.1)
+            return NormalizedPoint(x: f.0 / W, y: f.1 / H)
+        }
         let orientation = zbar_symbol_get_orientation(s)
         var corners: [NormalizedPoint]
         if type.isLinear || count != 4 {
-            // 1-D: the box spanned by the scan-line crossings, at least one pixel thick.
+            // 1-D: the box spanned by the scan-line crossings, at least one (pass) pixel thick.
             let xs = points.map(\.0), ys = points.map(\.1)
             let x0 = xs.min() ?? 0, x1 = (xs.max() ?? 0) + 1, y0 = ys.min() ?? 0, y1 = (ys.max() ?? 0) + 1
             let box = [(x0, y0), (x1, y0), (x1, y1), (x0, y1)] // TL TR BR BL as displayed
@@ -106,16 +239,38 @@ public final class BarcodeDetector: MetadataDetector {
             case ZBAR_ORIENT_LEFT: shift = 3
             default: shift = 0
             }
-            corners = (0..<4).map { i in let p = box[(i + shift) % 4]; return NormalizedPoint(x: p.0 / W, y: p.1 / H) }
+            corners = (0..<4).map { i in normalized(box[(i + shift) % 4]) }
         } else {
             // zbar's QR polygon runs top-left, bottom-left, bottom-right, top-right of the symbol.
             // Report it as the symbol's top-left, top-right, bottom-right, bottom-left.
-            let order = [0, 3, 2, 1]
-            corners = order.map { NormalizedPoint(x: points[$0].0 / W, y: points[$0].1 / H) }
+            corners = [0, 3, 2, 1].map { normalized(points[$0]) }
         }
         return MetadataObject(type: type, bounds: NormalizedRect(boundingPoints: corners), corners: corners,
                               stringValue: TextDecoding.decode(bytes, type: type), payload: bytes,
                               quality: Int(zbar_symbol_get_quality(s)))
+    }
+
+    // MARK: zxing
+
+    func scanZXing(_ pass: PassImage, types: Set<MetadataObjectType>, frameSize: PixelSize) throws -> [MetadataObject] {
+        guard !types.isEmpty else { return [] }
+        let W = Double(frameSize.width), H = Double(frameSize.height)
+        return try ZXingReader.read(pass.plane, types: types).map { symbol in
+            var pts = symbol.corners
+            if symbol.type.isLinear {
+                // zxing gives a linear code's scan line; make it at least one pass pixel thick, as zbar's box.
+                let ys = pts.map(\.1)
+                if (ys.max() ?? 0) - (ys.min() ?? 0) < 1 { pts[2].1 += 1; pts[3].1 += 1 }
+            }
+            let corners = pts.map { p -> NormalizedPoint in
+                let f = pass.toFrame(p.0, p.1)
+                return NormalizedPoint(x: f.0 / W, y: f.1 / H)
+            }
+            let text = symbol.eciText ?? TextDecoding.decode(symbol.bytes, type: symbol.type)
+            return MetadataObject(type: symbol.type, bounds: NormalizedRect(boundingPoints: corners), corners: corners,
+                                  stringValue: text, payload: symbol.bytes,
+                                  quality: symbol.type.isLinear ? symbol.lineCount : nil)
+        }
     }
 
     // MARK: type mapping

@@ -40,11 +40,18 @@ public struct OutputConfiguration: Sendable {
 /// Runs the detectors on frames and produces one ``MetadataEvent`` per frame
 /// (`AVCaptureMetadataOutput`). Owns its detectors; use from one thread at a time.
 public final class MetadataOutput {
-    /// Every type this build can report (`availableMetadataObjectTypes`).
-    public static var availableMetadataObjectTypes: Set<MetadataObjectType> { BarcodeDetector.zbarTypes.union([.face]) }
+    /// Every type this build can report (`availableMetadataObjectTypes`), with every engine, faces included.
+    public static var availableMetadataObjectTypes: Set<MetadataObjectType> {
+        BarcodeDetector.availableTypes(engine: .both).union([.face])
+    }
 
-    /// Types enabled when none are chosen: every code type.
-    public static var defaultTypes: Set<MetadataObjectType> { BarcodeDetector.zbarTypes }
+    /// The types this build can report with `engine` (faces included).
+    public static func availableMetadataObjectTypes(engine: BarcodeEngine) -> Set<MetadataObjectType> {
+        BarcodeDetector.availableTypes(engine: engine).union([.face])
+    }
+
+    /// Types enabled when none are chosen: every code type (narrowed to what the chosen engine reads).
+    public static var defaultTypes: Set<MetadataObjectType> { BarcodeDetector.availableTypes(engine: .both) }
 
     public let configuration: OutputConfiguration
     private let barcodes: BarcodeDetector?
@@ -55,13 +62,24 @@ public final class MetadataOutput {
     /// Face presence changes decided by the last ``process(_:source:)`` call (`appeared` / `lost`, per
     /// faceID, `lost` after ``FaceConfiguration/presenceGrace``); empty when faces are off.
     public private(set) var lastPresenceEvents: [PresenceEvent] = []
+    private var confirmation: LinearCodeConfirmation?
+    private var confirmationSource: String?
 
     /// - Throws: ``ScanError`` when a type is unavailable or a model cannot be loaded.
     public init(configuration: OutputConfiguration) throws {
-        self.configuration = configuration
+        var configuration = configuration
+        let engineTypes = Self.availableMetadataObjectTypes(engine: configuration.barcode.engine)
+        if configuration.metadataObjectTypes == Self.defaultTypes {
+            configuration.metadataObjectTypes.formIntersection(engineTypes)
+        }
         let unavailable = configuration.metadataObjectTypes.subtracting(Self.availableMetadataObjectTypes)
         if !unavailable.isEmpty {
             throw ScanError.invalidArgument("not available in this build: \(unavailable.sorted().map(\.rawValue).joined(separator: ","))")
+        }
+        let needsZXing = configuration.metadataObjectTypes.filter(\.isMachineReadableCode).subtracting(engineTypes)
+        if !needsZXing.isEmpty {
+            throw ScanError.invalidArgument(
+                "\(needsZXing.sorted().map(\.rawValue).joined(separator: ",")) cannot be read with --engine \(configuration.barcode.engine.rawValue): use --engine both")
         }
         guard configuration.rectOfInterest.isValidRectOfInterest else {
             throw ScanError.invalidArgument("rect of interest must be a non-empty rectangle inside 0...1")
@@ -83,6 +101,10 @@ public final class MetadataOutput {
         } else {
             faces = nil
             faceTracker = nil
+        }
+        self.configuration = configuration
+        if configuration.barcode.confirmLinearCodes {
+            confirmation = LinearCodeConfirmation(window: configuration.barcode.confirmationWindow)
         }
     }
 
@@ -114,7 +136,13 @@ public final class MetadataOutput {
         var timings = StageTimings()
         let t0 = monotonicSeconds()
         if let barcodes {
-            objects += try barcodes.detect(in: frame, rectOfInterest: settings.rectOfInterest)
+            var codes = try barcodes.detect(in: frame, rectOfInterest: settings.rectOfInterest)
+            // Streams only (video, Y4M, cameras): a still image has no second frame to confirm with.
+            if let confirmation, source.frameRate != nil || source.isLive {
+                if confirmationSource != source.name { confirmation.reset(); confirmationSource = source.name }
+                codes = confirmation.filter(codes, frame: frame.index)
+            }
+            objects += codes
         }
         let t1 = monotonicSeconds()
         timings.barcode = t1 - t0

@@ -17,18 +17,72 @@ struct DetectionOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("zbar scan density: pixels between scan lines (1 = every line).", valueName: "n"))
     var scanDensity: Int = 1
 
+    @Option(name: .long, help: ArgumentHelp("Barcode engine: zbar, zxing, or both (zbar first; zxing-cpp where zbar reads nothing and for Data Matrix, Aztec, PDF417, Micro QR).", valueName: "engine"))
+    var engine: String = "both"
+
+    @Option(name: .long, help: ArgumentHelp("Reader passes in order, tried only while nothing has decoded: plain,inverted,downscaled,upscaled,thresholded (default all).", valueName: "passes"))
+    var passes: String?
+
+    @Flag(name: .long, help: "Only the plain and inverted passes (no downscaled, upscaled or thresholded retries).")
+    var noExtraPasses = false
+
+    @Option(name: .long, help: ArgumentHelp("Minimum Codabar length, start/stop characters included.", valueName: "n"))
+    var codabarMinLength: Int = 6
+
+    @Option(name: .long, help: ArgumentHelp("Minimum Interleaved 2 of 5 length.", valueName: "n"))
+    var i25MinLength: Int = 6
+
+    @Flag(name: .long, help: "Require a valid mod-10 check digit on Interleaved 2 of 5.")
+    var i25Checksum = false
+
+    @Option(name: .long, help: ArgumentHelp("Drop 1-D codes read on fewer scan lines than this (0 keeps all).", valueName: "n"))
+    var minLinearQuality: Int = 2
+
+    @Option(name: .long, help: ArgumentHelp("zbar uncertainty for 1-D codes (extra agreeing decodes required); default: zbar's own.", valueName: "n"))
+    var zbarUncertainty: Int?
+
+    @Flag(name: .customLong("confirm-1d"), help: "On video and streams, report a 1-D code only after it was read in two frames (within 3 frames).")
+    var confirm1D = false
+
     @Option(name: .long, help: ArgumentHelp("Directory holding the model (cascade) files.", valueName: "dir"))
     var models: String?
 
     func outputConfiguration() throws -> OutputConfiguration {
         var config = OutputConfiguration()
         if let types {
+            // Every type this build has; MetadataOutput names the engine a type needs.
             config.metadataObjectTypes = try MetadataObjectType.parseList(types, available: MetadataOutput.availableMetadataObjectTypes)
         }
         if let rectOfInterest { config.rectOfInterest = try parseRect(rectOfInterest, name: "--rect-of-interest") }
         config.barcode.tryInverted = !noInverted
         guard scanDensity >= 1 && scanDensity <= 16 else { throw ValidationError("--scan-density must be 1...16") }
         config.barcode.scanDensity = scanDensity
+        guard let engine = BarcodeEngine(rawValue: engine.lowercased()) else {
+            throw ValidationError("--engine must be zbar, zxing or both, got '\(self.engine)'")
+        }
+        config.barcode.engine = engine
+        if let passes {
+            var list: [ReaderPass] = []
+            for raw in passes.split(separator: ",") {
+                let name = raw.filter { $0 != " " }
+                guard let p = ReaderPass(rawValue: String(name)) else {
+                    throw ValidationError("unknown pass '\(name)' in --passes; passes: \(ReaderPass.allCases.map(\.rawValue).joined(separator: ","))")
+                }
+                list.append(p)
+            }
+            config.barcode.passes = list
+        }
+        config.barcode.extraPasses = !noExtraPasses
+        guard codabarMinLength >= 3, i25MinLength >= 2, minLinearQuality >= 0 else {
+            throw ValidationError("--codabar-min-length must be ≥ 3, --i25-min-length ≥ 2, --min-linear-quality ≥ 0")
+        }
+        config.barcode.minimumCodabarLength = codabarMinLength
+        config.barcode.minimumI25Length = i25MinLength
+        config.barcode.requireI25Checksum = i25Checksum
+        config.barcode.minimumLinearQuality = minLinearQuality
+        if let zbarUncertainty, zbarUncertainty < 0 { throw ValidationError("--zbar-uncertainty must be ≥ 0") }
+        config.barcode.zbarUncertainty = zbarUncertainty
+        config.barcode.confirmLinearCodes = confirm1D
         config.models = ModelConfiguration(directory: models)
         return config
     }

@@ -1,0 +1,105 @@
+import ScanCore
+internal import CScanZXing
+
+/// Reads codes with zxing-cpp. Holds no C state between calls; results are copied out and freed at once.
+struct ZXingReader {
+    /// Code types scand reads with zxing-cpp. GS1 DataBar (omnidirectional) is left to zbar: Debian's
+    /// zxing 1.4.0 is built with assertions on and its DataBar reader aborts the process on some frames
+    /// (`Result::operator==`: `lineCount() == 1`).
+    static let types: Set<MetadataObjectType> = [
+        .qr, .microQR, .ean13, .ean8, .upce, .code39, .code93, .code128, .interleaved2of5, .itf14, .codabar,
+        .gs1DataBarExpanded, .pdf417, .aztec, .dataMatrix,
+    ]
+
+    /// zxing-cpp's version string.
+    static var version: String { String(cString: scz_version()) }
+
+    struct Symbol {
+        var type: MetadataObjectType
+        var bytes: [UInt8]
+        var eciText: String?
+        var corners: [(Double, Double)] // TL TR BR BL in image pixels
+        var lineCount: Int
+    }
+
+    static func formats(for types: Set<MetadataObjectType>) -> UInt32 {
+        var bits: UInt32 = 0
+        for t in types {
+            switch t {
+            case .qr: bits |= UInt32(SCZ_QR)
+            case .microQR: bits |= UInt32(SCZ_MICRO_QR)
+            case .ean13: bits |= UInt32(SCZ_EAN13) | UInt32(SCZ_UPCA)
+            case .ean8: bits |= UInt32(SCZ_EAN8)
+            case .upce: bits |= UInt32(SCZ_UPCE)
+            case .code39: bits |= UInt32(SCZ_CODE39)
+            case .code93: bits |= UInt32(SCZ_CODE93)
+            case .code128: bits |= UInt32(SCZ_CODE128)
+            case .interleaved2of5, .itf14: bits |= UInt32(SCZ_ITF)
+            case .codabar: bits |= UInt32(SCZ_CODABAR)
+            case .gs1DataBar: break // see `types`
+            case .gs1DataBarExpanded: bits |= UInt32(SCZ_DATABAR_EXP)
+            case .pdf417: bits |= UInt32(SCZ_PDF417)
+            case .aztec: bits |= UInt32(SCZ_AZTEC)
+            case .dataMatrix: bits |= UInt32(SCZ_DATA_MATRIX)
+            case .face: break
+            }
+        }
+        return bits
+    }
+
+    /// Reads every symbol of `types` in `plane`.
+    /// - Throws: ``ScanError/detector(_:)`` when zxing fails.
+    static func read(_ plane: LumaPlane, types: Set<MetadataObjectType>, tryHarder: Bool = true) throws -> [Symbol] {
+        let bits = formats(for: types)
+        guard bits != 0 else { return [] }
+        var options = scz_options(formats: bits, try_harder: tryHarder ? 1 : 0, try_rotate: 1, try_downscale: 0,
+                                  validate_itf_checksum: 0, min_line_count: 2, max_symbols: 0)
+        var results: UnsafeMutablePointer<scz_result>?
+        var count: Int32 = 0
+        var message = [CChar](repeating: 0, count: 256)
+        let status = plane.bytes.withUnsafeBufferPointer { src in
+            scz_read(src.baseAddress, Int32(plane.width), Int32(plane.height), Int32(plane.stride), &options,
+                     &results, &count, &message, message.count)
+        }
+        guard status == SCZ_OK else {
+            throw ScanError.detector("zxing: \(String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))")
+        }
+        defer { scz_results_free(results, count) }
+        guard let results else { return [] }
+        var out: [Symbol] = []
+        for i in 0..<Int(count) {
+            let r = results[i]
+            var bytes = r.length > 0 && r.bytes != nil ? Array(UnsafeBufferPointer(start: r.bytes, count: r.length)) : []
+            let type: MetadataObjectType
+            switch Int(r.format) {
+            case SCZ_QR: type = .qr
+            case SCZ_MICRO_QR: type = .microQR
+            case SCZ_EAN13: type = .ean13
+            case SCZ_UPCA: type = .ean13; bytes = [0x30] + bytes // as zbar and AVFoundation report UPC-A
+            case SCZ_EAN8: type = .ean8
+            case SCZ_UPCE: type = .upce
+            case SCZ_CODE39: type = .code39
+            case SCZ_CODE93: type = .code93
+            case SCZ_CODE128: type = .code128
+            case SCZ_ITF:
+                type = bytes.count == 14 && types.contains(.itf14) && GS1.hasValidCheckDigit(bytes) ? .itf14 : .interleaved2of5
+            case SCZ_CODABAR: type = .codabar
+            case SCZ_DATABAR:
+                type = .gs1DataBar
+                // zxing gives the bare GTIN-14; zbar (and GS1's element string) has the AI (01) in front.
+                if bytes.count == 14, bytes.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) { bytes = [0x30, 0x31] + bytes }
+            case SCZ_DATABAR_EXP: type = .gs1DataBarExpanded
+            case SCZ_PDF417: type = .pdf417
+            case SCZ_AZTEC: type = .aztec
+            case SCZ_DATA_MATRIX: type = .dataMatrix
+            default: continue
+            }
+            guard types.contains(type) else { continue }
+            let eci = r.has_eci != 0 && r.eci_text != nil ? String(cString: r.eci_text) : nil
+            let c = r.corners
+            let corners = [(c.0, c.1), (c.2, c.3), (c.4, c.5), (c.6, c.7)]
+            out.append(Symbol(type: type, bytes: bytes, eciText: eci, corners: corners, lineCount: Int(r.line_count)))
+        }
+        return out
+    }
+}

@@ -1,0 +1,107 @@
+#!/usr/bin/python3
+"""Writes the reader test fixtures into Tests/Fixtures/generated/reader/ (gitignored).
+
+Run from the repository root:  /usr/bin/python3 Tests/Fixtures/make_reader_fixtures.py
+Needs python3-numpy, python3-pil (Debian), zint (Debian) and segno (PyPI). Deterministic.
+"""
+import json, os, random, subprocess, sys, tempfile
+
+import numpy as np
+from PIL import Image
+import segno
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "bench", "reader"))
+import make_set  # noqa: E402  (the benchmark's renderer: same phone-screen simulation)
+
+OUT = os.path.join(HERE, "generated", "reader")
+
+
+def qr_matrix(data, **kw):
+    q = segno.make_qr(data, **kw)
+    return np.array([[1 if c else 0 for c in row] for row in q.matrix], dtype=np.uint8)
+
+
+def render(mat, ppm, fg=0, bg=255):
+    return np.where(np.kron(mat, np.ones((ppm, ppm), np.uint8)) > 0, fg, bg).astype(np.uint8)
+
+
+def save(name, arr):
+    Image.fromarray(arr).save(os.path.join(OUT, name))
+
+
+def zint(symbology, data, scale, extra=()):
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "z.png")
+        subprocess.run(["zint", "-b", str(symbology), "--scale=%s" % scale, "--notext", "--quietzones", *extra,
+                        "-o", out, "-d", data], check=True, capture_output=True)
+        im = np.array(Image.open(out).convert("L"))
+    return np.pad(im, 16, constant_values=255)
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    meta = {}
+    # An upright QR at 4 px/module on a mid-grey 640x480 frame.
+    canvas = np.full((480, 640), 200, np.uint8)
+    code = render(np.pad(qr_matrix("SCAND-CLEAN-1", error="M"), 4), 4)
+    canvas[40:40 + code.shape[0], 60:60 + code.shape[1]] = code
+    save("clean_qr.png", canvas)
+
+    # Light-on-dark QR (dark mode): the code's own quiet zone is dark. Known placement for corner checks.
+    mat = qr_matrix("INVERTED-42", error="M", version=2)
+    n = mat.shape[0]  # 25 modules
+    ppm, x0, y0 = 4, 300, 180
+    canvas = np.full((480, 640), 25, np.uint8)
+    canvas[y0:y0 + n * ppm, x0:x0 + n * ppm] = render(mat, ppm, fg=230, bg=25)
+    save("inverted_qr.png", canvas)
+    meta["inverted_qr"] = {"value": "INVERTED-42", "x": x0, "y": y0, "size": n * ppm, "width": 640, "height": 480}
+
+    # Phone screens: the benchmark's simulation (dark mode, pixel-grid moiré, specular band, tilt).
+    phones = []
+    gen = make_set.Generator(77, False, None)
+    i = 0
+    while len(phones) < 3:
+        gen.rng.random()
+        canvas, truth = gen.phone(640, 480)
+        if not truth.get("dark"):
+            continue
+        name = "phone_%d.png" % len(phones)
+        save(name, np.clip(canvas, 0, 255).astype(np.uint8))
+        phones.append({"file": name, "value": truth["value"]})
+        i += 1
+    meta["phone"] = phones
+
+    # UTF-8 text without ECI, UTF-8 with an ECI designator, and binary bytes.
+    utf8 = "Grüße – 東京 🙂"
+    save("utf8_qr.png", np.pad(render(np.pad(qr_matrix(utf8, encoding="utf-8", error="M"), 4), 4), 20, constant_values=255))
+    save("eci_qr.png", np.pad(render(np.pad(qr_matrix(utf8, encoding="utf-8", eci=True, error="M"), 4), 4), 20, constant_values=255))
+    rnd = random.Random(5)
+    binary = bytes([0x00, 0xFF, 0x80, 0x1B, 0xC3]) + bytes(rnd.randrange(256) for _ in range(27))
+    save("binary_qr.png", np.pad(render(np.pad(qr_matrix(binary, error="M"), 4), 4), 20, constant_values=255))
+    meta["utf8"] = utf8
+    meta["binary_hex"] = binary.hex()
+
+    # Formats only zxing-cpp reads.
+    save("datamatrix.png", zint(71, "DM-SCAND-7", 3))
+    save("aztec.png", zint(92, "AZTEC-SCAND-8", 4))
+    save("pdf417.png", zint(55, "PDF417-SCAND-9", 2))
+    meta["datamatrix"] = "DM-SCAND-7"; meta["aztec"] = "AZTEC-SCAND-8"; meta["pdf417"] = "PDF417-SCAND-9"
+
+    # GS1 DataBar: both engines report the element string with its AI, 01 + GTIN-14.
+    save("databar.png", zint(29, "0061414199999", 3))
+    meta["databar"] = "0100614141999996"
+
+    # Misread filters: a short Codabar, I2/5 with and without a valid mod-10 check digit.
+    save("codabar_short.png", zint(18, "A1234B", 2))
+    save("i25_good_check.png", zint(3, "12345670", 2))   # 1234567 + check 0
+    save("i25_bad_check.png", zint(3, "12345678", 2))
+    meta["codabar_short"] = "A1234B"; meta["i25_good"] = "12345670"; meta["i25_bad"] = "12345678"
+
+    with open(os.path.join(OUT, "fixtures.json"), "w") as f:
+        json.dump(meta, f, ensure_ascii=False, indent=1)
+    print("reader fixtures in %s" % OUT, file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

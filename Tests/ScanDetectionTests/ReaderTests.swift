@@ -1,0 +1,211 @@
+import Foundation
+import Testing
+import ScanCapture
+import ScanCore
+@testable import ScanDetection
+
+/// Fixtures come from `/usr/bin/python3 Tests/Fixtures/make_reader_fixtures.py` (run from the repository root).
+enum ReaderFixtures {
+    static let directory: String = {
+        var parts = #filePath.split(separator: "/", omittingEmptySubsequences: false)
+        parts.removeLast(2) // ScanDetectionTests/ReaderTests.swift
+        return parts.joined(separator: "/") + "/Fixtures/generated/reader"
+    }()
+
+    struct Missing: Error, CustomStringConvertible {
+        var path: String
+        var description: String {
+            "reader fixture \(path) is missing: run `/usr/bin/python3 Tests/Fixtures/make_reader_fixtures.py` from the repository root"
+        }
+    }
+
+    static func frame(_ name: String) throws -> Frame {
+        let path = directory + "/" + name
+        guard FileManager.default.fileExists(atPath: path) else { throw Missing(path: path) }
+        let source = try ImageSource(path: path)
+        return try #require(try source.nextFrame())
+    }
+
+    static func meta() throws -> [String: Any] {
+        let path = directory + "/fixtures.json"
+        guard let data = FileManager.default.contents(atPath: path) else { throw Missing(path: path) }
+        return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+    }
+}
+
+private func detector(_ engine: BarcodeEngine = .both, passes: [ReaderPass] = ReaderPass.standard,
+                      configure: (inout BarcodeConfiguration) -> Void = { _ in }) -> BarcodeDetector {
+    var c = BarcodeConfiguration(engine: engine, passes: passes)
+    configure(&c)
+    return BarcodeDetector(configuration: c)
+}
+
+@Suite("Multi-pass reader")
+struct MultiPassReaderTests {
+    @Test("a light-on-dark QR is read by the inverted pass, and not without it")
+    func invertedQR() throws {
+        let frame = try ReaderFixtures.frame("inverted_qr.png")
+        let d = detector(.zbar)
+        let found = try d.detect(in: frame)
+        #expect(found.map(\.stringValue) == ["INVERTED-42"])
+        #expect(d.lastPass == .inverted)
+        let plainOnly = detector(.zbar) { $0.tryInverted = false; $0.extraPasses = false }
+        #expect(try plainOnly.detect(in: frame).isEmpty)
+    }
+
+    @Test("dark-mode phone screens with moiré and glare are read", arguments: [0, 1, 2])
+    func phoneScreen(index: Int) throws {
+        let meta = try ReaderFixtures.meta()
+        let phones = try #require(meta["phone"] as? [[String: String]])
+        let frame = try ReaderFixtures.frame(try #require(phones[index]["file"]))
+        let found = try detector().detect(in: frame)
+        #expect(found.compactMap(\.stringValue) == [phones[index]["value"]])
+        // Single-pass zbar, the baseline, does not read it.
+        #expect(try detector(.zbar, passes: [.plain]) { $0.tryInverted = false }.detect(in: frame).isEmpty)
+    }
+
+    @Test("every pass reports corners in the original frame", arguments: [
+        (BarcodeEngine.zbar, ReaderPass.inverted), (.zbar, .upscaled), (.zbar, .downscaled), (.zbar, .thresholded),
+        (.zxing, .inverted), (.zxing, .upscaled), (.zxing, .downscaled),
+    ])
+    func cornersMapBack(engine: BarcodeEngine, pass: ReaderPass) throws {
+        let meta = try #require(try ReaderFixtures.meta()["inverted_qr"] as? [String: Any])
+        let x = try #require(meta["x"] as? Double), y = try #require(meta["y"] as? Double)
+        let s = try #require(meta["size"] as? Double)
+        let frame = try ReaderFixtures.frame("inverted_qr.png")
+        let expected = [(x, y), (x + s, y), (x + s, y + s), (x, y + s)] // TL TR BR BL, pixels
+        for roi in [NormalizedRect.unit, NormalizedRect(x: 0.3, y: 0.2, width: 0.7, height: 0.8)] {
+            let d = detector(engine, passes: [.plain, pass])
+            let found = try d.detect(in: frame, rectOfInterest: roi)
+            try #require(found.count == 1, "\(engine) \(pass) read nothing")
+            #expect(d.lastPass == pass)
+            let corners = found[0].corners
+            try #require(corners.count == 4)
+            for (c, e) in zip(corners, expected) {
+                // within 1.5 modules (4 px each) of the true corner, in frame pixels
+                #expect(abs(c.x * 640 - e.0) <= 6 && abs(c.y * 480 - e.1) <= 6,
+                        "\(engine) \(pass) roi \(roi): corner \(c.x * 640),\(c.y * 480) vs \(e)")
+            }
+        }
+    }
+
+    @Test("clean frames stop at the plain pass")
+    func plainFirst() throws {
+        let d = detector()
+        let found = try d.detect(in: try ReaderFixtures.frame("clean_qr.png"))
+        #expect(found.map(\.stringValue) == ["SCAND-CLEAN-1"])
+        #expect(d.lastPass == .plain)
+        #expect(d.lastEngine == .zbar)
+    }
+}
+
+@Suite("Payload bytes and text")
+struct PayloadTests {
+    @Test("UTF-8 QR text is never mangled and keeps its exact bytes", arguments: [BarcodeEngine.zbar, .zxing])
+    func utf8(engine: BarcodeEngine) throws {
+        let text = try #require(try ReaderFixtures.meta()["utf8"] as? String)
+        for file in ["utf8_qr.png", "eci_qr.png"] {
+            let found = try detector(engine).detect(in: try ReaderFixtures.frame(file))
+            try #require(found.count == 1, "\(engine) read nothing in \(file)")
+            #expect(found[0].stringValue == text, "\(engine) \(file)")
+            #expect(found[0].payload == Array(text.utf8), "\(engine) \(file)")
+        }
+    }
+
+    @Test("a binary QR keeps its exact bytes and has no text", arguments: [BarcodeEngine.zbar, .zxing])
+    func binary(engine: BarcodeEngine) throws {
+        let hex = try #require(try ReaderFixtures.meta()["binary_hex"] as? String)
+        var bytes: [UInt8] = []
+        var i = hex.startIndex
+        while i < hex.endIndex {
+            let j = hex.index(i, offsetBy: 2)
+            bytes.append(try #require(UInt8(hex[i..<j], radix: 16)))
+            i = j
+        }
+        let found = try detector(engine).detect(in: try ReaderFixtures.frame("binary_qr.png"))
+        try #require(found.count == 1)
+        #expect(found[0].payload == bytes)
+        #expect(found[0].stringValue == nil)
+    }
+}
+
+@Suite("Engines")
+struct EngineTests {
+    @Test("Data Matrix, Aztec and PDF417 are read with zxing, not with zbar", arguments: [
+        ("datamatrix.png", MetadataObjectType.dataMatrix, "datamatrix"), ("aztec.png", .aztec, "aztec"),
+        ("pdf417.png", .pdf417, "pdf417"),
+    ])
+    func zxingFormats(file: String, type: MetadataObjectType, key: String) throws {
+        let value = try #require(try ReaderFixtures.meta()[key] as? String)
+        let frame = try ReaderFixtures.frame(file)
+        for engine in [BarcodeEngine.both, .zxing] {
+            let d = detector(engine)
+            let found = try d.detect(in: frame)
+            #expect(found.map(\.type) == [type], "\(engine)")
+            #expect(found.map(\.stringValue) == [value], "\(engine)")
+            #expect(d.lastEngine == .zxing)
+        }
+        let zbar = detector(.zbar)
+        #expect(!zbar.enabledTypes.contains(type))
+        #expect(try zbar.detect(in: frame).isEmpty)
+        #expect(BarcodeDetector.availableTypes(engine: .both).contains(type))
+        #expect(!BarcodeDetector.availableTypes(engine: .zbar).contains(type))
+    }
+
+    @Test("both engines report Codabar alike; DataBar is zbar's", arguments: [BarcodeEngine.zbar, .zxing, .both])
+    func sameValues(engine: BarcodeEngine) throws {
+        #expect(try detector(engine).detect(in: try ReaderFixtures.frame("codabar_short.png")).map(\.stringValue) == ["A1234B"])
+        let databar = try #require(try ReaderFixtures.meta()["databar"] as? String)
+        let found = try detector(engine).detect(in: try ReaderFixtures.frame("databar.png")).map(\.stringValue)
+        // Debian's zxing 1.4 DataBar reader can abort the process, so zxing is never asked for it.
+        #expect(found == (engine == .zxing ? [] : [databar]))
+        #expect(BarcodeDetector.availableTypes(engine: engine).contains(.gs1DataBar) == (engine != .zxing))
+    }
+
+    @Test("--engine picks the engine that reads")
+    func selection() throws {
+        let frame = try ReaderFixtures.frame("clean_qr.png")
+        for engine in [BarcodeEngine.zbar, .zxing, .both] {
+            let d = detector(engine)
+            #expect(try d.detect(in: frame).map(\.stringValue) == ["SCAND-CLEAN-1"])
+            #expect(d.lastEngine == (engine == .zxing ? .zxing : .zbar))
+        }
+    }
+}
+
+@Suite("Misread filters")
+struct MisreadFilterTests {
+    @Test("Codabar minimum length", arguments: [BarcodeEngine.zbar, .zxing])
+    func codabar(engine: BarcodeEngine) throws {
+        let frame = try ReaderFixtures.frame("codabar_short.png")
+        #expect(try detector(engine) { $0.minimumCodabarLength = 6 }.detect(in: frame).map(\.stringValue) == ["A1234B"])
+        #expect(try detector(engine) { $0.minimumCodabarLength = 8 }.detect(in: frame).isEmpty)
+    }
+
+    @Test("Interleaved 2 of 5 check digit, when required", arguments: [BarcodeEngine.zbar, .zxing])
+    func i25Checksum(engine: BarcodeEngine) throws {
+        let good = try ReaderFixtures.frame("i25_good_check.png"), bad = try ReaderFixtures.frame("i25_bad_check.png")
+        #expect(try detector(engine).detect(in: bad).map(\.stringValue) == ["12345678"])
+        let strict = detector(engine) { $0.requireI25Checksum = true }
+        #expect(try strict.detect(in: good).map(\.stringValue) == ["12345670"])
+        #expect(try strict.detect(in: bad).isEmpty)
+        #expect(try detector(engine) { $0.minimumI25Length = 10 }.detect(in: good).isEmpty)
+    }
+
+    @Test("1-D codes are reported only once seen in two frames within the window; QR at once")
+    func confirmation() {
+        func code(_ type: MetadataObjectType, _ value: String) -> MetadataObject {
+            MetadataObject(type: type, bounds: .unit, stringValue: value, payload: Array(value.utf8))
+        }
+        let ean = code(.ean13, "4006381333931"), qr = code(.qr, "hello"), other = code(.ean13, "4006381333948")
+        let filter = LinearCodeConfirmation(window: 3)
+        #expect(filter.filter([ean, qr], frame: 0).map(\.stringValue) == ["hello"])
+        #expect(filter.filter([ean, other], frame: 1).map(\.stringValue) == ["4006381333931"])
+        #expect(filter.filter([ean], frame: 2).map(\.stringValue) == ["4006381333931"])
+        // `other` was seen at frame 1; frame 5 is outside the window: not confirmed.
+        #expect(filter.filter([other], frame: 5).isEmpty)
+        #expect(filter.filter([other], frame: 6).map(\.stringValue) == ["4006381333948"])
+        filter.reset()
+        #expect(filter.filter([ean], frame: 7).isEmpty)
+    }
+}

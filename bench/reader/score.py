@@ -1,0 +1,221 @@
+#!/usr/bin/python3
+"""Scores scand against zbarimg and zxing-cpp on the set written by make_set.py, in the same run.
+
+Usage:
+  /usr/bin/python3 bench/reader/score.py [--set bench/out/reader/main] [--scand .build/release/scand]
+         [--repeat 3] [--ablations] [--json results.json]
+
+For each reader and category: recall (ground-truth codes read with the right value), misreads (a value
+that is not in the frame: wrong value, or a value where there is none), and time per image (each reader
+gets one process per category over all of its images; the median of --repeat runs, divided by the image
+count). Readers:
+  scand            the release build, defaults (--engine both, every pass)
+  scand-zbar-1pass scand --engine zbar --passes plain --no-inverted (single-pass zbar, the timing baseline)
+  zbarimg          zbar's command-line tool, defaults (zbar-tools)
+  zxing-cpp        PyPI zxing-cpp's read_barcodes with its defaults, in-process (the accuracy anchor)
+--ablations adds scand variants (engines, passes, misread settings) for the tables in docs/reader.md.
+"""
+import argparse, base64, json, os, re, statistics, subprocess, sys, time
+import xml.etree.ElementTree as ET
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
+
+
+def norm(s):
+    return s.replace("(", "").replace(")", "").replace("\x1d", "").strip()
+
+
+def matches(pred, truth):
+    p, t = norm(pred), norm(truth["value"])
+    if p == t:
+        return True
+    sym = truth["symbology"]
+    if sym == "codabar":
+        strip = lambda s: s.upper().strip("ABCDTN*E")
+        return strip(p) == strip(t)
+    if sym == "upca" and p == t[1:]:
+        return True
+    return False
+
+
+def scand_reader(binary, extra):
+    def run(files):
+        out = subprocess.run([binary, "scan", *extra, *files], capture_output=True, text=True)
+        if out.returncode != 0:
+            print("warning: scand %s exited %d: %s" % (" ".join(extra), out.returncode, out.stderr[:300]), file=sys.stderr)
+        reads = {}
+        for line in out.stdout.splitlines():
+            ev = json.loads(line)
+            if ev.get("event") != "metadata":
+                continue
+            vals = []
+            for o in ev.get("objects", []):
+                v = o.get("value")
+                if v is None and "bytes" in o:
+                    v = base64.b64decode(o["bytes"]).decode("utf-8", "replace")
+                vals.append(v or "")
+            reads[ev["source"]] = vals
+        return reads
+    return run
+
+
+def zbarimg_reader(files):
+    out = subprocess.run(["zbarimg", "--xml", "-q", *files], capture_output=True, text=True)
+    reads = {f: [] for f in files}
+    try:
+        root = ET.fromstring(out.stdout)
+    except ET.ParseError:
+        return reads
+    ns = "{http://zbar.sourceforge.net/2008/barcode}"
+    for src in root.iter(ns + "source"):
+        vals = []
+        for sym in src.iter(ns + "symbol"):
+            d = sym.find(ns + "data")
+            text = d.text or ""
+            if d.get("format") == "base64":
+                text = base64.b64decode(text).decode("utf-8", "replace")
+            vals.append(text)
+        reads[src.get("href")] = vals
+    return reads
+
+
+def zxingcpp_reader(files):
+    import zxingcpp
+    from PIL import Image
+    reads = {}
+    for f in files:
+        res = zxingcpp.read_barcodes(Image.open(f))
+        reads[f] = [r.text for r in res]
+    return reads
+
+
+def score(reads, images, root):
+    per = {}
+    for im in images:
+        c = per.setdefault(im["category"], {"codes": 0, "read": 0, "misreads": 0, "images": 0})
+        c["images"] += 1
+        vals = reads.get(os.path.join(root, im["file"]), [])
+        c["codes"] += len(im["codes"])
+        for t in im["codes"]:
+            if any(matches(v, t) for v in vals):
+                c["read"] += 1
+        seen = set()
+        for v in vals:
+            if v in seen:
+                continue
+            seen.add(v)
+            if not any(matches(v, t) for t in im["codes"]):
+                c["misreads"] += 1
+    return per
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--set", default=os.path.join(ROOT, "bench", "out", "reader", "main"))
+    ap.add_argument("--scand", default=os.path.join(ROOT, ".build", "release", "scand"))
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--ablations", action="store_true")
+    ap.add_argument("--only", default=None, help="comma-separated reader names to run")
+    ap.add_argument("--categories", default=None, help="comma-separated categories to score")
+    ap.add_argument("--json", default=None)
+    args = ap.parse_args()
+    root = os.path.abspath(args.set)
+    truth = json.load(open(os.path.join(root, "truth.json")))
+    images = truth["images"]
+    if args.categories:
+        keep = set(args.categories.split(","))
+        images = [im for im in images if im["category"] in keep]
+    cats = []
+    for im in images:
+        if im["category"] not in cats:
+            cats.append(im["category"])
+    readers = [
+        ("scand", scand_reader(args.scand, [])),
+        ("scand-zbar-1pass", scand_reader(args.scand, ["--engine", "zbar", "--passes", "plain", "--no-inverted"])),
+        ("zbarimg", zbarimg_reader),
+        ("zxing-cpp", zxingcpp_reader),
+    ]
+    if args.ablations:
+        S = lambda *a: scand_reader(args.scand, list(a))
+        readers += [
+            ("zbar", S("--engine", "zbar")),
+            ("zxing", S("--engine", "zxing")),
+            ("plain+inverted", S("--no-extra-passes")),
+            ("no-downscaled", S("--passes", "plain,inverted,upscaled,thresholded")),
+            ("no-upscaled", S("--passes", "plain,inverted,downscaled,thresholded")),
+            ("no-thresholded", S("--passes", "plain,inverted,downscaled,upscaled")),
+            ("codabar4+i25-4", S("--codabar-min-length", "4", "--i25-min-length", "4")),
+            ("i25-checksum", S("--i25-checksum")),
+            ("min-quality-0", S("--min-linear-quality", "0")),
+            ("min-quality-3", S("--min-linear-quality", "3")),
+            ("uncertainty-0", S("--zbar-uncertainty", "0")),
+            ("uncertainty-3", S("--zbar-uncertainty", "3")),
+        ]
+    if args.only:
+        keep = set(args.only.split(","))
+        readers = [r for r in readers if r[0] in keep]
+    results = {}
+    for name, fn in readers:
+        reads = {}
+        times = {}
+        for cat in cats:
+            files = [os.path.join(root, im["file"]) for im in images if im["category"] == cat]
+            ts = []
+            for _ in range(max(1, args.repeat)):
+                t0 = time.perf_counter()
+                r = fn(files)
+                ts.append((time.perf_counter() - t0) / len(files))
+            reads.update(r)
+            times[cat] = statistics.median(ts)
+        per = score(reads, images, root)
+        results[name] = {"categories": per, "time": times}
+        print("done %s" % name, file=sys.stderr)
+    # table
+    names = [n for n, _ in readers]
+    if not names:
+        return
+    print("| category | codes | " + " | ".join(names) + " |")
+    print("|---|---:|" + "---:|" * len(names))
+    for cat in cats:
+        row = [cat, str(results[names[0]]["categories"][cat]["codes"])]
+        for n in names:
+            c = results[n]["categories"][cat]
+            row.append("%.0f%%" % (100.0 * c["read"] / c["codes"]) if c["codes"] else "–")
+        print("| " + " | ".join(row) + " |")
+    def overall(n, cats_):
+        codes = sum(results[n]["categories"][c]["codes"] for c in cats_)
+        read = sum(results[n]["categories"][c]["read"] for c in cats_)
+        return 100.0 * read / codes if codes else 0
+    zbar_cats = [c for c in cats if c not in ("extra", "negative")]
+    print("| **overall (zbar symbologies)** | %d | " % sum(results[names[0]]["categories"][c]["codes"] for c in zbar_cats)
+          + " | ".join("**%.1f%%**" % overall(n, zbar_cats) for n in names) + " |")
+    print("| misreads (all images) | | " + " | ".join(str(sum(results[n]["categories"][c]["misreads"] for c in cats)) for n in names) + " |")
+    for cat in ("clean", "phone", "negative"):
+        if cat in cats:
+            print("| ms/image, %s | | " % cat + " | ".join("%.1f" % (1000 * results[n]["time"][cat]) for n in names) + " |")
+    print("| ms/image, all (mean of categories) | | " + " | ".join("%.1f" % (1000 * statistics.mean(results[n]["time"].values())) for n in names) + " |")
+    # Easy frames: the clean frames single-pass zbar reads completely. Here scand's extra passes never run,
+    # so its time per frame should match single-pass zbar's. Interleaved runs, median of --repeat (at least 5).
+    if "scand" in results and "scand-zbar-1pass" in results and "clean" in cats:
+        base = scand_reader(args.scand, ["--engine", "zbar", "--passes", "plain", "--no-inverted"])
+        clean = [im for im in images if im["category"] == "clean"]
+        files = [os.path.join(root, im["file"]) for im in clean]
+        got = base(files)
+        easy = [os.path.join(root, im["file"]) for im in clean
+                if all(any(matches(v, t) for v in got.get(os.path.join(root, im["file"]), [])) for t in im["codes"])]
+        full = scand_reader(args.scand, [])
+        tb, tf = [], []
+        for _ in range(max(5, args.repeat)):
+            for fn, acc in ((base, tb), (full, tf)):
+                t0 = time.perf_counter(); fn(easy); acc.append((time.perf_counter() - t0) / len(easy))
+        mb, mf = statistics.median(tb), statistics.median(tf)
+        print("\neasy clean frames (%d, read by single-pass zbar): scand %.1f ms/frame, single-pass zbar %.1f ms/frame, ratio %.3f"
+              % (len(easy), 1000 * mf, 1000 * mb, mf / mb))
+        results["easy-clean"] = {"frames": len(easy), "scand_ms": 1000 * mf, "zbar_1pass_ms": 1000 * mb, "ratio": mf / mb}
+    if args.json:
+        json.dump(results, open(args.json, "w"), indent=1)
+
+
+if __name__ == "__main__":
+    main()
