@@ -17,7 +17,10 @@ final class CollectingSink: EventSink, @unchecked Sendable {
     @Test func outputRejectsUnavailableTypesAndBadROI() {
         var c = OutputConfiguration()
         c.metadataObjectTypes = [.aztec]
+        c.barcode.engine = .zbar
         #expect(throws: ScanError.self) { try MetadataOutput(configuration: c) }
+        c.barcode.engine = .both
+        #expect(throws: Never.self) { try MetadataOutput(configuration: c) }
         c = OutputConfiguration(rectOfInterest: NormalizedRect(x: 0.8, y: 0, width: 0.5, height: 1))
         #expect(throws: ScanError.self) { try MetadataOutput(configuration: c) }
     }
