@@ -62,19 +62,25 @@ public struct BarcodeConfiguration: Sendable, Hashable {
     public var confirmLinearCodes: Bool
     /// Frames within which the second sighting must come (≥ 2).
     public var confirmationWindow: Int
+    /// On video and live streams: how many further reading steps (one pass image with one engine) a frame
+    /// gets after the plain zbar pass finds nothing. The steps rotate from frame to frame, so a code held in
+    /// view for a fraction of a second meets every pass, while each frame costs at most 1 + this many scans.
+    /// nil: every pass on every frame, as for still images (which always get every pass).
+    public var streamStepsPerFrame: Int?
 
     public init(types: Set<MetadataObjectType> = Set(MetadataObjectType.allCases.filter(\.isMachineReadableCode)),
                 tryInverted: Bool = true, scanDensity: Int = 1, minimumI25Length: Int = 6, extraPasses: Bool = true,
                 engine: BarcodeEngine = .both, passes: [ReaderPass] = ReaderPass.standard,
                 maximumUpscaleSide: Int = 1280, minimumCodabarLength: Int = 6, requireI25Checksum: Bool = false,
                 minimumLinearQuality: Int = 2, zbarUncertainty: Int? = nil,
-                confirmLinearCodes: Bool = false, confirmationWindow: Int = 3) {
+                confirmLinearCodes: Bool = false, confirmationWindow: Int = 3, streamStepsPerFrame: Int? = 1) {
         self.types = types; self.tryInverted = tryInverted; self.scanDensity = scanDensity
         self.minimumI25Length = minimumI25Length; self.extraPasses = extraPasses
         self.engine = engine; self.passes = passes; self.maximumUpscaleSide = maximumUpscaleSide
         self.minimumCodabarLength = minimumCodabarLength; self.requireI25Checksum = requireI25Checksum
         self.minimumLinearQuality = minimumLinearQuality; self.zbarUncertainty = zbarUncertainty
         self.confirmLinearCodes = confirmLinearCodes; self.confirmationWindow = confirmationWindow
+        self.streamStepsPerFrame = streamStepsPerFrame
     }
 }
 

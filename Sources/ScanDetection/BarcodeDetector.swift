@@ -135,6 +135,76 @@ public final class BarcodeDetector: MetadataDetector {
         return []
     }
 
+    /// One reading step on a stream: one image of a pass, read by one engine.
+    struct StreamStep: Equatable {
+        var pass: ReaderPass
+        var image: Int
+        var engine: BarcodeEngine
+    }
+
+    /// Every step after the plain zbar pass, in the order a still image would meet them.
+    lazy var streamSteps: [StreamStep] = {
+        var out: [StreamStep] = []
+        let zxing = !zxingEnabled.isEmpty
+        for pass in effectivePasses {
+            let images = pass == .plain || pass == .inverted ? 1 : (configuration.tryInverted ? 2 : 1)
+            for image in 0..<images {
+                if pass != .plain && !zbarEnabled.isEmpty { out.append(StreamStep(pass: pass, image: image, engine: .zbar)) }
+                if zxing { out.append(StreamStep(pass: pass, image: image, engine: .zxing)) }
+            }
+        }
+        return out
+    }()
+    private var streamCursor = 0
+    /// The step that last read something: tried first on the next frame (a dark-mode code then reads on
+    /// every frame at the cost of two scans, instead of once per rotation).
+    private var stickyStep: StreamStep?
+
+    /// Reads one frame of a stream (video, Y4M, camera) within a budget: the plain zbar pass always, then,
+    /// only if that finds nothing, `steps` further steps taken in rotation from frame to frame. Each frame
+    /// costs at most `1 + steps` scans, and a code held in view meets every pass within a few frames.
+    /// Geometry is relative to the whole frame, as in ``detect(in:rectOfInterest:)``.
+    public func detectStream(in frame: Frame, rectOfInterest: NormalizedRect = .unit, steps: Int) throws -> [MetadataObject] {
+        lastPass = nil; lastEngine = nil
+        guard !enabledTypes.isEmpty else { return [] }
+        let roi = rectOfInterest.intersection(.unit)
+        let pixelRect = PixelRect(covering: roi, in: frame.size)
+        guard pixelRect.width > 0, pixelRect.height > 0 else { return [] }
+        let plane = frame.luma.cropped(to: pixelRect)
+        let base = PassImage(plane: plane, scaleX: 1, scaleY: 1, originX: Double(pixelRect.x), originY: Double(pixelRect.y))
+        if !zbarEnabled.isEmpty {
+            let found = Self.suppressFragments(scanZBar(base, frameSize: frame.size, density: max(1, configuration.scanDensity)).filter(accept))
+            if !found.isEmpty { lastPass = .plain; lastEngine = .zbar; return found }
+        }
+        let all = streamSteps
+        guard !all.isEmpty else { return [] }
+        var cache: [ReaderPass: [PassImage]] = [:]
+        var queue: [StreamStep] = []
+        if let stickyStep, steps > 0 { queue.append(stickyStep) }
+        while queue.count < max(0, steps) {
+            let step = all[streamCursor % all.count]
+            streamCursor = (streamCursor + 1) % all.count
+            if step != queue.first { queue.append(step) } else if all.count == 1 { break }
+        }
+        stickyStep = nil
+        for step in queue {
+            let images = cache[step.pass] ?? passImages(step.pass, base: base)
+            cache[step.pass] = images
+            guard step.image < images.count else { continue }
+            let image = images[step.image]
+            var found: [MetadataObject]
+            if step.engine == .zbar {
+                let density = step.pass == .upscaled ? 2 * max(1, configuration.scanDensity) : max(1, configuration.scanDensity)
+                found = scanZBar(image, frameSize: frame.size, density: density)
+            } else {
+                found = try scanZXing(image, types: zxingEnabled, frameSize: frame.size)
+            }
+            found = Self.suppressFragments(found.filter(accept))
+            if !found.isEmpty { lastPass = step.pass; lastEngine = step.engine; stickyStep = step; return found }
+        }
+        return []
+    }
+
     /// The images a pass looks at: the pass itself and, for extra passes, its inverted twin.
     func passImages(_ pass: ReaderPass, base: PassImage) -> [PassImage] {
         let p = base.plane

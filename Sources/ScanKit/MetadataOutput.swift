@@ -136,7 +136,11 @@ public final class MetadataOutput {
         var timings = StageTimings()
         let t0 = monotonicSeconds()
         if let barcodes {
-            var codes = try barcodes.detect(in: frame, rectOfInterest: settings.rectOfInterest)
+            let isStream = source.frameRate != nil || source.isLive
+            var codes = isStream && configuration.barcode.streamStepsPerFrame != nil
+                ? try barcodes.detectStream(in: frame, rectOfInterest: settings.rectOfInterest,
+                                            steps: configuration.barcode.streamStepsPerFrame!)
+                : try barcodes.detect(in: frame, rectOfInterest: settings.rectOfInterest)
             // Streams only (video, Y4M, cameras): a still image has no second frame to confirm with.
             if let confirmation, source.frameRate != nil || source.isLive {
                 if confirmationSource != source.name { confirmation.reset(); confirmationSource = source.name }

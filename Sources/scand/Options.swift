@@ -47,6 +47,12 @@ struct DetectionOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Directory holding the model (cascade) files.", valueName: "dir"))
     var models: String?
 
+    @Option(name: .long, help: ArgumentHelp("On video, Y4M and cameras: further reading steps (one pass with one engine) per frame after the plain zbar pass finds nothing; they rotate across frames.", valueName: "n"))
+    var streamSteps: Int = 1
+
+    @Flag(name: .long, help: "On video, Y4M and cameras, try every pass and engine on every frame (as for still images; slow on frames with no code).")
+    var allPassesOnStreams = false
+
     func outputConfiguration() throws -> OutputConfiguration {
         var config = OutputConfiguration()
         if let types {
@@ -83,6 +89,8 @@ struct DetectionOptions: ParsableArguments {
         if let zbarUncertainty, zbarUncertainty < 0 { throw ValidationError("--zbar-uncertainty must be ≥ 0") }
         config.barcode.zbarUncertainty = zbarUncertainty
         config.barcode.confirmLinearCodes = confirm1D
+        guard streamSteps >= 0 else { throw ValidationError("--stream-steps must be ≥ 0") }
+        config.barcode.streamStepsPerFrame = allPassesOnStreams ? nil : streamSteps
         config.models = ModelConfiguration(directory: models)
         return config
     }

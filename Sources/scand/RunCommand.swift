@@ -121,7 +121,8 @@ struct RunCommand: ParsableCommand {
         }
 
         // Detection: config file first, then flags (flags at their defaults do not override the file).
-        var output = OutputConfiguration()
+        // Every detection flag first (engine, passes, misread filters, …), then the file where a flag was not given.
+        var output = try detection.outputConfiguration()
         if let types = detection.types ?? file.types {
             output.metadataObjectTypes = try MetadataObjectType.parseList(types, available: MetadataOutput.availableMetadataObjectTypes)
         }

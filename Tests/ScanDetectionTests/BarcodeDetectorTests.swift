@@ -138,3 +138,37 @@ private func detect(_ name: String, types: Set<MetadataObjectType>? = nil, inver
         #expect(TextDecoding.decode([0x00, 0xFF, 0x10], type: .qr) == nil)
     }
 }
+
+@Suite struct StreamBudgetTests {
+    /// A dark-mode (inverted) QR on a stream: found within a rotation of steps, then on every frame,
+    /// while each frame costs at most 1 + steps scans.
+    @Test func invertedCodeOnAStreamIsFoundThenReadEveryFrame() throws {
+        let detector = BarcodeDetector(configuration: BarcodeConfiguration())
+        let frame = try ImageSource(path: Fixtures.path("qr-inverted.png")).nextFrame()!
+        let rotation = detector.streamSteps.count
+        #expect(rotation >= 4)
+        var firstRead: Int?
+        var reads = 0
+        for i in 0..<(rotation + 10) {
+            let found = try detector.detectStream(in: frame, steps: 1)
+            if !found.isEmpty {
+                #expect(found.map(\.stringValue) == ["DARK-MODE-LOGIN:7f3a"])
+                firstRead = firstRead ?? i
+                reads += 1
+            }
+        }
+        let first = try #require(firstRead)
+        #expect(first < rotation)
+        // Once found, the successful step stays first: every later frame reads it.
+        #expect(reads == rotation + 10 - first)
+    }
+
+    @Test func plainCodesOnAStreamNeedNoExtraSteps() throws {
+        let detector = BarcodeDetector(configuration: BarcodeConfiguration())
+        let frame = try ImageSource(path: Fixtures.path("multi.png")).nextFrame()!
+        let found = try detector.detectStream(in: frame, steps: 0)
+        #expect(found.count == 4)
+        #expect(detector.lastPass == .plain)
+        #expect(try detector.detectStream(in: try ImageSource(path: Fixtures.path("qr-inverted.png")).nextFrame()!, steps: 0).isEmpty)
+    }
+}
