@@ -1,4 +1,5 @@
 public import ScanCore
+import Dispatch
 import ScanDetection
 import ScanCapture
 
@@ -19,6 +20,8 @@ public struct OutputConfiguration: Sendable {
     public var rectOfInterestView: ViewRect?
     /// Face detection and tracking (used when `.face` is enabled).
     public var face: FaceConfiguration
+    /// With codes and faces both enabled, read them at the same time on two threads (two cores).
+    public var parallelDetectors: Bool = true
 
     public init(metadataObjectTypes: Set<MetadataObjectType> = MetadataOutput.defaultTypes,
                 rectOfInterest: NormalizedRect = .unit,
@@ -108,6 +111,30 @@ public final class MetadataOutput {
         }
     }
 
+    /// Codes on `frame` (all passes or the stream budget, then the 1-D confirmation filter on streams).
+    func readCodes(_ frame: Frame, source: SourceInfo, rectOfInterest: NormalizedRect) throws -> [MetadataObject] {
+        guard let barcodes else { return [] }
+        let isStream = source.frameRate != nil || source.isLive
+        var codes = isStream && configuration.barcode.streamStepsPerFrame != nil
+            ? try barcodes.detectStream(in: frame, rectOfInterest: rectOfInterest,
+                                        steps: configuration.barcode.streamStepsPerFrame!)
+            : try barcodes.detect(in: frame, rectOfInterest: rectOfInterest)
+        // Streams only (video, Y4M, cameras): a still image has no second frame to confirm with.
+        if let confirmation, isStream {
+            if confirmationSource != source.name { confirmation.reset(); confirmationSource = source.name }
+            codes = confirmation.filter(codes, frame: frame.index)
+        }
+        return codes
+    }
+
+    /// Faces on `frame` (detector driven by the tracker) and the tracker's presence transitions.
+    func readFaces(_ frame: Frame, source: SourceInfo, rectOfInterest: NormalizedRect) throws
+        -> (objects: [MetadataObject], transitions: [FacePresenceTransition]) {
+        guard let faces, let faceTracker else { return ([], []) }
+        let result = try faceTracker.process(frame, source: source.name, detector: faces, rectOfInterest: rectOfInterest)
+        return (result.objects, result.transitions)
+    }
+
     /// Ends every tracked face of `source` (end of input or shutdown) and returns their `lost` events.
     public func finishPresence(source: SourceInfo, frame: Int, time: Double) -> [PresenceEvent] {
         (faceTracker?.finish(frame: frame, time: time) ?? []).map { Self.presenceEvent($0, source: source.name) }
@@ -129,36 +156,28 @@ public final class MetadataOutput {
     }
     public private(set) var lastTimings = StageTimings()
 
-    /// Detects everything enabled on `frame` from `source`.
+    /// Detects everything enabled on `frame` from `source`. With both codes and faces enabled (and
+    /// ``OutputConfiguration/parallelDetectors``), the two detectors run at the same time on two threads:
+    /// each detector is still used by one thread at a time.
     public func process(_ frame: Frame, source: SourceInfo) throws -> MetadataEvent {
         let settings = try frameSizeSettings(for: frame.size, source: source)
         var objects: [MetadataObject] = []
         var timings = StageTimings()
-        let t0 = monotonicSeconds()
-        if let barcodes {
-            let isStream = source.frameRate != nil || source.isLive
-            var codes = isStream && configuration.barcode.streamStepsPerFrame != nil
-                ? try barcodes.detectStream(in: frame, rectOfInterest: settings.rectOfInterest,
-                                            steps: configuration.barcode.streamStepsPerFrame!)
-                : try barcodes.detect(in: frame, rectOfInterest: settings.rectOfInterest)
-            // Streams only (video, Y4M, cameras): a still image has no second frame to confirm with.
-            if let confirmation, source.frameRate != nil || source.isLive {
-                if confirmationSource != source.name { confirmation.reset(); confirmationSource = source.name }
-                codes = confirmation.filter(codes, frame: frame.index)
-            }
-            objects += codes
-        }
-        let t1 = monotonicSeconds()
-        timings.barcode = t1 - t0
         lastPresenceEvents = []
-        if let faces, let faceTracker {
-            let result = try faceTracker.process(frame, source: source.name, detector: faces,
-                                                 rectOfInterest: settings.rectOfInterest)
-            objects += result.objects
-            lastPresenceEvents = result.transitions.map { Self.presenceEvent($0, source: source.name) }
+        let work = DetectionWork(output: self, frame: frame, source: source, rectOfInterest: settings.rectOfInterest)
+        if barcodes != nil && faces != nil && configuration.parallelDetectors {
+            DispatchQueue.concurrentPerform(iterations: 2) { i in
+                if i == 0 { work.runCodes() } else { work.runFaces() }
+            }
+        } else {
+            work.runCodes()
+            work.runFaces()
         }
+        objects = try work.codes.get() + work.faces.get().objects
+        lastPresenceEvents = try work.faces.get().transitions.map { Self.presenceEvent($0, source: source.name) }
+        timings.barcode = work.codeSeconds
+        timings.face = work.faceSeconds
         let t2 = monotonicSeconds()
-        timings.face = t2 - t1
         if let geometry = settings.geometry {
             objects = objects.map(geometry.transformed)
         }
@@ -167,5 +186,35 @@ public final class MetadataOutput {
         return MetadataEvent(source: source.name, frame: frame.index, time: frame.time,
                              width: frame.width, height: frame.height, objects: objects,
                              captureClock: frame.captureClock)
+    }
+}
+
+/// One frame's detection work, shared by the two threads of ``MetadataOutput/process(_:source:)``: the
+/// code thread touches only the code reader and `codes`, the face thread only the face detector, tracker
+/// and `faces`; `concurrentPerform` returns after both, which orders their writes before the reads.
+private final class DetectionWork: @unchecked Sendable {
+    let output: MetadataOutput
+    let frame: Frame
+    let source: SourceInfo
+    let rectOfInterest: NormalizedRect
+    var codes: Result<[MetadataObject], any Error> = .success([])
+    var faces: Result<(objects: [MetadataObject], transitions: [FacePresenceTransition]), any Error> = .success(([], []))
+    var codeSeconds = 0.0
+    var faceSeconds = 0.0
+
+    init(output: MetadataOutput, frame: Frame, source: SourceInfo, rectOfInterest: NormalizedRect) {
+        self.output = output; self.frame = frame; self.source = source; self.rectOfInterest = rectOfInterest
+    }
+
+    func runCodes() {
+        let t = monotonicSeconds()
+        codes = Result { try output.readCodes(frame, source: source, rectOfInterest: rectOfInterest) }
+        codeSeconds = monotonicSeconds() - t
+    }
+
+    func runFaces() {
+        let t = monotonicSeconds()
+        faces = Result { try output.readFaces(frame, source: source, rectOfInterest: rectOfInterest) }
+        faceSeconds = monotonicSeconds() - t
     }
 }

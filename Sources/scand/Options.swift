@@ -53,6 +53,9 @@ struct DetectionOptions: ParsableArguments {
     @Flag(name: .long, help: "On video, Y4M and cameras, try every pass and engine on every frame (as for still images; slow on frames with no code).")
     var allPassesOnStreams = false
 
+    @Flag(name: .long, help: "Read codes and faces one after the other instead of at the same time on two threads.")
+    var noParallelDetectors = false
+
     func outputConfiguration() throws -> OutputConfiguration {
         var config = OutputConfiguration()
         if let types {
@@ -92,6 +95,7 @@ struct DetectionOptions: ParsableArguments {
         guard streamSteps >= 0 else { throw ValidationError("--stream-steps must be ≥ 0") }
         config.barcode.streamStepsPerFrame = allPassesOnStreams ? nil : streamSteps
         config.models = ModelConfiguration(directory: models)
+        config.parallelDetectors = !noParallelDetectors
         return config
     }
 }
