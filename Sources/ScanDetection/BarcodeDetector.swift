@@ -97,17 +97,22 @@ public final class BarcodeDetector: MetadataDetector {
         return out
     }
 
+    /// Resets the last-pass report and crops the frame to the rect of interest (normalized device
+    /// coordinates); nil when no type is enabled or the rectangle misses the frame.
+    private func startFrame(_ frame: Frame, rectOfInterest: NormalizedRect) -> PassImage? {
+        lastPass = nil; lastEngine = nil
+        guard !enabledTypes.isEmpty else { return nil }
+        let pixelRect = PixelRect(covering: rectOfInterest.intersection(.unit), in: frame.size)
+        guard pixelRect.width > 0, pixelRect.height > 0 else { return nil }
+        return PassImage(plane: frame.luma.cropped(to: pixelRect), scaleX: 1, scaleY: 1,
+                         originX: Double(pixelRect.x), originY: Double(pixelRect.y))
+    }
+
     /// Finds codes in `frame` within `rectOfInterest` (normalized device coordinates). Geometry in the
     /// results is relative to the whole frame.
     /// - Throws: ``ScanError/detector(_:)`` when zxing-cpp fails.
     public func detect(in frame: Frame, rectOfInterest: NormalizedRect = .unit) throws -> [MetadataObject] {
-        lastPass = nil; lastEngine = nil
-        guard !enabledTypes.isEmpty else { return [] }
-        let roi = rectOfInterest.intersection(.unit)
-        let pixelRect = PixelRect(covering: roi, in: frame.size)
-        guard pixelRect.width > 0, pixelRect.height > 0 else { return [] }
-        let plane = frame.luma.cropped(to: pixelRect)
-        let base = PassImage(plane: plane, scaleX: 1, scaleY: 1, originX: Double(pixelRect.x), originY: Double(pixelRect.y))
+        guard let base = startFrame(frame, rectOfInterest: rectOfInterest) else { return [] }
 
         var extra: [MetadataObject] = []
         for pass in effectivePasses {
@@ -165,13 +170,7 @@ public final class BarcodeDetector: MetadataDetector {
     /// costs at most `1 + steps` scans, and a code held in view meets every pass within a few frames.
     /// Geometry is relative to the whole frame, as in ``detect(in:rectOfInterest:)``.
     public func detectStream(in frame: Frame, rectOfInterest: NormalizedRect = .unit, steps: Int) throws -> [MetadataObject] {
-        lastPass = nil; lastEngine = nil
-        guard !enabledTypes.isEmpty else { return [] }
-        let roi = rectOfInterest.intersection(.unit)
-        let pixelRect = PixelRect(covering: roi, in: frame.size)
-        guard pixelRect.width > 0, pixelRect.height > 0 else { return [] }
-        let plane = frame.luma.cropped(to: pixelRect)
-        let base = PassImage(plane: plane, scaleX: 1, scaleY: 1, originX: Double(pixelRect.x), originY: Double(pixelRect.y))
+        guard let base = startFrame(frame, rectOfInterest: rectOfInterest) else { return [] }
         if !zbarEnabled.isEmpty {
             let found = Self.suppressFragments(scanZBar(base, frameSize: frame.size, density: max(1, configuration.scanDensity)).filter(accept))
             if !found.isEmpty { lastPass = .plain; lastEngine = .zbar; return found }
