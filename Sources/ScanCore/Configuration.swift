@@ -67,13 +67,17 @@ public struct BarcodeConfiguration: Sendable, Hashable {
     /// view for a fraction of a second meets every pass, while each frame costs at most 1 + this many scans.
     /// nil: every pass on every frame, as for still images (which always get every pass).
     public var streamStepsPerFrame: Int?
+    /// zbar's scan-line spacing on video and live streams (nil: ``scanDensity``). The default 2 halves
+    /// zbar's cost per frame; a code in front of a camera is seen in many frames (docs/performance.md).
+    public var streamScanDensity: Int?
 
     public init(types: Set<MetadataObjectType> = Set(MetadataObjectType.allCases.filter(\.isMachineReadableCode)),
                 tryInverted: Bool = true, scanDensity: Int = 1, minimumI25Length: Int = 6, extraPasses: Bool = true,
                 engine: BarcodeEngine = .both, passes: [ReaderPass] = ReaderPass.standard,
                 maximumUpscaleSide: Int = 1280, minimumCodabarLength: Int = 6, requireI25Checksum: Bool = false,
                 minimumLinearQuality: Int = 2, zbarUncertainty: Int? = nil,
-                confirmLinearCodes: Bool = false, confirmationWindow: Int = 3, streamStepsPerFrame: Int? = 1) {
+                confirmLinearCodes: Bool = false, confirmationWindow: Int = 3, streamStepsPerFrame: Int? = 1,
+                streamScanDensity: Int? = 2) {
         self.types = types; self.tryInverted = tryInverted; self.scanDensity = scanDensity
         self.minimumI25Length = minimumI25Length; self.extraPasses = extraPasses
         self.engine = engine; self.passes = passes; self.maximumUpscaleSide = maximumUpscaleSide
@@ -81,6 +85,7 @@ public struct BarcodeConfiguration: Sendable, Hashable {
         self.minimumLinearQuality = minimumLinearQuality; self.zbarUncertainty = zbarUncertainty
         self.confirmLinearCodes = confirmLinearCodes; self.confirmationWindow = confirmationWindow
         self.streamStepsPerFrame = streamStepsPerFrame
+        self.streamScanDensity = streamScanDensity
     }
 }
 

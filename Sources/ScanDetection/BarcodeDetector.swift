@@ -161,6 +161,8 @@ public final class BarcodeDetector: MetadataDetector {
         return out
     }()
     private var streamCursor = 0
+    /// zbar's scan-line spacing on streams (``BarcodeConfiguration/streamScanDensity``, else `scanDensity`).
+    private var streamDensity: Int { max(1, configuration.streamScanDensity ?? configuration.scanDensity) }
     /// The step that last read something: tried first on the next frame (a dark-mode code then reads on
     /// every frame at the cost of two scans, instead of once per rotation).
     private var stickyStep: StreamStep?
@@ -172,7 +174,7 @@ public final class BarcodeDetector: MetadataDetector {
     public func detectStream(in frame: Frame, rectOfInterest: NormalizedRect = .unit, steps: Int) throws -> [MetadataObject] {
         guard let base = startFrame(frame, rectOfInterest: rectOfInterest) else { return [] }
         if !zbarEnabled.isEmpty {
-            let found = Self.suppressFragments(scanZBar(base, frameSize: frame.size, density: max(1, configuration.scanDensity)).filter(accept))
+            let found = Self.suppressFragments(scanZBar(base, frameSize: frame.size, density: streamDensity).filter(accept))
             if !found.isEmpty { lastPass = .plain; lastEngine = .zbar; return found }
         }
         let all = streamSteps
@@ -193,7 +195,7 @@ public final class BarcodeDetector: MetadataDetector {
             let image = images[step.image]
             var found: [MetadataObject]
             if step.engine == .zbar {
-                let density = step.pass == .upscaled ? 2 * max(1, configuration.scanDensity) : max(1, configuration.scanDensity)
+                let density = step.pass == .upscaled ? 2 * streamDensity : streamDensity
                 found = scanZBar(image, frameSize: frame.size, density: density)
             } else {
                 found = try scanZXing(image, types: zxingEnabled, frameSize: frame.size)

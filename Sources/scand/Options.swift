@@ -53,6 +53,9 @@ struct DetectionOptions: ParsableArguments {
     @Flag(name: .long, help: "On video, Y4M and cameras, try every pass and engine on every frame (as for still images; slow on frames with no code).")
     var allPassesOnStreams = false
 
+    @Option(name: .long, help: ArgumentHelp("zbar scan density on video, Y4M and cameras (pixels between scan lines; --scan-density is for still images).", valueName: "n"))
+    var streamScanDensity: Int = 2
+
     @Flag(name: .long, help: "Read codes and faces one after the other instead of at the same time on two threads.")
     var noParallelDetectors = false
 
@@ -96,6 +99,8 @@ struct DetectionOptions: ParsableArguments {
         config.barcode.streamStepsPerFrame = allPassesOnStreams ? nil : streamSteps
         config.models = ModelConfiguration(directory: models)
         config.parallelDetectors = !noParallelDetectors
+        guard streamScanDensity >= 1 && streamScanDensity <= 16 else { throw ValidationError("--stream-scan-density must be 1...16") }
+        config.barcode.streamScanDensity = streamScanDensity
         return config
     }
 }
