@@ -21,37 +21,28 @@ enum ImageOps {
     /// Resized copy. `interpolation`: 0 area, 1 linear, 2 nearest, 3 cubic.
     static func resized(_ plane: LumaPlane, width: Int, height: Int, interpolation: Int32) -> LumaPlane? {
         guard width > 0, height > 0 else { return nil }
-        var out = [UInt8](repeating: 0, count: width * height)
-        let status = plane.bytes.withUnsafeBufferPointer { src in
-            out.withUnsafeMutableBufferPointer { dst in
-                scv_resize(src.baseAddress, Int32(plane.width), Int32(plane.height), Int32(plane.stride),
-                           dst.baseAddress, Int32(width), Int32(height), interpolation)
-            }
+        return apply(plane, width: width, height: height) { src, dst in
+            scv_resize(src, Int32(plane.width), Int32(plane.height), Int32(plane.stride),
+                       dst, Int32(width), Int32(height), interpolation)
         }
-        return status == SCV_OK ? LumaPlane(width: width, height: height, bytes: out) : nil
     }
 
     /// Adaptive mean threshold (dark stays dark): `block` odd ≥ 3, `c` subtracted from the local mean.
     static func thresholded(_ plane: LumaPlane, block: Int, c: Double) -> LumaPlane? {
-        var out = [UInt8](repeating: 0, count: plane.width * plane.height)
-        let status = plane.bytes.withUnsafeBufferPointer { src in
-            out.withUnsafeMutableBufferPointer { dst in
-                scv_adaptive_threshold(src.baseAddress, Int32(plane.width), Int32(plane.height), Int32(plane.stride),
-                                       dst.baseAddress, Int32(block), c)
-            }
+        apply(plane, width: plane.width, height: plane.height) { src, dst in
+            scv_adaptive_threshold(src, Int32(plane.width), Int32(plane.height), Int32(plane.stride),
+                                   dst, Int32(block), c)
         }
-        return status == SCV_OK ? LumaPlane(width: plane.width, height: plane.height, bytes: out) : nil
     }
 
-    /// Gaussian blur with an odd kernel.
-    static func blurred(_ plane: LumaPlane, kernel: Int, sigma: Double) -> LumaPlane? {
-        var out = [UInt8](repeating: 0, count: plane.width * plane.height)
+    /// Lends `plane`'s bytes and a new packed `width`×`height` buffer to `op` (a CScanOpenCV call) for the
+    /// duration of the call; the buffer becomes the result when `op` succeeds.
+    private static func apply(_ plane: LumaPlane, width: Int, height: Int,
+                              _ op: (UnsafePointer<UInt8>?, UnsafeMutablePointer<UInt8>?) -> scv_status) -> LumaPlane? {
+        var out = [UInt8](repeating: 0, count: width * height)
         let status = plane.bytes.withUnsafeBufferPointer { src in
-            out.withUnsafeMutableBufferPointer { dst in
-                scv_gaussian_blur(src.baseAddress, Int32(plane.width), Int32(plane.height), Int32(plane.stride),
-                                  dst.baseAddress, Int32(kernel), sigma)
-            }
+            out.withUnsafeMutableBufferPointer { dst in op(src.baseAddress, dst.baseAddress) }
         }
-        return status == SCV_OK ? LumaPlane(width: plane.width, height: plane.height, bytes: out) : nil
+        return status == SCV_OK ? LumaPlane(width: width, height: height, bytes: out) : nil
     }
 }
