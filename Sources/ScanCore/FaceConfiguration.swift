@@ -32,7 +32,9 @@ public struct FaceConfiguration: Sendable, Hashable {
     public var maximumFaceSize: Int?
     /// Full-frame detection every N frames (`--face-interval`); 1 searches the whole frame every frame.
     /// Between full detections known faces are followed by a window search (or by prediction alone when
-    /// ``windowSearch`` is off). New faces are found on full-detection frames only.
+    /// ``windowSearch`` is off). New faces are found by the full search only. On video, Y4M and cameras the
+    /// full search is cut into jobs (``FaceDetector/SearchJob``) spread evenly over the N frames, so its cost
+    /// is paid a slice per frame instead of all on one frame; the first frame of a source is searched whole.
     public var detectionInterval: Int
     /// Re-detect each known face in a window around its predicted position on every frame.
     public var windowSearch: Bool
@@ -56,18 +58,24 @@ public struct FaceConfiguration: Sendable, Hashable {
     public var confirmationFrames: Int
     /// Seconds a face must stay undetected before it counts as gone (`lost` presence transition).
     public var presenceGrace: Double
+    /// On video, Y4M and cameras, the full search looks at a copy of the frame scaled down so its shorter
+    /// side is at most this many pixels (`--face-analysis-size`); nil or 0: the frame as it is. The smallest
+    /// face found grows with it: on a 1280×720 stream with 480 it is 1.5 × ``minimumFaceSize`` (or 1.5 × the
+    /// cascade's window, 45 px for LBP). Still images are always searched at full resolution, and the
+    /// window search around known faces is unaffected.
+    public var analysisShortSide: Int?
 
     public init(cascade: FaceCascade = .lbp, minimumFaceSize: Int = 40, maximumFaceSize: Int? = nil,
                 detectionInterval: Int = 8, windowSearch: Bool = true, rollSearch: Bool = true,
                 rollSearchAngle: Double = 30, eyeRoll: Bool = true, estimateYaw: Bool = true,
                 scaleFactor: Double = 1.15, minNeighbors: Int = 3, maxMissedFrames: Int = 20,
-                confirmationFrames: Int = 2, presenceGrace: Double = 0.5) {
+                confirmationFrames: Int = 2, presenceGrace: Double = 0.5, analysisShortSide: Int? = 480) {
         self.cascade = cascade; self.minimumFaceSize = minimumFaceSize; self.maximumFaceSize = maximumFaceSize
         self.detectionInterval = detectionInterval; self.windowSearch = windowSearch
         self.rollSearch = rollSearch; self.rollSearchAngle = rollSearchAngle; self.eyeRoll = eyeRoll
         self.estimateYaw = estimateYaw; self.scaleFactor = scaleFactor; self.minNeighbors = minNeighbors
         self.maxMissedFrames = maxMissedFrames; self.confirmationFrames = confirmationFrames
-        self.presenceGrace = presenceGrace
+        self.presenceGrace = presenceGrace; self.analysisShortSide = analysisShortSide
     }
 
     /// A description of the first invalid setting, or nil when the configuration is usable.
@@ -80,6 +88,7 @@ public struct FaceConfiguration: Sendable, Hashable {
         if maxMissedFrames < 0 { return "max missed frames must be >= 0" }
         if confirmationFrames < 1 { return "confirmation frames must be at least 1" }
         if !(presenceGrace >= 0) || !presenceGrace.isFinite { return "presence grace must be a finite number of seconds >= 0" }
+        if let a = analysisShortSide, a != 0 && a < 48 { return "face analysis size must be 0 (off) or at least 48 pixels" }
         if !(rollSearchAngle > 0 && rollSearchAngle <= 45) { return "roll search angle must be in (0, 45] degrees" }
         return nil
     }

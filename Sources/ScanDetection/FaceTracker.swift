@@ -67,8 +67,13 @@ public final class FaceTracker {
     /// Detects and tracks faces on `frame` of `source` using `detector`. A new `source` name starts a
     /// new scene: known faces are ended (their `lost` transitions are reported now) and the first frame is
     /// searched fully, its faces reported at once (a still image gets IDs without confirmation).
+    ///
+    /// With `stream` (video, Y4M, cameras) the full search is done in slices, on a copy scaled to
+    /// ``FaceConfiguration/analysisShortSide``: large faces every frame, small ones spread over
+    /// ``FaceConfiguration/detectionInterval`` frames (``FaceDetector/streamSearchJobs(frame:interval:frameSize:rectOfInterest:)``). Without it (still images, tests) the whole frame is searched
+    /// at once every ``FaceConfiguration/detectionInterval`` frames.
     public func process(_ frame: Frame, source: String, detector: FaceDetector,
-                        rectOfInterest: NormalizedRect = .unit) throws -> FaceTrackingResult {
+                        rectOfInterest: NormalizedRect = .unit, stream: Bool = false) throws -> FaceTrackingResult {
         var transitions: [FacePresenceTransition] = []
         if source != self.source {
             transitions += finish(frame: frame.index, time: frame.time)
@@ -77,7 +82,12 @@ public final class FaceTracker {
         }
         frameSize = frame.size
         let first = frameCount == 0
-        let fullDetection = frameCount % configuration.detectionInterval == 0
+        let interval = configuration.detectionInterval
+        let position = frameCount % interval
+        let cycle = frameCount / interval
+        // Full-detection frames: the whole search (still images) or the first slice of it (streams); the
+        // yaw of known faces is re-checked on them.
+        let fullDetection = position == 0
         frameCount += 1
 
         // 1. Predict; tracks whose centre left the picture (or the rect of interest) end now, so a face
@@ -107,8 +117,13 @@ public final class FaceTracker {
             }
         }
         var fullHits: [FaceCandidate] = []
-        if fullDetection {
-            let cycle = (frameCount - 1) / configuration.detectionInterval
+        if stream {
+            let jobs = first ? detector.allSearchJobs(frameSize: frame.size, rectOfInterest: rectOfInterest)
+                : detector.streamSearchJobs(frame: frameCount - 1, interval: interval, frameSize: frame.size,
+                                            rectOfInterest: rectOfInterest)
+            for job in jobs { fullHits += try detector.run(job, in: frame.luma, rectOfInterest: rectOfInterest) }
+            fullHits = FaceDetector.suppressDuplicates(fullHits)
+        } else if fullDetection {
             fullHits = try detector.detectFaces(in: frame.luma, rectOfInterest: rectOfInterest,
                                                 angles: detector.searchAngles(cycle: first ? nil : cycle))
             if first && detector.configuration.estimateYaw {

@@ -131,7 +131,9 @@ public final class MetadataOutput {
     func readFaces(_ frame: Frame, source: SourceInfo, rectOfInterest: NormalizedRect) throws
         -> (objects: [MetadataObject], transitions: [FacePresenceTransition]) {
         guard let faces, let faceTracker else { return ([], []) }
-        let result = try faceTracker.process(frame, source: source.name, detector: faces, rectOfInterest: rectOfInterest)
+        let isStream = source.frameRate != nil || source.isLive
+        let result = try faceTracker.process(frame, source: source.name, detector: faces, rectOfInterest: rectOfInterest,
+                                             stream: isStream)
         return (result.objects, result.transitions)
     }
 

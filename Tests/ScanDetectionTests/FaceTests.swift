@@ -104,14 +104,14 @@ struct FaceTests {
     }
 
     /// Runs the tracker over a clip; returns per frame the faceIDs with their bounds.
-    func track(_ clip: String, tracker: FaceTracker, detector: FaceDetector) throws
+    func track(_ clip: String, tracker: FaceTracker, detector: FaceDetector, stream: Bool = false) throws
         -> (frames: [[MetadataObject]], transitions: [FacePresenceTransition]) {
         let source = try openFileSource(path: try fixture(clip))
         defer { source.close() }
         var frames: [[MetadataObject]] = []
         var transitions: [FacePresenceTransition] = []
         while let frame = try source.nextFrame() {
-            let r = try tracker.process(frame, source: clip, detector: detector)
+            let r = try tracker.process(frame, source: clip, detector: detector, stream: stream)
             frames.append(r.objects)
             transitions += r.transitions
         }
@@ -148,9 +148,10 @@ struct FaceTests {
         return ids
     }
 
-    @Test("a synthetic clip with two faces passing gives two distinct faceIDs, one per face")
-    func distinctIDs() throws {
-        let (frames, transitions) = try track("two_faces.y4m", tracker: FaceTracker(), detector: try detector())
+    @Test("a synthetic clip with two faces passing gives two distinct faceIDs, one per face (whole or sliced search)",
+          arguments: [false, true])
+    func distinctIDs(stream: Bool) throws {
+        let (frames, transitions) = try track("two_faces.y4m", tracker: FaceTracker(), detector: try detector(), stream: stream)
         let all = Set(frames.flatMap { $0.compactMap(\.faceID) })
         #expect(all.count == 2, "faceIDs seen: \(all.sorted())")
         let perSegment = try idsPerSegment("two_faces.y4m", frames)
@@ -161,13 +162,15 @@ struct FaceTests {
         #expect(transitions.filter { $0.transition == .appeared }.count == 2)
     }
 
-    @Test("a face that leaves the picture and comes back gets a new faceID; presence reports it")
-    func reentry() throws {
+    @Test("a face that leaves the picture and comes back gets a new faceID; presence reports it (whole or sliced search)",
+          arguments: [false, true])
+    func reentry(stream: Bool) throws {
         var config = FaceConfiguration()
         config.presenceGrace = 0.2
         let tracker = FaceTracker(configuration: config)
         let (frames, transitions) = try track("reenter.y4m", tracker: tracker,
-                                              detector: try FaceDetector(configuration: config, modelDirectory: Self.models))
+                                              detector: try FaceDetector(configuration: config, modelDirectory: Self.models),
+                                              stream: stream)
         let perSegment = try idsPerSegment("reenter.y4m", frames)
         let before = try #require(perSegment[1]), after = try #require(perSegment[2])
         #expect(before.count == 1 && after.count == 1, "IDs before \(before), after \(after)")
