@@ -47,14 +47,35 @@ public struct BenchmarkResult: Sendable, Codable {
 
 /// Runs the real pipeline (``MetadataOutput`` + encoder) or the naive baseline over a clip and measures it.
 public enum Benchmark {
-    public enum Pipeline: String, Sendable { case scand, baseline }
+    public enum Pipeline: String, Sendable {
+        /// scand as configured (the levers on).
+        case scand
+        /// The naive baseline a user would write (``NaiveBaseline``).
+        case baseline
+        /// scand with every lever off: zbar at density 1 with every pass on every frame, the whole frame
+        /// searched for faces on every frame at full resolution, detectors one after the other. The
+        /// reference for "no reads lost".
+        case fullFrame = "full-frame"
+    }
+
+    /// `configuration` with every speed lever turned off (see ``Pipeline/fullFrame``).
+    public static func fullFrameConfiguration(_ configuration: OutputConfiguration) -> OutputConfiguration {
+        var c = configuration
+        c.barcode.streamScanDensity = 1
+        c.barcode.streamStepsPerFrame = nil
+        c.barcode.scanDensity = 1
+        c.face.detectionInterval = 1
+        c.face.analysisShortSide = nil
+        c.parallelDetectors = false
+        return c
+    }
 
     public static func run(_ c: BenchmarkCase, pipeline: Pipeline, configuration: OutputConfiguration,
                            faceCascade: String?) throws -> BenchmarkResult {
         let truth = try Truth.load(c.truth)
-        var config = configuration
+        var config = pipeline == .fullFrame ? fullFrameConfiguration(configuration) : configuration
         config.metadataObjectTypes = c.types
-        let output = pipeline == .scand ? try MetadataOutput(configuration: config) : nil
+        let output = pipeline != .baseline ? try MetadataOutput(configuration: config) : nil
         let baseline = pipeline == .baseline
             ? try NaiveBaseline(codes: c.types.contains { $0.isMachineReadableCode },
                                 faceCascadePath: c.types.contains(.face) ? faceCascade : nil) : nil

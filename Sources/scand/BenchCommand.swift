@@ -34,6 +34,9 @@ struct BenchCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Also run scand unpaced for this many frames (clip repeated) and report start/end RSS.", valueName: "n"))
     var longFrames: Int?
 
+    @Flag(help: "Skip the full-frame reference (scand with every lever off, one run per case; it gives the recall the levers must not lose).")
+    var noReference = false
+
     @OptionGroup var detection: DetectionOptions
     @OptionGroup var faces: FaceOptions
 
@@ -56,9 +59,12 @@ struct BenchCommand: ParsableCommand {
                 throw ValidationError("\(clip) is missing: run bench/pipeline/make_clips.py first")
             }
             var row: [String: BenchmarkResult] = [:]
-            for (label, pipeline, live) in [("baseline", Benchmark.Pipeline.baseline, false), ("scand", .scand, false), ("live", .scand, true)] {
+            var plan: [(String, Benchmark.Pipeline, Bool)] = [("baseline", .baseline, false), ("scand", .scand, false), ("live", .scand, true)]
+            if !noReference { plan.append(("full-frame", .fullFrame, false)) }
+            for (label, pipeline, live) in plan {
                 var results: [BenchmarkResult] = []
-                for _ in 0..<max(1, runs) {
+                // The reference is deterministic in what it reads; one run gives its recall.
+                for _ in 0..<(pipeline == .fullFrame ? 1 : max(1, runs)) {
                     let c = BenchmarkCase(name: name, clip: clip, truth: truth, types: types, live: live)
                     results.append(try Benchmark.run(c, pipeline: pipeline, configuration: configuration, faceCascade: cascade))
                 }
@@ -90,11 +96,12 @@ struct BenchCommand: ParsableCommand {
     func printTable(_ rows: [[String: BenchmarkResult]]) {
         func f(_ v: Double, _ d: Int = 1) -> String { fixed(v, d) }
         func pct(_ v: Double?) -> String { v.map { f($0 * 100) + "%" } ?? "-" }
-        print("case              | baseline fps | scand fps | ratio | live fps (dropped) | latency p50/p99 ms | stages ms (decode/barcode/face/track/encode) | cpu ms/frame | peak RSS MB | code recall scand/base | face recall scand/base")
+        print("case              | baseline fps | scand fps | ratio | live fps (dropped) | latency p50/p99 ms | stages ms (decode/barcode/face/track/encode) | cpu ms/frame | peak RSS MB | code recall scand/base/full | face recall scand/base/full")
         for row in rows {
             guard let b = row["baseline"], let s = row["scand"], let l = row["live"] else { continue }
+            let r = row["full-frame"]
             let st = ["decode", "barcode", "face", "tracking", "encode"].map { f(s.stages[$0] ?? 0, 2) }.joined(separator: "/")
-            print("\(s.name + String(repeating: " ", count: max(0, 17 - s.name.count))) | \(f(b.fps)) | \(f(s.fps)) | \(f(s.fps / b.fps, 2))x | \(f(l.fps)) (\(l.framesDropped)) | \(f(l.latencyP50))/\(f(l.latencyP99)) | \(st) | \(f(s.cpuSecondsPerFrame * 1000, 2)) | \(f(s.peakRSSMB)) | \(pct(s.codeRecall))/\(pct(b.codeRecall)) | \(pct(s.faceRecall))/\(pct(b.faceRecall))")
+            print("\(s.name + String(repeating: " ", count: max(0, 17 - s.name.count))) | \(f(b.fps)) | \(f(s.fps)) | \(f(s.fps / b.fps, 2))x | \(f(l.fps)) (\(l.framesDropped)) | \(f(l.latencyP50))/\(f(l.latencyP99)) | \(st) | \(f(s.cpuSecondsPerFrame * 1000, 2)) | \(f(s.peakRSSMB)) | \(pct(s.codeRecall))/\(pct(b.codeRecall))/\(pct(r?.codeRecall)) | \(pct(s.faceRecall))/\(pct(b.faceRecall))/\(pct(r?.faceRecall))")
         }
     }
 }

@@ -7,7 +7,8 @@ noise σ≈2.5), a face that walks across (the public-domain NASA astronaut port
 a phone showing a QR login code that is held up three times, and a shelf label with an EAN-13 barcode.
 
 Outputs, for each size (640x480, 1280x720) and content (codes, faces, both):
-  bench/out/clip-<W>x<H>-<content>.y4m  and  .truth.json (per frame: code values; face boxes in pixels)
+  bench/out/clip-<W>x<H>-<content>.y4m  and  .truth.json (per frame: code values; face boxes in pixels;
+  "occludedFaces": faces a quarter or more hidden by the phone, left out of recall)
 
 Usage: bench/pipeline/make_clips.py [--frames N] [--fps F] [OUTDIR]
 """
@@ -82,6 +83,16 @@ def make(W, H, content):
                     draw.rectangle((px - 6 * s, py - 6 * s, px + qr.width + 6 * s, py + qr.height + 6 * s), fill=235)
                     frame.paste(qr.point(lambda v: 20 + v * 215 // 255), (px, py))
                     gt["codes"].append({"type": "qr", "value": qr_values[phase]})
+                    # The phone is drawn over the face: a face with a quarter or more of its box hidden is
+                    # moved to "occludedFaces" (neither a hit nor a miss when scoring).
+                    phone = (px - 14 * s, py - 40 * s, px + qr.width + 14 * s, py + qr.height + 60 * s)
+                    for box in list(gt["faces"]):
+                        bx0, by0, bx1, by1 = box[0], box[1], box[0] + box[2], box[1] + box[3]
+                        ox = max(0, min(bx1, phone[2]) - max(bx0, phone[0]))
+                        oy = max(0, min(by1, phone[3]) - max(by0, phone[1]))
+                        if ox * oy >= 0.25 * box[2] * box[3]:
+                            gt["faces"].remove(box)
+                            gt.setdefault("occludedFaces", []).append(box)
                 lx, ly = int(0.08 * W), int(0.78 * H)
                 draw.rectangle((lx - 10 * s, ly - 8 * s, lx + ean.width + 10 * s, ly + ean.height + 8 * s), fill=245)
                 frame.paste(ean.point(lambda v: 25 + v * 220 // 255), (lx, ly))
