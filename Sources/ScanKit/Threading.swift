@@ -44,7 +44,9 @@ final class Monitor: @unchecked Sendable {
 /// drops the oldest item (newest wins), returning how many were dropped.
 final class BlockingQueue<Element: Sendable>: @unchecked Sendable {
     private let monitor = Monitor()
-    private var items: [Element] = []
+    /// Slots before `head` were taken and are nil, so a taken item (a frame: a megabyte or more) is
+    /// released at once, not when the array is next compacted.
+    private var items: [Element?] = []
     private var head = 0
     private var closed = false
     let capacity: Int
@@ -63,7 +65,7 @@ final class BlockingQueue<Element: Sendable>: @unchecked Sendable {
         monitor.withLock {
             var dropped = 0
             while !closed && count >= capacity {
-                if lossless { monitor.wait() } else { head += 1; dropped += 1 }
+                if lossless { monitor.wait() } else { items[head] = nil; head += 1; dropped += 1 }
             }
             guard !closed else { return nil }
             items.append(item)
@@ -81,10 +83,11 @@ final class BlockingQueue<Element: Sendable>: @unchecked Sendable {
             }
             guard count > 0 else { return nil }
             let item = items[head]
+            items[head] = nil
             head += 1
             if head > 64 && head * 2 > items.count { items.removeFirst(head); head = 0 }
             monitor.broadcast()
-            return item
+            return item!
         }
     }
 
