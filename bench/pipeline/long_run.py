@@ -34,7 +34,9 @@ def status(pid):
 
 
 cmd = [args.scand, "run", "--input", args.clip, "--loop", "--no-pacing", "--stdout", "--types", "all"] + args.extra
-p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, bufsize=1 << 16)
+import tempfile
+errors = tempfile.TemporaryFile()
+p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=errors, bufsize=1 << 16)
 samples = []
 frames = 0
 seq = None
@@ -59,6 +61,9 @@ for line in p.stdout:
 p.send_signal(signal.SIGTERM)
 p.stdout.read()
 p.wait()
+if frames < args.frames:
+    errors.seek(0)
+    sys.exit(f"scand stopped after {frames} frames (exit status {p.returncode}):\n" + errors.read().decode(errors="replace")[-2000:])
 start, end = samples[0], samples[-1]
 half = [s for s in samples if s["frames"] <= args.frames // 2]
 second = [s for s in samples if s["frames"] > args.frames // 2]
