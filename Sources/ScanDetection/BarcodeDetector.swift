@@ -46,9 +46,9 @@ public final class BarcodeDetector: MetadataDetector {
     private let zxingEnabled: Set<MetadataObjectType>
     /// Enabled types only zxing reads (always scanned by zxing on the plain pass with `both`).
     private let zxingOnly: Set<MetadataObjectType>
-    private let scanner: OpaquePointer
+    private var scanner: OpaquePointer
     private var currentDensity: Int
-    private let image: OpaquePointer
+    private var image: OpaquePointer
 
     /// Creates a detector for `configuration.types ∩ availableTypes(engine:)`.
     public init(configuration: BarcodeConfiguration = BarcodeConfiguration()) {
@@ -60,11 +60,16 @@ public final class BarcodeDetector: MetadataDetector {
         case .both: zbarEnabled = enabledTypes.intersection(Self.zbarTypes); zxingEnabled = enabledTypes.intersection(Self.zxingTypes)
         }
         zxingOnly = configuration.engine == .both ? zxingEnabled.subtracting(zbarEnabled) : []
-        scanner = zbar_image_scanner_create()
-        image = zbar_image_create()
-        zbar_image_set_format(image, Self.fourcc("Y800"))
+        currentDensity = max(1, configuration.scanDensity)
+        scanner = Self.makeScanner(zbarEnabled, configuration: configuration, density: currentDensity)
+        image = Self.makeImage()
+    }
+
+    /// A zbar image scanner for `types`, configured as `configuration` says.
+    private static func makeScanner(_ types: Set<MetadataObjectType>, configuration: BarcodeConfiguration, density: Int) -> OpaquePointer {
+        let scanner = zbar_image_scanner_create()!
         zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_ENABLE, 0)
-        for symbology in Self.zbarSymbologies(for: zbarEnabled) {
+        for symbology in Self.zbarSymbologies(for: types) {
             zbar_image_scanner_set_config(scanner, symbology, ZBAR_CFG_ENABLE, 1)
             if let u = configuration.zbarUncertainty, symbology != ZBAR_QRCODE {
                 zbar_image_scanner_set_config(scanner, symbology, ZBAR_CFG_UNCERTAINTY, Int32(max(0, u)))
@@ -75,9 +80,34 @@ public final class BarcodeDetector: MetadataDetector {
         zbar_image_scanner_set_config(scanner, ZBAR_I25, ZBAR_CFG_MIN_LEN, Int32(configuration.minimumI25Length))
         // zbar's Codabar length excludes the start/stop characters.
         zbar_image_scanner_set_config(scanner, ZBAR_CODABAR, ZBAR_CFG_MIN_LEN, Int32(max(1, configuration.minimumCodabarLength - 2)))
-        currentDensity = max(1, configuration.scanDensity)
-        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_X_DENSITY, Int32(currentDensity))
-        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_Y_DENSITY, Int32(currentDensity))
+        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_X_DENSITY, Int32(density))
+        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_Y_DENSITY, Int32(density))
+        return scanner
+    }
+
+    private static func makeImage() -> OpaquePointer {
+        let image = zbar_image_create()!
+        zbar_image_set_format(image, fourcc("Y800"))
+        return image
+    }
+
+    /// QR symbols zbar decoded since its scanner was created, and how many times it was replaced.
+    ///
+    /// zbar (0.23) never reuses the symbol of a decoded QR code: it parks it in its scanner's recycle
+    /// buckets, so a scanner reading QR codes frame after frame grows for ever (mchehab/zbar#258; measured
+    /// here: about 130 bytes a frame on a clip showing a QR code 60 % of the time). The scanner (and the
+    /// image holding its last results) is therefore replaced after ``scannerRenewalInterval`` QR reads.
+    private(set) var qrReadsSinceRenewal = 0
+    private(set) var scannerRenewals = 0
+    static let scannerRenewalInterval = 256
+
+    private func renewScanner() {
+        zbar_image_destroy(image)
+        zbar_image_scanner_destroy(scanner)
+        scanner = Self.makeScanner(zbarEnabled, configuration: configuration, density: currentDensity)
+        image = Self.makeImage()
+        qrReadsSinceRenewal = 0
+        scannerRenewals += 1
     }
 
     deinit {
@@ -273,10 +303,12 @@ public final class BarcodeDetector: MetadataDetector {
             guard zbar_scan_image(scanner, image) > 0 else { return }
             var symbol = zbar_image_first_symbol(image)
             while let s = symbol {
+                if zbar_symbol_get_type(s) == ZBAR_QRCODE { qrReadsSinceRenewal += 1 }
                 if let object = makeObject(s, pass: pass, frameSize: frameSize) { results.append(object) }
                 symbol = zbar_symbol_next(s)
             }
         }
+        if qrReadsSinceRenewal >= Self.scannerRenewalInterval { renewScanner() }
         return results
     }
 
