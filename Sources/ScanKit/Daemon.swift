@@ -149,8 +149,12 @@ public final class Daemon: @unchecked Sendable {
         let live = first.info.isLive
         let queue = BlockingQueue<Item>(capacity: (config.pacing || live) ? 1 : 4, lossless: !(config.pacing || live))
         monitor.withLock { frames = queue }
-        source.deviceEvents?.startReporting { [emitter] event in emitter.emit([.device(event)]) }
-        emitter.emit([.device(DeviceEvent(kind: .started, device: first.info.name))])
+        if let events = source.deviceEvents {
+            // A camera reports its own `started` (with the negotiated format) when streaming begins.
+            events.startReporting { [emitter] event in emitter.emit([.device(event)]) }
+        } else {
+            emitter.emit([.device(DeviceEvent(kind: .started, device: first.info.name))])
+        }
         let readThread = WorkerThread { [self] in readFrames(first: first, queue: queue) }
         let pipeThread = WorkerThread { [self] in process(queue: queue, initial: config) }
         monitor.withLock { threads = [readThread, pipeThread] }
