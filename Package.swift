@@ -25,7 +25,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
-        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
     ],
     targets: [
@@ -80,8 +79,7 @@ let package = Package(
         .target(
             name: "ScanKit",
             dependencies: ["ScanCore", "ScanCapture", "ScanDetection", "ScanOutput",
-                           .product(name: "Logging", package: "swift-log"),
-                           .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
+                           .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict),
         .executableTarget(
             name: "scand",
