@@ -21,9 +21,12 @@ public enum ReaderPass: String, Sendable, Hashable, CaseIterable {
     case upscaled
     /// Locally (adaptively) thresholded: glare and uneven light (both polarities).
     case thresholded
+    /// Upscaled ×2, then locally thresholded with a small block and a bias towards light: small codes under
+    /// a specular band with moiré (phone screens); only for frames up to ``BarcodeConfiguration/maximumUpscaleSide``.
+    case upscaledThresholded = "upscaled-thresholded"
 
     /// The default order.
-    public static let standard: [ReaderPass] = [.plain, .inverted, .downscaled, .upscaled, .thresholded]
+    public static let standard: [ReaderPass] = [.plain, .inverted, .downscaled, .upscaled, .thresholded, .upscaledThresholded]
 }
 
 /// How codes are read. Defaults read everything the engines can, including inverted codes.
@@ -70,6 +73,10 @@ public struct BarcodeConfiguration: Sendable, Hashable {
     /// zbar's scan-line spacing on video and live streams (nil: ``scanDensity``). The default 2 halves
     /// zbar's cost per frame; a code in front of a camera is seen in many frames (docs/performance.md).
     public var streamScanDensity: Int?
+    /// With ``BarcodeEngine/both``, on still images: look for the formats only zxing-cpp reads (Data Matrix,
+    /// Aztec, PDF417, Micro QR) on a second thread while zbar scans the plain frame, so an easy frame takes
+    /// about as long as one zbar pass when a second core is free (the CPU time is the same either way).
+    public var concurrentEngines: Bool = true
 
     public init(types: Set<MetadataObjectType> = Set(MetadataObjectType.allCases.filter(\.isMachineReadableCode)),
                 tryInverted: Bool = true, scanDensity: Int = 1, minimumI25Length: Int = 6, extraPasses: Bool = true,

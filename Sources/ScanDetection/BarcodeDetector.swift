@@ -1,5 +1,7 @@
 public import ScanCore
 internal import CScanZBar
+internal import Dispatch
+internal import Synchronization
 
 /// Reads machine-readable codes (`AVCaptureMetadataOutput` for codes) with zbar and zxing-cpp, in passes.
 ///
@@ -118,15 +120,26 @@ public final class BarcodeDetector: MetadataDetector {
         for pass in effectivePasses {
             for image in passImages(pass, base: base) {
                 // An upscaled copy needs no denser scan lines than the frame itself: keep zbar's cost ≈ 2×, not 4×.
+                // (The binarised upscaled-thresholded image is scanned on every line: its moiré-broken
+                // finder patterns need them.)
                 let density = pass == .upscaled ? 2 * max(1, configuration.scanDensity) : max(1, configuration.scanDensity)
-                var found = scanZBar(image, frameSize: frame.size, density: density)
+                var found: [MetadataObject]
                 var engine = BarcodeEngine.zbar
-                if pass == .plain && !zxingOnly.isEmpty {
-                    // Formats zbar cannot read are always looked for (on the plain frame).
-                    let types = found.isEmpty ? zxingEnabled : zxingOnly
-                    let z = try scanZXing(image, types: types, frameSize: frame.size)
-                    if found.isEmpty { found = z; engine = .zxing } else { extra = z }
-                } else if found.isEmpty && !zxingEnabled.isEmpty {
+                let alongside = pass == .plain && !zxingOnly.isEmpty
+                if alongside {
+                    // Formats zbar cannot read are always looked for (on the plain frame), concurrently with zbar.
+                    let only = try scanBesideZBar(image, types: zxingOnly, frameSize: frame.size) {
+                        scanZBar(image, frameSize: frame.size, density: density)
+                    }
+                    found = only.zbar
+                    if found.isEmpty {
+                        found = try only.zxing + scanZXing(image, types: zxingEnabled.subtracting(zxingOnly), frameSize: frame.size)
+                        engine = .zxing
+                    } else { extra = only.zxing }
+                } else {
+                    found = scanZBar(image, frameSize: frame.size, density: density)
+                }
+                if !alongside && found.isEmpty && !zxingEnabled.isEmpty {
                     found = try scanZXing(image, types: zxingEnabled, frameSize: frame.size)
                     engine = .zxing
                 }
@@ -229,12 +242,24 @@ public final class BarcodeDetector: MetadataDetector {
             block = min(101, max(15, block | 1))
             guard let t = ImageOps.thresholded(p, block: block, c: 2) else { return [] }
             var i = base; i.plane = t; images.append(i)
+        case .upscaledThresholded:
+            // Binarising at ×2 keeps the module edges of ≈3 px modules (bilinear gives sub-pixel edges); the
+            // block (≈1/20 of the frame's long side) follows a specular band, and the bias (`c`) keeps a
+            // screen's faint pixel-grid moiré on the light side instead of turning it into module-sized dots.
+            guard max(p.width, p.height) <= configuration.maximumUpscaleSide,
+                  let u = ImageOps.resized(p, width: p.width * 2, height: p.height * 2, interpolation: 1) else { return [] }
+            let block = min(101, max(15, (max(u.width, u.height) / 40) | 1))
+            guard let t = ImageOps.thresholded(u, block: block, c: Self.upscaledThresholdBias) else { return [] }
+            images.append(PassImage(plane: t, scaleX: 2, scaleY: 2, originX: base.originX, originY: base.originY))
         }
         if configuration.tryInverted, let first = images.first {
             var i = first; i.plane = first.plane.inverted(); images.append(i)
         }
         return images
     }
+
+    /// The `upscaledThresholded` pass's bias: a pixel turns dark only when this far below its local mean.
+    static let upscaledThresholdBias = 8.0
 
     /// Misread filters that apply to every engine: lengths and checksums, linear quality.
     func accept(_ o: MetadataObject) -> Bool {
@@ -323,10 +348,36 @@ public final class BarcodeDetector: MetadataDetector {
 
     // MARK: zxing
 
+    /// Runs `zbar` on this thread and zxing-cpp for `types` on `pass` at the same time (on a second thread
+    /// when ``BarcodeConfiguration/concurrentEngines`` is on and zbar has work; otherwise one after the other).
+    func scanBesideZBar(_ pass: PassImage, types: Set<MetadataObjectType>, frameSize: PixelSize,
+                        zbar: () -> [MetadataObject]) throws -> (zbar: [MetadataObject], zxing: [MetadataObject]) {
+        guard configuration.concurrentEngines, !zbarEnabled.isEmpty, !types.isEmpty else {
+            let z = zbar()
+            return (z, try scanZXing(pass, types: types, frameSize: frameSize))
+        }
+        let plane = pass.plane
+        let outcome = Mutex<Result<[ZXingReader.Symbol], any Error>?>(nil)
+        let group = DispatchGroup()
+        DispatchQueue.global(qos: .userInitiated).async(group: group) {
+            let r = Result { try ZXingReader.read(plane, types: types) }
+            outcome.withLock { $0 = r }
+        }
+        let z = zbar()
+        group.wait()
+        let symbols = try outcome.withLock { $0 }?.get() ?? []
+        return (z, objects(symbols, pass: pass, frameSize: frameSize))
+    }
+
     func scanZXing(_ pass: PassImage, types: Set<MetadataObjectType>, frameSize: PixelSize) throws -> [MetadataObject] {
         guard !types.isEmpty else { return [] }
+        return objects(try ZXingReader.read(pass.plane, types: types), pass: pass, frameSize: frameSize)
+    }
+
+    /// zxing-cpp symbols found in `pass` as metadata objects in frame coordinates.
+    private func objects(_ symbols: [ZXingReader.Symbol], pass: PassImage, frameSize: PixelSize) -> [MetadataObject] {
         let W = Double(frameSize.width), H = Double(frameSize.height)
-        return try ZXingReader.read(pass.plane, types: types).map { symbol in
+        return symbols.map { symbol in
             var pts = symbol.corners
             if symbol.type.isLinear {
                 // zxing gives a linear code's scan line; make it at least one pass pixel thick, as zbar's box.

@@ -14,7 +14,7 @@ struct ZXingReader {
     /// zxing-cpp's version string.
     static var version: String { String(cString: scz_version()) }
 
-    struct Symbol {
+    struct Symbol: Sendable {
         var type: MetadataObjectType
         var bytes: [UInt8]
         var eciText: String?
