@@ -21,8 +21,9 @@ public enum ReaderPass: String, Sendable, Hashable, CaseIterable {
     case upscaled
     /// Locally (adaptively) thresholded: glare and uneven light (both polarities).
     case thresholded
-    /// Upscaled ×2, then locally thresholded with a small block and a bias towards light: small codes under
-    /// a specular band with moiré (phone screens); only for frames up to ``BarcodeConfiguration/maximumUpscaleSide``.
+    /// Upscaled ×2, then locally thresholded with a small block and a bias towards light: small 2-D codes under
+    /// a specular band with moiré (phone screens). Reads 2-D codes only (QR, Micro QR, Data Matrix, Aztec,
+    /// PDF417); only for frames up to ``BarcodeConfiguration/maximumUpscaleSide``.
     case upscaledThresholded = "upscaled-thresholded"
 
     /// The default order.

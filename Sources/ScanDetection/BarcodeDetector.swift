@@ -49,6 +49,8 @@ public final class BarcodeDetector: MetadataDetector {
     /// Enabled types only zxing reads (always scanned by zxing on the plain pass with `both`).
     private let zxingOnly: Set<MetadataObjectType>
     private let scanner: OpaquePointer
+    /// A second zbar scanner reading QR only, for the `upscaledThresholded` pass (nil when QR is not enabled).
+    private let qrScanner: OpaquePointer?
     private var currentDensity: Int
     private let image: OpaquePointer
 
@@ -63,6 +65,14 @@ public final class BarcodeDetector: MetadataDetector {
         }
         zxingOnly = configuration.engine == .both ? zxingEnabled.subtracting(zbarEnabled) : []
         scanner = zbar_image_scanner_create()
+        if zbarEnabled.contains(.qr), let q = zbar_image_scanner_create() {
+            zbar_image_scanner_set_config(q, ZBAR_NONE, ZBAR_CFG_ENABLE, 0)
+            zbar_image_scanner_set_config(q, ZBAR_QRCODE, ZBAR_CFG_ENABLE, 1)
+            zbar_image_scanner_set_config(q, ZBAR_QRCODE, ZBAR_CFG_BINARY, 1)
+            qrScanner = q
+        } else {
+            qrScanner = nil
+        }
         image = zbar_image_create()
         zbar_image_set_format(image, Self.fourcc("Y800"))
         zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_ENABLE, 0)
@@ -85,6 +95,7 @@ public final class BarcodeDetector: MetadataDetector {
     deinit {
         zbar_image_destroy(image)
         zbar_image_scanner_destroy(scanner)
+        if let qrScanner { zbar_image_scanner_destroy(qrScanner) }
     }
 
     /// The passes this configuration runs, in order: `plain` first, inverted ones dropped when
@@ -129,7 +140,7 @@ public final class BarcodeDetector: MetadataDetector {
                 if alongside {
                     // Formats zbar cannot read are always looked for (on the plain frame), concurrently with zbar.
                     let only = try scanBesideZBar(image, types: zxingOnly, frameSize: frame.size) {
-                        scanZBar(image, frameSize: frame.size, density: density)
+                        scanZBar(image, frameSize: frame.size, density: density, matrixOnly: false)
                     }
                     found = only.zbar
                     if found.isEmpty {
@@ -137,10 +148,10 @@ public final class BarcodeDetector: MetadataDetector {
                         engine = .zxing
                     } else { extra = only.zxing }
                 } else {
-                    found = scanZBar(image, frameSize: frame.size, density: density)
+                    found = scanZBar(image, frameSize: frame.size, density: density, matrixOnly: pass.matrixOnly)
                 }
                 if !alongside && found.isEmpty && !zxingEnabled.isEmpty {
-                    found = try scanZXing(image, types: zxingEnabled, frameSize: frame.size)
+                    found = try scanZXing(image, types: zxingTypes(pass), frameSize: frame.size)
                     engine = .zxing
                 }
                 found = Self.suppressFragments(found.filter(accept))
@@ -187,7 +198,7 @@ public final class BarcodeDetector: MetadataDetector {
     public func detectStream(in frame: Frame, rectOfInterest: NormalizedRect = .unit, steps: Int) throws -> [MetadataObject] {
         guard let base = startFrame(frame, rectOfInterest: rectOfInterest) else { return [] }
         if !zbarEnabled.isEmpty {
-            let found = Self.suppressFragments(scanZBar(base, frameSize: frame.size, density: streamDensity).filter(accept))
+            let found = Self.suppressFragments(scanZBar(base, frameSize: frame.size, density: streamDensity, matrixOnly: false).filter(accept))
             if !found.isEmpty { lastPass = .plain; lastEngine = .zbar; return found }
         }
         let all = streamSteps
@@ -209,9 +220,9 @@ public final class BarcodeDetector: MetadataDetector {
             var found: [MetadataObject]
             if step.engine == .zbar {
                 let density = step.pass == .upscaled ? 2 * streamDensity : streamDensity
-                found = scanZBar(image, frameSize: frame.size, density: density)
+                found = scanZBar(image, frameSize: frame.size, density: density, matrixOnly: step.pass.matrixOnly)
             } else {
-                found = try scanZXing(image, types: zxingEnabled, frameSize: frame.size)
+                found = try scanZXing(image, types: zxingTypes(step.pass), frameSize: frame.size)
             }
             found = Self.suppressFragments(found.filter(accept))
             if !found.isEmpty { lastPass = step.pass; lastEngine = step.engine; stickyStep = step; return found }
@@ -280,14 +291,32 @@ public final class BarcodeDetector: MetadataDetector {
 
     // MARK: zbar
 
-    /// One zbar pass over a pass image.
-    func scanZBar(_ pass: PassImage, frameSize: PixelSize, density: Int) -> [MetadataObject] {
+    /// The types zxing-cpp looks for on `pass`.
+    func zxingTypes(_ pass: ReaderPass) -> Set<MetadataObjectType> {
+        pass.matrixOnly ? zxingEnabled.intersection(Self.matrixTypes) : zxingEnabled
+    }
+
+    /// 2-D symbologies: all that the `upscaledThresholded` pass looks for.
+    static let matrixTypes: Set<MetadataObjectType> = [.qr, .microQR, .dataMatrix, .aztec, .pdf417]
+
+    /// One zbar pass over a pass image; `matrixOnly` reads QR only (with its own scanner).
+    func scanZBar(_ pass: PassImage, frameSize: PixelSize, density: Int, matrixOnly: Bool) -> [MetadataObject] {
         guard !zbarEnabled.isEmpty else { return [] }
+        if matrixOnly {
+            guard let qrScanner else { return [] }
+            zbar_image_scanner_set_config(qrScanner, ZBAR_NONE, ZBAR_CFG_X_DENSITY, Int32(density))
+            zbar_image_scanner_set_config(qrScanner, ZBAR_NONE, ZBAR_CFG_Y_DENSITY, Int32(density))
+            return scanZBar(pass, frameSize: frameSize, with: qrScanner)
+        }
         if density != currentDensity {
             zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_X_DENSITY, Int32(density))
             zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_Y_DENSITY, Int32(density))
             currentDensity = density
         }
+        return scanZBar(pass, frameSize: frameSize, with: scanner)
+    }
+
+    private func scanZBar(_ pass: PassImage, frameSize: PixelSize, with scanner: OpaquePointer) -> [MetadataObject] {
         let plane = pass.plane
         precondition(plane.stride == plane.width)
         var results: [MetadataObject] = []
@@ -459,6 +488,11 @@ public final class BarcodeDetector: MetadataDetector {
         let b = Array(s.utf8)
         return UInt(b[0]) | UInt(b[1]) << 8 | UInt(b[2]) << 16 | UInt(b[3]) << 24
     }
+}
+
+extension ReaderPass {
+    /// Passes that look for 2-D codes only (QR, Micro QR, Data Matrix, Aztec, PDF417).
+    var matrixOnly: Bool { self == .upscaledThresholded }
 }
 
 /// GS1 check digits (EAN/UPC/ITF-14 mod-10).
