@@ -74,10 +74,6 @@ public struct BarcodeConfiguration: Sendable, Hashable {
     /// zbar's scan-line spacing on video and live streams (nil: ``scanDensity``). The default 2 halves
     /// zbar's cost per frame; a code in front of a camera is seen in many frames (docs/performance.md).
     public var streamScanDensity: Int?
-    /// With ``BarcodeEngine/both``, on still images: look for the formats only zxing-cpp reads (Data Matrix,
-    /// Aztec, PDF417, Micro QR) on a second thread while zbar scans the plain frame, so an easy frame takes
-    /// about as long as one zbar pass when a second core is free (the CPU time is the same either way).
-    public var concurrentEngines: Bool = true
 
     public init(types: Set<MetadataObjectType> = Set(MetadataObjectType.allCases.filter(\.isMachineReadableCode)),
                 tryInverted: Bool = true, scanDensity: Int = 1, minimumI25Length: Int = 6, extraPasses: Bool = true,

@@ -1,7 +1,5 @@
 public import ScanCore
 internal import CScanZBar
-internal import Dispatch
-internal import Synchronization
 
 /// Reads machine-readable codes (`AVCaptureMetadataOutput` for codes) with zbar and zxing-cpp, in passes.
 ///
@@ -138,15 +136,16 @@ public final class BarcodeDetector: MetadataDetector {
                 var engine = BarcodeEngine.zbar
                 let alongside = pass == .plain && !zxingOnly.isEmpty
                 if alongside {
-                    // Formats zbar cannot read are always looked for (on the plain frame), concurrently with zbar.
-                    let only = try scanBesideZBar(image, types: zxingOnly, frameSize: frame.size) {
-                        scanZBar(image, frameSize: frame.size, density: density, matrixOnly: false)
-                    }
-                    found = only.zbar
+                    // Formats zbar cannot read are always looked for on the plain frame: zxing's quick look
+                    // (no tryHarder, fixed threshold: ≈ half the cost) when zbar reads the frame, its full
+                    // search for every enabled format when zbar reads nothing.
+                    found = scanZBar(image, frameSize: frame.size, density: density, matrixOnly: false).filter(accept)
                     if found.isEmpty {
-                        found = try only.zxing + scanZXing(image, types: zxingEnabled.subtracting(zxingOnly), frameSize: frame.size)
+                        found = try scanZXing(image, types: zxingEnabled, frameSize: frame.size)
                         engine = .zxing
-                    } else { extra = only.zxing }
+                    } else {
+                        extra = try scanZXing(image, types: zxingOnly, frameSize: frame.size, quick: true)
+                    }
                 } else {
                     found = scanZBar(image, frameSize: frame.size, density: density, matrixOnly: pass.matrixOnly)
                 }
@@ -377,30 +376,9 @@ public final class BarcodeDetector: MetadataDetector {
 
     // MARK: zxing
 
-    /// Runs `zbar` on this thread and zxing-cpp for `types` on `pass` at the same time (on a second thread
-    /// when ``BarcodeConfiguration/concurrentEngines`` is on and zbar has work; otherwise one after the other).
-    func scanBesideZBar(_ pass: PassImage, types: Set<MetadataObjectType>, frameSize: PixelSize,
-                        zbar: () -> [MetadataObject]) throws -> (zbar: [MetadataObject], zxing: [MetadataObject]) {
-        guard configuration.concurrentEngines, !zbarEnabled.isEmpty, !types.isEmpty else {
-            let z = zbar()
-            return (z, try scanZXing(pass, types: types, frameSize: frameSize))
-        }
-        let plane = pass.plane
-        let outcome = Mutex<Result<[ZXingReader.Symbol], any Error>?>(nil)
-        let group = DispatchGroup()
-        DispatchQueue.global(qos: .userInitiated).async(group: group) {
-            let r = Result { try ZXingReader.read(plane, types: types) }
-            outcome.withLock { $0 = r }
-        }
-        let z = zbar()
-        group.wait()
-        let symbols = try outcome.withLock { $0 }?.get() ?? []
-        return (z, objects(symbols, pass: pass, frameSize: frameSize))
-    }
-
-    func scanZXing(_ pass: PassImage, types: Set<MetadataObjectType>, frameSize: PixelSize) throws -> [MetadataObject] {
+    func scanZXing(_ pass: PassImage, types: Set<MetadataObjectType>, frameSize: PixelSize, quick: Bool = false) throws -> [MetadataObject] {
         guard !types.isEmpty else { return [] }
-        return objects(try ZXingReader.read(pass.plane, types: types), pass: pass, frameSize: frameSize)
+        return objects(try ZXingReader.read(pass.plane, types: types, quick: quick), pass: pass, frameSize: frameSize)
     }
 
     /// zxing-cpp symbols found in `pass` as metadata objects in frame coordinates.

@@ -26,9 +26,6 @@ struct DetectionOptions: ParsableArguments {
     @Flag(name: .long, help: "Only the plain and inverted passes (no downscaled, upscaled or thresholded retries).")
     var noExtraPasses = false
 
-    @Flag(name: .long, help: "With --engine both: look for Data Matrix, Aztec, PDF417 and Micro QR after zbar's plain pass, not on a second thread beside it.")
-    var sequentialEngines = false
-
     @Option(name: .long, help: ArgumentHelp("Minimum Codabar length, start/stop characters included.", valueName: "n"))
     var codabarMinLength: Int = 6
 
@@ -88,7 +85,6 @@ struct DetectionOptions: ParsableArguments {
             config.barcode.passes = list
         }
         config.barcode.extraPasses = !noExtraPasses
-        config.barcode.concurrentEngines = !sequentialEngines
         guard codabarMinLength >= 3, i25MinLength >= 2, minLinearQuality >= 0 else {
             throw ValidationError("--codabar-min-length must be ≥ 3, --i25-min-length ≥ 2, --min-linear-quality ≥ 0")
         }

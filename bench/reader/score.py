@@ -146,7 +146,6 @@ def main():
             ("no-upscaled", S("--passes", "plain,inverted,downscaled,thresholded,upscaled-thresholded")),
             ("no-thresholded", S("--passes", "plain,inverted,downscaled,upscaled,upscaled-thresholded")),
             ("no-upscaled-thresholded", S("--passes", "plain,inverted,downscaled,upscaled,thresholded")),
-            ("sequential-engines", S("--sequential-engines")),
             ("codabar4+i25-4", S("--codabar-min-length", "4", "--i25-min-length", "4")),
             ("i25-checksum", S("--i25-checksum")),
             ("min-quality-0", S("--min-linear-quality", "0")),
