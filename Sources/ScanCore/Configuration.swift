@@ -41,7 +41,7 @@ public struct BarcodeConfiguration: Sendable, Hashable {
     public var scanDensity: Int
     /// Minimum symbol length for Interleaved 2 of 5 (fragments of longer codes are shorter).
     public var minimumI25Length: Int
-    /// Extra passes (downscaled, upscaled, thresholded) on frames where nothing decodes. When false only
+    /// Extra passes (downscaled, upscaled, thresholded, upscaled-thresholded) on frames where nothing decodes. When false only
     /// `plain` and `inverted` run.
     public var extraPasses: Bool
     /// Engine(s) to read with.

@@ -23,7 +23,7 @@ struct DetectionOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Reader passes in order, tried only while nothing has decoded: plain,inverted,downscaled,upscaled,thresholded,upscaled-thresholded (default all).", valueName: "passes"))
     var passes: String?
 
-    @Flag(name: .long, help: "Only the plain and inverted passes (no downscaled, upscaled or thresholded retries).")
+    @Flag(name: .long, help: "Only the plain and inverted passes (no downscaled, upscaled, thresholded or upscaled-thresholded retries).")
     var noExtraPasses = false
 
     @Option(name: .long, help: ArgumentHelp("Minimum Codabar length, start/stop characters included.", valueName: "n"))
