@@ -72,6 +72,7 @@ extern "C" scz_status scz_read(const uint8_t *luma, int width, int height, int s
             hints.setReturnCodabarStartEnd(true); // as zbar reports Codabar
             if (options->min_line_count > 0) hints.setMinLineCount(static_cast<uint8_t>(options->min_line_count));
             if (options->max_symbols > 0) hints.setMaxNumberOfSymbols(static_cast<uint8_t>(options->max_symbols));
+            if (options->fixed_threshold) hints.setBinarizer(ZXing::Binarizer::FixedThreshold);
             return hints;
         };
         ZXing::Results found;

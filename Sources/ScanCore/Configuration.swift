@@ -21,9 +21,13 @@ public enum ReaderPass: String, Sendable, Hashable, CaseIterable {
     case upscaled
     /// Locally (adaptively) thresholded: glare and uneven light (both polarities).
     case thresholded
+    /// Upscaled ×2, then locally thresholded with a small block and a bias towards light: small 2-D codes under
+    /// a specular band with moiré (phone screens). Reads 2-D codes only (QR, Micro QR, Data Matrix, Aztec,
+    /// PDF417); only for frames up to ``BarcodeConfiguration/maximumUpscaleSide``.
+    case upscaledThresholded = "upscaled-thresholded"
 
     /// The default order.
-    public static let standard: [ReaderPass] = [.plain, .inverted, .downscaled, .upscaled, .thresholded]
+    public static let standard: [ReaderPass] = [.plain, .inverted, .downscaled, .upscaled, .thresholded, .upscaledThresholded]
 }
 
 /// How codes are read. Defaults read everything the engines can, including inverted codes.
@@ -37,7 +41,7 @@ public struct BarcodeConfiguration: Sendable, Hashable {
     public var scanDensity: Int
     /// Minimum symbol length for Interleaved 2 of 5 (fragments of longer codes are shorter).
     public var minimumI25Length: Int
-    /// Extra passes (downscaled, upscaled, thresholded) on frames where nothing decodes. When false only
+    /// Extra passes (downscaled, upscaled, thresholded, upscaled-thresholded) on frames where nothing decodes. When false only
     /// `plain` and `inverted` run.
     public var extraPasses: Bool
     /// Engine(s) to read with.

@@ -47,6 +47,8 @@ public final class BarcodeDetector: MetadataDetector {
     /// Enabled types only zxing reads (always scanned by zxing on the plain pass with `both`).
     private let zxingOnly: Set<MetadataObjectType>
     private var scanner: OpaquePointer
+    /// A second zbar scanner reading QR only, for the `upscaledThresholded` pass (nil when QR is not enabled).
+    private var qrScanner: OpaquePointer?
     private var currentDensity: Int
     private var image: OpaquePointer
 
@@ -62,7 +64,17 @@ public final class BarcodeDetector: MetadataDetector {
         zxingOnly = configuration.engine == .both ? zxingEnabled.subtracting(zbarEnabled) : []
         currentDensity = max(1, configuration.scanDensity)
         scanner = Self.makeScanner(zbarEnabled, configuration: configuration, density: currentDensity)
+        qrScanner = zbarEnabled.contains(.qr) ? Self.makeQRScanner() : nil
         image = Self.makeImage()
+    }
+
+    /// A zbar scanner reading QR only (raw bytes), for the `upscaledThresholded` pass.
+    private static func makeQRScanner() -> OpaquePointer {
+        let q = zbar_image_scanner_create()!
+        zbar_image_scanner_set_config(q, ZBAR_NONE, ZBAR_CFG_ENABLE, 0)
+        zbar_image_scanner_set_config(q, ZBAR_QRCODE, ZBAR_CFG_ENABLE, 1)
+        zbar_image_scanner_set_config(q, ZBAR_QRCODE, ZBAR_CFG_BINARY, 1)
+        return q
     }
 
     /// A zbar image scanner for `types`, configured as `configuration` says.
@@ -96,7 +108,8 @@ public final class BarcodeDetector: MetadataDetector {
     /// zbar (0.23) never reuses the symbol of a decoded QR code: it parks it in its scanner's recycle
     /// buckets, so a scanner reading QR codes frame after frame grows for ever (mchehab/zbar#258; measured
     /// here: about 130 bytes a frame on a clip showing a QR code 60 % of the time). The scanner (and the
-    /// image holding its last results) is therefore replaced after ``scannerRenewalInterval`` QR reads.
+    /// image holding its last results, and the QR-only scanner) is therefore replaced after
+    /// ``scannerRenewalInterval`` QR reads.
     private(set) var qrReadsSinceRenewal = 0
     private(set) var scannerRenewals = 0
     static let scannerRenewalInterval = 256
@@ -105,6 +118,10 @@ public final class BarcodeDetector: MetadataDetector {
         zbar_image_destroy(image)
         zbar_image_scanner_destroy(scanner)
         scanner = Self.makeScanner(zbarEnabled, configuration: configuration, density: currentDensity)
+        if let qrScanner {
+            zbar_image_scanner_destroy(qrScanner)
+            self.qrScanner = Self.makeQRScanner()
+        }
         image = Self.makeImage()
         qrReadsSinceRenewal = 0
         scannerRenewals += 1
@@ -113,6 +130,7 @@ public final class BarcodeDetector: MetadataDetector {
     deinit {
         zbar_image_destroy(image)
         zbar_image_scanner_destroy(scanner)
+        if let qrScanner { zbar_image_scanner_destroy(qrScanner) }
     }
 
     /// The passes this configuration runs, in order: `plain` first, inverted ones dropped when
@@ -148,16 +166,28 @@ public final class BarcodeDetector: MetadataDetector {
         for pass in effectivePasses {
             for image in passImages(pass, base: base) {
                 // An upscaled copy needs no denser scan lines than the frame itself: keep zbar's cost ≈ 2×, not 4×.
+                // (The binarised upscaled-thresholded image is scanned on every line: its moiré-broken
+                // finder patterns need them.)
                 let density = pass == .upscaled ? 2 * max(1, configuration.scanDensity) : max(1, configuration.scanDensity)
-                var found = scanZBar(image, frameSize: frame.size, density: density)
+                var found: [MetadataObject]
                 var engine = BarcodeEngine.zbar
-                if pass == .plain && !zxingOnly.isEmpty {
-                    // Formats zbar cannot read are always looked for (on the plain frame).
-                    let types = found.isEmpty ? zxingEnabled : zxingOnly
-                    let z = try scanZXing(image, types: types, frameSize: frame.size)
-                    if found.isEmpty { found = z; engine = .zxing } else { extra = z }
-                } else if found.isEmpty && !zxingEnabled.isEmpty {
-                    found = try scanZXing(image, types: zxingEnabled, frameSize: frame.size)
+                let alongside = pass == .plain && !zxingOnly.isEmpty
+                if alongside {
+                    // Formats zbar cannot read are always looked for on the plain frame: zxing's quick look
+                    // (no tryHarder, fixed threshold: ≈ half the cost) when zbar reads the frame, its full
+                    // search for every enabled format when zbar reads nothing.
+                    found = scanZBar(image, frameSize: frame.size, density: density, matrixOnly: false).filter(accept)
+                    if found.isEmpty {
+                        found = try scanZXing(image, types: zxingEnabled, frameSize: frame.size)
+                        engine = .zxing
+                    } else {
+                        extra = try scanZXing(image, types: zxingOnly, frameSize: frame.size, quick: true)
+                    }
+                } else {
+                    found = scanZBar(image, frameSize: frame.size, density: density, matrixOnly: pass.matrixOnly)
+                }
+                if !alongside && found.isEmpty && !zxingEnabled.isEmpty {
+                    found = try scanZXing(image, types: zxingTypes(pass), frameSize: frame.size)
                     engine = .zxing
                 }
                 found = Self.suppressFragments(found.filter(accept))
@@ -204,7 +234,7 @@ public final class BarcodeDetector: MetadataDetector {
     public func detectStream(in frame: Frame, rectOfInterest: NormalizedRect = .unit, steps: Int) throws -> [MetadataObject] {
         guard let base = startFrame(frame, rectOfInterest: rectOfInterest) else { return [] }
         if !zbarEnabled.isEmpty {
-            let found = Self.suppressFragments(scanZBar(base, frameSize: frame.size, density: streamDensity).filter(accept))
+            let found = Self.suppressFragments(scanZBar(base, frameSize: frame.size, density: streamDensity, matrixOnly: false).filter(accept))
             if !found.isEmpty { lastPass = .plain; lastEngine = .zbar; return found }
         }
         let all = streamSteps
@@ -226,9 +256,9 @@ public final class BarcodeDetector: MetadataDetector {
             var found: [MetadataObject]
             if step.engine == .zbar {
                 let density = step.pass == .upscaled ? 2 * streamDensity : streamDensity
-                found = scanZBar(image, frameSize: frame.size, density: density)
+                found = scanZBar(image, frameSize: frame.size, density: density, matrixOnly: step.pass.matrixOnly)
             } else {
-                found = try scanZXing(image, types: zxingEnabled, frameSize: frame.size)
+                found = try scanZXing(image, types: zxingTypes(step.pass), frameSize: frame.size)
             }
             found = Self.suppressFragments(found.filter(accept))
             if !found.isEmpty { lastPass = step.pass; lastEngine = step.engine; stickyStep = step; return found }
@@ -259,12 +289,24 @@ public final class BarcodeDetector: MetadataDetector {
             block = min(101, max(15, block | 1))
             guard let t = ImageOps.thresholded(p, block: block, c: 2) else { return [] }
             var i = base; i.plane = t; images.append(i)
+        case .upscaledThresholded:
+            // Binarising at ×2 keeps the module edges of ≈3 px modules (bilinear gives sub-pixel edges); the
+            // block (≈1/20 of the frame's long side) follows a specular band, and the bias (`c`) keeps a
+            // screen's faint pixel-grid moiré on the light side instead of turning it into module-sized dots.
+            guard max(p.width, p.height) <= configuration.maximumUpscaleSide,
+                  let u = ImageOps.resized(p, width: p.width * 2, height: p.height * 2, interpolation: 1) else { return [] }
+            let block = min(101, max(15, (max(u.width, u.height) / 40) | 1))
+            guard let t = ImageOps.thresholded(u, block: block, c: Self.upscaledThresholdBias) else { return [] }
+            images.append(PassImage(plane: t, scaleX: 2, scaleY: 2, originX: base.originX, originY: base.originY))
         }
         if configuration.tryInverted, let first = images.first {
             var i = first; i.plane = first.plane.inverted(); images.append(i)
         }
         return images
     }
+
+    /// The `upscaledThresholded` pass's bias: a pixel turns dark only when this far below its local mean.
+    static let upscaledThresholdBias = 8.0
 
     /// Misread filters that apply to every engine: lengths and checksums, linear quality.
     func accept(_ o: MetadataObject) -> Bool {
@@ -285,14 +327,32 @@ public final class BarcodeDetector: MetadataDetector {
 
     // MARK: zbar
 
-    /// One zbar pass over a pass image.
-    func scanZBar(_ pass: PassImage, frameSize: PixelSize, density: Int) -> [MetadataObject] {
+    /// The types zxing-cpp looks for on `pass`.
+    func zxingTypes(_ pass: ReaderPass) -> Set<MetadataObjectType> {
+        pass.matrixOnly ? zxingEnabled.intersection(Self.matrixTypes) : zxingEnabled
+    }
+
+    /// 2-D symbologies: all that the `upscaledThresholded` pass looks for.
+    static let matrixTypes: Set<MetadataObjectType> = [.qr, .microQR, .dataMatrix, .aztec, .pdf417]
+
+    /// One zbar pass over a pass image; `matrixOnly` reads QR only (with its own scanner).
+    func scanZBar(_ pass: PassImage, frameSize: PixelSize, density: Int, matrixOnly: Bool) -> [MetadataObject] {
         guard !zbarEnabled.isEmpty else { return [] }
+        if matrixOnly {
+            guard let qrScanner else { return [] }
+            zbar_image_scanner_set_config(qrScanner, ZBAR_NONE, ZBAR_CFG_X_DENSITY, Int32(density))
+            zbar_image_scanner_set_config(qrScanner, ZBAR_NONE, ZBAR_CFG_Y_DENSITY, Int32(density))
+            return scanZBar(pass, frameSize: frameSize, with: qrScanner)
+        }
         if density != currentDensity {
             zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_X_DENSITY, Int32(density))
             zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_Y_DENSITY, Int32(density))
             currentDensity = density
         }
+        return scanZBar(pass, frameSize: frameSize, with: scanner)
+    }
+
+    private func scanZBar(_ pass: PassImage, frameSize: PixelSize, with scanner: OpaquePointer) -> [MetadataObject] {
         let plane = pass.plane
         precondition(plane.stride == plane.width)
         var results: [MetadataObject] = []
@@ -355,10 +415,15 @@ public final class BarcodeDetector: MetadataDetector {
 
     // MARK: zxing
 
-    func scanZXing(_ pass: PassImage, types: Set<MetadataObjectType>, frameSize: PixelSize) throws -> [MetadataObject] {
+    func scanZXing(_ pass: PassImage, types: Set<MetadataObjectType>, frameSize: PixelSize, quick: Bool = false) throws -> [MetadataObject] {
         guard !types.isEmpty else { return [] }
+        return objects(try ZXingReader.read(pass.plane, types: types, quick: quick), pass: pass, frameSize: frameSize)
+    }
+
+    /// zxing-cpp symbols found in `pass` as metadata objects in frame coordinates.
+    private func objects(_ symbols: [ZXingReader.Symbol], pass: PassImage, frameSize: PixelSize) -> [MetadataObject] {
         let W = Double(frameSize.width), H = Double(frameSize.height)
-        return try ZXingReader.read(pass.plane, types: types).map { symbol in
+        return symbols.map { symbol in
             var pts = symbol.corners
             if symbol.type.isLinear {
                 // zxing gives a linear code's scan line; make it at least one pass pixel thick, as zbar's box.
@@ -440,6 +505,11 @@ public final class BarcodeDetector: MetadataDetector {
         let b = Array(s.utf8)
         return UInt(b[0]) | UInt(b[1]) << 8 | UInt(b[2]) << 16 | UInt(b[3]) << 24
     }
+}
+
+extension ReaderPass {
+    /// Passes that look for 2-D codes only (QR, Micro QR, Data Matrix, Aztec, PDF417).
+    var matrixOnly: Bool { self == .upscaledThresholded }
 }
 
 /// GS1 check digits (EAN/UPC/ITF-14 mod-10).

@@ -20,10 +20,10 @@ struct DetectionOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Barcode engine: zbar, zxing, or both (zbar first; zxing-cpp where zbar reads nothing and for Data Matrix, Aztec, PDF417, Micro QR).", valueName: "engine"))
     var engine: String = "both"
 
-    @Option(name: .long, help: ArgumentHelp("Reader passes in order, tried only while nothing has decoded: plain,inverted,downscaled,upscaled,thresholded (default all).", valueName: "passes"))
+    @Option(name: .long, help: ArgumentHelp("Reader passes in order, tried only while nothing has decoded: plain,inverted,downscaled,upscaled,thresholded,upscaled-thresholded (default all).", valueName: "passes"))
     var passes: String?
 
-    @Flag(name: .long, help: "Only the plain and inverted passes (no downscaled, upscaled or thresholded retries).")
+    @Flag(name: .long, help: "Only the plain and inverted passes (no downscaled, upscaled, thresholded or upscaled-thresholded retries).")
     var noExtraPasses = false
 
     @Option(name: .long, help: ArgumentHelp("Minimum Codabar length, start/stop characters included.", valueName: "n"))

@@ -72,6 +72,20 @@ def main():
         i += 1
     meta["phone"] = phones
 
+    # Phone screens under a specular band that only the upscaled-thresholded pass reads (seeds picked so;
+    # ReaderTests checks that the other passes do not), one dark and one light; with the symbol's true corners.
+    banded = []
+    for seed in (313, 300):
+        canvas, truth = make_set.Generator(seed, False, None).phone(640, 480)
+        name = "phone_band_%d.png" % len(banded)
+        save(name, np.clip(canvas, 0, 255).astype(np.uint8))
+        c = np.array(truth["corners"])
+        n = 17 + 4 * truth["version"]
+        edge = np.mean([np.linalg.norm(c[i] - c[(i + 1) % 4]) for i in range(4)])
+        banded.append({"file": name, "value": truth["value"], "dark": truth["dark"], "corners": truth["corners"],
+                       "module": round(edge / n, 3)})
+    meta["phone_band"] = banded
+
     # UTF-8 text without ECI, UTF-8 with an ECI designator, and binary bytes.
     utf8 = "Grüße – 東京 🙂"
     save("utf8_qr.png", np.pad(render(np.pad(qr_matrix(utf8, encoding="utf-8", error="M"), 4), 4), 20, constant_values=255))
@@ -87,6 +101,14 @@ def main():
     save("aztec.png", zint(92, "AZTEC-SCAND-8", 4))
     save("pdf417.png", zint(55, "PDF417-SCAND-9", 2))
     meta["datamatrix"] = "DM-SCAND-7"; meta["aztec"] = "AZTEC-SCAND-8"; meta["pdf417"] = "PDF417-SCAND-9"
+    # A QR (zbar reads it on the plain pass) and a Data Matrix (only zxing) in one frame.
+    canvas = np.full((480, 640), 220, np.uint8)
+    qr = render(np.pad(qr_matrix("MIXED-QR-1", error="M"), 4), 4)
+    dm = zint(71, "MIXED-DM-2", 4)
+    canvas[40:40 + qr.shape[0], 40:40 + qr.shape[1]] = qr
+    canvas[200:200 + dm.shape[0], 300:300 + dm.shape[1]] = dm
+    save("qr_and_datamatrix.png", canvas)
+    meta["mixed"] = ["MIXED-QR-1", "MIXED-DM-2"]
 
     # GS1 DataBar: both engines report the element string with its AI, 01 + GTIN-14.
     save("databar.png", zint(29, "0061414199999", 3))

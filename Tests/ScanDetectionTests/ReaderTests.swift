@@ -64,9 +64,34 @@ struct MultiPassReaderTests {
         #expect(try detector(.zbar, passes: [.plain]) { $0.tryInverted = false }.detect(in: frame).isEmpty)
     }
 
+    @Test("a phone screen under a specular band is read by the upscaled-thresholded pass alone, corners in the frame",
+          arguments: [0, 1])
+    func bandedPhoneScreen(index: Int) throws {
+        let bands = try #require(try ReaderFixtures.meta()["phone_band"] as? [[String: Any]])
+        let fixture = bands[index]
+        let file = try #require(fixture["file"] as? String), value = try #require(fixture["value"] as? String)
+        let module = try #require(fixture["module"] as? Double)
+        let truth = try #require(fixture["corners"] as? [[Double]]) // TL TR BR BL of the symbol, frame pixels
+        let frame = try ReaderFixtures.frame(file)
+        let d = detector()
+        let found = try d.detect(in: frame)
+        try #require(found.count == 1, "\(file): read \(found.map(\.stringValue))")
+        #expect(found[0].stringValue == value)
+        #expect(d.lastPass == .upscaledThresholded)
+        try #require(found[0].corners.count == 4)
+        for (c, e) in zip(found[0].corners, truth) {
+            #expect(abs(c.x * 640 - e[0]) <= 1.5 * module && abs(c.y * 480 - e[1]) <= 1.5 * module,
+                    "\(file): corner \(c.x * 640),\(c.y * 480) vs \(e)")
+        }
+        // Every other pass, with both engines, reads nothing here.
+        let others = ReaderPass.standard.filter { $0 != .upscaledThresholded }
+        #expect(try detector(passes: others).detect(in: frame).isEmpty)
+    }
+
     @Test("every pass reports corners in the original frame", arguments: [
         (BarcodeEngine.zbar, ReaderPass.inverted), (.zbar, .upscaled), (.zbar, .downscaled), (.zbar, .thresholded),
         (.zxing, .inverted), (.zxing, .upscaled), (.zxing, .downscaled),
+        (.zbar, .upscaledThresholded), (.zxing, .upscaledThresholded),
     ])
     func cornersMapBack(engine: BarcodeEngine, pass: ReaderPass) throws {
         let meta = try #require(try ReaderFixtures.meta()["inverted_qr"] as? [String: Any])
@@ -87,6 +112,21 @@ struct MultiPassReaderTests {
                         "\(engine) \(pass) roi \(roi): corner \(c.x * 640),\(c.y * 480) vs \(e)")
             }
         }
+    }
+
+    @Test("a Data Matrix beside a QR is read on the plain pass by zxing's quick look")
+    func zxingQuickLook() throws {
+        let values = try #require(try ReaderFixtures.meta()["mixed"] as? [String])
+        let frame = try ReaderFixtures.frame("qr_and_datamatrix.png")
+        let d = detector()
+        let found = try d.detect(in: frame)
+        #expect(d.lastEngine == .zbar)
+        #expect(Set(found.compactMap(\.stringValue)) == Set(values))
+        #expect(Set(found.map(\.type)) == [.qr, .dataMatrix])
+        #expect(d.lastPass == .plain)
+        let dm = try #require(found.first { $0.type == .dataMatrix })
+        // the Data Matrix lies right of x = 300 px and below y = 200 px (plus zint's margin)
+        #expect(dm.bounds.x >= 300.0 / 640 && dm.bounds.y >= 200.0 / 480)
     }
 
     @Test("clean frames stop at the plain pass")

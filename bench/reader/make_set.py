@@ -393,7 +393,18 @@ class Generator:
         width = rng.uniform(12, 30)
         canvas += np.exp(-(d * d) / (2 * width * width)) * rng.uniform(50, 110)
         canvas = np.array(Image.fromarray(np.clip(canvas, 0, 255).astype(np.uint8)).filter(ImageFilter.GaussianBlur(0.6)), float)
-        return canvas, {"symbology": "qr", "type": "qr", "value": text, "version": v, "dark": dark}
+        # the symbol's corners (inside its 2-module margin) in frame pixels: screen -> grid -> phone -> small -> frame
+        n = mat.shape[0] - 4
+        sx, sy = pw2 / phone.shape[1], ph2 / phone.shape[0]
+        x0 = (bez + 3 * (pad + 2 * screen_ppm)) * sx; y0 = (bez + 3 * (pad * 3 + 2 * screen_ppm)) * sy
+        x1 = x0 + 3 * n * screen_ppm * sx; y1 = y0 + 3 * n * screen_ppm * sy
+        hm = perspective_coeffs(np.array([[0, 0], [pw2, 0], [pw2, ph2], [0, ph2]], float), dst) + [1.0]
+        hm = np.array(hm).reshape(3, 3)
+        corners = []
+        for (x, y) in [(x0, y0), (x1, y0), (x1, y1), (x0, y1)]:
+            u, v_, w = hm @ [x, y, 1.0]
+            corners.append([round(u / w, 2), round(v_ / w, 2)])
+        return canvas, {"symbology": "qr", "type": "qr", "value": text, "version": v, "dark": dark, "corners": corners}
 
     def clutter(self, W, H):
         """A frame with no code: texture, stripes and blobs that resemble bars."""

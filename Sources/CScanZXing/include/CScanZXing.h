@@ -51,6 +51,8 @@ typedef struct scz_options {
     int validate_itf_checksum;
     int min_line_count;     /* scan lines that must agree on a linear code (zxing default 2) */
     int max_symbols;        /* 0 = no limit */
+    int fixed_threshold;    /* 1: binarise at a fixed mid-grey instead of zxing's local average (cheaper, for a
+                               quick look on frames zbar has already read; weaker under uneven light) */
 } scz_options;
 
 /** Reads every symbol in an 8-bit grey image (width×height, rows `stride` bytes apart).
