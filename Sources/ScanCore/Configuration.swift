@@ -74,6 +74,11 @@ public struct BarcodeConfiguration: Sendable, Hashable {
     /// zbar's scan-line spacing on video and live streams (nil: ``scanDensity``). The default 2 halves
     /// zbar's cost per frame; a code in front of a camera is seen in many frames (docs/performance.md).
     public var streamScanDensity: Int?
+    /// On video and live streams, the upscaled passes (`upscaled`, `upscaledThresholded`) run only on frames
+    /// (or rects of interest) whose long side is at most this many pixels (nil: ``maximumUpscaleSide``).
+    /// A 1280×720 camera already has twice a VGA camera's pixels per module, and doubling it costs 25–35 ms a
+    /// step, which a code-free scene would pay on most frames (docs/performance.md).
+    public var streamMaximumUpscaleSide: Int?
 
     public init(types: Set<MetadataObjectType> = Set(MetadataObjectType.allCases.filter(\.isMachineReadableCode)),
                 tryInverted: Bool = true, scanDensity: Int = 1, minimumI25Length: Int = 6, extraPasses: Bool = true,
@@ -81,7 +86,7 @@ public struct BarcodeConfiguration: Sendable, Hashable {
                 maximumUpscaleSide: Int = 1280, minimumCodabarLength: Int = 6, requireI25Checksum: Bool = false,
                 minimumLinearQuality: Int = 2, zbarUncertainty: Int? = nil,
                 confirmLinearCodes: Bool = false, confirmationWindow: Int = 3, streamStepsPerFrame: Int? = 1,
-                streamScanDensity: Int? = 2) {
+                streamScanDensity: Int? = 2, streamMaximumUpscaleSide: Int? = 960) {
         self.types = types; self.tryInverted = tryInverted; self.scanDensity = scanDensity
         self.minimumI25Length = minimumI25Length; self.extraPasses = extraPasses
         self.engine = engine; self.passes = passes; self.maximumUpscaleSide = maximumUpscaleSide
@@ -89,7 +94,7 @@ public struct BarcodeConfiguration: Sendable, Hashable {
         self.minimumLinearQuality = minimumLinearQuality; self.zbarUncertainty = zbarUncertainty
         self.confirmLinearCodes = confirmLinearCodes; self.confirmationWindow = confirmationWindow
         self.streamStepsPerFrame = streamStepsPerFrame
-        self.streamScanDensity = streamScanDensity
+        self.streamScanDensity = streamScanDensity; self.streamMaximumUpscaleSide = streamMaximumUpscaleSide
     }
 }
 

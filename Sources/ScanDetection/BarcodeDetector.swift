@@ -231,13 +231,20 @@ public final class BarcodeDetector: MetadataDetector {
     /// only if that finds nothing, `steps` further steps taken in rotation from frame to frame. Each frame
     /// costs at most `1 + steps` scans, and a code held in view meets every pass within a few frames.
     /// Geometry is relative to the whole frame, as in ``detect(in:rectOfInterest:)``.
+    /// The reading steps a stream frame (or rect of interest) whose long side is `longSide` pixels rotates
+    /// through: without the upscaled passes above ``BarcodeConfiguration/streamMaximumUpscaleSide``.
+    func streamSteps(longSide: Int) -> [StreamStep] {
+        longSide <= configuration.streamMaximumUpscaleSide ?? configuration.maximumUpscaleSide ? streamSteps
+            : streamSteps.filter { $0.pass != .upscaled && $0.pass != .upscaledThresholded }
+    }
+
     public func detectStream(in frame: Frame, rectOfInterest: NormalizedRect = .unit, steps: Int) throws -> [MetadataObject] {
         guard let base = startFrame(frame, rectOfInterest: rectOfInterest) else { return [] }
         if !zbarEnabled.isEmpty {
             let found = Self.suppressFragments(scanZBar(base, frameSize: frame.size, density: streamDensity, matrixOnly: false).filter(accept))
             if !found.isEmpty { lastPass = .plain; lastEngine = .zbar; return found }
         }
-        let all = streamSteps
+        let all = streamSteps(longSide: max(base.plane.width, base.plane.height))
         guard !all.isEmpty else { return [] }
         var cache: [ReaderPass: [PassImage]] = [:]
         var queue: [StreamStep] = []

@@ -249,3 +249,21 @@ struct MisreadFilterTests {
         #expect(filter.filter([ean], frame: 7).isEmpty)
     }
 }
+
+/// On streams the upscaled passes are skipped on frames whose long side exceeds
+/// `BarcodeConfiguration.streamMaximumUpscaleSide` (960 by default), which bounds a code-free 720p frame's cost.
+@Suite struct StreamUpscaleLimitTests {
+    @Test("stream steps: upscaled passes up to 960 px on the long side, none above; the limit can be lifted")
+    func upscaleLimit() {
+        let d = BarcodeDetector()
+        let upscaled: Set<ReaderPass> = [.upscaled, .upscaledThresholded]
+        let vga = d.streamSteps(longSide: 640), hd = d.streamSteps(longSide: 1280)
+        #expect(Set(vga.map(\.pass)).isSuperset(of: upscaled))
+        #expect(Set(hd.map(\.pass)).isDisjoint(with: upscaled))
+        #expect(hd == vga.filter { !upscaled.contains($0.pass) }, "the other steps keep their order")
+        var c = BarcodeConfiguration()
+        c.streamMaximumUpscaleSide = nil // back to maximumUpscaleSide (1280)
+        #expect(BarcodeDetector(configuration: c).streamSteps(longSide: 1280) == vga)
+        #expect(BarcodeDetector(configuration: c).streamSteps(longSide: 1920).allSatisfy { !upscaled.contains($0.pass) })
+    }
+}
