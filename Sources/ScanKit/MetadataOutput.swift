@@ -22,6 +22,10 @@ public struct OutputConfiguration: Sendable {
     public var face: FaceConfiguration
     /// With codes and faces both enabled, read them at the same time on two threads (two cores).
     public var parallelDetectors: Bool = true
+    /// On live sources (cameras), skip the code reader's extra steps on a frame when the previous frame took
+    /// longer than 90 % of the frame interval, so the pipeline sheds optional work instead of falling behind
+    /// (the plain pass, faces and every result still run on every frame).
+    public var shedLoadWhenLate: Bool = true
 
     public init(metadataObjectTypes: Set<MetadataObjectType> = MetadataOutput.defaultTypes,
                 rectOfInterest: NormalizedRect = .unit,
@@ -115,10 +119,17 @@ public final class MetadataOutput {
     func readCodes(_ frame: Frame, source: SourceInfo, rectOfInterest: NormalizedRect) throws -> [MetadataObject] {
         guard let barcodes else { return [] }
         let isStream = source.frameRate != nil || source.isLive
-        var codes = isStream && configuration.barcode.streamStepsPerFrame != nil
-            ? try barcodes.detectStream(in: frame, rectOfInterest: rectOfInterest,
-                                        steps: configuration.barcode.streamStepsPerFrame!)
-            : try barcodes.detect(in: frame, rectOfInterest: rectOfInterest)
+        var codes: [MetadataObject]
+        if isStream, var steps = configuration.barcode.streamStepsPerFrame {
+            if configuration.shedLoadWhenLate, source.isLive, let rate = source.frameRate, rate > 0,
+               lastFrameSeconds > 0.9 / rate {
+                steps = 0
+                shedFrames += 1
+            }
+            codes = try barcodes.detectStream(in: frame, rectOfInterest: rectOfInterest, steps: steps)
+        } else {
+            codes = try barcodes.detect(in: frame, rectOfInterest: rectOfInterest)
+        }
         // Streams only (video, Y4M, cameras): a still image has no second frame to confirm with.
         if let confirmation, isStream {
             if confirmationSource != source.name { confirmation.reset(); confirmationSource = source.name }
@@ -157,11 +168,17 @@ public final class MetadataOutput {
         public var tracking = 0.0
     }
     public private(set) var lastTimings = StageTimings()
+    /// Wall seconds the previous ``process(_:source:)`` call took (for ``OutputConfiguration/shedLoadWhenLate``).
+    private var lastFrameSeconds = 0.0
+    /// Frames on which the code reader's extra steps were skipped because the pipeline was late.
+    public private(set) var shedFrames = 0
 
     /// Detects everything enabled on `frame` from `source`. With both codes and faces enabled (and
     /// ``OutputConfiguration/parallelDetectors``), the two detectors run at the same time on two threads:
     /// each detector is still used by one thread at a time.
     public func process(_ frame: Frame, source: SourceInfo) throws -> MetadataEvent {
+        let started = monotonicSeconds()
+        defer { lastFrameSeconds = monotonicSeconds() - started }
         let settings = try frameSizeSettings(for: frame.size, source: source)
         var objects: [MetadataObject] = []
         var timings = StageTimings()
