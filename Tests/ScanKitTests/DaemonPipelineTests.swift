@@ -45,6 +45,8 @@ final class DaemonManualDeviceEvents: DeviceEventSource, @unchecked Sendable {
         let daemon = Daemon(configuration: DaemonConfiguration(pacing: false), source: source, sinks: [sink],
                             logger: Logger(label: "test")) { e in ended.withLock { end = e } }
         try daemon.start()
+        // A camera reports its own `started` (with the negotiated format); the daemon adds none for it.
+        devices.send(DeviceEvent(kind: .started, device: "/dev/video0", reason: "640x480 YU12 at 30 fps"))
         devices.send(DeviceEvent(kind: .interrupted, device: "/dev/video0"))
         devices.send(DeviceEvent(kind: .interruptionEnded, device: "/dev/video0"))
         let deadline = Date().addingTimeInterval(20)
@@ -57,6 +59,7 @@ final class DaemonManualDeviceEvents: DeviceEventSource, @unchecked Sendable {
         let device = events.filter { $0.name == "device" }.map { String(decoding: $0.line, as: UTF8.self) }
         #expect(device.count == 4)
         #expect(device.first?.contains(#""kind":"started""#) == true && device.last?.contains(#""kind":"stopped""#) == true)
+        #expect(device.filter { $0.contains(#""kind":"started""#) }.count == 1, "one started event: \(device)")
         #expect(device.contains { $0.contains(#""kind":"wasInterrupted""#) } && device.contains { $0.contains(#""kind":"interruptionEnded""#) })
         #expect(daemon.statistics.framesProcessed == 50)
     }
