@@ -71,8 +71,9 @@ public struct BarcodeConfiguration: Sendable, Hashable {
     /// view for a fraction of a second meets every pass, while each frame costs at most 1 + this many scans.
     /// nil: every pass on every frame, as for still images (which always get every pass).
     public var streamStepsPerFrame: Int?
-    /// zbar's scan-line spacing on video and live streams (nil: ``scanDensity``). The default 2 halves
-    /// zbar's cost per frame; a code in front of a camera is seen in many frames (docs/performance.md).
+    /// zbar's scan-line spacing on video and live streams of 480 lines, scaled with the frame's height
+    /// (2 → 3 at 720p, 5 at 1080p); nil: ``scanDensity`` as it is. The default 2 halves zbar's cost per
+    /// frame; a code in front of a camera is seen in many frames (docs/performance.md).
     public var streamScanDensity: Int?
     /// On video and live streams, the upscaled passes (`upscaled`, `upscaledThresholded`) run only on frames
     /// (or rects of interest) whose long side is at most this many pixels (nil: ``maximumUpscaleSide``).

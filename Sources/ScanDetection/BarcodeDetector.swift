@@ -222,7 +222,15 @@ public final class BarcodeDetector: MetadataDetector {
     }()
     private var streamCursor = 0
     /// zbar's scan-line spacing on streams (``BarcodeConfiguration/streamScanDensity``, else `scanDensity`).
-    private var streamDensity: Int { max(1, configuration.streamScanDensity ?? configuration.scanDensity) }
+    /// zbar's scan-line spacing on a stream frame of `size`: ``BarcodeConfiguration/streamScanDensity`` is
+    /// for frames of 480 lines and grows with taller frames (2 → 3 at 720p, 5 at 1080p), so the lines stay as
+    /// far apart on a code of a given physical size as on a VGA camera. Explicit `--scan-density` (no stream
+    /// density) is used as given.
+    func streamDensity(for size: PixelSize) -> Int {
+        guard let d = configuration.streamScanDensity else { return max(1, configuration.scanDensity) }
+        let lines = min(size.width, size.height)
+        return max(1, d, Int((Double(d) * Double(lines) / 480).rounded()))
+    }
     /// The step that last read something: tried first on the next frame (a dark-mode code then reads on
     /// every frame at the cost of two scans, instead of once per rotation).
     private var stickyStep: StreamStep?
@@ -241,7 +249,7 @@ public final class BarcodeDetector: MetadataDetector {
     public func detectStream(in frame: Frame, rectOfInterest: NormalizedRect = .unit, steps: Int) throws -> [MetadataObject] {
         guard let base = startFrame(frame, rectOfInterest: rectOfInterest) else { return [] }
         if !zbarEnabled.isEmpty {
-            let found = Self.suppressFragments(scanZBar(base, frameSize: frame.size, density: streamDensity, matrixOnly: false).filter(accept))
+            let found = Self.suppressFragments(scanZBar(base, frameSize: frame.size, density: streamDensity(for: frame.size), matrixOnly: false).filter(accept))
             if !found.isEmpty { lastPass = .plain; lastEngine = .zbar; return found }
         }
         let all = streamSteps(longSide: max(base.plane.width, base.plane.height))
@@ -262,7 +270,8 @@ public final class BarcodeDetector: MetadataDetector {
             let image = images[step.image]
             var found: [MetadataObject]
             if step.engine == .zbar {
-                let density = step.pass == .upscaled ? 2 * streamDensity : streamDensity
+                let d = streamDensity(for: frame.size)
+                let density = step.pass == .upscaled ? 2 * d : d
                 found = scanZBar(image, frameSize: frame.size, density: density, matrixOnly: step.pass.matrixOnly)
             } else {
                 found = try scanZXing(image, types: zxingTypes(step.pass), frameSize: frame.size)

@@ -279,17 +279,17 @@ public final class FaceDetector: MetadataDetector {
     /// search is spread over `interval` frames.
     ///
     /// Large faces (at least twice the smallest size) are cheap to find, so the coarse job runs on every
-    /// frame: upright on even frames, on odd frames the rotated copies in turn (a large face anywhere is
-    /// found within 2 frames upright, within 4 when rolled). The strips (small faces) of the upright copy
+    /// other frame: upright on frames 0, 4, 8 …, the rotated copies in turn on frames 2, 6, 10 … (a large
+    /// face anywhere is found within 4 frames upright, within 8 when rolled). The strips (small faces) of the upright copy
     /// and of one rotated copy (alternating between cycles, as ``searchAngles(cycle:)``) are spread evenly
     /// over the `interval` frames of each cycle.
     public func streamSearchJobs(frame n: Int, interval: Int, frameSize: PixelSize,
                                  rectOfInterest: NormalizedRect = .unit) -> [SearchJob] {
         guard let g = jobGeometry(frameSize: frameSize, rectOfInterest: rectOfInterest) else { return [] }
         var jobs: [SearchJob] = []
-        if g.hasCoarse {
+        if g.hasCoarse && n % 2 == 0 {
             let rotated = searchAngles(cycle: nil).dropFirst()
-            let angle = n % 2 == 0 || rotated.isEmpty ? 0 : Array(rotated)[(n / 2) % rotated.count]
+            let angle = n % 4 == 0 || rotated.isEmpty ? 0 : Array(rotated)[(n / 4) % rotated.count]
             jobs.append(SearchJob(angle: angle, part: .coarse))
         }
         let interval = max(1, interval)
