@@ -6,6 +6,9 @@ public struct SourceInfo: Sendable, Hashable {
     public var frameRate: Double?
     /// True for cameras: frames arrive in real time and late ones are dropped.
     public var isLive: Bool
+    /// Video, Y4M and cameras (frames in sequence), as opposed to still images: these get the per-frame
+    /// reading budget, the sliced face search and the 1-D confirmation.
+    public var isStream: Bool { frameRate != nil || isLive }
     public init(name: String, frameRate: Double? = nil, isLive: Bool = false) {
         self.name = name; self.frameRate = frameRate; self.isLive = isLive
     }

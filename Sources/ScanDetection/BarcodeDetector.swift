@@ -490,10 +490,7 @@ public final class BarcodeDetector: MetadataDetector {
         case ZBAR_CODE39: type = .code39
         case ZBAR_CODE93: type = .code93
         case ZBAR_CODE128: type = .code128
-        case ZBAR_I25:
-            // ITF-14 is I2/5 with 14 digits and a valid GS1 check digit.
-            if bytes.count == 14, enabled.contains(.itf14), GS1.hasValidCheckDigit(bytes) { type = .itf14 }
-            else { type = .interleaved2of5 }
+        case ZBAR_I25: type = GS1.interleaved2of5Type(bytes, enabled: enabled)
         case ZBAR_CODABAR: type = .codabar
         case ZBAR_DATABAR: type = .gs1DataBar
         case ZBAR_DATABAR_EXP: type = .gs1DataBarExpanded
@@ -530,6 +527,12 @@ extension ReaderPass {
 
 /// GS1 check digits (EAN/UPC/ITF-14 mod-10).
 enum GS1 {
+    /// What an Interleaved 2 of 5 read is reported as, by either engine: ITF-14 when it has 14 digits with a
+    /// valid GS1 check digit and ITF-14 is enabled, otherwise Interleaved 2 of 5.
+    static func interleaved2of5Type(_ digits: [UInt8], enabled: Set<MetadataObjectType>) -> MetadataObjectType {
+        digits.count == 14 && enabled.contains(.itf14) && hasValidCheckDigit(digits) ? .itf14 : .interleaved2of5
+    }
+
     static func hasValidCheckDigit(_ digits: [UInt8]) -> Bool {
         guard digits.count >= 2, digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return false }
         let values = digits.map { Int($0 - 0x30) }

@@ -200,16 +200,22 @@ public final class FaceDetector: MetadataDetector {
         var found: [FaceCandidate] = []
         for angle in angles {
             let view = try RotatedView(luma, centerX: cx, centerY: cy, angle: angle, scale: s, width: w, height: h)
-            let rects = try frontal.detect(view.pixels, width: w, height: h, scaleFactor: configuration.scaleFactor,
-                                           minNeighbors: configuration.minNeighbors, minSize: minSize, maxSize: maxSize)
-            for r in rects {
-                let p = view.framePoint(x: Double(r.x) + Double(r.width) / 2, y: Double(r.y) + Double(r.height) / 2)
-                guard p.x >= Double(region.x), p.y >= Double(region.y),
-                      p.x < Double(region.x + region.width), p.y < Double(region.y + region.height) else { continue }
-                found.append(FaceCandidate(centerX: p.x, centerY: p.y, size: Double(r.width) / s, roll: angle, yaw: 0))
-            }
+            found += try frontalFaces(in: view, minSize: minSize, maxSize: maxSize, region: region)
         }
         return Self.suppressDuplicates(found)
+    }
+
+    /// The frontal cascade's hits on `view` (sizes in view pixels; 0: no maximum) as faces in frame pixels,
+    /// roll = the view's angle; only faces centred inside `region` (frame pixels) are kept.
+    private func frontalFaces(in view: RotatedView, minSize: Int, maxSize: Int, region: PixelRect) throws -> [FaceCandidate] {
+        let rects = try frontal.detect(view.pixels, width: view.width, height: view.height, scaleFactor: configuration.scaleFactor,
+                                       minNeighbors: configuration.minNeighbors, minSize: minSize, maxSize: maxSize)
+        return rects.compactMap { r in
+            let p = view.framePoint(x: Double(r.x) + Double(r.width) / 2, y: Double(r.y) + Double(r.height) / 2)
+            guard p.x >= Double(region.x), p.y >= Double(region.y),
+                  p.x < Double(region.x + region.width), p.y < Double(region.y + region.height) else { return nil }
+            return FaceCandidate(centerX: p.x, centerY: p.y, size: Double(r.width) / view.scale, roll: view.angle, yaw: 0)
+        }
     }
 
     /// One piece of the full-frame search of a stream, which ``FaceTracker`` spreads over
@@ -326,16 +332,7 @@ public final class FaceDetector: MetadataDetector {
             minSize = g.minSize
             maxSize = g.fineMaxSize
         }
-        let rects = try frontal.detect(view.pixels, width: view.width, height: view.height, scaleFactor: configuration.scaleFactor,
-                                       minNeighbors: configuration.minNeighbors, minSize: minSize, maxSize: maxSize)
-        var found: [FaceCandidate] = []
-        for r in rects {
-            let p = view.framePoint(x: Double(r.x) + Double(r.width) / 2, y: Double(r.y) + Double(r.height) / 2)
-            guard p.x >= Double(region.x), p.y >= Double(region.y),
-                  p.x < Double(region.x + region.width), p.y < Double(region.y + region.height) else { continue }
-            found.append(FaceCandidate(centerX: p.x, centerY: p.y, size: Double(r.width) / scale, roll: job.angle, yaw: 0))
-        }
-        return found
+        return try frontalFaces(in: view, minSize: minSize, maxSize: maxSize, region: region)
     }
 
     /// Re-detects a known face in a window around `predicted` (frame pixels; its roll, when known, turns

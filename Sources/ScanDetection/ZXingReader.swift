@@ -83,8 +83,7 @@ struct ZXingReader {
             case SCZ_CODE39: type = .code39
             case SCZ_CODE93: type = .code93
             case SCZ_CODE128: type = .code128
-            case SCZ_ITF:
-                type = bytes.count == 14 && types.contains(.itf14) && GS1.hasValidCheckDigit(bytes) ? .itf14 : .interleaved2of5
+            case SCZ_ITF: type = GS1.interleaved2of5Type(bytes, enabled: types)
             case SCZ_CODABAR: type = .codabar
             case SCZ_DATABAR:
                 type = .gs1DataBar

@@ -118,7 +118,7 @@ public final class MetadataOutput {
     /// Codes on `frame` (all passes or the stream budget, then the 1-D confirmation filter on streams).
     func readCodes(_ frame: Frame, source: SourceInfo, rectOfInterest: NormalizedRect) throws -> [MetadataObject] {
         guard let barcodes else { return [] }
-        let isStream = source.frameRate != nil || source.isLive
+        let isStream = source.isStream
         var codes: [MetadataObject]
         if isStream, var steps = configuration.barcode.streamStepsPerFrame {
             if configuration.shedLoadWhenLate, source.isLive, let rate = source.frameRate, rate > 0,
@@ -142,9 +142,8 @@ public final class MetadataOutput {
     func readFaces(_ frame: Frame, source: SourceInfo, rectOfInterest: NormalizedRect) throws
         -> (objects: [MetadataObject], transitions: [FacePresenceTransition]) {
         guard let faces, let faceTracker else { return ([], []) }
-        let isStream = source.frameRate != nil || source.isLive
         let result = try faceTracker.process(frame, source: source.name, detector: faces, rectOfInterest: rectOfInterest,
-                                             stream: isStream)
+                                             stream: source.isStream)
         return (result.objects, result.transitions)
     }
 
