@@ -1,0 +1,62 @@
+import Foundation
+import Testing
+import ScanCore
+import ScanCapture
+@testable import ScanKit
+
+/// `scand bench`'s engine (``Benchmark``) on a small Y4M clip with ground truth, made here from the QR fixture
+/// of Tests/Fixtures/make-fixtures.py: the pipelines run the real detectors, and recall is scored against the truth.
+@Suite struct BenchmarkTests {
+    static let generated: String = {
+        var parts = #filePath.split(separator: "/", omittingEmptySubsequences: false)
+        parts.removeLast(2)
+        return parts.joined(separator: "/") + "/Fixtures/generated"
+    }()
+
+    /// A mono Y4M of `frames` copies of the QR fixture and its truth; every frame's truth also claims a code
+    /// that is not in the picture, so a perfect reader scores exactly 50 %.
+    func clip(frames: Int) throws -> (clip: String, truth: String) {
+        let path = Self.generated + "/sym-00-qr.png"
+        guard FileManager.default.fileExists(atPath: path) else {
+            Issue.record("missing fixture \(path): run Tests/Fixtures/make-fixtures.py")
+            throw ScanError.unreadableInput(input: path, reason: "missing fixture")
+        }
+        let luma = try #require(try ImageSource(path: path).nextFrame()).luma
+        var data = Data("YUV4MPEG2 W\(luma.width) H\(luma.height) F30:1 Ip A1:1 Cmono\n".utf8)
+        var rows: [UInt8] = []
+        for y in 0..<luma.height { rows += luma.bytes[y * luma.stride..<y * luma.stride + luma.width] }
+        var truth: [[String: Any]] = []
+        for k in 0..<frames {
+            data += Data("FRAME\n".utf8); data += Data(rows)
+            let codes = [["type": "qr", "value": "scand QR fixture"], ["type": "qr", "value": "NOT-IN-THE-PICTURE"]]
+            truth.append(["frame": k, "codes": codes, "faces": [[Double]]()])
+        }
+        let base = NSTemporaryDirectory() + "scand-bench-\(getpid())-\(Int.random(in: 0..<1_000_000))"
+        try data.write(to: URL(fileURLWithPath: base + ".y4m"))
+        let json = try JSONSerialization.data(withJSONObject: ["width": luma.width, "height": luma.height, "fps": 30, "frames": truth])
+        try json.write(to: URL(fileURLWithPath: base + ".truth.json"))
+        return (base + ".y4m", base + ".truth.json")
+    }
+
+    @Test("every pipeline processes the clip and is scored against the truth; live drops nothing it did not offer")
+    func pipelines() throws {
+        let (clip, truth) = try clip(frames: 12)
+        defer { try? FileManager.default.removeItem(atPath: clip); try? FileManager.default.removeItem(atPath: truth) }
+        let configuration = OutputConfiguration(metadataObjectTypes: [.qr])
+        for (pipeline, live) in [(Benchmark.Pipeline.scand, false), (.baseline, false), (.fullFrame, false), (.scand, true)] {
+            let c = BenchmarkCase(name: "qr", clip: clip, truth: truth, types: [.qr], live: live)
+            let r = try Benchmark.run(c, pipeline: pipeline, configuration: configuration, faceCascade: nil)
+            let label = "\(pipeline.rawValue)\(live ? " live" : "")"
+            #expect(r.pipeline == pipeline.rawValue)
+            #expect(r.framesOffered == 12, "\(label)")
+            #expect(r.framesProcessed + r.framesDropped == r.framesOffered, "\(label)")
+            if !live { #expect(r.framesProcessed == 12 && r.framesDropped == 0, "\(label)") }
+            // Every processed frame: the real code read, the claimed one not.
+            #expect(r.codeRecall == 0.5, "\(label): \(String(describing: r.codeRecall))")
+            #expect(r.faceRecall == nil)
+            #expect(Set(r.stages.keys) == ["decode", "barcode", "face", "tracking", "encode"])
+            #expect(r.fps > 0 && r.cpuSecondsPerFrame > 0 && r.peakRSSMB >= r.startRSSMB - 1, "\(label)")
+            #expect(live ? r.latencyP99 >= r.latencyP50 && r.latencyP50 > 0 : true, "\(label): live latency")
+        }
+    }
+}
