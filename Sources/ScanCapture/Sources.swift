@@ -24,10 +24,4 @@ public func openFileSource(path: String) throws -> any FrameSource {
     return try ImageSource(name: path, bytes: try reader.readAll(limit: 512 << 20))
 }
 
-/// Seconds on the monotonic clock.
-public func monotonicSeconds() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-}
 
