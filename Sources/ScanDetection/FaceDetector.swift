@@ -287,8 +287,9 @@ public final class FaceDetector: MetadataDetector {
     /// Large faces (at least twice the smallest size) are cheap to find, so the coarse job runs on every
     /// other frame: upright on frames 0, 4, 8 …, the rotated copies in turn on frames 2, 6, 10 … (a large
     /// face anywhere is found within 4 frames upright, within 8 when rolled). The strips (small faces) of the upright copy
-    /// and of one rotated copy (alternating between cycles, as ``searchAngles(cycle:)``) are spread evenly
-    /// over the `interval` frames of each cycle.
+    /// and of one rotated copy (alternating between cycles, as ``searchAngles(cycle:)``) are spread over the
+    /// `interval` frames of each cycle, on the frames without a coarse job first (at 720p, interval 8: six
+    /// strips on frames 1, 3, 5, 7, 0, 2), so each frame costs about one job.
     public func streamSearchJobs(frame n: Int, interval: Int, frameSize: PixelSize,
                                  rectOfInterest: NormalizedRect = .unit) -> [SearchJob] {
         guard let g = jobGeometry(frameSize: frameSize, rectOfInterest: rectOfInterest) else { return [] }
@@ -302,9 +303,13 @@ public final class FaceDetector: MetadataDetector {
         let strips = searchAngles(cycle: n / interval).flatMap { angle in
             (0..<g.strips).map { SearchJob(angle: angle, part: .strip($0, of: g.strips)) }
         }
-        let perFrame = (strips.count + interval - 1) / interval
-        let lo = min(strips.count, (n % interval) * perFrame), hi = min(strips.count, lo + perFrame)
-        return jobs + strips[lo..<hi]
+        // The strips go to the frames of the cycle that have no coarse job first, then round again, so no
+        // frame pays for a coarse job and a strip while another frame of the cycle does nothing.
+        let position = n % interval, cycleStart = n - position
+        let hasCoarse = { (p: Int) in g.hasCoarse && (cycleStart + p) % 2 == 0 }
+        let slots = (0..<interval).filter { !hasCoarse($0) } + (0..<interval).filter(hasCoarse)
+        guard let rank = slots.firstIndex(of: position) else { return jobs }
+        return jobs + stride(from: rank, to: strips.count, by: interval).map { strips[$0] }
     }
 
     /// Runs one job of a stream search over `rectOfInterest` (normalized device coordinates) of `luma`.

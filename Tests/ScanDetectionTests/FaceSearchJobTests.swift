@@ -90,7 +90,11 @@ struct FaceSearchJobTests {
                     seen += jobs.filter { $0.part != .coarse }
                 }
                 let expected = d.searchAngles(cycle: cycle).flatMap { a in (0..<3).map { FaceDetector.SearchJob(angle: a, part: .strip($0, of: 3)) } }
-                #expect(seen == expected, "interval \(interval) cycle \(cycle)")
+                #expect(Set(seen) == Set(expected) && seen.count == expected.count, "interval \(interval) cycle \(cycle)")
+                // Spread evenly: a frame runs a second job only when every frame of the cycle runs one.
+                let perFrame = (cycle * interval..<(cycle + 1) * interval).map { d.streamSearchJobs(frame: $0, interval: interval, frameSize: size).count }
+                let total = perFrame.reduce(0, +)
+                #expect(perFrame.max()! == (total + interval - 1) / interval, "interval \(interval) cycle \(cycle): \(perFrame)")
             }
         }
         // Without the roll search everything is upright.
