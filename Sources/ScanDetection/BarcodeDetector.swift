@@ -201,7 +201,7 @@ public final class BarcodeDetector: MetadataDetector {
     }
 
     /// One reading step on a stream: one image of a pass, read by one engine.
-    struct StreamStep: Equatable {
+    struct StreamStep: Hashable {
         var pass: ReaderPass
         var image: Int
         var engine: BarcodeEngine
@@ -231,6 +231,14 @@ public final class BarcodeDetector: MetadataDetector {
         let lines = min(size.width, size.height)
         return max(1, d, Int((Double(d) * Double(lines) / 480).rounded()))
     }
+    /// Recent seconds each stream step took (moving average), for deadlines.
+    private var stepCosts: [StreamStep: Double] = [:]
+    /// Turns in a row each step was put off because it would have missed the deadline.
+    private var deferrals: [StreamStep: Int] = [:]
+    /// How many times in a row a step may be put off for a deadline before it runs anyway.
+    public static let maximumDeferrals = 3
+    /// Stream steps put off so far because they would have missed the frame's deadline.
+    public private(set) var deferredSteps = 0
     /// The step that last read something: tried first on the next frame (a dark-mode code then reads on
     /// every frame at the cost of two scans, instead of once per rotation).
     private var stickyStep: StreamStep?
@@ -246,7 +254,12 @@ public final class BarcodeDetector: MetadataDetector {
             : streamSteps.filter { $0.pass != .upscaled && $0.pass != .upscaledThresholded }
     }
 
-    public func detectStream(in frame: Frame, rectOfInterest: NormalizedRect = .unit, steps: Int) throws -> [MetadataObject] {
+    /// With a `deadline` (``monotonicSeconds()``; live sources), a step whose recent cost (a moving average of
+    /// its own timings) would end after the deadline is put off to its next turn, at most
+    /// ``maximumDeferrals`` times in a row, so an expensive step still runs every few turns instead of never.
+    /// The step that read the last frame is never put off.
+    public func detectStream(in frame: Frame, rectOfInterest: NormalizedRect = .unit, steps: Int,
+                             deadline: Double? = nil) throws -> [MetadataObject] {
         guard let base = startFrame(frame, rectOfInterest: rectOfInterest) else { return [] }
         if !zbarEnabled.isEmpty {
             let found = Self.suppressFragments(scanZBar(base, frameSize: frame.size, density: streamDensity(for: frame.size), matrixOnly: false).filter(accept))
@@ -262,8 +275,21 @@ public final class BarcodeDetector: MetadataDetector {
             streamCursor = (streamCursor + 1) % all.count
             if step != queue.first { queue.append(step) } else if all.count == 1 { break }
         }
+        let sticky = stickyStep
         stickyStep = nil
         for step in queue {
+            if let deadline, step != sticky, let cost = stepCosts[step], monotonicSeconds() + cost > deadline,
+               deferrals[step, default: 0] < Self.maximumDeferrals {
+                deferrals[step, default: 0] += 1
+                deferredSteps += 1
+                continue
+            }
+            deferrals[step] = 0
+            let started = monotonicSeconds()
+            defer {
+                let took = monotonicSeconds() - started
+                stepCosts[step] = stepCosts[step].map { 0.7 * $0 + 0.3 * took } ?? took
+            }
             let images = cache[step.pass] ?? passImages(step.pass, base: base)
             cache[step.pass] = images
             guard step.image < images.count else { continue }

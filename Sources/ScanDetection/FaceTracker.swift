@@ -72,8 +72,12 @@ public final class FaceTracker {
     /// ``FaceConfiguration/analysisShortSide``: large faces every frame, small ones spread over
     /// ``FaceConfiguration/detectionInterval`` frames (``FaceDetector/streamSearchJobs(frame:interval:frameSize:rectOfInterest:)``). Without it (still images, tests) the whole frame is searched
     /// at once every ``FaceConfiguration/detectionInterval`` frames.
+    ///
+    /// `skipSearch` (streams, not the first frame of a source) leaves out this frame's slice of the search for
+    /// new faces; known faces are still tracked. For a pipeline that is late and sheds load.
     public func process(_ frame: Frame, source: String, detector: FaceDetector,
-                        rectOfInterest: NormalizedRect = .unit, stream: Bool = false) throws -> FaceTrackingResult {
+                        rectOfInterest: NormalizedRect = .unit, stream: Bool = false,
+                        skipSearch: Bool = false) throws -> FaceTrackingResult {
         var transitions: [FacePresenceTransition] = []
         if source != self.source {
             transitions += finish(frame: frame.index, time: frame.time)
@@ -119,6 +123,7 @@ public final class FaceTracker {
         var fullHits: [FaceCandidate] = []
         if stream {
             let jobs = first ? detector.allSearchJobs(frameSize: frame.size, rectOfInterest: rectOfInterest)
+                : skipSearch ? []
                 : detector.streamSearchJobs(frame: frameCount - 1, interval: interval, frameSize: frame.size,
                                             rectOfInterest: rectOfInterest)
             for job in jobs { fullHits += try detector.run(job, in: frame.luma, rectOfInterest: rectOfInterest) }

@@ -22,9 +22,11 @@ public struct OutputConfiguration: Sendable {
     public var face: FaceConfiguration
     /// With codes and faces both enabled, read them at the same time on two threads (two cores).
     public var parallelDetectors: Bool = true
-    /// On live sources (cameras), skip the code reader's extra steps on a frame when the previous frame took
-    /// longer than 90 % of the frame interval, so the pipeline sheds optional work instead of falling behind
-    /// (the plain pass, faces and every result still run on every frame).
+    /// On live sources (cameras), shed optional work on a frame when the previous frame took longer than
+    /// 90 % of the frame interval, so the pipeline catches up instead of falling behind: the code reader
+    /// skips its extra steps, and the face tracker skips that frame's slice of the search for new faces
+    /// (never on two frames in a row, so the search always goes on). The plain code pass and the tracking
+    /// of known faces still run on every frame.
     public var shedLoadWhenLate: Bool = true
 
     public init(metadataObjectTypes: Set<MetadataObjectType> = MetadataOutput.defaultTypes,
@@ -121,12 +123,12 @@ public final class MetadataOutput {
         let isStream = source.isStream
         var codes: [MetadataObject]
         if isStream, var steps = configuration.barcode.streamStepsPerFrame {
-            if configuration.shedLoadWhenLate, source.isLive, let rate = source.frameRate, rate > 0,
-               lastFrameSeconds > 0.9 / rate {
+            if isLate(source) {
                 steps = 0
                 shedFrames += 1
             }
-            codes = try barcodes.detectStream(in: frame, rectOfInterest: rectOfInterest, steps: steps)
+            codes = try barcodes.detectStream(in: frame, rectOfInterest: rectOfInterest, steps: steps,
+                                              deadline: stepDeadline(source))
         } else {
             codes = try barcodes.detect(in: frame, rectOfInterest: rectOfInterest)
         }
@@ -142,8 +144,11 @@ public final class MetadataOutput {
     func readFaces(_ frame: Frame, source: SourceInfo, rectOfInterest: NormalizedRect) throws
         -> (objects: [MetadataObject], transitions: [FacePresenceTransition]) {
         guard let faces, let faceTracker else { return ([], []) }
+        let skip = isLate(source) && !skippedFaceSearch
+        skippedFaceSearch = skip
+        if skip { skippedFaceSearches += 1 }
         let result = try faceTracker.process(frame, source: source.name, detector: faces, rectOfInterest: rectOfInterest,
-                                             stream: source.isStream)
+                                             stream: source.isStream, skipSearch: skip)
         return (result.objects, result.transitions)
     }
 
@@ -171,12 +176,35 @@ public final class MetadataOutput {
     private var lastFrameSeconds = 0.0
     /// Frames on which the code reader's extra steps were skipped because the pipeline was late.
     public private(set) var shedFrames = 0
+    /// Frames on which the face tracker skipped its slice of the search for new faces because the pipeline
+    /// was late (``OutputConfiguration/shedLoadWhenLate``).
+    public private(set) var skippedFaceSearches = 0
+    /// Whether the previous frame skipped its face search (a search is never skipped twice in a row).
+    private var skippedFaceSearch = false
+
+    /// Live sources: when the code reader's extra steps must be done by (``monotonicSeconds()``), 85 % of
+    /// the frame interval after the frame started, so a step that would make the frame late waits its next
+    /// turn (``BarcodeDetector/detectStream(in:rectOfInterest:steps:deadline:)``). nil for files.
+    func stepDeadline(_ source: SourceInfo) -> Double? {
+        guard configuration.shedLoadWhenLate, source.isLive, let rate = source.frameRate, rate > 0 else { return nil }
+        return frameStarted + 0.85 / rate
+    }
+    /// When the current ``process(_:source:)`` call started (``monotonicSeconds()``).
+    private var frameStarted = 0.0
+
+    /// Whether `source` is a live source whose previous frame took longer than 90 % of its frame interval
+    /// and ``OutputConfiguration/shedLoadWhenLate`` is on.
+    func isLate(_ source: SourceInfo) -> Bool {
+        guard configuration.shedLoadWhenLate, source.isLive, let rate = source.frameRate, rate > 0 else { return false }
+        return lastFrameSeconds > 0.9 / rate
+    }
 
     /// Detects everything enabled on `frame` from `source`. With both codes and faces enabled (and
     /// ``OutputConfiguration/parallelDetectors``), the two detectors run at the same time on two threads:
     /// each detector is still used by one thread at a time.
     public func process(_ frame: Frame, source: SourceInfo) throws -> MetadataEvent {
         let started = monotonicSeconds()
+        frameStarted = started
         defer { lastFrameSeconds = monotonicSeconds() - started }
         let settings = try frameSizeSettings(for: frame.size, source: source)
         var objects: [MetadataObject] = []

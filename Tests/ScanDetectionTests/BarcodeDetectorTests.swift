@@ -163,6 +163,41 @@ private func detect(_ name: String, types: Set<MetadataObjectType>? = nil, inver
         #expect(reads == rotation + 10 - first)
     }
 
+    /// Live sources give each frame a deadline: a step whose recent cost would overrun it waits for its next
+    /// turn, but never more than `maximumDeferrals` turns in a row.
+    @Test func stepsThatWouldMissTheDeadlineWaitAtMostThreeTurns() throws {
+        var bytes = [UInt8](repeating: 0, count: 320 * 240)
+        for i in bytes.indices { bytes[i] = UInt8(truncatingIfNeeded: (i &* 2654435761) >> 13) } // noise: no code
+        let frame = Frame(luma: LumaPlane(width: 320, height: 240, bytes: bytes), index: 0, time: 0)
+        let detector = BarcodeDetector(configuration: BarcodeConfiguration())
+        let rotation = detector.streamSteps(longSide: 320).count
+        // A deadline long past: after the first rotation (costs unknown, every step runs and is timed), each
+        // step's next four turns are three deferrals and one run.
+        for _ in 0..<(5 * rotation) { #expect(try detector.detectStream(in: frame, steps: 1, deadline: 0).isEmpty) }
+        #expect(detector.deferredSteps == 3 * rotation)
+        // A deadline that every step meets: nothing is put off.
+        let relaxed = BarcodeDetector(configuration: BarcodeConfiguration())
+        for _ in 0..<(3 * rotation) { _ = try relaxed.detectStream(in: frame, steps: 1, deadline: monotonicSeconds() + 60) }
+        #expect(relaxed.deferredSteps == 0)
+    }
+
+    /// The step that reads a code in view is never put off for the deadline: a dark-mode code is read on
+    /// every frame once found, however late the frame.
+    @Test func theStepThatReadsIsNotPutOff() throws {
+        let detector = BarcodeDetector(configuration: BarcodeConfiguration())
+        let frame = try ImageSource(path: Fixtures.path("qr-inverted.png")).nextFrame()!
+        let rotation = detector.streamSteps.count
+        var firstRead: Int?
+        var reads = 0
+        for i in 0..<(rotation + 10) where !(try detector.detectStream(in: frame, steps: 1, deadline: 0).isEmpty) {
+            firstRead = firstRead ?? i
+            reads += 1
+        }
+        let first = try #require(firstRead)
+        #expect(first < rotation)
+        #expect(reads == rotation + 10 - first)
+    }
+
     @Test func plainCodesOnAStreamNeedNoExtraSteps() throws {
         let detector = BarcodeDetector(configuration: BarcodeConfiguration())
         let frame = try ImageSource(path: Fixtures.path("multi.png")).nextFrame()!

@@ -1,5 +1,6 @@
 import Testing
 import ScanCore
+import ScanTestSupport
 @testable import ScanKit
 
 /// On a live source the code reader's optional steps are skipped on frames that follow a late frame.
@@ -22,6 +23,24 @@ import ScanCore
     func late() throws {
         // 100,000 fps: every frame is late after the first.
         #expect(try run(frames: 6, source: SourceInfo(name: "cam", frameRate: 100_000, isLive: true)) == 5)
+    }
+
+    @Test("a late camera frame skips its slice of the face search, but never two frames in a row")
+    func faceSearchSkipped() throws {
+        var c = OutputConfiguration(metadataObjectTypes: [.face])
+        c.models = ModelConfiguration(directory: Fixtures.repositoryRoot.appendingPathComponent("Models").path)
+        let output = try MetadataOutput(configuration: c)
+        let luma = LumaPlane(width: 640, height: 480, bytes: [UInt8](repeating: 120, count: 640 * 480))
+        let late = SourceInfo(name: "cam", frameRate: 100_000, isLive: true)
+        for n in 0..<7 { _ = try output.process(Frame(luma: luma, index: n, time: Double(n) / 30), source: late) }
+        // Frame 0 is never skipped (nothing was late yet); then every other frame.
+        #expect(output.skippedFaceSearches == 3)
+        let file = try MetadataOutput(configuration: c)
+        for n in 0..<7 {
+            _ = try file.process(Frame(luma: luma, index: n, time: Double(n) / 30),
+                                 source: SourceInfo(name: "clip.y4m", frameRate: 100_000, isLive: false))
+        }
+        #expect(file.skippedFaceSearches == 0)
     }
 
     @Test("no shedding for files, for cameras that keep up, or when turned off")
