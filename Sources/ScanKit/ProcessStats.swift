@@ -2,12 +2,27 @@
 import Glibc
 #endif
 
+/// glibc's `malloc_trim` (malloc.h is not in the Glibc module map).
+@_silgen_name("malloc_trim") private func mallocTrim(_ pad: Int) -> Int32
+
 /// Resource readings of this process, for benchmarks.
 public enum ProcessStats {
     /// Current resident set size in bytes (VmRSS).
     public static func residentBytes() -> Int { statusField("VmRSS:") }
     /// Peak resident set size in bytes (VmHWM).
     public static func peakResidentBytes() -> Int { statusField("VmHWM:") }
+
+    /// Starts a new peak: returns freed heap memory to the system (`malloc_trim`) and resets VmHWM to the
+    /// current RSS (`/proc/self/clear_refs` "5", Linux ≥ 4.0), so ``peakResidentBytes()`` then reports the
+    /// peak of what runs next rather than of everything this process ran before. False when the kernel
+    /// refused the reset (the peak then still covers earlier work).
+    @discardableResult
+    public static func resetPeak() -> Bool {
+        _ = mallocTrim(0)
+        guard let f = fopen("/proc/self/clear_refs", "w") else { return false }
+        defer { fclose(f) }
+        return fputs("5", f) >= 0 && fflush(f) == 0
+    }
 
     /// User + system CPU seconds used by the whole process so far.
     public static func cpuSeconds() -> Double {

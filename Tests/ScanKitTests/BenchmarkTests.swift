@@ -6,7 +6,7 @@ import ScanCapture
 
 /// `scand bench`'s engine (``Benchmark``) on a small Y4M clip with ground truth, made here from the QR fixture
 /// of Tests/Fixtures/make-fixtures.py: the pipelines run the real detectors, and recall is scored against the truth.
-@Suite struct BenchmarkTests {
+@Suite(.serialized) struct BenchmarkTests {
     static let generated: String = {
         var parts = #filePath.split(separator: "/", omittingEmptySubsequences: false)
         parts.removeLast(2)
@@ -36,6 +36,21 @@ import ScanCapture
         let json = try JSONSerialization.data(withJSONObject: ["width": luma.width, "height": luma.height, "fps": 30, "frames": truth])
         try json.write(to: URL(fileURLWithPath: base + ".truth.json"))
         return (base + ".y4m", base + ".truth.json")
+    }
+
+    @Test("each run's peak RSS is its own: resetPeak forgets an earlier, larger peak")
+    func peakIsPerRun() throws {
+        // 64 MB touched then freed: the process peak is at least that much above the current RSS.
+        let size = 64 << 20
+        let block = try #require(malloc(size))
+        memset(block, 1, size)
+        free(block)
+        let before = ProcessStats.peakResidentBytes()
+        #expect(before - ProcessStats.residentBytes() > 32 << 20)
+        #expect(ProcessStats.resetPeak())
+        let after = ProcessStats.peakResidentBytes()
+        #expect(after < before - (32 << 20))
+        #expect(after >= ProcessStats.residentBytes() - (1 << 20))
     }
 
     @Test("every pipeline processes the clip and is scored against the truth; live drops nothing it did not offer")
