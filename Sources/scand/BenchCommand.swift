@@ -13,11 +13,12 @@ struct BenchCommand: ParsableCommand {
         abstract: "Benchmark the pipeline against the naive baseline (see docs/performance.md).",
         discussion: """
         Clips come from bench/pipeline/make_clips.py (640x480 and 1280x720; codes, faces, both, and idle: the \
-        faces clip, which shows no code, with every detector on). For each case it \
-        runs, in the same process: the naive baseline (every full frame through default zbar, plus the Haar \
-        default cascade at 1.1/3/30 px), scand unpaced (throughput), and scand live (frames offered at the clip's \
-        rate, newest wins, as a camera delivers them). Reports medians of --runs runs as a table, and as JSON \
-        with --json.
+        faces clip, which shows no code, with every detector on). For each case it runs, in the same process, \
+        the naive baseline (every full frame through default zbar, plus the Haar default cascade at 1.1/3/30 px) \
+        and scand, each unpaced (throughput, CPU, stages, recall) and live (--live-frames frames offered at the \
+        clip's rate, newest wins, as a camera delivers them: live fps, drops, latency), --runs times; then once \
+        the full-frame reference (every lever off). Prints each figure for scand, the baseline and their ratio \
+        (medians of the runs); --json writes every run.
         """)
 
     @Option(help: ArgumentHelp("Directory with the clips and their .truth.json files.", valueName: "dir"))
