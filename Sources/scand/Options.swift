@@ -59,6 +59,9 @@ struct DetectionOptions: ParsableArguments {
     @Flag(name: .long, help: "Read codes and faces one after the other instead of at the same time on two threads.")
     var noParallelDetectors = false
 
+    @Flag(name: .long, help: "Cameras: never shed optional work when late (code steps past the frame's deadline, the face-search slice after a late frame).")
+    var noLoadShedding = false
+
     func outputConfiguration() throws -> OutputConfiguration {
         var config = OutputConfiguration()
         if let types {
@@ -99,6 +102,7 @@ struct DetectionOptions: ParsableArguments {
         config.barcode.streamStepsPerFrame = allPassesOnStreams ? nil : streamSteps
         config.models = ModelConfiguration(directory: models)
         config.parallelDetectors = !noParallelDetectors
+        config.shedLoadWhenLate = !noLoadShedding
         guard streamScanDensity >= 1 && streamScanDensity <= 16 else { throw ValidationError("--stream-scan-density must be 1...16") }
         config.barcode.streamScanDensity = streamScanDensity
         return config
