@@ -294,7 +294,11 @@ public final class FaceDetector: MetadataDetector {
                                  rectOfInterest: NormalizedRect = .unit) -> [SearchJob] {
         guard let g = jobGeometry(frameSize: frameSize, rectOfInterest: rectOfInterest) else { return [] }
         var jobs: [SearchJob] = []
-        if g.hasCoarse && n % 2 == 0 {
+        // Interval 1 is the whole search on every frame (the benchmark's full-frame reference): the coarse job
+        // at the same angles as the strips.
+        if g.hasCoarse && interval <= 1 {
+            jobs += searchAngles(cycle: n).map { SearchJob(angle: $0, part: .coarse) }
+        } else if g.hasCoarse && n % 2 == 0 {
             let rotated = searchAngles(cycle: nil).dropFirst()
             let angle = n % 4 == 0 || rotated.isEmpty ? 0 : Array(rotated)[(n / 4) % rotated.count]
             jobs.append(SearchJob(angle: angle, part: .coarse))

@@ -81,7 +81,10 @@ struct FaceSearchJobTests {
                 for n in cycle * interval..<(cycle + 1) * interval {
                     let jobs = d.streamSearchJobs(frame: n, interval: interval, frameSize: size)
                     let coarse = jobs.filter { $0.part == .coarse }
-                    if n % 2 == 0 {
+                    if interval == 1 {
+                        // The whole search every frame: the coarse job at each of the frame's angles.
+                        #expect(coarse.map(\.angle) == d.searchAngles(cycle: n), "frame \(n): \(jobs)")
+                    } else if n % 2 == 0 {
                         #expect(coarse.count == 1 && jobs.first?.part == .coarse, "frame \(n): \(jobs)")
                         #expect(coarse.first?.angle == (n % 4 == 0 ? 0 : (n / 4 % 2 == 0 ? -30 : 30)), "frame \(n)")
                     } else {
