@@ -221,7 +221,6 @@ public final class BarcodeDetector: MetadataDetector {
         return out
     }()
     private var streamCursor = 0
-    /// zbar's scan-line spacing on streams (``BarcodeConfiguration/streamScanDensity``, else `scanDensity`).
     /// zbar's scan-line spacing on a stream frame of `size`: ``BarcodeConfiguration/streamScanDensity`` is
     /// for frames of 480 lines and grows with taller frames (2 → 3 at 720p, 5 at 1080p), so the lines stay as
     /// far apart on a code of a given physical size as on a VGA camera. Explicit `--scan-density` (no stream
@@ -243,10 +242,6 @@ public final class BarcodeDetector: MetadataDetector {
     /// every frame at the cost of two scans, instead of once per rotation).
     private var stickyStep: StreamStep?
 
-    /// Reads one frame of a stream (video, Y4M, camera) within a budget: the plain zbar pass always, then,
-    /// only if that finds nothing, `steps` further steps taken in rotation from frame to frame. Each frame
-    /// costs at most `1 + steps` scans, and a code held in view meets every pass within a few frames.
-    /// Geometry is relative to the whole frame, as in ``detect(in:rectOfInterest:)``.
     /// The reading steps a stream frame (or rect of interest) whose long side is `longSide` pixels rotates
     /// through: without the upscaled passes above ``BarcodeConfiguration/streamMaximumUpscaleSide``.
     func streamSteps(longSide: Int) -> [StreamStep] {
@@ -254,6 +249,11 @@ public final class BarcodeDetector: MetadataDetector {
             : streamSteps.filter { $0.pass != .upscaled && $0.pass != .upscaledThresholded }
     }
 
+    /// Reads one frame of a stream (video, Y4M, camera) within a budget: the plain zbar pass always, then,
+    /// only if that finds nothing, `steps` further steps taken in rotation from frame to frame. Each frame
+    /// costs at most `1 + steps` scans, and a code held in view meets every pass within a few frames.
+    /// Geometry is relative to the whole frame, as in ``detect(in:rectOfInterest:)``.
+    ///
     /// With a `deadline` (``monotonicSeconds()``; live sources), a step whose recent cost (a moving average of
     /// its own timings) would end after the deadline is put off to its next turn, at most
     /// ``maximumDeferrals`` times in a row, so an expensive step still runs every few turns instead of never.
@@ -261,8 +261,9 @@ public final class BarcodeDetector: MetadataDetector {
     public func detectStream(in frame: Frame, rectOfInterest: NormalizedRect = .unit, steps: Int,
                              deadline: Double? = nil) throws -> [MetadataObject] {
         guard let base = startFrame(frame, rectOfInterest: rectOfInterest) else { return [] }
+        let density = streamDensity(for: frame.size)
         if !zbarEnabled.isEmpty {
-            let found = Self.suppressFragments(scanZBar(base, frameSize: frame.size, density: streamDensity(for: frame.size), matrixOnly: false).filter(accept))
+            let found = Self.suppressFragments(scanZBar(base, frameSize: frame.size, density: density, matrixOnly: false).filter(accept))
             if !found.isEmpty { lastPass = .plain; lastEngine = .zbar; return found }
         }
         let all = streamSteps(longSide: max(base.plane.width, base.plane.height))
@@ -296,9 +297,8 @@ public final class BarcodeDetector: MetadataDetector {
             let image = images[step.image]
             var found: [MetadataObject]
             if step.engine == .zbar {
-                let d = streamDensity(for: frame.size)
-                let density = step.pass == .upscaled ? 2 * d : d
-                found = scanZBar(image, frameSize: frame.size, density: density, matrixOnly: step.pass.matrixOnly)
+                found = scanZBar(image, frameSize: frame.size, density: step.pass == .upscaled ? 2 * density : density,
+                                 matrixOnly: step.pass.matrixOnly)
             } else {
                 found = try scanZXing(image, types: zxingTypes(step.pass), frameSize: frame.size)
             }

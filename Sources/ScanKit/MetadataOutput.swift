@@ -182,12 +182,18 @@ public final class MetadataOutput {
     /// Whether the previous frame skipped its face search (a search is never skipped twice in a row).
     private var skippedFaceSearch = false
 
+    /// The frame interval (seconds) of a live source while ``OutputConfiguration/shedLoadWhenLate`` is on;
+    /// nil otherwise (files, or shedding off): the one place both shedding rules below ask.
+    private func sheddingInterval(_ source: SourceInfo) -> Double? {
+        guard configuration.shedLoadWhenLate, source.isLive, let rate = source.frameRate, rate > 0 else { return nil }
+        return 1 / rate
+    }
+
     /// Live sources: when the code reader's extra steps must be done by (``monotonicSeconds()``), 85 % of
     /// the frame interval after the frame started, so a step that would make the frame late waits its next
     /// turn (``BarcodeDetector/detectStream(in:rectOfInterest:steps:deadline:)``). nil for files.
     func stepDeadline(_ source: SourceInfo) -> Double? {
-        guard configuration.shedLoadWhenLate, source.isLive, let rate = source.frameRate, rate > 0 else { return nil }
-        return frameStarted + 0.85 / rate
+        sheddingInterval(source).map { frameStarted + 0.85 * $0 }
     }
     /// When the current ``process(_:source:)`` call started (``monotonicSeconds()``).
     private var frameStarted = 0.0
@@ -195,17 +201,15 @@ public final class MetadataOutput {
     /// Whether `source` is a live source whose previous frame took longer than 90 % of its frame interval
     /// and ``OutputConfiguration/shedLoadWhenLate`` is on.
     func isLate(_ source: SourceInfo) -> Bool {
-        guard configuration.shedLoadWhenLate, source.isLive, let rate = source.frameRate, rate > 0 else { return false }
-        return lastFrameSeconds > 0.9 / rate
+        sheddingInterval(source).map { lastFrameSeconds > 0.9 * $0 } ?? false
     }
 
     /// Detects everything enabled on `frame` from `source`. With both codes and faces enabled (and
     /// ``OutputConfiguration/parallelDetectors``), the two detectors run at the same time on two threads:
     /// each detector is still used by one thread at a time.
     public func process(_ frame: Frame, source: SourceInfo) throws -> MetadataEvent {
-        let started = monotonicSeconds()
-        frameStarted = started
-        defer { lastFrameSeconds = monotonicSeconds() - started }
+        frameStarted = monotonicSeconds()
+        defer { lastFrameSeconds = monotonicSeconds() - frameStarted }
         let settings = try frameSizeSettings(for: frame.size, source: source)
         var objects: [MetadataObject] = []
         var timings = StageTimings()
