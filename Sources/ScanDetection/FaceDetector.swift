@@ -294,11 +294,12 @@ public final class FaceDetector: MetadataDetector {
                                  rectOfInterest: NormalizedRect = .unit) -> [SearchJob] {
         guard let g = jobGeometry(frameSize: frameSize, rectOfInterest: rectOfInterest) else { return [] }
         var jobs: [SearchJob] = []
-        // Interval 1 is the whole search on every frame (the benchmark's full-frame reference): the coarse job
-        // at the same angles as the strips.
-        if g.hasCoarse && interval <= 1 {
+        // Which frames run a coarse job: every other one, or every one at interval 1 (the whole search on
+        // every frame: the benchmark's full-frame reference), at the same angles as the strips.
+        let coarseOn = { (frame: Int) in g.hasCoarse && (interval <= 1 || frame % 2 == 0) }
+        if coarseOn(n) && interval <= 1 {
             jobs += searchAngles(cycle: n).map { SearchJob(angle: $0, part: .coarse) }
-        } else if g.hasCoarse && n % 2 == 0 {
+        } else if coarseOn(n) {
             let rotated = searchAngles(cycle: nil).dropFirst()
             let angle = n % 4 == 0 || rotated.isEmpty ? 0 : Array(rotated)[(n / 4) % rotated.count]
             jobs.append(SearchJob(angle: angle, part: .coarse))
@@ -310,8 +311,7 @@ public final class FaceDetector: MetadataDetector {
         // The strips go to the frames of the cycle that have no coarse job first, then round again, so no
         // frame pays for a coarse job and a strip while another frame of the cycle does nothing.
         let position = n % interval, cycleStart = n - position
-        let hasCoarse = { (p: Int) in g.hasCoarse && (cycleStart + p) % 2 == 0 }
-        let slots = (0..<interval).filter { !hasCoarse($0) } + (0..<interval).filter(hasCoarse)
+        let slots = (0..<interval).filter { !coarseOn(cycleStart + $0) } + (0..<interval).filter { coarseOn(cycleStart + $0) }
         guard let rank = slots.firstIndex(of: position) else { return jobs }
         return jobs + stride(from: rank, to: strips.count, by: interval).map { strips[$0] }
     }

@@ -134,15 +134,14 @@ public enum Benchmark {
         let seconds = monotonicSeconds() - t0
         let cpu = ProcessStats.cpuSeconds() - cpu0
         precondition(sink > 0 || processed == 0)
-        let ms = { (s: SampleSeries) in s.median * 1000 }
-        let p99 = { (s: SampleSeries) in s.percentile(99) * 1000 }
+        let stageSeries = ["decode": decode, "barcode": barcode, "face": face, "tracking": tracking, "encode": encode]
         return BenchmarkResult(
             name: c.name, pipeline: pipeline.rawValue, framesOffered: feeder.offered, framesProcessed: processed,
             framesDropped: feeder.dropped, seconds: seconds, fps: Double(processed) / seconds,
             cpuSecondsPerFrame: cpu / Double(max(1, processed)),
             latencyP50: latency.percentile(50) * 1000, latencyP99: latency.percentile(99) * 1000,
-            stages: ["decode": ms(decode), "barcode": ms(barcode), "face": ms(face), "tracking": ms(tracking), "encode": ms(encode)],
-            stagesP99: ["decode": p99(decode), "barcode": p99(barcode), "face": p99(face), "tracking": p99(tracking), "encode": p99(encode)],
+            stages: stageSeries.mapValues { $0.median * 1000 },
+            stagesP99: stageSeries.mapValues { $0.percentile(99) * 1000 },
             peakRSSMB: Double(ProcessStats.peakResidentBytes()) / 1e6, startRSSMB: Double(startRSS) / 1e6,
             endRSSMB: Double(ProcessStats.residentBytes()) / 1e6,
             codeRecall: codeTotal > 0 ? Double(codeHits) / Double(codeTotal) : nil,
