@@ -67,12 +67,12 @@ public struct InputPath: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// C0, DEL, C1 controls and the Unicode line/paragraph separators, which can break a log line.
-    static func isControl(_ s: Unicode.Scalar) -> Bool {
+    public static func isControl(_ s: Unicode.Scalar) -> Bool {
         s.value < 0x20 || (0x7F...0x9F).contains(s.value) || s.value == 0x2028 || s.value == 0x2029
     }
 
     /// Length of the valid UTF-8 sequence starting at `i`, or 0 when the byte there does not start one.
-    static func utf8SequenceLength(_ b: [UInt8], at i: Int) -> Int {
+    public static func utf8SequenceLength(_ b: [UInt8], at i: Int) -> Int {
         let c = b[i]
         func cont(_ k: Int, _ lo: UInt8 = 0x80, _ hi: UInt8 = 0xBF) -> Bool {
             i + k < b.count && b[i + k] >= lo && b[i + k] <= hi

@@ -16,6 +16,9 @@ public struct DaemonConfiguration: Sendable {
     public var pacing: Bool
     /// Start a file again when it ends.
     public var loop: Bool
+    /// At shutdown, how long the pipeline may take to finish the frame it is on, in seconds, before the
+    /// daemon stops without it (`device stopped` is published either way).
+    public var stopTimeout: Double = 30
 
     public init(output: OutputConfiguration = OutputConfiguration(), presence: PresenceConfiguration = PresenceConfiguration(),
                 emitMetadata: Bool = true, pacing: Bool = true, loop: Bool = false) {
@@ -30,8 +33,10 @@ public enum DaemonEnd: Sendable, Equatable {
     case sourceEnded
     /// The source failed; the message names it.
     case sourceFailed(String)
-    /// A sink's reader went away (stdout EPIPE).
+    /// A sink's reader went away (stdout EPIPE): a normal end.
     case outputClosed
+    /// A sink failed to write (a full disk, an I/O error); the message names the output and the error.
+    case outputFailed(String)
     /// ``Daemon/stop()`` was called.
     case stopped
 }
@@ -45,7 +50,13 @@ public struct DaemonStatistics: Sendable {
 }
 
 /// Numbers events and hands them to every sink, in one order for all sinks.
+///
+/// Every sink's `deliver` must return at once (the socket server queues per client; stdout goes through a
+/// ``QueuedSink``): the lock is held while delivering so that every sink sees the same `seq` order, and a
+/// device event emitted from a camera's thread never waits on an output.
 final class EventEmitter: @unchecked Sendable {
+    // Invariant for @unchecked Sendable: `seq` and `closed` are touched only under `lock`, `published` only under
+    // `countLock`; `sinks`, `encoder` and `logger` are immutable.
     private let lock = Lock()
     private var seq: UInt64 = 0
     private let sinks: [any EventSink]
@@ -59,10 +70,17 @@ final class EventEmitter: @unchecked Sendable {
     private let countLock = Lock()
     private var published: UInt64 = 0
 
+    private var closed = false
+
+    /// Drops every later event: called once the daemon stopped, before the sinks finish, so a pipeline
+    /// thread that was abandoned mid-frame cannot deliver to a finished sink.
+    func close() { lock.withLock { closed = true } }
+
     /// Gives each event the next `seq` and the current wall-clock `timestamp`, then delivers it.
     func emit(_ events: [ScanEvent]) {
         guard !events.isEmpty else { return }
         lock.withLock {
+            guard !closed else { return }
             for event in events {
                 seq += 1
                 let encoded = encoder.encode(event, seq: seq, timestamp: wallClockNow())
@@ -183,14 +201,29 @@ public final class Daemon: @unchecked Sendable {
         }
         queue?.cancel()
         source.deviceEvents?.stopReporting()
-        // The pipeline thread ends once its current frame is published (the queue is cancelled), unless a
-        // sink blocks it (a stdout reader that stopped reading); the source thread may be blocked in a read
-        // nothing interrupts (stdin with no data). Neither keeps the process from stopping.
+        // Sinks never block the pipeline thread, so it ends once its current frame is done; a frame can take
+        // long (a huge image with every pass), so it gets up to `stopTimeout`. The source thread may be
+        // blocked in a read nothing interrupts (stdin with no data); it does not keep the process from stopping.
         if threads.count == 2 {
-            if !threads[1].join(timeout: 5) { logger.warning("pipeline blocked writing to an output (stdout reader not reading?); stopping without it") }
+            let timeout = monitor.withLock { configuration.stopTimeout }
+            if !threads[1].join(timeout: timeout) {
+                logger.warning("pipeline still busy with a frame after \(Int(timeout)) s; stopping without it")
+                publishStopped(device: source.name)
+            }
             if !threads[0].join(timeout: 1) { logger.notice("source still blocked in a read; not waiting for it") }
         }
+        emitter.close()
     }
+
+    /// Publishes `device stopped` once, whichever of the pipeline thread and ``stop()`` gets there first.
+    private func publishStopped(device: String) {
+        let first = monitor.withLock { () -> Bool in
+            defer { stoppedPublished = true }
+            return !stoppedPublished
+        }
+        if first { emitter.emit([.device(DeviceEvent(kind: .stopped, device: device))]) }
+    }
+    private var stoppedPublished = false
 
     private var isStopping: Bool { monitor.withLock { stopping } }
 
@@ -307,7 +340,7 @@ public final class Daemon: @unchecked Sendable {
         }
         let lost = tracker.flush(source: last.source, frame: last.frame, time: last.time).map(ScanEvent.presence)
         emitter.emit(lost)
-        emitter.emit([.device(DeviceEvent(kind: .stopped, device: last.source))])
+        publishStopped(device: last.source)
         if outputClosed {
             queue.cancel()
             monitor.withLock { stopping = true }
@@ -331,5 +364,12 @@ public final class Daemon: @unchecked Sendable {
     public func outputClosed() {
         monitor.withLock { outputClosedFlag = true }
         monitor.withLock { frames }?.cancel()
+    }
+
+    /// Tells the other sinks that `output` failed to write (a `device` event of kind `runtimeError` whose
+    /// `device` is the output's name, e.g. `stdout`, and whose `reason` is the error). The pipeline goes on
+    /// serving the other sinks; the caller decides whether to stop.
+    public func outputFailed(output: String, reason: String) {
+        emitter.emit([.device(DeviceEvent(kind: .runtimeError, device: output, reason: reason))])
     }
 }

@@ -9,8 +9,11 @@ public struct ScanSummary: Sendable {
     public var failedInputs: [String] = []
     public var frames = 0
     public var objects = 0
-    /// True when the output's reader went away (EPIPE) and scanning stopped early.
+    /// True when the output's reader went away (EPIPE) and scanning stopped early: a normal end.
     public var outputClosed = false
+    /// Set when writing the output failed for another reason (a full disk, an I/O error): scanning stopped
+    /// and the run must end with an error.
+    public var outputError: String?
     public init() {}
 }
 
@@ -22,26 +25,34 @@ public struct FileScanner {
     public var logger: Logger
     /// Stop each source after this many frames (nil: all).
     public var frameLimit: Int?
+    /// What a decoder may allocate for one input (`--max-pixels`).
+    public var limits: DecoderLimits
 
-    public init(output: MetadataOutput, logger: Logger, frameLimit: Int? = nil) {
-        self.output = output; self.logger = logger; self.frameLimit = frameLimit
+    public init(output: MetadataOutput, logger: Logger, frameLimit: Int? = nil, limits: DecoderLimits = DecoderLimits()) {
+        self.output = output; self.logger = logger; self.frameLimit = frameLimit; self.limits = limits
     }
 
-    public func scan(inputs: [String], sink: FileDescriptorSink) -> ScanSummary {
+    /// Scans `inputs` in order (raw file names; `-` is stdin) and writes one line per frame to `sink`.
+    /// Stops early only when the output fails (see ``ScanSummary/outputClosed`` and ``ScanSummary/outputError``).
+    public func scan(inputs: [InputPath], sink: FileDescriptorSink) -> ScanSummary {
         var summary = ScanSummary()
         for input in inputs {
-            if sink.readerGone { summary.outputClosed = true; break }
+            if sink.hasFailed { break }
             summary.inputs += 1
             do {
-                let source = try openFileSource(path: input)
+                let source = try openFileSource(path: input, limits: limits)
                 defer { source.close() }
                 try scan(source: source, sink: sink, summary: &summary)
             } catch {
-                summary.failedInputs.append(input)
+                summary.failedInputs.append(input.displayName)
                 logger.error("\(error)")
             }
         }
-        if sink.readerGone { summary.outputClosed = true }
+        switch sink.failure {
+        case .readerGone?: summary.outputClosed = true
+        case .writeFailed?: summary.outputError = sink.failure?.description
+        case nil: break
+        }
         return summary
     }
 
@@ -55,7 +66,7 @@ public struct FileScanner {
             summary.objects += event.objects.count
             count += 1
             if let frameLimit, count >= frameLimit { break }
-            if let fd = sink as? FileDescriptorSink, fd.readerGone { break }
+            if let fd = sink as? FileDescriptorSink, fd.hasFailed { break }
         }
     }
 }

@@ -3,51 +3,88 @@ public import ScanCore
 import Glibc
 #endif
 
+/// Why an output stopped taking lines.
+public enum OutputFailure: Sendable, Equatable, CustomStringConvertible {
+    /// The reader went away (`EPIPE`, e.g. `scand … | head`): a normal end, not an error.
+    case readerGone
+    /// Any other write error (`ENOSPC` on a full disk, `EIO`, `EBADF`, …): an error, never reported as success.
+    /// `output` names the output (`stdout`), `reason` is the system's text.
+    case writeFailed(output: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .readerGone: return "the reader went away"
+        case .writeFailed(let output, let reason): return "\(output): write error: \(reason)"
+        }
+    }
+}
+
 /// Writes each event's line to a file descriptor (stdout by default) with plain `write(2)`: one call per
-/// line, so it works the same for a pipe, a tty or a regular file (NIO's pipe bootstrap refuses regular
-/// files). When the reader goes away (EPIPE) it stops writing and calls `onReaderGone` once.
+/// line (looping on short writes), so it works the same for a pipe, a tty or a regular file (NIO's pipe
+/// bootstrap refuses regular files).
+///
+/// Writing blocks while the reader is slow: that is right for `scand scan` (batch work, lossless,
+/// back-pressured). In `scand run` wrap it in a queue of its own so it never blocks the pipeline.
+/// The first failure stops all further writes; `EPIPE` is ``OutputFailure/readerGone``, any other error
+/// ``OutputFailure/writeFailed(output:reason:)``; `onFailure` is called once with it.
 public final class FileDescriptorSink: EventSink, @unchecked Sendable {
+    // Invariant for @unchecked Sendable: `fd`, `name` and `onFailure` are immutable; `failureState` is read
+    // and written only while holding `lock`. Writes happen under `lock`, so lines never interleave.
     private let fd: Int32
-    private let onReaderGone: @Sendable () -> Void
+    private let name: String
+    private let onFailure: @Sendable (OutputFailure) -> Void
     private let lock = Lock()
-    private var gone = false
+    private var failureState: OutputFailure?
 
     /// - Parameters:
     ///   - fd: the descriptor to write to (not closed by the sink).
-    ///   - onReaderGone: called once when a write fails with EPIPE (or another fatal error).
-    public init(fd: Int32 = 1, onReaderGone: @escaping @Sendable () -> Void = {}) {
+    ///   - name: the output's name in error messages.
+    ///   - onFailure: called once, on the writing thread, when the first write fails.
+    public init(fd: Int32 = 1, name: String = "stdout", onFailure: @escaping @Sendable (OutputFailure) -> Void = { _ in }) {
         self.fd = fd
-        self.onReaderGone = onReaderGone
+        self.name = name
+        self.onFailure = onFailure
     }
 
-    /// True once the reader has gone away.
-    public var readerGone: Bool { lock.withLock { gone } }
+    /// The failure that stopped this output, if any.
+    public var failure: OutputFailure? { lock.withLock { failureState } }
+
+    /// True once the reader has gone away (`EPIPE`).
+    public var readerGone: Bool { failure == .readerGone }
+
+    /// True once any write failed (the output takes no more lines).
+    public var hasFailed: Bool { failure != nil }
 
     public func deliver(_ event: EncodedEvent) { write(event.line) }
 
-    /// Writes raw bytes (one whole line) or marks the reader gone.
-    public func write(_ line: [UInt8]) {
-        var failed = false
-        lock.withLock {
-        guard !gone else { return }
-            line.withUnsafeBytes { raw in
+    /// Writes one whole line, or records the failure. Returns false when the line was not written.
+    @discardableResult
+    public func write(_ line: [UInt8]) -> Bool {
+        let failure: OutputFailure? = lock.withLock {
+            guard failureState == nil else { return nil }
+            let code = line.withUnsafeBytes { raw -> Int32 in
                 var offset = 0
                 while offset < raw.count {
                     let n = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
                     if n > 0 { offset += n; continue }
                     if n < 0 && errno == EINTR { continue }
-                    if n < 0 && errno == EAGAIN {
+                    if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
+                        // A non-blocking descriptor inherited from the parent: wait until it takes more.
                         var p = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
                         _ = poll(&p, 1, 1000)
                         continue
                     }
-                    failed = true
-                    return
+                    return n < 0 ? errno : EIO // n == 0 on a non-empty write: treat as an I/O error
                 }
+                return 0
             }
-            if failed { gone = true }
+            guard code != 0 else { return nil }
+            failureState = code == EPIPE ? .readerGone
+                : .writeFailed(output: name, reason: String(cString: strerror(code)))
+            return failureState
         }
-        if failed { onReaderGone() }
+        if let failure { onFailure(failure); return false }
+        return !hasFailed
     }
 
     public func finish() {}

@@ -24,5 +24,6 @@ struct DevicesCommand: ParsableCommand {
         let sink = FileDescriptorSink()
         let encoder = JSONLinesEncoder()
         for device in devices { sink.write(encoder.encodeLine(device)) }
+        try exitOnWriteError(sink, logger: logger)
     }
 }

@@ -16,7 +16,7 @@ enum LiveScan {
     static func run(configuration: CaptureConfiguration, frames: Int?, duration: Double?,
                     output: MetadataOutput, logger: Logger) throws {
         let session = CaptureSession(configuration: configuration)
-        let sink = FileDescriptorSink(onReaderGone: { [session] in
+        let sink = FileDescriptorSink(onFailure: { [session] _ in
             DispatchQueue.global().async { session.stopRunning() }
         })
         let encoder = JSONLinesEncoder()
@@ -65,7 +65,11 @@ enum LiveScan {
             logger.critical("\(failure)")
             throw ExitCode(ExitStatus.failure)
         }
-        if sink.readerGone { return }
+        if let failure = sink.failure {
+            if failure == .readerGone { return }
+            logger.critical("\(failure)")
+            throw ExitCode(ExitStatus.failure)
+        }
         if stats.framesCaptured == 0 {
             let why = session.lastError.map { ": \($0)" } ?? ""
             logger.critical("\(configuration.device): no frame captured\(why)")

@@ -2,6 +2,7 @@ import ArgumentParser
 import Logging
 import ScanCore
 import ScanKit
+import ScanOutput
 
 /// Options shared by every command that runs detectors (`scan`, and later `run`).
 struct DetectionOptions: ParsableArguments {
@@ -116,7 +117,7 @@ struct LoggingOptions: ParsableArguments {
 
     func makeLogger(label: String = "scand") throws -> Logger {
         guard let level = Logger.Level(rawValue: logLevel) else { throw ValidationError("unknown --log-level '\(logLevel)'") }
-        var logger = Logger(label: label) { StreamLogHandler.standardError(label: $0) }
+        var logger = Logger(label: label) { StderrLogHandler(label: $0) }
         logger.logLevel = level
         return logger
     }
@@ -128,4 +129,20 @@ func parseRect(_ text: String, name: String) throws -> NormalizedRect {
         throw ValidationError("\(name) takes x,y,w,h (four numbers), got '\(text)'")
     }
     return NormalizedRect(x: parts[0]!, y: parts[1]!, width: parts[2]!, height: parts[3]!)
+}
+
+/// Decoder limits shared by `scan` and `run`.
+struct DecoderLimitOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("Refuse an image, Y4M frame or video frame larger than this many pixels (width × height), before decoding it (default \(DecoderLimits.defaultMaxPixels)).", valueName: "n"))
+    var maxPixels: Int?
+
+    /// The limits, from the flag, else `fileValue` (config file), else the default.
+    func decoderLimits(fileValue: Int? = nil) throws -> DecoderLimits {
+        var limits = DecoderLimits()
+        if let value = maxPixels ?? fileValue { limits.maxPixels = value }
+        do { try limits.validate() } catch { throw ValidationError(error.description) }
+        return limits
+    }
+
+    func validate() throws { _ = try decoderLimits() }
 }

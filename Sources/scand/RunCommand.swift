@@ -67,6 +67,11 @@ struct RunCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Disconnect a socket client stuck this many seconds while dropping events (default 10).", valueName: "s"))
     var clientStallTimeout: Double?
 
+    @Option(name: .long, help: ArgumentHelp("Events kept waiting for a slow stdout reader before its oldest are dropped with an 'overflow' line (default 1024); stdout never slows the pipeline or the socket clients.", valueName: "n"))
+    var stdoutQueue: Int?
+
+    @OptionGroup var limits: DecoderLimitOptions
+
     @OptionGroup var detection: DetectionOptions
     @OptionGroup var logging: LoggingOptions
     @OptionGroup(title: "Live capture") var capture: CaptureOptions
@@ -82,7 +87,10 @@ struct RunCommand: ParsableCommand {
             throw ValidationError("--frames and --duration belong to 'scand scan'; 'scand run' serves until stopped")
         }
         if let clientQueue, clientQueue < 1 || clientQueue > 1_000_000 { throw ValidationError("--client-queue must be 1...1000000") }
-        if let clientStallTimeout, !(clientStallTimeout > 0) { throw ValidationError("--client-stall-timeout must be positive") }
+        if let clientStallTimeout, !(clientStallTimeout > 0 && clientStallTimeout <= 86_400) {
+            throw ValidationError("--client-stall-timeout must be more than 0 and at most 86400 seconds")
+        }
+        if let stdoutQueue, stdoutQueue < 1 || stdoutQueue > 1_000_000 { throw ValidationError("--stdout-queue must be 1...1000000") }
     }
 
     /// Everything `run` needs, after merging defaults ← config file ← flags.
@@ -90,6 +98,8 @@ struct RunCommand: ParsableCommand {
         var input: String?
         var device: String?
         var stdout = false
+        var stdoutQueue = 1024
+        var limits = DecoderLimits()
         var socketPath: String?
         var socketGroup: String?
         var server = SocketServerConfiguration()
@@ -105,6 +115,8 @@ struct RunCommand: ParsableCommand {
         r.device = device ?? (input == nil ? file.device : nil)
         if r.input != nil && r.device != nil { throw ScanError.invalidArgument("\(config ?? "config"): give input or device, not both") }
         r.stdout = stdout ?? file.stdout ?? false
+        r.stdoutQueue = stdoutQueue ?? file.stdoutQueue ?? r.stdoutQueue
+        r.limits = try limits.decoderLimits(fileValue: file.maxPixels)
         r.socketPath = socket ?? file.socket.path
         r.socketGroup = socketGroup ?? file.socket.group
         if let q = clientQueue ?? file.socket.clientQueue {
@@ -180,7 +192,12 @@ struct RunCommand: ParsableCommand {
 
         var sinks: [any EventSink] = []
         if resolved.stdout {
-            sinks.append(FileDescriptorSink(fd: 1, onReaderGone: { control.post(.ended(.outputClosed)) }))
+            // stdout gets a bounded queue and a thread of its own: a stalled reader loses its oldest events
+            // (with an `overflow` line), never slows the pipeline, a camera or the socket clients.
+            let stdoutSink = FileDescriptorSink(fd: 1, name: "stdout") { failure in
+                control.post(.ended(failure == .readerGone ? .outputClosed : .outputFailed(failure.description)))
+            }
+            sinks.append(QueuedSink(target: stdoutSink, capacity: resolved.stdoutQueue))
         }
 
         var server: SocketServer?
@@ -243,13 +260,21 @@ struct RunCommand: ParsableCommand {
             case .ended(.outputClosed):
                 logger.notice("stdout reader went away; stopping")
                 break loop
+            case .ended(.outputFailed(let message)):
+                // A full disk or an I/O error: never a success. The other sinks are told and keep being
+                // served; with no other sink there is nothing left to do.
+                logger.error("\(message)")
+                daemon.outputFailed(output: "stdout", reason: message)
+                status = ExitStatus.failure
+                if server == nil { break loop }
+                notifier.notify("STATUS=stdout failed: \(message); serving the socket")
             case .ended(.sourceEnded):
                 if resolved.exitAtEnd { break loop }
                 logger.notice("source ended; serving clients until stopped")
                 notifier.notify("STATUS=source ended; serving clients until stopped")
             case .ended(.sourceFailed(let message)):
                 notifier.notify("STATUS=source failed: \(message)")
-                if resolved.exitAtEnd { status = ExitStatus.inputFailed; break loop }
+                if resolved.exitAtEnd { status = max(status, ExitStatus.inputFailed); break loop }
             case .ended(.stopped):
                 break
             }
@@ -304,7 +329,11 @@ struct RunCommand: ParsableCommand {
             throw ScanError.invalidArgument("no source: give --input FILE (or '-') or --device PATH")
         }
         if r.daemon.loop && input == "-" { throw ScanError.invalidArgument("--loop cannot repeat stdin") }
-        return DaemonSource(name: input, canReopen: input != "-") { try openFileSource(path: input) }
+        let path = input == "-" ? InputPath.standardInput : RawArguments.path(input)
+        let limits = r.limits
+        return DaemonSource(name: path.displayName, canReopen: !path.isStandardInput) {
+            try openFileSource(path: path, limits: limits)
+        }
     }
 }
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Logging
 import ScanCore
 import ScanKit
 import ScanOutput
@@ -28,6 +29,8 @@ struct ScanCommand: ParsableCommand {
 
     @Argument(help: ArgumentHelp("Files to scan; '-' reads a Y4M stream from stdin.", valueName: "input"))
     var inputs: [String] = []
+
+    @OptionGroup var limits: DecoderLimitOptions
 
     func validate() throws {
         let hasFiles = !inputs.isEmpty || filesFrom != nil
@@ -65,15 +68,20 @@ struct ScanCommand: ParsableCommand {
             try LiveScan.run(configuration: live, frames: capture.frames, duration: capture.duration, output: output, logger: logger)
             return
         }
-        var all = inputs
+        var all = inputs.map(RawArguments.path)
         if let filesFrom {
-            do { all += try readPathList(filesFrom) } catch {
+            do { all += try readPathList(RawArguments.path(filesFrom)) } catch {
                 logger.critical("\(error)")
                 throw ExitCode(ExitStatus.failure)
             }
         }
-        let scanner = FileScanner(output: output, logger: logger, frameLimit: capture.frames)
+        let scanner = FileScanner(output: output, logger: logger, frameLimit: capture.frames, limits: try limits.decoderLimits())
         let summary = scanner.scan(inputs: all, sink: FileDescriptorSink())
+        if let outputError = summary.outputError {
+            // A full disk or an I/O error on stdout: what was scanned is not all written. Never exit 0.
+            logger.critical("\(outputError)")
+            throw ExitCode(ExitStatus.failure)
+        }
         if summary.outputClosed { return }
         if !summary.failedInputs.isEmpty {
             throw ExitCode(summary.failedInputs.count == summary.inputs ? ExitStatus.failure : ExitStatus.inputFailed)
@@ -86,25 +94,18 @@ struct TypesCommand: ParsableCommand {
         commandName: "types",
         abstract: "List the metadata object types this build can report (availableMetadataObjectTypes), one per line.")
 
-    func run() {
-        for t in MetadataOutput.availableMetadataObjectTypes.sorted() { print(t.rawValue) }
+    func run() throws {
+        let sink = FileDescriptorSink()
+        for t in MetadataOutput.availableMetadataObjectTypes.sorted() { sink.write(Array((t.rawValue + "\n").utf8)) }
+        try exitOnWriteError(sink, logger: Logger(label: "scand") { StderrLogHandler(label: $0) })
     }
 }
 
-/// Reads a newline-separated list of paths (empty lines ignored).
-func readPathList(_ path: String) throws -> [String] {
-    guard let file = fopen(path, "r") else {
-        throw ScanError.unreadableInput(input: path, reason: String(cString: strerror(errno)))
+/// Ends the command with status 2 (and one line on stderr) when writing `sink` failed for another reason
+/// than its reader going away (which is a normal end).
+func exitOnWriteError(_ sink: FileDescriptorSink, logger: Logger) throws {
+    if case .writeFailed? = sink.failure {
+        logger.critical("\(sink.failure!)")
+        throw ExitCode(ExitStatus.failure)
     }
-    defer { fclose(file) }
-    var out: [String] = []
-    var line: UnsafeMutablePointer<CChar>?
-    var capacity = 0
-    while getline(&line, &capacity, file) > 0 {
-        var s = String(cString: line!)
-        while s.hasSuffix("\n") || s.hasSuffix("\r") { s.removeLast() }
-        if !s.isEmpty { out.append(s) }
-    }
-    free(line)
-    return out
 }

@@ -1,0 +1,81 @@
+public import Logging
+import ScanCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// scand's log handler: one line per message on stderr, in swift-log's `StreamLogHandler` layout
+/// (`2026-11-23T03:29:35+0000 error scand: key=value [module] message`), with every control character in
+/// the message and the metadata escaped as JSON escapes it (`\n`, `\t`, `\u001b`, …).
+///
+/// A file name, a payload or a client command can therefore never forge a second log line or send an
+/// escape sequence to the operator's terminal. Each line is written with one `write(2)`; a failed write
+/// to stderr is ignored (logs must never stop the pipeline).
+public struct StderrLogHandler: LogHandler {
+    public var logLevel: Logger.Level = .info
+    public var metadata: Logger.Metadata = [:]
+    public var metadataProvider: Logger.MetadataProvider?
+    private let label: String
+    private let fd: Int32
+
+    /// - Parameters:
+    ///   - label: the logger's label (shown after the level).
+    ///   - fd: where lines go (stderr by default).
+    public init(label: String, fd: Int32 = 2) {
+        self.label = label
+        self.fd = fd
+    }
+
+    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    public func log(event: LogEvent) {
+        var all = metadata
+        if let provided = metadataProvider?.get() { all.merge(provided) { _, new in new } }
+        if let extra = event.metadata { all.merge(extra) { _, new in new } }
+        let meta = all.isEmpty ? "" : " " + all.sorted { $0.key < $1.key }
+            .map { "\(Self.escaped($0.key))=\(Self.escaped("\($0.value)"))" }.joined(separator: " ")
+        let line = "\(Self.timestamp()) \(event.level) \(label):\(meta) [\(event.source)] \(Self.escaped(event.message.description))\n"
+        var bytes = Array(line.utf8)
+        bytes.withUnsafeMutableBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let n = write(fd, raw.baseAddress! + offset, raw.count - offset)
+                if n > 0 { offset += n } else if n < 0 && errno == EINTR { continue } else { return }
+            }
+        }
+    }
+
+    /// `text` with control characters (C0, DEL, C1, U+2028, U+2029) escaped as JSON does.
+    public static func escaped(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: InputPath.isControl) else { return text }
+        var out = String.UnicodeScalarView()
+        for s in text.unicodeScalars {
+            guard InputPath.isControl(s) else { out.append(s); continue }
+            let escape: String
+            switch s {
+            case "\n": escape = "\\n"
+            case "\r": escape = "\\r"
+            case "\t": escape = "\\t"
+            case "\u{08}": escape = "\\b"
+            case "\u{0C}": escape = "\\f"
+            default:
+                let hex = String(s.value, radix: 16)
+                escape = "\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+            }
+            out.append(contentsOf: escape.unicodeScalars)
+        }
+        return String(out)
+    }
+
+    private static func timestamp() -> String {
+        var now = time(nil)
+        var parts = tm()
+        guard localtime_r(&now, &parts) != nil else { return "-" }
+        var buffer = [CChar](repeating: 0, count: 64)
+        let n = strftime(&buffer, buffer.count, "%Y-%m-%dT%H:%M:%S%z", &parts)
+        return String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}

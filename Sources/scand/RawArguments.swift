@@ -1,0 +1,64 @@
+import ScanCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// File names as the kernel passed them. Swift's `CommandLine.arguments` (and so ArgumentParser) repairs
+/// bytes that are not UTF-8 into U+FFFD, which would make such a file impossible to open; this finds the raw
+/// bytes behind a parsed value again.
+enum RawArguments {
+    /// Every argv entry as raw bytes.
+    static let all: [[UInt8]] = (0..<Int(CommandLine.argc)).map { i in
+        guard let p = CommandLine.unsafeArgv[i] else { return [] }
+        return Array(UnsafeBufferPointer(start: UnsafeRawPointer(p).assumingMemoryBound(to: UInt8.self), count: strlen(p)))
+    }
+
+    /// The path behind a parsed argument `value`: its raw argv bytes when the parsed text was repaired
+    /// (holds U+FFFD), else the text's UTF-8. Handles both `--opt VALUE` and `--opt=VALUE`.
+    static func path(_ value: String) -> InputPath {
+        guard value.unicodeScalars.contains("\u{FFFD}") else { return InputPath(value) }
+        for raw in all.dropFirst() {
+            if String(decoding: raw, as: UTF8.self) == value { return InputPath(bytes: raw) }
+            if raw.starts(with: [0x2D, 0x2D]), let eq = raw.firstIndex(of: 0x3D),
+               String(decoding: raw[(eq + 1)...], as: UTF8.self) == value {
+                return InputPath(bytes: Array(raw[(eq + 1)...]))
+            }
+        }
+        return InputPath(value)
+    }
+}
+
+/// Reads a list of paths, one per line, as raw bytes: LF or CRLF line ends (the CR is not part of the
+/// name), empty lines ignored. `-` reads the list from stdin.
+/// - Throws: ``ScanError/unreadableInput(input:reason:)`` naming the list.
+func readPathList(_ list: InputPath) throws -> [InputPath] {
+    let fd: Int32
+    if list.isStandardInput { fd = 0 } else {
+        fd = (list.bytes + [0]).withUnsafeBufferPointer { p in
+            p.baseAddress!.withMemoryRebound(to: CChar.self, capacity: p.count) { open($0, O_RDONLY | O_CLOEXEC) }
+        }
+        guard fd >= 0 else { throw ScanError.unreadableInput(input: list.displayName, reason: String(cString: strerror(errno))) }
+    }
+    defer { if fd != 0 { close(fd) } }
+    var out: [InputPath] = []
+    var line: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 65536)
+    func flush() {
+        while let last = line.last, last == 0x0D { line.removeLast() }
+        if !line.isEmpty { out.append(InputPath(bytes: line)) }
+        line.removeAll(keepingCapacity: true)
+    }
+    while true {
+        let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
+        if n < 0 {
+            if errno == EINTR { continue }
+            throw ScanError.unreadableInput(input: list.displayName, reason: String(cString: strerror(errno)))
+        }
+        if n == 0 { break }
+        for b in buffer[0..<n] {
+            if b == 0x0A { flush() } else { line.append(b) }
+        }
+    }
+    flush()
+    return out
+}
