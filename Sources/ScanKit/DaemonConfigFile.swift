@@ -1,8 +1,10 @@
 public import ScanCore
 import FoundationEssentials
+import Logging
 
 /// The `scand run --config FILE` format: one JSON object; every key is optional and command-line flags
-/// override it. Unknown keys are errors (a typo must not be silently ignored). See docs/daemon.md.
+/// override it. Unknown keys, duplicate keys and values outside the flags' bounds are errors (a typo must
+/// not be silently ignored), and every error names the file, the line and the column. See docs/daemon.md.
 ///
 /// ```json
 /// {"input": "demo.y4m", "types": ["qr", "ean13"], "metadata": false,
@@ -40,11 +42,18 @@ public struct DaemonConfigFile: Sendable, Equatable {
     public var loop: Bool?
     public var exitAtEnd: Bool?
     public var stdout: Bool?
+    /// Events kept waiting for a slow stdout reader in `run` before the oldest are dropped.
+    public var stdoutQueue: Int?
+    /// The decoders' pixel budget (`--max-pixels`).
+    public var maxPixels: Int?
     public var logLevel: String?
     public var socket = Socket()
     public var presence = Presence()
 
     public init() {}
+
+    /// The largest config file read, in bytes.
+    public static let maximumFileBytes = 1 << 20
 
     /// Reads and parses `path`.
     /// - Throws: ``ScanError/invalidArgument(_:)`` naming the file and the problem.
@@ -55,27 +64,89 @@ public struct DaemonConfigFile: Sendable, Equatable {
         } catch {
             throw ScanError.invalidArgument("\(path): cannot read config file (missing or unreadable)")
         }
+        guard data.count <= maximumFileBytes else {
+            throw ScanError.invalidArgument("\(path): config file larger than \(maximumFileBytes) bytes")
+        }
         return try parse([UInt8](data), name: path)
     }
 
-    /// Parses a config document; `name` names it in errors.
+    /// Parses a config document; `name` names it in errors, which read `NAME:LINE:COLUMN: message`.
     public static func parse(_ bytes: [UInt8], name: String) throws -> DaemonConfigFile {
+        let syntax: StrictJSON
         do {
-            return try JSONDecoder().decode(Coded.self, from: Data(bytes)).value
-        } catch let error as ScanError {
-            throw error
-        } catch let DecodingError.typeMismatch(_, ctx), let DecodingError.valueNotFound(_, ctx) {
-            throw ScanError.invalidArgument("\(name): wrong type at \(pathText(ctx.codingPath)): \(ctx.debugDescription)")
+            syntax = try StrictJSON(checking: bytes)
+        } catch {
+            throw ScanError.invalidArgument("\(name):\(error.position): \(error.message)")
+        }
+        func at(_ path: [String]) -> String { "\(name):\(syntax.position(of: path))" }
+        let value: DaemonConfigFile
+        do {
+            value = try JSONDecoder().decode(Coded.self, from: Data(bytes)).value
+        } catch let error as ConfigKeyError {
+            throw ScanError.invalidArgument("\(at(error.path)): \(error.message)")
+        } catch let DecodingError.typeMismatch(type, ctx) {
+            let path = ctx.codingPath.map(\.stringValue)
+            throw ScanError.invalidArgument("\(at(path)): '\(pathText(ctx.codingPath))' must be \(typeName(type))")
+        } catch let DecodingError.valueNotFound(type, ctx) {
+            let path = ctx.codingPath.map(\.stringValue)
+            throw ScanError.invalidArgument("\(at(path)): '\(pathText(ctx.codingPath))' must be \(typeName(type)), not null")
         } catch let DecodingError.dataCorrupted(ctx) {
-            throw ScanError.invalidArgument("\(name): not valid JSON\(ctx.codingPath.isEmpty ? "" : " at " + pathText(ctx.codingPath)): \(ctx.debugDescription)")
+            let path = ctx.codingPath.map(\.stringValue)
+            throw ScanError.invalidArgument("\(at(path)): \(path.isEmpty ? "" : "'" + pathText(ctx.codingPath) + "': ")\(ctx.debugDescription)")
         } catch {
             throw ScanError.invalidArgument("\(name): \(error)")
+        }
+        do {
+            try value.validate()
+        } catch let error as ConfigKeyError {
+            throw ScanError.invalidArgument("\(at(error.path)): \(error.message)")
+        }
+        return value
+    }
+
+    /// Checks every value against the same bounds as the command-line flags.
+    /// - Throws: a ``ConfigKeyError`` naming the key.
+    func validate() throws {
+        func check(_ ok: Bool, _ path: String, _ message: String) throws {
+            if !ok { throw ConfigKeyError(path: path.split(separator: ".").map(String.init), message: "'\(path)' \(message)") }
+        }
+        if let v = scanDensity { try check((1...16).contains(v), "scanDensity", "must be 1...16, got \(v)") }
+        if let v = stdoutQueue { try check((1...1_000_000).contains(v), "stdoutQueue", "must be 1...1000000, got \(v)") }
+        if let v = maxPixels { try check((1...(1 << 32)).contains(v), "maxPixels", "must be 1...\(1 << 32), got \(v)") }
+        if let r = rectOfInterest {
+            try check([r.x, r.y, r.width, r.height].allSatisfy(\.isFinite), "rectOfInterest", "must be four finite numbers")
+        }
+        if let v = logLevel { try check(Logger.Level(rawValue: v) != nil, "logLevel", "must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")), got '\(StrictJSON.printable(v))'") }
+        if let v = socket.clientQueue { try check((1...1_000_000).contains(v), "socket.clientQueue", "must be 1...1000000, got \(v)") }
+        if let v = socket.stallTimeout { try check(v > 0 && v <= 86_400, "socket.stallTimeout", "must be more than 0 and at most 86400 seconds, got \(v)") }
+        if let v = socket.sendBuffer { try check((1024...(64 << 20)).contains(v), "socket.sendBuffer", "must be 1024...\(64 << 20) bytes, got \(v)") }
+        if let v = presence.appearAfterFrames { try check((1...1000).contains(v), "presence.appearAfterFrames", "must be 1...1000, got \(v)") }
+        for (key, v) in [("presence.lostAfter", presence.lostAfter), ("presence.cooldown", presence.cooldown),
+                         ("presence.faceLostAfter", presence.faceLostAfter)] {
+            if let v { try check(v >= 0 && v <= 86_400, key, "must be 0...86400 seconds, got \(v)") }
         }
     }
 
     static func pathText(_ path: [any CodingKey]) -> String {
         path.isEmpty ? "top level" : path.map(\.stringValue).joined(separator: ".")
     }
+
+    static func typeName(_ type: Any.Type) -> String {
+        switch type {
+        case is String.Type: return "a string"
+        case is Bool.Type: return "true or false"
+        case is Int.Type: return "a whole number"
+        case is Double.Type: return "a number"
+        case is [Double].Type, is [String].Type: return "an array"
+        default: return "an object"
+        }
+    }
+}
+
+/// A config key that is unknown or out of range, with its path for the line and column.
+struct ConfigKeyError: Error {
+    var path: [String]
+    var message: String
 }
 
 private struct Key: CodingKey {
@@ -88,7 +159,8 @@ private struct Key: CodingKey {
 
 private func rejectUnknown(_ c: KeyedDecodingContainer<Key>, known: Set<String>, at prefix: String) throws {
     for k in c.allKeys where !known.contains(k.stringValue) {
-        throw ScanError.invalidArgument("unknown config key '\(prefix)\(k.stringValue)' (known: \(known.sorted().joined(separator: ", ")))")
+        let path = prefix.split(separator: ".").map(String.init) + [k.stringValue]
+        throw ConfigKeyError(path: path, message: "unknown config key '\(prefix)\(StrictJSON.printable(k.stringValue))' (known: \(known.sorted().joined(separator: ", ")))")
     }
 }
 
@@ -98,7 +170,8 @@ private struct Coded: Decodable {
     init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: Key.self)
         try rejectUnknown(c, known: ["input", "device", "types", "rectOfInterest", "tryInverted", "scanDensity", "models",
-                                     "metadata", "pacing", "loop", "exitAtEnd", "stdout", "logLevel", "socket", "presence"], at: "")
+                                     "metadata", "pacing", "loop", "exitAtEnd", "stdout", "stdoutQueue", "maxPixels", "logLevel",
+                                     "socket", "presence"], at: "")
         func get<T: Decodable>(_ k: String, _ t: T.Type) throws -> T? { try c.decodeIfPresent(T.self, forKey: Key(k)) }
         value.input = try get("input", String.self)
         value.device = try get("device", String.self)
@@ -110,7 +183,7 @@ private struct Coded: Decodable {
             }
         }
         if let r = try get("rectOfInterest", [Double].self) {
-            guard r.count == 4 else { throw ScanError.invalidArgument("rectOfInterest takes [x, y, width, height]") }
+            guard r.count == 4 else { throw ConfigKeyError(path: ["rectOfInterest"], message: "'rectOfInterest' takes [x, y, width, height]") }
             value.rectOfInterest = NormalizedRect(x: r[0], y: r[1], width: r[2], height: r[3])
         }
         value.tryInverted = try get("tryInverted", Bool.self)
@@ -121,6 +194,8 @@ private struct Coded: Decodable {
         value.loop = try get("loop", Bool.self)
         value.exitAtEnd = try get("exitAtEnd", Bool.self)
         value.stdout = try get("stdout", Bool.self)
+        value.stdoutQueue = try get("stdoutQueue", Int.self)
+        value.maxPixels = try get("maxPixels", Int.self)
         value.logLevel = try get("logLevel", String.self)
         if c.contains(Key("socket")) {
             let s = try c.nestedContainer(keyedBy: Key.self, forKey: Key("socket"))

@@ -26,11 +26,11 @@ import ScanKit
 
     @Test func errorsNameTheFileAndKey() {
         let cases: [(String, String)] = [
-            (#"{"sokcet": {}}"#, "unknown config key 'sokcet'"),
-            (#"{"presence": {"grace": 1}}"#, "unknown config key 'presence.grace'"),
-            (#"{"loop": "yes"}"#, "t.json: wrong type at loop"),
-            ("{", "t.json: not valid JSON"),
-            (#"{"rectOfInterest": [1, 2]}"#, "rectOfInterest takes"),
+            (#"{"sokcet": {}}"#, "t.json:1:2: unknown config key 'sokcet'"),
+            (#"{"presence": {"grace": 1}}"#, "t.json:1:15: unknown config key 'presence.grace'"),
+            (#"{"loop": "yes"}"#, "t.json:1:2: 'loop' must be true or false"),
+            ("{", "t.json:1:2: expected a key in double quotes, found the end of the file"),
+            (#"{"rectOfInterest": [1, 2]}"#, "t.json:1:2: 'rectOfInterest' takes"),
         ]
         for (text, message) in cases {
             do {
@@ -40,5 +40,48 @@ import ScanKit
                 #expect("\(error)".contains(message), "\(text): \(error)")
             }
         }
+    }
+
+    /// The config file gets the same bounds as the flags, refuses duplicate keys, and names line and column.
+    @Test func boundsDuplicatesAndPositions() {
+        let cases: [(String, String)] = [
+            ("{\n  \"socket\": {\"clientQueue\": 1e12}\n}", "t.json:2:14: 'socket.clientQueue' must be 1...1000000, got 1000000000000"),
+            ("{\n  \"socket\": {\"clientQueue\": 1000001}\n}", "t.json:2:14: 'socket.clientQueue' must be 1...1000000, got 1000001"),
+            (#"{"socket": {"clientQueue": 0}}"#, "t.json:1:13: 'socket.clientQueue' must be 1...1000000, got 0"),
+            (#"{"socket": {"stallTimeout": 0}}"#, "'socket.stallTimeout' must be more than 0"),
+            (#"{"socket": {"sendBuffer": 100}}"#, "'socket.sendBuffer' must be 1024..."),
+            (#"{"scanDensity": 17}"#, "t.json:1:2: 'scanDensity' must be 1...16, got 17"),
+            (#"{"stdoutQueue": 0}"#, "'stdoutQueue' must be 1...1000000"),
+            (#"{"maxPixels": 0}"#, "'maxPixels' must be 1..."),
+            (#"{"logLevel": "loud"}"#, "'logLevel' must be one of trace, debug"),
+            (#"{"presence": {"lostAfter": -1}}"#, "t.json:1:15: 'presence.lostAfter' must be 0...86400"),
+            (#"{"presence": {"appearAfterFrames": 0}}"#, "'presence.appearAfterFrames' must be 1...1000"),
+            ("{\"loop\": true,\n \"loop\": false}", "t.json:2:2: duplicate key 'loop' (first at 1:2)"),
+            (#"{"socket": {"path": "/a", "path": "/b"}}"#, "t.json:1:27: duplicate key 'path' (first at 1:13)"),
+            ("{\"a\\u0062\": 1, \"ab\": 2}", "duplicate key 'ab'"),
+            ("{\n\n  \"loop\": tru }", "t.json:3:11: expected a value, found 't'"),
+            ("{\"loop\": true,}", "t.json:1:15: expected a key in double quotes, found '}'"),
+            ("{\"loop\": true} x", "t.json:1:16: unexpected text after the JSON value"),
+            ("", "t.json:1:1: empty document"),
+            (String(repeating: "[", count: 100), "nested deeper than 64 levels"),
+            ("{\"input\": \"a\u{01}b\"}", "control character (byte 0x1) inside a string"),
+            ("{\"日本\": 1}", "t.json:1:2: unknown config key '日本'"),
+            ("{\"a\nb\": 1}", "control character"),
+            ("{\"a\\nb\": 1}", "unknown config key 'a\\x0ab'"),
+        ]
+        for (text, message) in cases {
+            do {
+                _ = try DaemonConfigFile.parse(Array(text.utf8), name: "t.json")
+                Issue.record("accepted \(text)")
+            } catch {
+                #expect("\(error)".contains(message), "\(text): \(error)")
+            }
+        }
+    }
+
+    @Test func validValuesAtTheBoundsAreAccepted() throws {
+        let text = #"{"socket": {"clientQueue": 1000000, "stallTimeout": 0.5, "sendBuffer": 1024}, "scanDensity": 16, "stdoutQueue": 1, "maxPixels": 1000, "logLevel": "trace", "presence": {"lostAfter": 0}}"#
+        let c = try DaemonConfigFile.parse(Array(text.utf8), name: "t")
+        #expect(c.socket.clientQueue == 1_000_000 && c.scanDensity == 16 && c.stdoutQueue == 1 && c.maxPixels == 1000)
     }
 }
