@@ -14,9 +14,9 @@ import Glibc
                           dir: dir, executable: executable, prefix: prefix)
     }
 
-    /// The first line a new client gets within `timeout` seconds, parsed.
-    func firstLine(_ c: DaemonSocketClient, within timeout: Double) -> DaemonEventLine? {
-        c.readLines(for: timeout).lines.first.flatMap(DaemonEventLine.init)
+    /// The first line a new client gets within `timeout` seconds, parsed (returns as soon as it arrives).
+    func firstLine(_ c: BannerClient, within timeout: Double) -> DaemonEventLine? {
+        c.firstLine(within: timeout).flatMap(DaemonEventLine.init)
     }
 
     @Test func replacedSocketFileIsLeftInPlaceAtShutdown() throws {
@@ -101,10 +101,10 @@ import Glibc
         let elt = try #require(eventLoopThreadStat(d.pid))
 
         // Connect until a client gets no banner: the daemon is out of descriptors.
-        var accepted: [DaemonSocketClient] = []
-        var waiting: DaemonSocketClient?
+        var accepted: [BannerClient] = []
+        var waiting: BannerClient?
         while accepted.count < 40 {
-            let c = try DaemonSocketClient(path: sock)
+            let c = try BannerClient(path: sock)
             if firstLine(c, within: 0.7)?.event == "hello" { accepted.append(c) } else { waiting = c; break }
         }
         let pending = try #require(waiting, "never ran out of descriptors with \(accepted.count) clients")
@@ -112,10 +112,10 @@ import Glibc
 
         // Keep connecting for 3 s (they queue in the backlog) and watch the CPU time.
         let cpu0 = cpuSeconds("/proc/\(d.pid)/stat"), loop0 = cpuSeconds(elt)
-        var queued: [DaemonSocketClient] = []
+        var queued: [BannerClient] = []
         let end = Date().addingTimeInterval(3)
         while Date() < end {
-            queued.append(try DaemonSocketClient(path: sock))
+            queued.append(try BannerClient(path: sock))
             usleep(100_000)
         }
         let process = cpuSeconds("/proc/\(d.pid)/stat") - cpu0, loopThread = cpuSeconds(elt) - loop0
@@ -141,5 +141,42 @@ import Glibc
         #expect(got.contains { $0.event != "hello" }, "no events after the pause: \(got.map(\.event))")
         #expect(d.stderr.contains("accepting clients again"))
         #expect(d.terminate() == 0)
+    }
+}
+
+/// A client that only connects and reads its first line, returning as soon as it arrives (the harness's
+/// client reads for its whole timeout, too slow for connecting dozens of clients one after another).
+final class BannerClient {
+    private let fd: Int32
+
+    init(path: String) throws {
+        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        var addr = sockaddr_un()
+        addr.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &addr.sun_path) { raw in
+            for (i, b) in path.utf8.enumerated() where i < raw.count - 1 { raw[i] = b }
+        }
+        let rc = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        if rc != 0 { let e = errno; close(fd); throw POSIXError(POSIXErrorCode(rawValue: e) ?? .EIO) }
+    }
+
+    deinit { close(fd) }
+
+    /// The first line (without its newline) received within `timeout` seconds, nil if none.
+    func firstLine(within timeout: Double) -> String? {
+        var line: [UInt8] = []
+        let deadline = Date().addingTimeInterval(timeout)
+        var byte: UInt8 = 0
+        while Date() < deadline {
+            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let ms = Int32(max(1, min(200, deadline.timeIntervalSinceNow * 1000)))
+            guard poll(&p, 1, ms) > 0 else { continue }
+            guard read(fd, &byte, 1) == 1 else { return nil }
+            if byte == 0x0A { return String(decoding: line, as: UTF8.self) }
+            line.append(byte)
+        }
+        return nil
     }
 }
