@@ -20,12 +20,20 @@ public struct SocketServerConfiguration: Sendable, Hashable {
     public var clientSendBufferBytes: Int?
     /// At shutdown, how long clients get to receive what is queued for them.
     public var drainTimeout: Double
+    /// Connections the kernel queues for the listening socket before `accept` (`listen` backlog; the
+    /// kernel caps it at `net.core.somaxconn`).
+    public var listenBacklog: Int32
+    /// While accepting fails for lack of descriptors or memory (EMFILE, ENFILE, ENOBUFS, ENOMEM), the
+    /// acceptor is paused; it tries again when a client leaves, and at the latest after this many seconds.
+    public var acceptRetryInterval: Double
 
     public init(clientQueueLimit: Int = 1024, clientStallTimeout: Double = 10, maxCommandBytes: Int = 4096,
-                clientSendBufferBytes: Int? = nil, drainTimeout: Double = 2) {
+                clientSendBufferBytes: Int? = nil, drainTimeout: Double = 2, listenBacklog: Int32 = 1024,
+                acceptRetryInterval: Double = 1) {
         self.clientQueueLimit = clientQueueLimit; self.clientStallTimeout = clientStallTimeout
         self.maxCommandBytes = maxCommandBytes; self.clientSendBufferBytes = clientSendBufferBytes
-        self.drainTimeout = drainTimeout
+        self.drainTimeout = drainTimeout; self.listenBacklog = listenBacklog
+        self.acceptRetryInterval = acceptRetryInterval
     }
 }
 
@@ -119,6 +127,7 @@ public final class SocketServer: EventSink, @unchecked Sendable {
     private var listeners: [any Channel] = []
     // Loop-confined: touched only on `loop`.
     private var clients: [ObjectIdentifier: ClientHandler] = [:]
+    private var acceptPauses: [AcceptPause] = []
     private var nextClientID = 1
     private var banner: ServerBanner
     private var stopped = false
@@ -144,18 +153,33 @@ public final class SocketServer: EventSink, @unchecked Sendable {
             timestamp: wallClock()))
     }
 
-    /// Starts serving on an already listening descriptor (from ``UnixSocketListener``). The server owns
-    /// it from now on and closes it at ``finish()``.
+    /// Starts serving on an already listening descriptor (from ``UnixSocketListener`` or socket
+    /// activation). The server owns it from now on and closes it at ``finish()``.
+    ///
+    /// The backlog is ``SocketServerConfiguration/listenBacklog``: `withBoundSocket` calls `listen(128)`
+    /// when it wraps the descriptor, before any server channel option is applied (the `.backlog` option
+    /// is only used by NIO's own `bind`), so the server channel initializer, which runs after that and
+    /// before the channel is registered, calls `listen` again with the configured backlog.
     public func listen(fd: Int32) throws {
         let config = configuration
         var bootstrap = ServerBootstrap(group: group)
-            .serverChannelOption(.backlog, value: 1024)
+            .serverChannelOption(.backlog, value: config.listenBacklog)
             .childChannelOption(.allowRemoteHalfClosure, value: true)
             .childChannelOption(.writeBufferWaterMark, value: .init(low: 8 * 1024, high: 32 * 1024))
         if let size = config.clientSendBufferBytes {
             bootstrap = bootstrap.childChannelOption(.socketOption(.so_sndbuf), value: SocketOptionValue(size))
         }
         let channel = try bootstrap
+            .serverChannelInitializer { [self] channel in
+                channel.eventLoop.makeCompletedFuture {
+                    if Glibc.listen(fd, config.listenBacklog) != 0 {
+                        throw ScanError.output("listen(backlog \(config.listenBacklog)): \(String(cString: strerror(errno)))")
+                    }
+                    let pause = AcceptPause(retryInterval: config.acceptRetryInterval, logger: self.logger)
+                    try channel.pipeline.syncOperations.addHandler(pause)
+                    self.acceptPauses.append(pause)
+                }
+            }
             .childChannelInitializer { [self] channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(self.makeClient(channel))
@@ -184,6 +208,11 @@ public final class SocketServer: EventSink, @unchecked Sendable {
         guard clients.removeValue(forKey: ObjectIdentifier(client)) != nil else { return }
         logger.info("client disconnected", metadata: ["client": "\(client.id)", "reason": "\(reason)",
                                                       "clients": "\(clients.count)"])
+        // A descriptor is being freed: a paused acceptor tries again (on the next loop turn, once the
+        // connection's descriptor is closed).
+        if acceptPauses.contains(where: \.isPaused) {
+            loop.execute { for pause in self.acceptPauses { pause.retryNow() } }
+        }
     }
 
     /// Number of connected clients (for logs and tests; waits for the event loop).
@@ -222,6 +251,98 @@ public final class SocketServer: EventSink, @unchecked Sendable {
         }
         try? drained.wait()
         try? group.syncShutdownGracefully()
+    }
+}
+
+/// Pauses a listening channel's acceptor while `accept` fails for lack of resources.
+///
+/// NIO keeps a listening channel readable after `accept4` fails with EMFILE/ENFILE/ENOBUFS/ENOMEM and does
+/// not close it (the error is recoverable); with a pending connection and a level-triggered epoll, the loop
+/// would retry at once, forever (~17,000 failed `accept4` a second, ~90 % CPU). NIO's `AcceptBackoffHandler`
+/// does not help here: `ServerBootstrap.bind`/`withBoundSocket` do not install it, and it only delays
+/// `read()` calls, which NIO does not issue while its failed read is still pending. So this handler turns
+/// `autoRead` off (NIO stops polling the socket) and back on when a client leaves (``retryNow()``, called by
+/// the server) or after `retryInterval` seconds (a descriptor may be freed elsewhere). It logs a warning
+/// when accepting stops and a notice when it works again, at most once a minute each (a daemon at its limit
+/// pauses again as soon as the next pending connection takes the freed descriptor), never a line per failure.
+/// Loop-confined: every method runs on the listening channel's event loop.
+private final class AcceptPause: ChannelInboundHandler, @unchecked Sendable {
+    typealias InboundIn = any Channel
+    typealias InboundOut = any Channel
+
+    private let retryInterval: Double
+    private let logger: Logger
+    private var context: ChannelHandlerContext?
+    private var retry: Scheduled<Void>?
+    /// Accepting is switched off (autoRead false).
+    private(set) var isPaused = false
+    /// When the last warning was logged.
+    private var lastWarning: NIODeadline?
+    /// The last warning has not been followed by an "accepting again" notice yet.
+    private var owesNotice = false
+    /// Failed accepts since the last warning.
+    private var failures = 0
+
+    init(retryInterval: Double, logger: Logger) {
+        self.retryInterval = retryInterval; self.logger = logger
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) { self.context = context }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        retry?.cancel(); retry = nil
+        self.context = nil
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        retry?.cancel(); retry = nil
+        context.fireChannelInactive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if owesNotice {
+            owesNotice = false
+            logger.notice("accepting clients again", metadata: ["failedAccepts": "\(failures)"])
+        }
+        context.fireChannelRead(data)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        guard let io = error as? IOError, case let code = io.errnoCode,
+              code == EMFILE || code == ENFILE || code == ENOBUFS || code == ENOMEM else {
+            context.fireErrorCaught(error)
+            return
+        }
+        failures += 1
+        let now = NIODeadline.now()
+        if lastWarning.map({ now - $0 >= .seconds(60) }) ?? true {
+            lastWarning = now
+            owesNotice = true
+            logger.warning("cannot accept new clients: \(String(cString: strerror(code))); paused until a client leaves (retrying every \(retryInterval) s; logged at most once a minute)",
+                           metadata: ["failedAccepts": "\(failures)"])
+            failures = 0
+        }
+        pause(context)
+    }
+
+    private func pause(_ context: ChannelHandlerContext) {
+        if !isPaused {
+            isPaused = true
+            try? context.channel.syncOptions?.setOption(.autoRead, value: false)
+        }
+        retry?.cancel()
+        retry = context.eventLoop.scheduleTask(in: .nanoseconds(Int64(retryInterval * 1e9))) { [self] in
+            retry = nil
+            retryNow()
+        }
+    }
+
+    /// Turns accepting back on; if it fails again, the next error pauses it again (without a new log line).
+    func retryNow() {
+        guard isPaused, let context else { return }
+        retry?.cancel(); retry = nil
+        isPaused = false
+        try? context.channel.syncOptions?.setOption(.autoRead, value: true)
     }
 }
 

@@ -14,20 +14,30 @@ public enum UnixSocketListener {
         case replacedStale
     }
 
-    /// Binds and listens on `path`, creating the socket file with `mode` (default 0660) under a umask
-    /// that never lets it be wider, owned by `group` when given (name or number).
+    /// Binds and listens on `path`, creating the socket file with mode 0600 and widening it to `mode`
+    /// (default 0660, never world-writable) once its group is `group` (name or number) when given.
     ///
     /// An existing socket file is replaced only when connecting to it fails with `ECONNREFUSED` (stale);
     /// when the connect succeeds another process is serving it and this throws. A path that exists and is
     /// not a socket is never removed.
-    /// - Returns: the listening descriptor (close-on-exec) and what was found at the path.
+    ///
+    /// Permissions without following links: the file is created under umask 0177 (0600: nobody else can
+    /// connect yet), then identified by `lstat` (must be a socket owned by this user), opened with
+    /// `O_PATH | O_NOFOLLOW` and checked to be that same inode; the group and mode are set through that
+    /// descriptor (`fchownat(AT_EMPTY_PATH)`, `chmod` of `/proc/self/fd/N`), so a symlink or another file
+    /// swapped in at `path` after `bind` is never changed. (Binding inside a private directory and renaming
+    /// into place would also do, but `ss -lx` would then show the temporary name.)
+    /// If anything after `bind` fails, the file is removed only if it is still the one bound here.
+    /// - Returns: the listening descriptor (close-on-exec) and the identity of the socket file, for
+    ///   ``BoundSocket/removeIfStillOurs()`` at shutdown.
     /// - Throws: ``ScanError/output(_:)`` naming the path and the reason.
     public static func bind(path: String, group: String? = nil, mode: UInt32 = 0o660,
-                            backlog: Int32 = 1024) throws -> (fd: Int32, preparation: Preparation) {
+                            backlog: Int32 = 1024) throws -> BoundSocket {
         guard !path.isEmpty else { throw ScanError.output("--socket: empty path") }
         guard path.utf8.count < MemoryLayout.size(ofValue: sockaddr_un().sun_path) else {
             throw ScanError.output("\(path): socket path too long (at most \(MemoryLayout.size(ofValue: sockaddr_un().sun_path) - 1) bytes)")
         }
+        let mode = mode & 0o770 // never world-accessible, no special bits
         var gid: gid_t?
         if let group { gid = try lookupGroup(group) }
         let preparation = try prepare(path: path)
@@ -49,17 +59,50 @@ public enum UnixSocketListener {
             throw ScanError.output("\(path): cannot bind: \(String(cString: strerror(bindErrno)))" +
                                    (bindErrno == ENOENT ? " (does the directory exist?)" : ""))
         }
+        // Identify the file bind just created. Until this succeeds nothing at `path` is known to be ours,
+        // so a failure here closes the descriptor and removes nothing.
+        var st = stat()
+        guard lstat(path, &st) == 0 else {
+            let text = errnoText()
+            close(fd)
+            throw ScanError.output("\(path): cannot check the new socket file: \(text); left in place")
+        }
+        guard (st.st_mode & S_IFMT) == S_IFSOCK, st.st_uid == geteuid() else {
+            close(fd)
+            throw ScanError.output("\(path): replaced by something else right after bind; left in place")
+        }
+        let bound = BoundSocket(fd: fd, path: path, device: UInt64(st.st_dev), inode: UInt64(st.st_ino),
+                                preparation: preparation)
         do {
-            if let gid, chown(path, uid_t.max, gid) != 0 {
-                throw ScanError.output("\(path): cannot set group \(group!): \(errnoText())")
-            }
-            if chmod(path, mode_t(mode)) != 0 { throw ScanError.output("\(path): chmod: \(errnoText())") }
+            try setPermissions(of: bound, group: group, gid: gid, mode: mode)
             if listen(fd, backlog) != 0 { throw ScanError.output("\(path): listen: \(errnoText())") }
         } catch {
-            close(fd); unlink(path)
+            close(fd)
+            bound.removeIfStillOurs()
             throw error
         }
-        return (fd, preparation)
+        return bound
+    }
+
+    /// Sets the group (when `gid` is given) and mode of `bound`'s file through an `O_PATH | O_NOFOLLOW`
+    /// descriptor verified to be that inode: never through a symlink, never on a file swapped in at the path.
+    static func setPermissions(of bound: BoundSocket, group: String?, gid: gid_t?, mode: UInt32) throws {
+        let path = bound.path
+        let pfd = open(path, linuxOPath | O_NOFOLLOW | O_CLOEXEC)
+        guard pfd >= 0 else { throw ScanError.output("\(path): cannot open the new socket file: \(errnoText())") }
+        defer { close(pfd) }
+        var st = stat()
+        guard fstat(pfd, &st) == 0, (st.st_mode & S_IFMT) == S_IFSOCK,
+              UInt64(st.st_dev) == bound.device, UInt64(st.st_ino) == bound.inode else {
+            throw ScanError.output("\(path): replaced by something else after bind; not changing its permissions")
+        }
+        if let gid, fchownat(pfd, "", uid_t.max, gid, linuxATEmptyPath) != 0 {
+            throw ScanError.output("\(path): cannot set group \(group ?? "\(gid)"): \(errnoText())")
+        }
+        // fchmod does not work on an O_PATH descriptor; its /proc/self/fd link names exactly that inode.
+        if chmod("/proc/self/fd/\(pfd)", mode_t(mode)) != 0 {
+            throw ScanError.output("\(path): chmod: \(errnoText())")
+        }
     }
 
     /// Checks `path` before binding: absent → fine; a socket that refuses connections → removed; a live
@@ -158,5 +201,65 @@ public enum UnixSocketListener {
         return addr
     }
 
+    /// Linux `O_PATH` and `AT_EMPTY_PATH` (glibc defines them only under `_GNU_SOURCE`, which the Glibc
+    /// module does not import).
+    static let linuxOPath: Int32 = 0o10000000
+    static let linuxATEmptyPath: Int32 = 0x1000
+
     static func errnoText() -> String { String(cString: strerror(errno)) }
+}
+
+/// The socket file ``UnixSocketListener/bind(path:group:mode:backlog:)`` created: its path and its identity
+/// (device and inode, as `lstat` saw them right after `bind`).
+///
+/// `fd` is the listening descriptor; it belongs to whoever it is handed to (``SocketServer/listen(fd:)``
+/// closes it at ``SocketServer/finish()``): this value never closes it.
+public struct BoundSocket: Sendable, Hashable {
+    /// The listening descriptor (close-on-exec).
+    public let fd: Int32
+    /// The path given to `bind`.
+    public let path: String
+    /// `st_dev` of the socket file.
+    public let device: UInt64
+    /// `st_ino` of the socket file.
+    public let inode: UInt64
+    /// What was found at the path before binding.
+    public let preparation: UnixSocketListener.Preparation
+
+    public init(fd: Int32, path: String, device: UInt64, inode: UInt64, preparation: UnixSocketListener.Preparation) {
+        self.fd = fd; self.path = path; self.device = device; self.inode = inode; self.preparation = preparation
+    }
+
+    /// What ``removeIfStillOurs()`` did.
+    public enum Removal: Sendable, Equatable {
+        /// The path still named this socket file, and it was unlinked.
+        case removed
+        /// Nothing is at the path any more.
+        case alreadyGone
+        /// The path now names something else (another file, another daemon's socket): left in place.
+        case notOurs
+        /// The path is still ours but unlink failed (errno text).
+        case failed(String)
+    }
+
+    /// True when `path` still names this socket file: `lstat` gives the same device and inode, and a socket.
+    public var isStillOurs: Bool {
+        var st = stat()
+        guard lstat(path, &st) == 0 else { return false }
+        return (st.st_mode & S_IFMT) == S_IFSOCK && UInt64(st.st_dev) == device && UInt64(st.st_ino) == inode
+    }
+
+    /// Unlinks `path` only if it still names this socket file, so a file put there since, or the live
+    /// socket of a daemon started since on the same path, is never removed. (A replacement in the
+    /// microseconds between the check and the unlink cannot be ruled out with a path-based unlink.)
+    @discardableResult
+    public func removeIfStillOurs() -> Removal {
+        var st = stat()
+        guard lstat(path, &st) == 0 else { return errno == ENOENT ? .alreadyGone : .failed(UnixSocketListener.errnoText()) }
+        guard (st.st_mode & S_IFMT) == S_IFSOCK, UInt64(st.st_dev) == device, UInt64(st.st_ino) == inode else {
+            return .notOurs
+        }
+        if unlink(path) == 0 { return .removed }
+        return errno == ENOENT ? .alreadyGone : .failed(UnixSocketListener.errnoText())
+    }
 }

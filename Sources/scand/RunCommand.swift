@@ -201,7 +201,7 @@ struct RunCommand: ParsableCommand {
         }
 
         var server: SocketServer?
-        var ownedSocketPath: String?
+        var ownedSocket: BoundSocket?
         do {
             let activated = try UnixSocketListener.activatedSockets()
             var fds: [Int32] = activated
@@ -210,10 +210,10 @@ struct RunCommand: ParsableCommand {
                 logger.notice("using socket(s) passed by systemd", metadata: ["fds": "\(activated)", "path": "\(where_)"])
                 if resolved.socketPath != nil { logger.info("--socket ignored: the socket comes from socket activation") }
             } else if let path = resolved.socketPath {
-                let (fd, prep) = try UnixSocketListener.bind(path: path, group: resolved.socketGroup)
-                if prep == .replacedStale { logger.notice("replaced stale socket file (nobody was listening)", metadata: ["path": "\(path)"]) }
-                ownedSocketPath = path
-                fds = [fd]
+                let bound = try UnixSocketListener.bind(path: path, group: resolved.socketGroup)
+                if bound.preparation == .replacedStale { logger.notice("replaced stale socket file (nobody was listening)", metadata: ["path": "\(path)"]) }
+                ownedSocket = bound
+                fds = [bound.fd]
             }
             if !fds.isEmpty {
                 let s = SocketServer(configuration: resolved.server,
@@ -222,7 +222,7 @@ struct RunCommand: ParsableCommand {
                 for fd in fds { try s.listen(fd: fd) }
                 server = s
                 sinks.append(s)
-                logger.notice("listening", metadata: ["socket": "\(ownedSocketPath ?? "socket activation")"])
+                logger.notice("listening", metadata: ["socket": "\(ownedSocket?.path ?? "socket activation")"])
             }
         } catch let error as ScanError {
             logger.critical("\(error)")
@@ -239,7 +239,7 @@ struct RunCommand: ParsableCommand {
         } catch {
             logger.critical("\(error)")
             server?.finish()
-            if let ownedSocketPath { unlink(ownedSocketPath) }
+            ownedSocket?.removeIfStillOurs()
             throw ExitCode(ExitStatus.failure)
         }
         control.markRunning()
@@ -282,7 +282,9 @@ struct RunCommand: ParsableCommand {
         notifier.notify("STOPPING=1")
         daemon.stop()
         for sink in sinks { sink.finish() }
-        if let ownedSocketPath { unlink(ownedSocketPath) }
+        if let ownedSocket, ownedSocket.removeIfStillOurs() == .notOurs {
+            logger.notice("socket path now names another file; left in place", metadata: ["path": "\(ownedSocket.path)"])
+        }
         let stats = daemon.statistics
         logger.notice("stopped", metadata: ["frames": "\(stats.framesProcessed)", "dropped": "\(stats.framesDropped)",
                                             "events": "\(stats.events)"])
