@@ -161,4 +161,50 @@ private func values(_ lines: [[String: Any]]) -> [[String]] {
         #expect(run.stderr.contains("/dev/zero: cannot read: is a device, not a file or a pipe"))
         #expect(values(try run.jsonLines()) == [["g0"], ["g1"]])
     }
+
+    /// `ffmpeg -re … | scand run --input - --stdout`: a live-paced producer gives every frame and a normal
+    /// `stopped` at its end, after frame 19 (before: a `runtimeError` "header line longer than 1024 bytes" after frame 0).
+    @Test func runReadsALivePacedFfmpegPipe() throws {
+        let dir = try TemporaryDirectory()
+        let outURL = dir.url.appendingPathComponent("stdout"), errURL = dir.url.appendingPathComponent("stderr")
+        let out = try dir.emptyFile(outURL), err = try dir.emptyFile(errURL)
+        defer { try? out.close(); try? err.close() }
+        let pipe = Pipe()
+        let ffmpeg = Process()
+        ffmpeg.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+        ffmpeg.arguments = ["-nostdin", "-loglevel", "error", "-re", "-f", "lavfi", "-i", "testsrc=size=640x480:rate=20",
+                            "-frames:v", "20", "-pix_fmt", "yuv420p", "-f", "yuv4mpegpipe", "-"]
+        ffmpeg.standardOutput = pipe
+        ffmpeg.standardError = FileHandle.nullDevice
+        let scand = Process()
+        scand.executableURL = ScandBinary.url
+        scand.arguments = ["run", "--input", "-", "--stdout"]
+        scand.currentDirectoryURL = dir.url
+        scand.standardInput = pipe
+        scand.standardOutput = out
+        scand.standardError = err
+        try ffmpeg.run()
+        try scand.run()
+        try? pipe.fileHandleForWriting.close()
+        try? pipe.fileHandleForReading.close()
+        defer { if scand.isRunning { scand.terminate() }; scand.waitUntilExit(); ffmpeg.waitUntilExit() }
+        let deadline = Date().addingTimeInterval(30)
+        var text = ""
+        while Date() < deadline {
+            text = String(decoding: try Data(contentsOf: outURL), as: UTF8.self)
+            if text.contains("\"stopped\"") || text.contains("runtimeError") { break }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        let events = try text.split(separator: "\n").map { line in
+            try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        }
+        let deviceKinds = events.filter { $0["event"] as? String == "device" }.compactMap { $0["kind"] as? String }
+        let stderr = String(decoding: try Data(contentsOf: errURL), as: UTF8.self)
+        #expect(deviceKinds == ["started", "stopped"], "\(stderr)")
+        let frames = events.filter { $0["event"] as? String == "metadata" }.compactMap { $0["frame"] as? Int }
+        // `run` may drop a late frame (newest wins), so the proof that every frame was read is the last index.
+        #expect(frames.first == 0)
+        #expect(frames.last == 19)
+        #expect(frames == frames.sorted() && Set(frames).count == frames.count)
+    }
 }
