@@ -10,28 +10,25 @@ public func openFileSource(path: String) throws -> any FrameSource {
     try openFileSource(path: InputPath(path), limits: DecoderLimits())
 }
 
+/// File extensions (lowercased) opened with the video decoder.
+let videoExtensions: Set<String> = ["mp4", "m4v", "mkv", "webm", "avi", "mov", "mpg", "mpeg", "ts", "wmv", "flv", "ogv", "3gp"]
+
 /// Opens the right file source for `path` (raw bytes; `-` is stdin), refusing inputs over `limits`
 /// before anything large is allocated. Errors and `info.name` use `path.displayName`.
+///
+/// `-` and `.y4m` names stream Y4M; any other file starting with `YUV4MPEG2` is Y4M too; known video
+/// extensions use the video decoder; anything else is read into memory (at most `limits.maxFileBytes`:
+/// a larger regular file is refused before it is read, a pipe as soon as it passes the limit) and
+/// decoded as a still image. Directories and devices (e.g. `/dev/zero`) are refused when opened.
 /// - Throws: ``ScanError`` naming the input.
 public func openFileSource(path input: InputPath, limits: DecoderLimits) throws -> any FrameSource {
-    // Interface placeholder: raw-byte opening and limits are implemented in ByteReader/Y4MSource/ImageSource.
-    let path = input.displayName
-    _ = limits
-    if path == "-" { return try Y4MSource(path: path) }
-    let lower = path.lowercased()
-    let ext = lower.split(separator: ".").last.map(String.init) ?? ""
-    if ext == "y4m" { return try Y4MSource(path: path) }
-    // Sniff content first: a Y4M stream under another name is still Y4M.
-    let reader = try openInput(path)
-    let head = try reader.peek(10)
-    if head.starts(with: Array("YUV4MPEG2".utf8)) { return try Y4MSource(reader: reader) }
-    let videoExtensions: Set<String> = ["mp4", "m4v", "mkv", "webm", "avi", "mov", "mpg", "mpeg", "ts", "wmv", "flv", "ogv", "3gp"]
-    if videoExtensions.contains(ext) {
-        reader.close()
-        return try VideoSource(path: path)
-    }
+    let ext = input.lowercasedExtension
+    if input.isStandardInput || ext == "y4m" { return try Y4MSource(path: input, limits: limits) }
+    let reader = try openInput(input)
+    // Sniff content first: a Y4M stream under another name is still Y4M (the source keeps the reader open).
+    let head = try reader.peek(9)
+    if head.starts(with: Array("YUV4MPEG2".utf8)) { return try Y4MSource(reader: reader, limits: limits) }
     defer { reader.close() }
-    return try ImageSource(name: path, bytes: try reader.readAll(limit: 512 << 20))
+    if videoExtensions.contains(ext) { return try VideoSource(path: input, limits: limits) }
+    return try ImageSource(name: input.displayName, bytes: try reader.readAll(limit: limits.maxFileBytes), limits: limits)
 }
-
-

@@ -3,7 +3,13 @@ public import ScanCore
 /// Streams a YUV4MPEG2 (Y4M) file or pipe frame by frame, with memory bounded by one frame.
 /// Supports 4:2:0 (all siting variants), 4:2:2, 4:4:4, 4:4:4 with alpha and mono, 8 bits per sample;
 /// only the Y plane is kept.
+///
+/// The stream is read correctly however the producer splits its writes: the header and each `FRAME`
+/// line may arrive in any number of pieces. Header tags `W`, `H`, `F`, `C` are used; `I`, `A`, `X` and
+/// unknown tags are ignored. Frame parameters after `FRAME ` are ignored. The frame size is checked
+/// against ``DecoderLimits/maxPixels`` before any frame is allocated.
 public final class Y4MSource: FrameSource, @unchecked Sendable {
+    // @unchecked Sendable: `reader` and `index` are touched only while holding `lock`; the rest is immutable.
     public let info: SourceInfo
     public let size: PixelSize
     /// Bytes of chroma (and alpha) planes following the Y plane in each frame.
@@ -12,16 +18,41 @@ public final class Y4MSource: FrameSource, @unchecked Sendable {
     private var index = 0
     private let lock = Lock()
 
-    /// Opens `path` (`-` for stdin) and parses the stream header.
+    /// Longest header line accepted, in bytes (ffmpeg's is about 60).
+    static let headerLineLimit = 4096
+    /// Longest `FRAME` line accepted, parameters included, in bytes.
+    static let frameLineLimit = 1024
+
+    /// Opens `path` (`-` for stdin) and parses the stream header, with the default ``DecoderLimits``.
     /// - Throws: ``ScanError`` naming `path` if it cannot be read or is not Y4M.
     public convenience init(path: String) throws {
-        try self.init(reader: try openInput(path))
+        try self.init(path: InputPath(path), limits: DecoderLimits())
     }
 
-    init(reader: ByteReader) throws {
+    /// Opens `path` by its raw bytes (`-` for stdin) and parses the stream header; frames larger than
+    /// `limits.maxPixels` are refused here, before anything is allocated.
+    /// - Throws: ``ScanError`` naming `path.displayName` if it cannot be read, is not Y4M or is over the limits.
+    public convenience init(path: InputPath, limits: DecoderLimits) throws {
+        try self.init(reader: try openInput(path), limits: limits)
+    }
+
+    convenience init(reader: ByteReader) throws {
+        try self.init(reader: reader, limits: DecoderLimits())
+    }
+
+    init(reader: ByteReader, limits: DecoderLimits) throws {
         self.reader = reader
         let name = reader.name
-        guard let header = try reader.readLine(limit: 4096) else {
+        let headerLine: [UInt8]?
+        do { headerLine = try reader.readLineOrFail(limit: Self.headerLineLimit) } catch let e as ByteReader.LineError {
+            switch e {
+            case .tooLong(let limit):
+                throw ScanError.undecodableInput(input: name, reason: "not a Y4M stream (no stream header within \(limit) bytes)")
+            case .truncated:
+                throw ScanError.undecodableInput(input: name, reason: "truncated: input ends inside the Y4M stream header")
+            }
+        }
+        guard let header = headerLine else {
             throw ScanError.undecodableInput(input: name, reason: "empty input")
         }
         let fields = header.split(separator: 0x20).map { String(decoding: $0, as: UTF8.self) }
@@ -37,14 +68,16 @@ public final class Y4MSource: FrameSource, @unchecked Sendable {
             case "H": height = Int(value) ?? 0
             case "F":
                 let parts = value.split(separator: ":")
-                if parts.count == 2, let n = Double(parts[0]), let d = Double(parts[1]), n > 0, d > 0 { rate = n / d }
+                if parts.count == 2, let n = Double(parts[0]), let d = Double(parts[1]), n > 0, d > 0,
+                   n.isFinite, d.isFinite { rate = n / d }
             case "C": colour = value
-            default: break
+            default: break // I (interlacing), A (aspect), X (comments) and unknown tags carry nothing we use
             }
         }
-        guard width > 0, height > 0, width <= 16384, height <= 16384 else {
+        guard width > 0, height > 0 else {
             throw ScanError.undecodableInput(input: name, reason: "Y4M header has no valid W/H (\(width)x\(height))")
         }
+        try limits.check(width: width, height: height, input: name)
         let cw = (width + 1) / 2, ch = (height + 1) / 2
         switch colour {
         case "420jpeg", "420paldv", "420mpeg2", "420": trailingBytes = 2 * cw * ch
@@ -60,19 +93,40 @@ public final class Y4MSource: FrameSource, @unchecked Sendable {
         info = SourceInfo(name: name, frameRate: rate, isLive: false)
     }
 
+    /// The next frame's Y plane, or nil at the end of the stream (the input ends right after a frame).
+    /// - Throws: ``ScanError`` naming the input and the frame's index when the `FRAME` marker is missing
+    ///   or the input ends inside a frame.
     public func nextFrame() throws -> Frame? {
         try lock.withLock {
-            guard let marker = try reader.readLine(limit: 1024) else { return nil }
-            guard marker.starts(with: Array("FRAME".utf8)) else {
+            let frameBytes = size.width * size.height + trailingBytes
+            func truncated(_ detail: String) -> ScanError {
+                .undecodableInput(input: info.name, reason: "truncated: frame \(index) is incomplete (\(detail))")
+            }
+            let marker: [UInt8]
+            do {
+                guard let line = try reader.readLineOrFail(limit: Self.frameLineLimit) else { return nil }
+                marker = line
+            } catch let e as ByteReader.LineError {
+                switch e {
+                case .tooLong:
+                    throw ScanError.undecodableInput(
+                        input: info.name, reason: "frame \(index): missing FRAME marker (corrupt stream)")
+                case .truncated(let count):
+                    throw truncated("the input ends after \(count) bytes of its FRAME line")
+                }
+            }
+            let frameTag = Array("FRAME".utf8)
+            guard marker == frameTag || (marker.starts(with: frameTag) && marker[frameTag.count] == 0x20) else {
                 throw ScanError.undecodableInput(input: info.name, reason: "frame \(index): missing FRAME marker (corrupt stream)")
             }
             let lumaCount = size.width * size.height
-            var luma = [UInt8](repeating: 0, count: lumaCount)
-            let got = try reader.read(into: &luma, count: lumaCount)
-            let skipped = got == lumaCount ? try reader.skip(trailingBytes) : 0
-            guard got == lumaCount, skipped == trailingBytes else {
-                throw ScanError.undecodableInput(input: info.name, reason: "truncated: frame \(index) is incomplete")
+            // A fresh array per frame (frames are handed to other threads), filled straight from the reader.
+            let luma = try [UInt8](unsafeUninitializedCapacity: lumaCount) { buffer, initialized in
+                initialized = try reader.read(into: UnsafeMutableRawBufferPointer(buffer))
             }
+            guard luma.count == lumaCount else { throw truncated("got \(luma.count) of \(frameBytes) bytes") }
+            let skipped = try reader.skip(trailingBytes)
+            guard skipped == trailingBytes else { throw truncated("got \(lumaCount + skipped) of \(frameBytes) bytes") }
             let frame = Frame(luma: LumaPlane(width: size.width, height: size.height, bytes: luma), index: index,
                               time: Double(index) / (info.frameRate ?? 1), captureClock: monotonicSeconds())
             index += 1
