@@ -98,11 +98,12 @@ public struct DecoderLimits: Sendable, Hashable {
     /// Default 40,000,000 (e.g. 7680×4320 8K UHD is 33.2 MP). `--max-pixels` sets it.
     public var maxPixels: Int
     /// The largest still-image file read into memory, in bytes; checked on the file's size before it is read
-    /// (and while reading, for pipes and devices). Default 256 MiB.
+    /// (and while reading, for pipes). Default 128 MiB: far above any real photo, and low enough that an
+    /// endless pipe is refused well under 300 MB of memory.
     public var maxFileBytes: Int
 
     public static let defaultMaxPixels = 40_000_000
-    public static let defaultMaxFileBytes = 256 << 20
+    public static let defaultMaxFileBytes = 128 << 20
 
     public init(maxPixels: Int = DecoderLimits.defaultMaxPixels, maxFileBytes: Int = DecoderLimits.defaultMaxFileBytes) {
         self.maxPixels = maxPixels; self.maxFileBytes = maxFileBytes

@@ -262,7 +262,7 @@ private func source(_ bytes: [UInt8], in dir: TemporaryDirectory, name: String, 
         #expect(truncate(url.path, 2 << 30) == 0)
         let started = Date()
         do { _ = try openFileSource(path: InputPath(url.path), limits: DecoderLimits()); Issue.record("2 GiB file read") } catch {
-            #expect("\(error)" == "\(url.path): cannot decode: file is \(2 << 30) bytes, over the limit of \(256 << 20) bytes for a still image")
+            #expect("\(error)" == "\(url.path): cannot decode: file is \(2 << 30) bytes, over the limit of \(DecoderLimits.defaultMaxFileBytes) bytes for a still image")
         }
         #expect(Date().timeIntervalSince(started) < 1)
         // At the limit exactly, a file is read (and then decoded as usual).
