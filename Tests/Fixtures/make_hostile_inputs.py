@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Writes hostile decoder inputs (and well-formed videos that must NOT be flagged) into a directory.
 
-Usage:  /usr/bin/python3 Tests/Fixtures/make_hostile_inputs.py [OUTDIR]   (default Tests/Fixtures/generated/hostile)
+Usage:  /usr/bin/python3 Tests/Fixtures/make_hostile_inputs.py [OUTDIR [NAME...]]
+        (default Tests/Fixtures/generated/hostile; with NAMEs, only those files and what they are cut from)
 Needs python3-pil, ffmpeg (with libx264/libvpx when available) and qrencode. Deterministic except for ffmpeg's
 encoder versions. Every file is small on disk; the bombs only *declare* huge sizes.
 
@@ -15,6 +16,7 @@ encoder versions. Every file is small on disk; the bombs only *declare* huge siz
   truncated.mp4       ok-h264.mp4 (faststart) cut to half its size with head -c
   truncated.mkv       ok-mpeg4.mkv cut to half
   truncated.avi       ok-mjpeg.avi cut to half
+The NAME "ok-videos" makes every ok-* video.
 """
 import os, shutil, struct, subprocess, sys, tempfile, zlib
 
@@ -22,6 +24,11 @@ from PIL import Image
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "generated", "hostile")
+ONLY = set(sys.argv[2:])
+
+
+def wanted(name):
+    return not ONLY or name in ONLY
 os.makedirs(OUT, exist_ok=True)
 
 
@@ -88,13 +95,22 @@ def truncate(src, dst):
     open(path(dst), "wb").write(data[: len(data) // 2])
 
 
-png_bomb("bomb-16k.png", 16384)
-png_bomb("bomb-32k.png", 32768)
-open(path("header-only.pgm"), "wb").write(b"P5 32768 32768 255\n")
-bmp_bomb("bomb.bmp", 30000, 30000)
-tiff_bomb("bomb.tiff", 30000, 30000)
-cmyk_jpeg("cmyk.jpg", "CMYK-QR-1")
+if wanted("bomb-16k.png"):
+    png_bomb("bomb-16k.png", 16384)
+if wanted("bomb-32k.png"):
+    png_bomb("bomb-32k.png", 32768)
+if wanted("header-only.pgm"):
+    open(path("header-only.pgm"), "wb").write(b"P5 32768 32768 255\n")
+if wanted("bomb.bmp"):
+    bmp_bomb("bomb.bmp", 30000, 30000)
+if wanted("bomb.tiff"):
+    tiff_bomb("bomb.tiff", 30000, 30000)
+if wanted("cmyk.jpg"):
+    cmyk_jpeg("cmyk.jpg", "CMYK-QR-1")
 
+mp4_source = "ok-h264.mp4" if has_encoder("libx264") else "ok-mpeg4.mp4"
+cuts = {"truncated.mp4": mp4_source, "truncated.mkv": "ok-mpeg4.mkv", "truncated.avi": "ok-mjpeg.avi"}
+needed = ONLY | {cuts[n] for n in ONLY if n in cuts}
 videos = [("ok-mpeg4.mp4", 120, ["-c:v", "mpeg4", "-bf", "2", "-movflags", "+faststart"]),
           ("ok-mpeg4-odd.mp4", 37, ["-c:v", "mpeg4", "-movflags", "+faststart"]),
           ("ok-mpeg4.mkv", 120, ["-c:v", "mpeg4", "-bf", "2"]),
@@ -109,8 +125,9 @@ if has_encoder("libvpx"):
 if has_encoder("libvpx-vp9"):
     videos += [("ok-vp9.webm", 37, ["-c:v", "libvpx-vp9", "-b:v", "500k", "-deadline", "realtime", "-cpu-used", "8"])]
 for name, frames, args in videos:
-    video(name, frames, args)
-truncate("ok-h264.mp4" if has_encoder("libx264") else "ok-mpeg4.mp4", "truncated.mp4")
-truncate("ok-mpeg4.mkv", "truncated.mkv")
-truncate("ok-mjpeg.avi", "truncated.avi")
+    if not ONLY or name in needed or "ok-videos" in ONLY:
+        video(name, frames, args)
+for cut, source in cuts.items():
+    if wanted(cut):
+        truncate(source, cut)
 print(OUT)
