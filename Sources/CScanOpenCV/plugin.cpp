@@ -63,18 +63,29 @@ bool try_open(const std::string &file) {
     return true;
 }
 
-/// Loads the plugin once. OpenCV's imgcodecs reads its size cap (OPENCV_IO_MAX_IMAGE_PIXELS) once, when
-/// the library initialises, so it is set here, before the first dlopen, to the caller's pixel budget
-/// (unless the environment sets it already). Its checks then refuse a huge header before the image is
-/// allocated. The budget of the first load stays in force for the process.
-scv_status ensure(const char *directory, uint64_t max_pixels, char *message, size_t cap) {
-    std::lock_guard<std::mutex> lock(plugin_mutex);
-    if (plugin.handle) return SCV_OK;
-    if (max_pixels > 0 && !getenv("OPENCV_IO_MAX_IMAGE_PIXELS")) {
+bool prepared = false; // the environment for OpenCV has been set (guarded by plugin_mutex)
+
+/// Sets, unless the environment already does, what OpenCV reads once when its libraries initialise:
+/// OPENCV_IO_MAX_IMAGE_PIXELS (imgcodecs refuses a larger header before it allocates the image) to
+/// `max_pixels`, and OPENCV_FFMPEG_LOGLEVEL to quiet (-8), so FFmpeg's own unattributed messages do not reach
+/// stderr (scand reports the failure itself, naming the input). Called with plugin_mutex held.
+void prepare_locked(uint64_t max_pixels) {
+    if (prepared || plugin.handle) return;
+    prepared = true;
+    if (max_pixels > 0) {
         char value[32];
         std::snprintf(value, sizeof value, "%llu", static_cast<unsigned long long>(max_pixels));
         setenv("OPENCV_IO_MAX_IMAGE_PIXELS", value, 0);
     }
+    setenv("OPENCV_FFMPEG_LOGLEVEL", "-8", 0);
+}
+
+/// Loads the plugin once. The environment for OpenCV is set first (see prepare_locked) if scv_plugin_prepare
+/// did not do it at startup; the budget of that first call stays in force for the process.
+scv_status ensure(const char *directory, uint64_t max_pixels, char *message, size_t cap) {
+    std::lock_guard<std::mutex> lock(plugin_mutex);
+    if (plugin.handle) return SCV_OK;
+    prepare_locked(max_pixels);
     plugin.error.clear();
     const std::string name = "libscand-opencv-codecs.so";
     std::string dirs[4];
@@ -92,6 +103,13 @@ scv_status ensure(const char *directory, uint64_t max_pixels, char *message, siz
 } // namespace
 
 struct scv_video { void *inner; };
+
+extern "C" void scv_plugin_prepare(uint64_t max_pixels) {
+    try {
+        std::lock_guard<std::mutex> lock(plugin_mutex);
+        prepare_locked(max_pixels);
+    } catch (...) {}
+}
 
 extern "C" scv_status scv_plugin_load(const char *directory, uint64_t max_pixels, char *message, size_t cap) {
     try { return ensure(directory, max_pixels, message, cap); } catch (...) { return SCV_ERR_NO_PLUGIN; }

@@ -60,12 +60,27 @@ int to_gray(const cv::Mat &in, uint8_t *dst, size_t capacity, char *message, siz
     return OK;
 }
 
+/// True when the file is a container whose header states its length exactly (MP4/MOV: the sample table;
+/// AVI: the frame count; Matroska/WebM: the segment duration). For others (MPEG-TS/PS, FLV, Ogg, …) OpenCV's
+/// frame count is an estimate from the bit rate that can be far off, so it cannot tell a cut file.
+bool declares_its_length(const char *path) {
+    unsigned char h[12] = {0};
+    FILE *f = std::fopen(path, "rb");
+    if (!f) return false;
+    const size_t n = std::fread(h, 1, sizeof h, f);
+    std::fclose(f);
+    if (n < 12) return false;
+    if (std::memcmp(h + 4, "ftyp", 4) == 0 || std::memcmp(h + 4, "moov", 4) == 0) return true;
+    if (std::memcmp(h, "RIFF", 4) == 0 && std::memcmp(h + 8, "AVI ", 4) == 0) return true;
+    return h[0] == 0x1A && h[1] == 0x45 && h[2] == 0xDF && h[3] == 0xA3;
+}
+
 struct Video {
     cv::VideoCapture capture;
     cv::Mat frame;           // the frame last read (decoder's layout, usually BGR)
     uint64_t max_pixels = 0;
     long long frames_read = 0;
-    long long declared = 0;  // frames the container declares (nb_frames, or duration × rate); 0 if unknown
+    long long declared = 0;  // frames the container's header declares (nb_frames, or duration × rate); 0 if unknown
 };
 } // namespace
 
@@ -131,7 +146,7 @@ extern "C" int scvc_video_open(const char *path, uint64_t max_pixels, void **vid
             return over_budget(w, h, max_pixels, message, cap);
         }
         const double count = v->capture.get(cv::CAP_PROP_FRAME_COUNT);
-        v->declared = count > 0 && count < 1e12 ? static_cast<long long>(count) : 0;
+        v->declared = count > 0 && count < 1e12 && declares_its_length(path) ? static_cast<long long>(count) : 0;
         *fps = v->capture.get(cv::CAP_PROP_FPS);
         *video = v;
         return OK;

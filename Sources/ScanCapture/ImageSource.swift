@@ -41,6 +41,15 @@ public final class ImageSource: FrameSource, @unchecked Sendable {
 
 /// Decodes still images to luma.
 public enum ImageDecoder {
+    /// Sets, before any thread but the main one runs, what OpenCV reads once when its codecs plugin loads:
+    /// its own image size cap (`OPENCV_IO_MAX_IMAGE_PIXELS`) to `limits.maxPixels`, and FFmpeg's log level to
+    /// quiet (`OPENCV_FFMPEG_LOGLEVEL=-8`), each unless the environment already sets it. Call it once at
+    /// startup with the process's limits (it uses `setenv`, which is not safe while other threads read the
+    /// environment); without it, the first image or video that needs the plugin does the same.
+    public static func prepareCodecsPlugin(limits: DecoderLimits) {
+        scv_plugin_prepare(UInt64(max(0, limits.maxPixels)))
+    }
+
     /// Decodes `bytes` (any supported format) into a luma plane (one byte per pixel, rows packed).
     ///
     /// The header is read first and its width × height checked against `limits.maxPixels`; only then is the

@@ -12,7 +12,7 @@ encoder versions. Every file is small on disk; the bombs only *declare* huge siz
   bomb.bmp            BMP declaring 30000x30000 24-bit, 54-byte header and a few bytes of data
   bomb.tiff           TIFF declaring 30000x30000 8-bit grey, uncompressed, one tiny strip
   cmyk.jpg            a CMYK JPEG (Adobe, as PIL writes it) of a QR code reading "CMYK-QR-1"
-  ok-*.{mp4,mkv,avi,webm}   complete videos (120 or 37 frames) of several codecs/containers
+  ok-*.{mp4,mkv,avi,webm,ts}   complete videos (120 or 37 frames) of several codecs/containers
   truncated.mp4       ok-h264.mp4 (faststart) cut to half its size with head -c
   truncated.mkv       ok-mpeg4.mkv cut to half
   truncated.avi       ok-mjpeg.avi cut to half
@@ -115,7 +115,8 @@ videos = [("ok-mpeg4.mp4", 120, ["-c:v", "mpeg4", "-bf", "2", "-movflags", "+fas
           ("ok-mpeg4-odd.mp4", 37, ["-c:v", "mpeg4", "-movflags", "+faststart"]),
           ("ok-mpeg4.mkv", 120, ["-c:v", "mpeg4", "-bf", "2"]),
           ("ok-mpeg4.avi", 37, ["-c:v", "mpeg4"]),
-          ("ok-mjpeg.avi", 120, ["-c:v", "mjpeg", "-q:v", "5"])]
+          ("ok-mjpeg.avi", 120, ["-c:v", "mjpeg", "-q:v", "5"]),
+          ("ok-mpeg4.ts", 37, ["-c:v", "mpeg4"])]  # no exact length in the header: never flagged
 if has_encoder("libx264"):
     videos += [("ok-h264.mp4", 120, ["-c:v", "libx264", "-pix_fmt", "yuv420p", "-movflags", "+faststart"]),
                ("ok-h264-nob.mp4", 37, ["-c:v", "libx264", "-bf", "0", "-pix_fmt", "yuv420p"]),

@@ -48,9 +48,14 @@ void scv_image_close(scv_image *image);
 
 /* ---- OpenCV imgcodecs/videoio through the lazily loaded plugin (libscand-opencv-codecs.so) ---- */
 
+/** Sets what OpenCV reads once, when the plugin's libraries load: its image size cap
+ *  (OPENCV_IO_MAX_IMAGE_PIXELS = `max_pixels`) and FFmpeg's log level (OPENCV_FFMPEG_LOGLEVEL = -8, quiet),
+ *  each unless the environment already sets it. It calls setenv, so call it at startup before other threads
+ *  run; without it, the first plugin load does the same (with that caller's budget). Idempotent. */
+void scv_plugin_prepare(uint64_t max_pixels);
+
 /** Loads the plugin from `directory` (or the default search path when NULL). Idempotent. Before the first
- *  load, OpenCV's own image size cap (OPENCV_IO_MAX_IMAGE_PIXELS, read once when imgcodecs loads) is set to
- *  `max_pixels` unless the environment already sets it. */
+ *  load it does what scv_plugin_prepare does, if that was not called. */
 scv_status scv_plugin_load(const char *directory, uint64_t max_pixels, char *message, size_t message_capacity);
 
 typedef struct scv_video scv_video;
