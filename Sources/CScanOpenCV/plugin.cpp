@@ -81,11 +81,13 @@ void prepare_locked(uint64_t max_pixels) {
 }
 
 /// Loads the plugin once. The environment for OpenCV is set first (see prepare_locked) if scv_plugin_prepare
-/// did not do it at startup; the budget of that first call stays in force for the process.
+/// did not do it at startup, with the larger of this caller's budget and the default (so a caller with a
+/// small budget does not lower OpenCV's cap for every later caller; the plugin checks each call's own budget
+/// after decoding as well).
 scv_status ensure(const char *directory, uint64_t max_pixels, char *message, size_t cap) {
     std::lock_guard<std::mutex> lock(plugin_mutex);
     if (plugin.handle) return SCV_OK;
-    prepare_locked(max_pixels);
+    prepare_locked(max_pixels > SCV_DEFAULT_MAX_PIXELS ? max_pixels : SCV_DEFAULT_MAX_PIXELS);
     plugin.error.clear();
     const std::string name = "libscand-opencv-codecs.so";
     std::string dirs[4];

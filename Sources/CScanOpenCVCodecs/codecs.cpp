@@ -108,7 +108,18 @@ extern "C" int scvc_image_decode(const uint8_t *bytes, size_t length, uint64_t m
         *image = img;
         return OK;
     } catch (const cv::Exception &e) {
-        if (std::strstr(e.what(), "CV_IO_MAX_IMAGE")) return over_budget(0, 0, max_pixels, message, cap);
+        if (std::strstr(e.what(), "CV_IO_MAX_IMAGE")) {
+            // OpenCV's own cap refused the header. It is the process's budget (see plugin.cpp), which may be
+            // larger than this call's; say which one refused.
+            const char *env = getenv("OPENCV_IO_MAX_IMAGE_PIXELS");
+            const unsigned long long cv_cap = env ? std::strtoull(env, nullptr, 10) : 0;
+            if (cv_cap == max_pixels) return over_budget(0, 0, max_pixels, message, cap);
+            char text[200];
+            std::snprintf(text, sizeof text, "the image's declared size is over OpenCV's image size cap of %llu pixels "
+                          "(OPENCV_IO_MAX_IMAGE_PIXELS)", cv_cap);
+            set_message(message, cap, text);
+            return ERR_LIMIT;
+        }
         set_message(message, cap, e.what());
         return ERR_OPENCV;
     } catch (...) { set_message(message, cap, "unexpected exception"); return ERR_OPENCV; }

@@ -13,6 +13,9 @@
 extern "C" {
 #endif
 
+/** The default pixel budget: mirrors ScanCore's DecoderLimits.defaultMaxPixels. */
+#define SCV_DEFAULT_MAX_PIXELS 40000000ULL
+
 typedef enum scv_status {
     SCV_OK = 0,
     SCV_ERR_ARGUMENT = 1,   /* bad argument (size, pointer) */
@@ -51,7 +54,8 @@ void scv_image_close(scv_image *image);
 /** Sets what OpenCV reads once, when the plugin's libraries load: its image size cap
  *  (OPENCV_IO_MAX_IMAGE_PIXELS = `max_pixels`) and FFmpeg's log level (OPENCV_FFMPEG_LOGLEVEL = -8, quiet),
  *  each unless the environment already sets it. It calls setenv, so call it at startup before other threads
- *  run; without it, the first plugin load does the same (with that caller's budget). Idempotent. */
+ *  run; without it, the first plugin load does the same with the larger of that caller's budget and
+ *  SCV_DEFAULT_MAX_PIXELS. Idempotent. */
 void scv_plugin_prepare(uint64_t max_pixels);
 
 /** Loads the plugin from `directory` (or the default search path when NULL). Idempotent. Before the first
