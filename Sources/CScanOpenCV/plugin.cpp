@@ -13,11 +13,13 @@
 namespace {
 struct Plugin {
     void *handle = nullptr;
-    decltype(&scvc_decode_image) decode = nullptr;
+    decltype(&scvc_image_decode) image_decode = nullptr;
+    decltype(&scvc_image_gray) image_gray = nullptr;
+    decltype(&scvc_image_free) image_free = nullptr;
     decltype(&scvc_video_open) video_open = nullptr;
     decltype(&scvc_video_read) video_read = nullptr;
+    decltype(&scvc_video_gray) video_gray = nullptr;
     decltype(&scvc_video_close) video_close = nullptr;
-    decltype(&scvc_free) free_data = nullptr;
     std::string error;
 };
 std::mutex plugin_mutex;
@@ -37,15 +39,22 @@ std::string executable_dir() {
     return slash == std::string::npos ? "." : s.substr(0, slash);
 }
 
+template <typename T> bool bind(void *h, T &slot, const char *name) {
+    slot = reinterpret_cast<T>(dlsym(h, name));
+    return slot != nullptr;
+}
+
 bool try_open(const std::string &file) {
     void *h = dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!h) { plugin.error += std::string("\n  ") + dlerror(); return false; }
-    plugin.decode = reinterpret_cast<decltype(plugin.decode)>(dlsym(h, "scvc_decode_image"));
-    plugin.video_open = reinterpret_cast<decltype(plugin.video_open)>(dlsym(h, "scvc_video_open"));
-    plugin.video_read = reinterpret_cast<decltype(plugin.video_read)>(dlsym(h, "scvc_video_read"));
-    plugin.video_close = reinterpret_cast<decltype(plugin.video_close)>(dlsym(h, "scvc_video_close"));
-    plugin.free_data = reinterpret_cast<decltype(plugin.free_data)>(dlsym(h, "scvc_free"));
-    if (!plugin.decode || !plugin.video_open || !plugin.video_read || !plugin.video_close || !plugin.free_data) {
+    bool ok = bind(h, plugin.image_decode, "scvc_image_decode");
+    ok = bind(h, plugin.image_gray, "scvc_image_gray") && ok;
+    ok = bind(h, plugin.image_free, "scvc_image_free") && ok;
+    ok = bind(h, plugin.video_open, "scvc_video_open") && ok;
+    ok = bind(h, plugin.video_read, "scvc_video_read") && ok;
+    ok = bind(h, plugin.video_gray, "scvc_video_gray") && ok;
+    ok = bind(h, plugin.video_close, "scvc_video_close") && ok;
+    if (!ok) {
         plugin.error += "\n  " + file + ": missing symbols";
         dlclose(h);
         return false;
@@ -54,9 +63,31 @@ bool try_open(const std::string &file) {
     return true;
 }
 
-scv_status ensure(const char *directory, char *message, size_t cap) {
+bool prepared = false; // the environment for OpenCV has been set (guarded by plugin_mutex)
+
+/// Sets, unless the environment already does, what OpenCV reads once when its libraries initialise:
+/// OPENCV_IO_MAX_IMAGE_PIXELS (imgcodecs refuses a larger header before it allocates the image) to
+/// `max_pixels`, and OPENCV_FFMPEG_LOGLEVEL to quiet (-8), so FFmpeg's own unattributed messages do not reach
+/// stderr (scand reports the failure itself, naming the input). Called with plugin_mutex held.
+void prepare_locked(uint64_t max_pixels) {
+    if (prepared || plugin.handle) return;
+    prepared = true;
+    if (max_pixels > 0) {
+        char value[32];
+        std::snprintf(value, sizeof value, "%llu", static_cast<unsigned long long>(max_pixels));
+        setenv("OPENCV_IO_MAX_IMAGE_PIXELS", value, 0);
+    }
+    setenv("OPENCV_FFMPEG_LOGLEVEL", "-8", 0);
+}
+
+/// Loads the plugin once. The environment for OpenCV is set first (see prepare_locked) if scv_plugin_prepare
+/// did not do it at startup, with the larger of this caller's budget and the default (so a caller with a
+/// small budget does not lower OpenCV's cap for every later caller; the plugin checks each call's own budget
+/// after decoding as well).
+scv_status ensure(const char *directory, uint64_t max_pixels, char *message, size_t cap) {
     std::lock_guard<std::mutex> lock(plugin_mutex);
     if (plugin.handle) return SCV_OK;
+    prepare_locked(max_pixels > SCV_DEFAULT_MAX_PIXELS ? max_pixels : SCV_DEFAULT_MAX_PIXELS);
     plugin.error.clear();
     const std::string name = "libscand-opencv-codecs.so";
     std::string dirs[4];
@@ -71,56 +102,63 @@ scv_status ensure(const char *directory, char *message, size_t cap) {
     set_message(message, cap, "the OpenCV codecs plugin (" + name + ") could not be loaded:" + plugin.error);
     return SCV_ERR_NO_PLUGIN;
 }
-
-scv_status copy_out(uint8_t *data, int w, int h, scv_gray *out) {
-    out->width = w; out->height = h;
-    out->data = static_cast<uint8_t *>(std::malloc(static_cast<size_t>(w) * h));
-    if (!out->data) { plugin.free_data(data); return SCV_ERR_MEMORY; }
-    std::memcpy(out->data, data, static_cast<size_t>(w) * h);
-    plugin.free_data(data);
-    return SCV_OK;
-}
 } // namespace
 
 struct scv_video { void *inner; };
 
-extern "C" scv_status scv_plugin_load(const char *directory, char *message, size_t cap) {
-    try { return ensure(directory, message, cap); } catch (...) { return SCV_ERR_NO_PLUGIN; }
-}
-
-extern "C" scv_status scv_plugin_decode_image(const uint8_t *bytes, size_t length, scv_gray *out, char *message, size_t cap) {
+extern "C" void scv_plugin_prepare(uint64_t max_pixels) {
     try {
-        out->data = nullptr; out->width = out->height = 0;
-        scv_status s = ensure(nullptr, message, cap);
-        if (s != SCV_OK) return s;
-        uint8_t *data = nullptr; int w = 0, h = 0;
-        int rc = plugin.decode(bytes, length, &data, &w, &h, message, cap);
-        if (rc != 0) return static_cast<scv_status>(rc);
-        return copy_out(data, w, h, out);
-    } catch (...) { set_message(message, cap, "unexpected exception"); return SCV_ERR_OPENCV; }
+        std::lock_guard<std::mutex> lock(plugin_mutex);
+        prepare_locked(max_pixels);
+    } catch (...) {}
 }
 
-extern "C" scv_status scv_plugin_video_open(const char *path, scv_video **out, double *fps, char *message, size_t cap) {
+extern "C" scv_status scv_plugin_load(const char *directory, uint64_t max_pixels, char *message, size_t cap) {
+    try { return ensure(directory, max_pixels, message, cap); } catch (...) { return SCV_ERR_NO_PLUGIN; }
+}
+
+// The plugin's half of scv_image (decode.cpp): C++ linkage, called inside decode.cpp's catch blocks.
+scv_status scv_plugin_image_open(const uint8_t *bytes, size_t length, uint64_t max_pixels, void **image,
+                                 int *width, int *height, char *message, size_t cap) {
+    *image = nullptr;
+    scv_status s = ensure(nullptr, max_pixels, message, cap);
+    if (s != SCV_OK) return s;
+    return static_cast<scv_status>(plugin.image_decode(bytes, length, max_pixels, image, width, height, message, cap));
+}
+
+scv_status scv_plugin_image_gray(void *image, uint8_t *dst, size_t capacity, char *message, size_t cap) {
+    return static_cast<scv_status>(plugin.image_gray(image, dst, capacity, message, cap));
+}
+
+void scv_plugin_image_free(void *image) {
+    if (image && plugin.image_free) plugin.image_free(image);
+}
+
+extern "C" scv_status scv_plugin_video_open(const char *path, uint64_t max_pixels, scv_video **out, double *fps,
+                                            char *message, size_t cap) {
     try {
         *out = nullptr;
-        scv_status s = ensure(nullptr, message, cap);
+        scv_status s = ensure(nullptr, max_pixels, message, cap);
         if (s != SCV_OK) return s;
         void *inner = nullptr;
-        int rc = plugin.video_open(path, &inner, fps, message, cap);
+        int rc = plugin.video_open(path, max_pixels, &inner, fps, message, cap);
         if (rc != 0) return static_cast<scv_status>(rc);
         *out = new scv_video{inner};
         return SCV_OK;
     } catch (...) { set_message(message, cap, "unexpected exception"); return SCV_ERR_OPENCV; }
 }
 
-extern "C" scv_status scv_plugin_video_read(scv_video *video, scv_gray *out, double *time, char *message, size_t cap) {
+extern "C" scv_status scv_plugin_video_read(scv_video *video, int *width, int *height, double *time, char *message, size_t cap) {
     try {
-        out->data = nullptr; out->width = out->height = 0;
         if (!video) return SCV_ERR_ARGUMENT;
-        uint8_t *data = nullptr; int w = 0, h = 0;
-        int rc = plugin.video_read(video->inner, &data, &w, &h, time, message, cap);
-        if (rc != 0) return static_cast<scv_status>(rc);
-        return copy_out(data, w, h, out);
+        return static_cast<scv_status>(plugin.video_read(video->inner, width, height, time, message, cap));
+    } catch (...) { set_message(message, cap, "unexpected exception"); return SCV_ERR_OPENCV; }
+}
+
+extern "C" scv_status scv_plugin_video_gray(scv_video *video, uint8_t *dst, size_t capacity, char *message, size_t cap) {
+    try {
+        if (!video || !dst) return SCV_ERR_ARGUMENT;
+        return static_cast<scv_status>(plugin.video_gray(video->inner, dst, capacity, message, cap));
     } catch (...) { set_message(message, cap, "unexpected exception"); return SCV_ERR_OPENCV; }
 }
 

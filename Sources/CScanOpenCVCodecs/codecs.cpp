@@ -1,4 +1,6 @@
 #include "CScanOpenCVCodecs.h"
+#include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -10,7 +12,7 @@
 
 namespace {
 // Status values mirror scv_status in CScanOpenCV.h.
-enum { OK = 0, ERR_ARGUMENT = 1, ERR_DECODE = 2, ERR_IO = 4, ERR_OPENCV = 5, ERR_END = 7, ERR_MEMORY = 8 };
+enum { OK = 0, ERR_ARGUMENT = 1, ERR_DECODE = 2, ERR_IO = 4, ERR_OPENCV = 5, ERR_END = 7, ERR_MEMORY = 8, ERR_LIMIT = 9 };
 
 void quiet() {
     static bool done = false;
@@ -21,45 +23,143 @@ void set_message(char *message, size_t cap, const char *text) {
     if (message && cap) std::snprintf(message, cap, "%s", text);
 }
 
-int to_gray(const cv::Mat &in, uint8_t **data, int *w, int *h) {
-    cv::Mat gray;
-    if (in.channels() == 1) gray = in;
-    else if (in.channels() == 3) cv::cvtColor(in, gray, cv::COLOR_BGR2GRAY);
-    else if (in.channels() == 4) cv::cvtColor(in, gray, cv::COLOR_BGRA2GRAY);
-    else return ERR_DECODE;
-    if (gray.depth() != CV_8U) { cv::Mat tmp; gray.convertTo(tmp, CV_8U, gray.depth() == CV_16U ? 1.0 / 257.0 : 255.0); gray = tmp; }
-    *w = gray.cols; *h = gray.rows;
-    *data = static_cast<uint8_t *>(std::malloc(static_cast<size_t>(gray.cols) * gray.rows));
-    if (!*data) return ERR_MEMORY;
-    for (int y = 0; y < gray.rows; y++) std::memcpy(*data + static_cast<size_t>(y) * gray.cols, gray.ptr(y), gray.cols);
+int over_budget(long long w, long long h, uint64_t max_pixels, char *message, size_t cap) {
+    char text[200];
+    if (w > 0 && h > 0)
+        std::snprintf(text, sizeof text, "%lldx%lld is over the pixel budget of %llu pixels (--max-pixels)", w, h,
+                      static_cast<unsigned long long>(max_pixels));
+    else
+        std::snprintf(text, sizeof text, "the image's declared size is over the pixel budget of %llu pixels (--max-pixels)",
+                      static_cast<unsigned long long>(max_pixels));
+    set_message(message, cap, text);
+    return ERR_LIMIT;
+}
+
+bool within(long long w, long long h, uint64_t max_pixels) {
+    return w > 0 && h > 0 && static_cast<uint64_t>(w) * static_cast<uint64_t>(h) <= max_pixels;
+}
+
+/// Luma (BT.601) of `in` written into `dst` (in.cols × in.rows bytes, packed): the only copy of the pixels.
+int to_gray(const cv::Mat &in, uint8_t *dst, size_t capacity, char *message, size_t cap) {
+    if (!dst || capacity < static_cast<size_t>(in.cols) * static_cast<size_t>(in.rows)) {
+        set_message(message, cap, "destination buffer too small");
+        return ERR_ARGUMENT;
+    }
+    cv::Mat out(in.rows, in.cols, CV_8UC1, dst); // wraps the caller's buffer; the calls below write into it
+    cv::Mat src = in;
+    if (src.depth() != CV_8U) {
+        cv::Mat tmp;
+        src.convertTo(tmp, CV_8U, src.depth() == CV_16U ? 1.0 / 257.0 : 255.0);
+        src = tmp;
+    }
+    if (src.channels() == 1) src.copyTo(out);
+    else if (src.channels() == 3) cv::cvtColor(src, out, cv::COLOR_BGR2GRAY);
+    else if (src.channels() == 4) cv::cvtColor(src, out, cv::COLOR_BGRA2GRAY);
+    else { set_message(message, cap, "unsupported channel count"); return ERR_DECODE; }
+    if (out.data != dst) { set_message(message, cap, "internal error: conversion did not write the caller's buffer"); return ERR_OPENCV; }
     return OK;
 }
+
+/// True when the file is a container whose header states its length exactly (MP4/MOV: the sample table;
+/// AVI: the frame count; Matroska/WebM: the segment duration). For others (MPEG-TS/PS, FLV, Ogg, …) OpenCV's
+/// frame count is an estimate from the bit rate that can be far off, so it cannot tell a cut file.
+bool declares_its_length(const char *path) {
+    unsigned char h[12] = {0};
+    FILE *f = std::fopen(path, "rb");
+    if (!f) return false;
+    const size_t n = std::fread(h, 1, sizeof h, f);
+    std::fclose(f);
+    if (n < 12) return false;
+    if (std::memcmp(h + 4, "ftyp", 4) == 0 || std::memcmp(h + 4, "moov", 4) == 0) return true;
+    if (std::memcmp(h, "RIFF", 4) == 0 && std::memcmp(h + 8, "AVI ", 4) == 0) return true;
+    return h[0] == 0x1A && h[1] == 0x45 && h[2] == 0xDF && h[3] == 0xA3;
+}
+
+struct Video {
+    cv::VideoCapture capture;
+    cv::Mat frame;           // the frame last read (decoder's layout, usually BGR)
+    uint64_t max_pixels = 0;
+    long long frames_read = 0;
+    long long declared = 0;  // frames the container's header declares (nb_frames, or duration × rate); 0 if unknown
+};
 } // namespace
 
-extern "C" int scvc_decode_image(const uint8_t *bytes, size_t length, uint8_t **data, int *w, int *h, char *message, size_t cap) {
+extern "C" int scvc_image_decode(const uint8_t *bytes, size_t length, uint64_t max_pixels, void **image, int *w, int *h,
+                                 char *message, size_t cap) {
     quiet();
+    *image = nullptr; *w = *h = 0;
     try {
+        if (length > static_cast<size_t>(INT32_MAX)) { set_message(message, cap, "file too large"); return ERR_ARGUMENT; }
         cv::Mat buf(1, static_cast<int>(length), CV_8UC1, const_cast<uint8_t *>(bytes));
-        cv::Mat img = cv::imdecode(buf, cv::IMREAD_ANYDEPTH | cv::IMREAD_COLOR);
-        if (img.empty()) { set_message(message, cap, "not an image format OpenCV can decode, or corrupt data"); return ERR_DECODE; }
-        return to_gray(img, data, w, h);
+        // imdecode checks the header's size against OPENCV_IO_MAX_IMAGE_PIXELS (set to the budget before this
+        // library was loaded, see plugin.cpp) before it allocates the image.
+        auto *img = new cv::Mat(cv::imdecode(buf, cv::IMREAD_ANYDEPTH | cv::IMREAD_COLOR));
+        if (img->empty()) {
+            delete img;
+            set_message(message, cap, "not an image format OpenCV can decode, or corrupt data");
+            return ERR_DECODE;
+        }
+        if (!within(img->cols, img->rows, max_pixels)) { // when the environment set a larger cap of its own
+            int rc = over_budget(img->cols, img->rows, max_pixels, message, cap);
+            delete img;
+            return rc;
+        }
+        *w = img->cols; *h = img->rows;
+        *image = img;
+        return OK;
+    } catch (const cv::Exception &e) {
+        if (std::strstr(e.what(), "CV_IO_MAX_IMAGE")) {
+            // OpenCV's own cap refused the header. It is the process's budget (see plugin.cpp), which may be
+            // larger than this call's; say which one refused.
+            const char *env = getenv("OPENCV_IO_MAX_IMAGE_PIXELS");
+            const unsigned long long cv_cap = env ? std::strtoull(env, nullptr, 10) : 0;
+            if (cv_cap == max_pixels) return over_budget(0, 0, max_pixels, message, cap);
+            char text[200];
+            std::snprintf(text, sizeof text, "the image's declared size is over OpenCV's image size cap of %llu pixels "
+                          "(OPENCV_IO_MAX_IMAGE_PIXELS)", cv_cap);
+            set_message(message, cap, text);
+            return ERR_LIMIT;
+        }
+        set_message(message, cap, e.what());
+        return ERR_OPENCV;
+    } catch (...) { set_message(message, cap, "unexpected exception"); return ERR_OPENCV; }
+}
+
+extern "C" int scvc_image_gray(void *image, uint8_t *dst, size_t capacity, char *message, size_t cap) {
+    try {
+        if (!image) return ERR_ARGUMENT;
+        return to_gray(*static_cast<cv::Mat *>(image), dst, capacity, message, cap);
     } catch (const cv::Exception &e) {
         set_message(message, cap, e.what());
         return ERR_OPENCV;
     } catch (...) { set_message(message, cap, "unexpected exception"); return ERR_OPENCV; }
 }
 
-extern "C" int scvc_video_open(const char *path, void **video, double *fps, char *message, size_t cap) {
+extern "C" void scvc_image_free(void *image) {
+    try { delete static_cast<cv::Mat *>(image); } catch (...) {}
+}
+
+extern "C" int scvc_video_open(const char *path, uint64_t max_pixels, void **video, double *fps, char *message, size_t cap) {
     quiet();
+    *video = nullptr;
     try {
-        auto *cap_ = new cv::VideoCapture();
-        if (!cap_->open(path, cv::CAP_FFMPEG) || !cap_->isOpened()) {
-            delete cap_;
+        auto *v = new Video();
+        v->max_pixels = max_pixels;
+        if (!v->capture.open(path, cv::CAP_FFMPEG) || !v->capture.isOpened()) {
+            delete v;
             set_message(message, cap, "not a video OpenCV can open");
             return ERR_DECODE;
         }
-        *fps = cap_->get(cv::CAP_PROP_FPS);
-        *video = cap_;
+        const auto w = static_cast<long long>(v->capture.get(cv::CAP_PROP_FRAME_WIDTH));
+        const auto h = static_cast<long long>(v->capture.get(cv::CAP_PROP_FRAME_HEIGHT));
+        if (w > 0 && h > 0 && !within(w, h, max_pixels)) {
+            delete v;
+            return over_budget(w, h, max_pixels, message, cap);
+        }
+        const double count = v->capture.get(cv::CAP_PROP_FRAME_COUNT);
+        v->declared = count > 0 && count < 1e12 && declares_its_length(path) ? static_cast<long long>(count) : 0;
+        *fps = v->capture.get(cv::CAP_PROP_FPS);
+        *video = v;
         return OK;
     } catch (const cv::Exception &e) {
         set_message(message, cap, e.what());
@@ -67,13 +167,40 @@ extern "C" int scvc_video_open(const char *path, void **video, double *fps, char
     } catch (...) { set_message(message, cap, "unexpected exception"); return ERR_OPENCV; }
 }
 
-extern "C" int scvc_video_read(void *video, uint8_t **data, int *w, int *h, double *time, char *message, size_t cap) {
+extern "C" int scvc_video_read(void *video, int *w, int *h, double *time, char *message, size_t cap) {
     try {
-        auto *cap_ = static_cast<cv::VideoCapture *>(video);
-        cv::Mat frame;
-        if (!cap_->read(frame) || frame.empty()) return ERR_END;
-        if (time) *time = cap_->get(cv::CAP_PROP_POS_MSEC) / 1000.0;
-        return to_gray(frame, data, w, h);
+        auto *v = static_cast<Video *>(video);
+        if (!v->capture.read(v->frame) || v->frame.empty()) {
+            // OpenCV reports the end of the file and a decoding failure alike; the container's declared frame
+            // count tells them apart. A small shortfall is tolerated: counts estimated from the duration can
+            // be off by a frame or two (a file cut that close to its end is not detected).
+            const long long slack = std::max(2LL, v->declared / 100);
+            if (v->declared > 0 && v->frames_read + slack < v->declared) {
+                char text[160];
+                std::snprintf(text, sizeof text, "truncated or corrupt: decoding stopped at frame %lld of %lld",
+                              v->frames_read, v->declared);
+                set_message(message, cap, text);
+                return ERR_DECODE;
+            }
+            return ERR_END;
+        }
+        if (!within(v->frame.cols, v->frame.rows, v->max_pixels))
+            return over_budget(v->frame.cols, v->frame.rows, v->max_pixels, message, cap);
+        v->frames_read += 1;
+        *w = v->frame.cols; *h = v->frame.rows;
+        if (time) *time = v->capture.get(cv::CAP_PROP_POS_MSEC) / 1000.0;
+        return OK;
+    } catch (const cv::Exception &e) {
+        set_message(message, cap, e.what());
+        return ERR_OPENCV;
+    } catch (...) { set_message(message, cap, "unexpected exception"); return ERR_OPENCV; }
+}
+
+extern "C" int scvc_video_gray(void *video, uint8_t *dst, size_t capacity, char *message, size_t cap) {
+    try {
+        auto *v = static_cast<Video *>(video);
+        if (v->frame.empty()) { set_message(message, cap, "no frame read"); return ERR_ARGUMENT; }
+        return to_gray(v->frame, dst, capacity, message, cap);
     } catch (const cv::Exception &e) {
         set_message(message, cap, e.what());
         return ERR_OPENCV;
@@ -81,7 +208,5 @@ extern "C" int scvc_video_read(void *video, uint8_t **data, int *w, int *h, doub
 }
 
 extern "C" void scvc_video_close(void *video) {
-    try { delete static_cast<cv::VideoCapture *>(video); } catch (...) {}
+    try { delete static_cast<Video *>(video); } catch (...) {}
 }
-
-extern "C" void scvc_free(void *data) { std::free(data); }

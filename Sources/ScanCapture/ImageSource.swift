@@ -9,26 +9,27 @@ public final class ImageSource: FrameSource, @unchecked Sendable {
     private var frame: Frame?
     private let lock = Lock()
 
-    /// Decodes the image at `path` now.
+    /// Decodes the image at `path` now, with the default ``DecoderLimits``.
     /// - Throws: ``ScanError`` naming `path` when it cannot be read or decoded.
     public convenience init(path: String) throws {
         let reader = try openInput(path)
         defer { reader.close() }
-        try self.init(name: path, bytes: try reader.readAll(limit: 512 << 20))
+        let limits = DecoderLimits()
+        try self.init(name: path, bytes: try reader.readAll(limit: limits.maxFileBytes), limits: limits)
     }
 
     /// Decodes an image held in memory; `name` is used in errors and events. Refuses an image whose header
-    /// declares more pixels than `limits` allows, before decoding.
-    public convenience init(name: String, bytes: [UInt8], limits: DecoderLimits) throws {
-        _ = limits // interface placeholder: the decoders check the budget
-        try self.init(name: name, bytes: bytes)
+    /// declares more pixels than `limits.maxPixels` before anything of the image's size is allocated.
+    /// - Throws: ``ScanError/undecodableInput(input:reason:)`` naming `name`.
+    public init(name: String, bytes: [UInt8], limits: DecoderLimits) throws {
+        info = SourceInfo(name: name)
+        let plane = try ImageDecoder.decode(bytes, name: name, limits: limits)
+        frame = Frame(luma: plane, index: 0, time: 0, captureClock: monotonicSeconds())
     }
 
-    /// Decodes an image held in memory; `name` is used in errors and events.
-    public init(name: String, bytes: [UInt8]) throws {
-        info = SourceInfo(name: name)
-        let plane = try ImageDecoder.decode(bytes, name: name)
-        frame = Frame(luma: plane, index: 0, time: 0, captureClock: monotonicSeconds())
+    /// Decodes an image held in memory with the default ``DecoderLimits``; `name` is used in errors and events.
+    public convenience init(name: String, bytes: [UInt8]) throws {
+        try self.init(name: name, bytes: bytes, limits: DecoderLimits())
     }
 
     public func nextFrame() throws -> Frame? {
@@ -40,37 +41,62 @@ public final class ImageSource: FrameSource, @unchecked Sendable {
 
 /// Decodes still images to luma.
 public enum ImageDecoder {
-    /// Decodes `bytes` (any supported format) into a luma plane.
+    /// Sets, before any thread but the main one runs, what OpenCV reads once when its codecs plugin loads:
+    /// its own image size cap (`OPENCV_IO_MAX_IMAGE_PIXELS`) to `limits.maxPixels`, and FFmpeg's log level to
+    /// quiet (`OPENCV_FFMPEG_LOGLEVEL=-8`), each unless the environment already sets it. Call it once at
+    /// startup with the process's limits (it uses `setenv`, which is not safe while other threads read the
+    /// environment); without it, the first image or video that needs the plugin does the same.
+    public static func prepareCodecsPlugin(limits: DecoderLimits) {
+        scv_plugin_prepare(UInt64(max(0, limits.maxPixels)))
+    }
+
+    /// Decodes `bytes` (any supported format) into a luma plane (one byte per pixel, rows packed).
+    ///
+    /// The header is read first and its width × height checked against `limits.maxPixels`; only then is the
+    /// plane allocated, once, in Swift, and the decoder writes into it (no second copy of the pixels).
+    /// Formats other than PNG, JPEG and PNM go through OpenCV's imgcodecs, whose own cap
+    /// (`OPENCV_IO_MAX_IMAGE_PIXELS`) is set to the budget of the first such image (it is read once).
     /// - Throws: ``ScanError/undecodableInput(input:reason:)`` naming `name`.
-    public static func decode(_ bytes: [UInt8], name: String) throws -> LumaPlane {
+    public static func decode(_ bytes: [UInt8], name: String, limits: DecoderLimits = DecoderLimits()) throws -> LumaPlane {
         if bytes.isEmpty { throw ScanError.undecodableInput(input: name, reason: "empty file") }
         if bytes.count >= 2, bytes[0] == UInt8(ascii: "P"), (UInt8(ascii: "1")...UInt8(ascii: "6")).contains(bytes[1]) {
-            return try PNM.decode(bytes, name: name)
+            return try PNM.decode(bytes, name: name, limits: limits)
         }
-        let kind = bytes.withUnsafeBufferPointer { scv_sniff_format($0.baseAddress, $0.count) }
-        var gray = scv_gray()
         var message = [CChar](repeating: 0, count: 512)
-        let status = bytes.withUnsafeBufferPointer { b in
-            message.withUnsafeMutableBufferPointer { m in
-                kind != 0
-                    ? scv_decode_png_jpeg(b.baseAddress, b.count, &gray, m.baseAddress, m.count)
-                    : scv_plugin_decode_image(b.baseAddress, b.count, &gray, m.baseAddress, m.count)
-            }
-        }
-        defer { scv_gray_free(&gray) }
-        guard status == SCV_OK, let data = gray.data else {
+        func failure(_ status: scv_status) -> ScanError {
             let text = message.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-            throw ScanError.undecodableInput(input: name, reason: text.isEmpty ? "decoder status \(status.rawValue)" : text)
+            return .undecodableInput(input: name, reason: text.isEmpty ? "decoder status \(status.rawValue)" : text)
         }
-        let count = Int(gray.width) * Int(gray.height)
-        let copy = [UInt8](UnsafeBufferPointer(start: data, count: count))
-        return LumaPlane(width: Int(gray.width), height: Int(gray.height), bytes: copy)
+        let budget = UInt64(max(0, limits.maxPixels))
+        return try bytes.withUnsafeBufferPointer { b in
+            // `b` is lent to the decoder from open to close: both happen inside this closure.
+            var image: OpaquePointer?
+            var width: Int32 = 0, height: Int32 = 0
+            let status = message.withUnsafeMutableBufferPointer {
+                scv_image_open(b.baseAddress, b.count, budget, &image, &width, &height, $0.baseAddress, $0.count)
+            }
+            defer { scv_image_close(image) }
+            guard status == SCV_OK, let image else { throw failure(status) }
+            let (w, h) = (Int(width), Int(height))
+            try limits.check(width: w, height: h, input: name)
+            let count = w * h
+            let pixels = try [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+                let status = message.withUnsafeMutableBufferPointer {
+                    scv_image_read_gray(image, buffer.baseAddress, count, $0.baseAddress, $0.count)
+                }
+                guard status == SCV_OK else { throw failure(status) }
+                initialized = count
+            }
+            return LumaPlane(width: w, height: h, bytes: pixels)
+        }
     }
 }
 
 /// Netpbm (PBM/PGM/PPM, ASCII and binary) decoding to luma.
 enum PNM {
-    static func decode(_ b: [UInt8], name: String) throws -> LumaPlane {
+    /// Checks the header's size against `limits` and that the file holds the pixel data it declares, then
+    /// allocates the plane. ASCII variants need at least one byte per bit (P1) or two per sample (P2/P3).
+    static func decode(_ b: [UInt8], name: String, limits: DecoderLimits = DecoderLimits()) throws -> LumaPlane {
         var i = 2
         func fail(_ why: String) -> ScanError { .undecodableInput(input: name, reason: "PNM: \(why)") }
         func skipSpaceAndComments() {
@@ -93,10 +119,22 @@ enum PNM {
         let kind = b[1] - UInt8(ascii: "0")
         let w = try number(), h = try number()
         let maxval = (kind == 1 || kind == 4) ? 1 : try number()
-        guard w > 0, h > 0, w <= 32768, h <= 32768, maxval > 0, maxval < 65536 else { throw fail("invalid size or maxval") }
+        guard w > 0, h > 0, maxval > 0, maxval < 65536 else { throw fail("invalid size or maxval") }
+        try limits.check(width: w, height: h, input: name)
         i += 1 // single whitespace after header
-        var out = [UInt8](repeating: 0, count: w * h)
         let channels = (kind == 3 || kind == 6) ? 3 : 1
+        let available = b.count - min(i, b.count)
+        let needed: Int
+        switch kind {
+        case 4: needed = (w + 7) / 8 * h
+        case 5, 6: needed = w * h * channels * (maxval > 255 ? 2 : 1)
+        case 1: needed = w * h // one digit a pixel, whitespace optional
+        default: needed = w * h * channels * 2 - 1 // a digit a sample, whitespace between them
+        }
+        guard available >= needed else {
+            throw fail("truncated pixel data (\(w)x\(h) needs \(kind == 1 || kind == 2 || kind == 3 ? "at least " : "")\(needed) bytes, the file has \(available))")
+        }
+        var out = [UInt8](repeating: 0, count: w * h)
         let scale = 255.0 / Double(maxval)
         func lumaOf(_ r: Int, _ g: Int, _ bl: Int) -> UInt8 {
             UInt8(min(255, max(0, (0.299 * Double(r) + 0.587 * Double(g) + 0.114 * Double(bl)) * scale + 0.5)))

@@ -9,46 +9,70 @@ public final class VideoSource: FrameSource, @unchecked Sendable {
     private var index = 0
     private let lock = Lock()
 
-    /// Opens `path` (raw bytes); frames over `limits` are refused. - Throws: ``ScanError`` naming the input.
+    /// Opens `path` (raw bytes; shown as `path.displayName`). A stream whose declared frame size, or a frame
+    /// whose size, is over `limits.maxPixels` is refused. - Throws: ``ScanError`` naming the input.
     public convenience init(path: InputPath, limits: DecoderLimits) throws {
-        _ = limits // interface placeholder: frame sizes are checked against the budget
-        try self.init(path: path.displayName)
+        try self.init(path: path.displayName, limits: limits)
     }
 
+    /// Opens `path` with the default ``DecoderLimits``. - Throws: ``ScanError`` naming `path`.
+    public convenience init(path: String) throws {
+        try self.init(path: path, limits: DecoderLimits())
+    }
+
+    private let maxPixels: Int
+
     /// Opens `path`. - Throws: ``ScanError`` naming `path`.
-    public init(path: String) throws {
+    public init(path: String, limits: DecoderLimits) throws {
         var fps = 0.0
         var h: OpaquePointer?
         var message = [CChar](repeating: 0, count: 512)
-        let status = message.withUnsafeMutableBufferPointer { scv_plugin_video_open(path, &h, &fps, $0.baseAddress, $0.count) }
+        let budget = UInt64(max(0, limits.maxPixels))
+        let status = message.withUnsafeMutableBufferPointer { scv_plugin_video_open(path, budget, &h, &fps, $0.baseAddress, $0.count) }
         guard status == SCV_OK, let h else {
             let text = message.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
             throw ScanError.undecodableInput(input: path, reason: text)
         }
         handle = h
+        maxPixels = limits.maxPixels
         info = SourceInfo(name: path, frameRate: fps > 0 && fps < 1000 ? fps : nil)
     }
 
     deinit { if let handle { scv_plugin_video_close(handle) } }
 
+    /// The next frame, or nil at the end of the stream.
+    /// - Throws: ``ScanError/undecodableInput(input:reason:)`` naming the file and the frame, when decoding
+    ///   fails or stops well before the frame count the container declares ("truncated or corrupt: decoding
+    ///   stopped at frame N of M"), or when a frame is over the pixel budget.
     public func nextFrame() throws -> Frame? {
         try lock.withLock {
             guard let handle else { return nil }
-            var gray = scv_gray()
+            var width: Int32 = 0, height: Int32 = 0
             var time = 0.0
             var message = [CChar](repeating: 0, count: 512)
-            let status = message.withUnsafeMutableBufferPointer { scv_plugin_video_read(handle, &gray, &time, $0.baseAddress, $0.count) }
-            defer { scv_gray_free(&gray) }
-            if status == SCV_ERR_END { return nil }
-            guard status == SCV_OK, let data = gray.data else {
+            func failure(_ status: scv_status) -> ScanError {
                 let text = message.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-                throw ScanError.undecodableInput(input: info.name, reason: "frame \(index): \(text)")
+                return .undecodableInput(input: info.name, reason: text.isEmpty ? "frame \(index): decoder status \(status.rawValue)"
+                                                                                   : text.contains("frame") ? text : "frame \(index): \(text)")
             }
-            let plane = LumaPlane(width: Int(gray.width), height: Int(gray.height),
-                                  bytes: [UInt8](UnsafeBufferPointer(start: data, count: Int(gray.width) * Int(gray.height))))
+            let status = message.withUnsafeMutableBufferPointer {
+                scv_plugin_video_read(handle, &width, &height, &time, $0.baseAddress, $0.count)
+            }
+            if status == SCV_ERR_END { return nil }
+            guard status == SCV_OK else { throw failure(status) }
+            let (w, h) = (Int(width), Int(height))
+            try DecoderLimits(maxPixels: maxPixels).check(width: w, height: h, input: info.name)
+            let count = w * h
+            let pixels = try [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+                let status = message.withUnsafeMutableBufferPointer {
+                    scv_plugin_video_gray(handle, buffer.baseAddress, count, $0.baseAddress, $0.count)
+                }
+                guard status == SCV_OK else { throw failure(status) }
+                initialized = count
+            }
             let t = info.frameRate.map { Double(index) / $0 } ?? time
             defer { index += 1 }
-            return Frame(luma: plane, index: index, time: t, captureClock: monotonicSeconds())
+            return Frame(luma: LumaPlane(width: w, height: h, bytes: pixels), index: index, time: t, captureClock: monotonicSeconds())
         }
     }
 

@@ -13,6 +13,9 @@
 extern "C" {
 #endif
 
+/** The default pixel budget: mirrors ScanCore's DecoderLimits.defaultMaxPixels. */
+#define SCV_DEFAULT_MAX_PIXELS 40000000ULL
+
 typedef enum scv_status {
     SCV_OK = 0,
     SCV_ERR_ARGUMENT = 1,   /* bad argument (size, pointer) */
@@ -22,37 +25,54 @@ typedef enum scv_status {
     SCV_ERR_OPENCV = 5,     /* OpenCV raised an exception */
     SCV_ERR_NO_PLUGIN = 6,  /* the OpenCV codecs plugin could not be loaded */
     SCV_ERR_END = 7,        /* end of stream */
-    SCV_ERR_MEMORY = 8
+    SCV_ERR_MEMORY = 8,
+    SCV_ERR_LIMIT = 9       /* the declared size is over the caller's pixel budget */
 } scv_status;
-
-/** A decoded 8-bit grey image, owned by the caller: free with scv_gray_free. */
-typedef struct scv_gray {
-    int width;
-    int height;
-    uint8_t *data; /* width*height bytes, rows packed */
-} scv_gray;
-
-void scv_gray_free(scv_gray *image);
 
 /** Identifies the container from its first bytes: 1 PNG, 2 JPEG, 0 other. */
 int scv_sniff_format(const uint8_t *bytes, size_t length);
 
-/** Decodes a PNG or JPEG held in memory to luma (BT.601). Truncated or corrupt data is an error. */
-scv_status scv_decode_png_jpeg(const uint8_t *bytes, size_t length, scv_gray *out, char *message, size_t message_capacity);
+/*
+ * Still images, in two steps so the pixels are written once, straight into the caller's buffer:
+ *   scv_image_open      reads the header (PNG/JPEG) and checks width*height against `max_pixels` before
+ *                       anything of the image's size is allocated; other formats are decoded by OpenCV's
+ *                       imgcodecs in the plugin, whose own size check is set to the same budget;
+ *   scv_image_read_gray decodes to 8-bit luma (BT.601; alpha composited over white) into `dst`
+ *                       (width*height bytes, rows packed), which the caller owns;
+ *   scv_image_close     frees the decoder (NULL is allowed).
+ * `bytes` must stay valid and unchanged from open until close. A size over the budget is SCV_ERR_LIMIT
+ * with a message naming the size and the budget.
+ */
+typedef struct scv_image scv_image;
+scv_status scv_image_open(const uint8_t *bytes, size_t length, uint64_t max_pixels, scv_image **out,
+                          int *width, int *height, char *message, size_t message_capacity);
+scv_status scv_image_read_gray(scv_image *image, uint8_t *dst, size_t capacity, char *message, size_t message_capacity);
+void scv_image_close(scv_image *image);
 
 /* ---- OpenCV imgcodecs/videoio through the lazily loaded plugin (libscand-opencv-codecs.so) ---- */
 
-/** Loads the plugin from `directory` (or the default search path when NULL). Idempotent. */
-scv_status scv_plugin_load(const char *directory, char *message, size_t message_capacity);
+/** Sets what OpenCV reads once, when the plugin's libraries load: its image size cap
+ *  (OPENCV_IO_MAX_IMAGE_PIXELS = `max_pixels`) and FFmpeg's log level (OPENCV_FFMPEG_LOGLEVEL = -8, quiet),
+ *  each unless the environment already sets it. It calls setenv, so call it at startup before other threads
+ *  run; without it, the first plugin load does the same with the larger of that caller's budget and
+ *  SCV_DEFAULT_MAX_PIXELS. Idempotent. */
+void scv_plugin_prepare(uint64_t max_pixels);
 
-/** Decodes any image OpenCV's imgcodecs reads, to luma. */
-scv_status scv_plugin_decode_image(const uint8_t *bytes, size_t length, scv_gray *out, char *message, size_t message_capacity);
+/** Loads the plugin from `directory` (or the default search path when NULL). Idempotent. Before the first
+ *  load it does what scv_plugin_prepare does, if that was not called. */
+scv_status scv_plugin_load(const char *directory, uint64_t max_pixels, char *message, size_t message_capacity);
 
 typedef struct scv_video scv_video;
-/** Opens a video file with OpenCV's videoio. `fps` receives the nominal rate (0 if unknown). */
-scv_status scv_plugin_video_open(const char *path, scv_video **out, double *fps, char *message, size_t message_capacity);
-/** Reads the next frame as luma. SCV_ERR_END at the end of the stream. `time` gets the position in seconds. */
-scv_status scv_plugin_video_read(scv_video *video, scv_gray *out, double *time, char *message, size_t message_capacity);
+/** Opens a video file with OpenCV's videoio. `fps` receives the nominal rate (0 if unknown). A stream whose
+ *  declared frame size is over `max_pixels` is refused (SCV_ERR_LIMIT). */
+scv_status scv_plugin_video_open(const char *path, uint64_t max_pixels, scv_video **out, double *fps,
+                                 char *message, size_t message_capacity);
+/** Decodes the next frame and gives its size (pixels) and position (`time`, seconds). SCV_ERR_END at a real
+ *  end of the stream; SCV_ERR_DECODE ("truncated or corrupt: decoding stopped at frame N of M") when decoding
+ *  stops well before the frame count the container declares. A frame over `max_pixels` is SCV_ERR_LIMIT. */
+scv_status scv_plugin_video_read(scv_video *video, int *width, int *height, double *time, char *message, size_t message_capacity);
+/** Writes the frame last read as luma into `dst` (width*height bytes, packed), owned by the caller. */
+scv_status scv_plugin_video_gray(scv_video *video, uint8_t *dst, size_t capacity, char *message, size_t message_capacity);
 void scv_plugin_video_close(scv_video *video);
 
 /* ---- image processing on caller buffers ---- */
