@@ -11,32 +11,39 @@ public final class VideoSource: FrameSource, @unchecked Sendable {
 
     /// Opens `path` (raw bytes; shown as `path.displayName`). A stream whose declared frame size, or a frame
     /// whose size, is over `limits.maxPixels` is refused. - Throws: ``ScanError`` naming the input.
-    public convenience init(path: InputPath, limits: DecoderLimits) throws {
-        try self.init(path: path.displayName, limits: limits)
-    }
-
-    /// Opens `path` with the default ``DecoderLimits``. - Throws: ``ScanError`` naming `path`.
-    public convenience init(path: String) throws {
-        try self.init(path: path, limits: DecoderLimits())
-    }
-
-    private let maxPixels: Int
-
-    /// Opens `path`. - Throws: ``ScanError`` naming `path`.
-    public init(path: String, limits: DecoderLimits) throws {
+    public init(path: InputPath, limits: DecoderLimits) throws {
         var fps = 0.0
         var h: OpaquePointer?
         var message = [CChar](repeating: 0, count: 512)
         let budget = UInt64(max(0, limits.maxPixels))
-        let status = message.withUnsafeMutableBufferPointer { scv_plugin_video_open(path, budget, &h, &fps, $0.baseAddress, $0.count) }
+        // The file is opened by its raw bytes (a name need not be UTF-8), lent as a C string for the call only.
+        let status = (path.bytes + [0]).withUnsafeBufferPointer { name in
+            name.withMemoryRebound(to: CChar.self) { cName in
+                message.withUnsafeMutableBufferPointer {
+                    scv_plugin_video_open(cName.baseAddress, budget, &h, &fps, $0.baseAddress, $0.count)
+                }
+            }
+        }
         guard status == SCV_OK, let h else {
             let text = message.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-            throw ScanError.undecodableInput(input: path, reason: text)
+            throw ScanError.undecodableInput(input: path.displayName, reason: text)
         }
         handle = h
         maxPixels = limits.maxPixels
-        info = SourceInfo(name: path, frameRate: fps > 0 && fps < 1000 ? fps : nil)
+        info = SourceInfo(name: path.displayName, frameRate: fps > 0 && fps < 1000 ? fps : nil)
     }
+
+    /// Opens `path` with the default ``DecoderLimits``. - Throws: ``ScanError`` naming `path`.
+    public convenience init(path: String) throws {
+        try self.init(path: InputPath(path), limits: DecoderLimits())
+    }
+
+    /// Opens `path` (a UTF-8 name). - Throws: ``ScanError`` naming `path`.
+    public convenience init(path: String, limits: DecoderLimits) throws {
+        try self.init(path: InputPath(path), limits: limits)
+    }
+
+    private let maxPixels: Int
 
     deinit { if let handle { scv_plugin_video_close(handle) } }
 

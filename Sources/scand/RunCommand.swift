@@ -180,6 +180,9 @@ struct RunCommand: ParsableCommand {
             throw ValidationError(error.description)
         }
         logger.logLevel = Logger.Level(rawValue: resolved.logLevel) ?? .warning
+        // OpenCV's own size cap is an environment variable it reads once; set it before any decoding
+        // (the only other thread now is the signal reader, which does not touch the environment).
+        ImageDecoder.prepareCodecsPlugin(limits: resolved.limits)
 
         let source: DaemonSource
         do {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Logging
+import ScanCapture
 import ScanCore
 import ScanKit
 import ScanOutput
@@ -54,6 +55,9 @@ struct ScanCommand: ParsableCommand {
     }
 
     func run() throws {
+        let decoderLimits = try limits.decoderLimits()
+        // Before any thread exists: OpenCV's own size cap is an environment variable it reads once.
+        ImageDecoder.prepareCodecsPlugin(limits: decoderLimits)
         let logger = try logging.makeLogger()
         let configuration = try outputConfiguration()
         let output: MetadataOutput
@@ -75,7 +79,7 @@ struct ScanCommand: ParsableCommand {
                 throw ExitCode(ExitStatus.failure)
             }
         }
-        let scanner = FileScanner(output: output, logger: logger, frameLimit: capture.frames, limits: try limits.decoderLimits())
+        let scanner = FileScanner(output: output, logger: logger, frameLimit: capture.frames, limits: decoderLimits)
         let summary = scanner.scan(inputs: all, sink: FileDescriptorSink())
         if let outputError = summary.outputError {
             // A full disk or an I/O error on stdout: what was scanned is not all written. Never exit 0.

@@ -60,6 +60,20 @@ struct InputNameTests {
         #expect((object["objects"] as? [[String: Any]])?.first?["value"] as? String == "LOGIN:ab12")
     }
 
+    @Test("a video whose name is not UTF-8 opens too")
+    func nonUTF8VideoName() throws {
+        let dir = DaemonPaths.tempDir("vnames")
+        defer { DaemonPaths.remove(dir) }
+        let clip = try Fixtures.bytes("clip.mp4")
+        let path = Self.makeFile(dir: dir, nameBytes: [0x76, 0xE9, 0x2E, 0x6D, 0x70, 0x34], contents: clip) // v\xe9.mp4
+        let status = Self.runRaw([Array("scan".utf8), path], stdout: dir + "/out", stderr: dir + "/err")
+        #expect(status == 0, "\(daemonReadText(dir + "/err"))")
+        let lines = daemonReadText(dir + "/out").split(separator: "\n")
+        #expect(lines.count > 1)
+        let first = try #require(try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: Any])
+        #expect(first["source"] as? String == dir + "/v\\xe9.mp4")
+    }
+
     @Test("a CRLF --files-from list: the CR is not part of the name")
     func crlfList() throws {
         let dir = DaemonPaths.tempDir("crlf")
