@@ -8,6 +8,9 @@ enum ExitStatus {
     static let inputFailed: Int32 = 1
     /// A model, device or output failed so nothing could be scanned.
     static let failure: Int32 = 2
+    /// Every input was scanned but some held no object (`scand scan`, as zbarimg), or `run --oneshot` ended
+    /// without one; failures (1, 2) take precedence.
+    static let nothingFound: Int32 = 4
     /// ArgumentParser's usage error code (EX_USAGE).
     static let usage: Int32 = 64
 }

@@ -6,11 +6,13 @@ import ScanTestSupport
 @Suite struct ScanCommandTests {
     @Test func oneLinePerImageInOrderAndStdoutIsOnlyJSON() throws {
         let r = try ScandBinary.run(["scan", "exact.png", "multi.png", "empty-scene.png"])
-        #expect(r.status == 0)
+        // empty-scene.png holds no code: exit 4 (as zbarimg), with one note naming it.
+        #expect(r.status == 4)
         let lines = try r.jsonLines()
         #expect(lines.map { $0["source"] as? String } == ["exact.png", "multi.png", "empty-scene.png"])
         #expect(lines.map { ($0["objects"] as? [Any])?.count } == [1, 4, 0])
-        #expect(r.stderr.isEmpty)
+        #expect(r.stderr.split(separator: "\n").count == 1 && r.stderr.contains("no object found in 1 of 3 input(s): empty-scene.png"))
+        #expect(try ScandBinary.run(["scan", "-q", "exact.png", "multi.png", "empty-scene.png"]).stderr.isEmpty)
     }
 
     @Test func exactJSONBytesForAKnownImage() throws {
