@@ -39,6 +39,8 @@ public enum DaemonEnd: Sendable, Equatable {
     case outputFailed(String)
     /// ``Daemon/stop()`` was called.
     case stopped
+    /// The run got what it was asked for (`--oneshot`: the first object) and can stop: a normal end.
+    case completed
 }
 
 /// Counters for logs.
