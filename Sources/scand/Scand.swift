@@ -22,6 +22,6 @@ struct Scand: ParsableCommand {
         abstract: "Machine-readable code and face scanner: images, video, Y4M and V4L2 cameras to JSON lines.",
         discussion: "stdout carries only JSON lines (one event per line); logs go to stderr.",
         version: version,
-        subcommands: [ScanCommand.self, TypesCommand.self, DevicesCommand.self, RunCommand.self, BenchCommand.self],
+        subcommands: [ScanCommand.self, TypesCommand.self, DevicesCommand.self, RunCommand.self, WatchCommand.self, BenchCommand.self],
         defaultSubcommand: nil)
 }
