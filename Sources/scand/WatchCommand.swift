@@ -19,8 +19,8 @@ struct WatchCommand: ParsableCommand {
         daemon closed the connection), 2 cannot connect (the message names the path), 64 usage error.
 
         Examples:
-          scand watch --socket /run/scand/scand.sock -n 1 --types qr --events appeared --raw
-          scand watch --socket /run/scand/scand.sock -x 10 | jq -c 'select(.event=="lost")'
+          scand watch -n 1 --types qr --raw     # the next QR value
+          scand watch -x 10 | jq -c 'select(.event=="lost")'
         """)
 
     @Option(name: .long, help: ArgumentHelp("The daemon's socket.", valueName: "path"))
