@@ -1,7 +1,7 @@
 public import ScanCore
 public import Logging
 import ScanDetection
-import ScanOutput
+public import ScanOutput
 
 /// What `scand run` does with frames: detection, presence, and how a file source is replayed.
 public struct DaemonConfiguration: Sendable {
@@ -39,6 +39,8 @@ public enum DaemonEnd: Sendable, Equatable {
     case outputFailed(String)
     /// ``Daemon/stop()`` was called.
     case stopped
+    /// The run got what it was asked for (`--oneshot`: the first object) and can stop: a normal end.
+    case completed
 }
 
 /// Counters for logs.
@@ -49,14 +51,16 @@ public struct DaemonStatistics: Sendable {
     public var events: UInt64 = 0
 }
 
-/// Numbers events and hands them to every sink, in one order for all sinks.
+/// Numbers events and hands them to every sink, in one order for all sinks. It also keeps what the stream
+/// says is present now (each `appeared` not yet followed by its `lost`) and the last `device` event kind per
+/// device, for snapshots (``snapshot()``).
 ///
 /// Every sink's `deliver` must return at once (the socket server queues per client; stdout goes through a
 /// ``QueuedSink``): the lock is held while delivering so that every sink sees the same `seq` order, and a
 /// device event emitted from a camera's thread never waits on an output.
 final class EventEmitter: @unchecked Sendable {
-    // Invariant for @unchecked Sendable: `seq` and `closed` are touched only under `lock`, `published` only under
-    // `countLock`; `sinks`, `encoder` and `logger` are immutable.
+    // Invariant for @unchecked Sendable: `seq`, `closed`, `present`, `presentOrder` and `deviceKinds` are touched
+    // only under `lock`, `published` only under `countLock`; `sinks`, `encoder` and `logger` are immutable.
     private let lock = Lock()
     private var seq: UInt64 = 0
     private let sinks: [any EventSink]
@@ -72,6 +76,27 @@ final class EventEmitter: @unchecked Sendable {
 
     private var closed = false
 
+    /// Identifies one presence (a code value of a type, or a face) across its `appeared` and `lost`.
+    private struct PresenceKey: Hashable {
+        var type: MetadataObjectType, bytes: [UInt8]?, value: String?, faceID: Int?
+        init(_ p: PresenceEvent) {
+            type = p.type; faceID = p.faceID
+            bytes = p.payload; value = p.payload == nil ? p.value : nil
+        }
+    }
+    private var present: [PresenceKey: (order: UInt64, event: PresenceEvent)] = [:]
+    private var deviceKinds: [String: DeviceEvent.Kind] = [:]
+
+    /// What is present after the last published event (its `seq`), oldest `appeared` first.
+    func snapshot() -> PresenceSnapshot {
+        lock.withLock {
+            PresenceSnapshot(seq: seq, present: present.values.sorted { $0.order < $1.order }.map(\.event))
+        }
+    }
+
+    /// The kind of the last `device` event published for `device`.
+    func lastDeviceKind(_ device: String) -> DeviceEvent.Kind? { lock.withLock { deviceKinds[device] } }
+
     /// Drops every later event: called once the daemon stopped, before the sinks finish, so a pipeline
     /// thread that was abandoned mid-frame cannot deliver to a finished sink.
     func close() { lock.withLock { closed = true } }
@@ -85,6 +110,12 @@ final class EventEmitter: @unchecked Sendable {
                 seq += 1
                 let encoded = encoder.encode(event, seq: seq, timestamp: wallClockNow())
                 log(event, seq: seq)
+                switch event {
+                case .presence(let p) where p.transition == .appeared: present[PresenceKey(p)] = (seq, p)
+                case .presence(let p): present[PresenceKey(p)] = nil
+                case .device(let d): deviceKinds[d.device] = d.kind
+                case .metadata: break
+                }
                 for sink in sinks { sink.deliver(encoded) }
                 countLock.withLock { published = seq }
             }
@@ -145,6 +176,9 @@ public final class Daemon: @unchecked Sendable {
         self.onEnd = onEnd
     }
 
+    /// True once the source was opened and is a camera.
+    private var sourceIsLive = false
+
     /// Counters so far.
     public var statistics: DaemonStatistics {
         var s = monitor.withLock { stats }
@@ -165,6 +199,7 @@ public final class Daemon: @unchecked Sendable {
         try Self.validate(config)
         let first = try source.open()
         let live = first.info.isLive
+        monitor.withLock { sourceIsLive = live }
         let queue = BlockingQueue<Item>(capacity: (config.pacing || live) ? 1 : 4, lossless: !(config.pacing || live))
         monitor.withLock { frames = queue }
         if let events = source.deviceEvents {
@@ -371,5 +406,19 @@ public final class Daemon: @unchecked Sendable {
     /// serving the other sinks; the caller decides whether to stop.
     public func outputFailed(output: String, reason: String) {
         emitter.emit([.device(DeviceEvent(kind: .runtimeError, device: output, reason: reason))])
+    }
+}
+
+/// Socket snapshots: what is in view (from the published `appeared`/`lost` events, so faces and codes alike,
+/// in the same `seq` order the clients see) and the source's state.
+extension Daemon: ServerStateProvider {
+    public func presenceSnapshot() -> PresenceSnapshot { emitter.snapshot() }
+
+    public func sourceStates() -> [SourceState] {
+        let s = statistics
+        let live = monitor.withLock { sourceIsLive }
+        return [SourceState(device: source.name, state: emitter.lastDeviceKind(source.name)?.rawValue ?? "starting",
+                            live: live, framesRead: s.framesRead, framesProcessed: s.framesProcessed,
+                            framesDropped: s.framesDropped)]
     }
 }

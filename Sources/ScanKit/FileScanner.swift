@@ -14,7 +14,44 @@ public struct ScanSummary: Sendable {
     /// Set when writing the output failed for another reason (a full disk, an I/O error): scanning stopped
     /// and the run must end with an error.
     public var outputError: String?
+    /// Inputs that were read to their end (or the frame limit) without any object: `scand scan` exits 4.
+    public var inputsWithoutObjects: [String] = []
+    /// Codes not printed in `--raw` mode because their payload is not text (and `--raw-bytes` was not given).
+    public var skippedBinary = 0
+    /// `--oneshot`: the first object was delivered and scanning stopped.
+    public var completed = false
     public init() {}
+}
+
+/// How `scand scan` writes what it finds.
+public enum ScanOutputMode: Sendable, Equatable {
+    /// One JSON line per image or frame (the contract).
+    case json
+    /// `--raw`: each code's value alone on a line; with `bytes`, the exact payload bytes (see ``RawValue``).
+    case raw(bytes: Bool)
+}
+
+/// The data-only output of `--raw` (as `zbarimg --raw`): a code's value, then `\n`, nothing else.
+///
+/// A value is printed as is, even when it holds a newline (it is data; `zbarimg --raw` does the same).
+/// Faces have no value and are never printed. A code whose payload is not text (`bytes` but no `value`) is
+/// skipped, unless `rawBytes` (`--raw-bytes`) asks for the exact payload bytes, which it then prints for
+/// every code that has them (text codes too).
+public enum RawValue {
+    /// The bytes to write for one object, `\n` included; nil when the object is not printed. `binary` is
+    /// set when the object was skipped because its payload is not text.
+    public static func line(type: MetadataObjectType, value: String?, payload: [UInt8]?, rawBytes: Bool)
+        -> (line: [UInt8]?, binary: Bool) {
+        if type == .face { return (nil, false) }
+        if rawBytes, let payload { return (payload + [0x0A], false) }
+        if let value { return (Array(value.utf8) + [0x0A], false) }
+        return (nil, payload != nil)
+    }
+
+    /// The note logged (once per input) when binary payloads were skipped.
+    public static func skippedNote(input: String) -> String {
+        "\(input): a code's payload is binary (not text); not printed in --raw mode (use --raw-bytes, or the JSON output's 'bytes')"
+    }
 }
 
 /// `scand scan`: scans each input in turn and delivers one metadata event per frame. A failing input is
@@ -27,6 +64,13 @@ public struct FileScanner {
     public var frameLimit: Int?
     /// What a decoder may allocate for one input (`--max-pixels`).
     public var limits: DecoderLimits
+    /// JSON lines (default) or values only.
+    public var mode: ScanOutputMode = .json
+    /// Stop after the first object (`--oneshot`): in JSON mode the line of the frame it is on, in raw mode
+    /// its value alone (faces and skipped binary payloads do not count there).
+    public var oneshot = false
+    /// Do not log the notes that are not errors (`-q`: skipped binary payloads).
+    public var quiet = false
 
     public init(output: MetadataOutput, logger: Logger, frameLimit: Int? = nil, limits: DecoderLimits = DecoderLimits()) {
         self.output = output; self.logger = logger; self.frameLimit = frameLimit; self.limits = limits
@@ -42,7 +86,10 @@ public struct FileScanner {
             do {
                 let source = try openFileSource(path: input, limits: limits)
                 defer { source.close() }
+                let before = summary.objects
                 try scan(source: source, sink: sink, summary: &summary)
+                if summary.objects == before { summary.inputsWithoutObjects.append(input.displayName) }
+                if summary.completed { break }
             } catch {
                 summary.failedInputs.append(input.displayName)
                 logger.error("\(error)")
@@ -56,17 +103,50 @@ public struct FileScanner {
         return summary
     }
 
-    /// Scans one source to its end (or the frame limit), delivering each event to `sink`.
+    /// Scans one source to its end (or the frame limit, or the first object with ``oneshot``), delivering
+    /// each event to `sink`.
+    ///
+    /// In raw mode, a code is printed when it is on a frame and was not on the previous one (same type and
+    /// value): an image prints each code it holds; a video prints a code once each time it comes into view,
+    /// not on every frame (as zbarcam does).
     public func scan(source: any FrameSource, sink: any EventSink, summary: inout ScanSummary) throws {
         var count = 0
-        while let frame = try source.nextFrame() {
+        var previous = Set<RawKey>()
+        var notedBinary = false
+        frames: while let frame = try source.nextFrame() {
             let event = try output.process(frame, source: source.info)
-            sink.deliver(encoder.encode(.metadata(event)))
             summary.frames += 1
             summary.objects += event.objects.count
+            switch mode {
+            case .json:
+                sink.deliver(encoder.encode(.metadata(event)))
+                if oneshot && !event.objects.isEmpty { summary.completed = true; break frames }
+            case .raw(let rawBytes):
+                var current = Set<RawKey>()
+                for object in event.objects {
+                    let key = RawKey(type: object.type, value: object.stringValue, payload: object.payload)
+                    current.insert(key)
+                    if previous.contains(key) { continue }
+                    let (line, binary) = RawValue.line(type: object.type, value: object.stringValue,
+                                                       payload: object.payload, rawBytes: rawBytes)
+                    if binary {
+                        summary.skippedBinary += 1
+                        if !notedBinary && !quiet { logger.warning("\(RawValue.skippedNote(input: source.info.name))") }
+                        notedBinary = true
+                    }
+                    guard let line else { continue }
+                    sink.deliver(EncodedEvent(name: "raw", objectTypes: [object.type], line: line, seq: nil))
+                    if oneshot { summary.completed = true; break frames }
+                }
+                previous = current
+            }
             count += 1
             if let frameLimit, count >= frameLimit { break }
             if let fd = sink as? FileDescriptorSink, fd.hasFailed { break }
         }
+    }
+
+    private struct RawKey: Hashable {
+        var type: MetadataObjectType, value: String?, payload: [UInt8]?
     }
 }

@@ -81,7 +81,7 @@ public struct Subscription: Sendable, Hashable {
             throw CommandError("malformed command (expected one JSON object per line, e.g. {\"subscribe\":{\"types\":[\"qr\"],\"events\":[\"appeared\",\"lost\"]}})")
         }
         guard let body = command.subscribe else {
-            throw CommandError("unknown command (known: subscribe)")
+            throw CommandError("unknown command (known: \(ClientCommand.names.joined(separator: ", ")))")
         }
         var sub = Subscription()
         if let types = body.types {
@@ -101,6 +101,85 @@ public struct Subscription: Sendable, Hashable {
             sub.events = Set(events)
         }
         return sub
+    }
+}
+
+/// One command line a socket client may send.
+public enum ClientCommand: Sendable, Equatable {
+    /// `{"subscribe":{"types":[...],"events":[...]}}`: filter what this client gets from now on.
+    case subscribe(Subscription)
+    /// `{"poll":{}}`: what is in view now, as `appeared` lines marked `"snapshot":true`, then a `polled` line.
+    case poll
+    /// `{"devices":{}}`: one `devices` line with the state of the source.
+    case devices
+
+    /// The command names, for error messages.
+    public static let names = ["subscribe", "poll", "devices"]
+
+    /// Parses one command line.
+    /// - Throws: a message for the client's `error` line (the messages of ``Subscription/parse(command:)``).
+    public static func parse(command line: [UInt8]) throws(CommandError) -> ClientCommand {
+        struct Empty: Decodable {}
+        struct Other: Decodable { var poll: Empty?; var devices: Empty? }
+        if let text = String(validating: line, as: UTF8.self),
+           let other = try? JSONDecoder().decode(Other.self, from: Data(text.utf8)),
+           other.poll != nil || other.devices != nil {
+            guard (other.poll != nil) != (other.devices != nil), !text.contains("\"subscribe\"") else {
+                throw CommandError("one command per line (known: \(names.joined(separator: ", ")))")
+            }
+            return other.poll != nil ? .poll : .devices
+        }
+        return .subscribe(try Subscription.parse(command: line))
+    }
+}
+
+/// What is present (in view) now: the answer to a client that connects, and to `poll`.
+public struct PresenceSnapshot: Sendable {
+    /// The `seq` of the last event published when the snapshot was taken: the snapshot reflects every event
+    /// up to and including it.
+    public var seq: UInt64
+    /// The `appeared` event of each code value and face present now, oldest first.
+    public var present: [PresenceEvent]
+    public init(seq: UInt64 = 0, present: [PresenceEvent] = []) { self.seq = seq; self.present = present }
+}
+
+/// The state of one source (the answer to `devices`). Counts are frames since start.
+public struct SourceState: Sendable, Equatable {
+    /// The device path or file name (as in `device` events).
+    public var device: String
+    /// The kind of the source's last `device` event (`started`, `stopped`, `runtimeError`, `disconnected`,
+    /// …), or `starting` before the first one.
+    public var state: String
+    /// Live camera (true) or file/stdin replay (false).
+    public var live: Bool
+    public var framesRead: Int
+    public var framesProcessed: Int
+    public var framesDropped: Int
+    public init(device: String, state: String, live: Bool, framesRead: Int, framesProcessed: Int, framesDropped: Int) {
+        self.device = device; self.state = state; self.live = live
+        self.framesRead = framesRead; self.framesProcessed = framesProcessed; self.framesDropped = framesDropped
+    }
+}
+
+/// Answers the server's snapshot questions (the daemon). Called on the server's event loop: must return at
+/// once and never call back into the server.
+public protocol ServerStateProvider: AnyObject, Sendable {
+    func presenceSnapshot() -> PresenceSnapshot
+    func sourceStates() -> [SourceState]
+}
+
+/// A snapshot line: a presence event as encoded in the stream, without `seq`, with `"snapshot":true`.
+struct SnapshotLine: Encodable {
+    var event = "appeared", type: String
+    var value: String?, bytes: String?, faceID: Int?
+    var source: String, frame: Int, time: Double
+    var bounds: RectLine?
+    var snapshot = true
+    var timestamp: Double
+    init(_ p: PresenceEvent, timestamp: Double) {
+        type = p.type.rawValue; value = p.value; bytes = p.payload.map(base64); faceID = p.faceID
+        source = p.source; frame = p.frame; time = r(p.time, 6); bounds = p.bounds.map(RectLine.init)
+        self.timestamp = r(timestamp, 6)
     }
 }
 
@@ -130,6 +209,8 @@ public final class SocketServer: EventSink, @unchecked Sendable {
     private var acceptPauses: [AcceptPause] = []
     private var nextClientID = 1
     private var banner: ServerBanner
+    /// Set once the daemon exists; read under `lock`.
+    private weak var stateProvider: (any ServerStateProvider)?
     private var stopped = false
     private var finished = false
 
@@ -226,6 +307,20 @@ public final class SocketServer: EventSink, @unchecked Sendable {
         loop.execute {
             for client in self.clients.values { client.enqueue(event, buffer) }
         }
+    }
+
+    /// Sets what answers snapshots (on connect, `poll`) and `devices`. Before it is set, snapshots are empty.
+    public func setStateProvider(_ provider: any ServerStateProvider) {
+        lock.withLock { stateProvider = provider }
+    }
+
+    /// The present objects now (empty without a provider).
+    fileprivate func snapshot() -> PresenceSnapshot {
+        lock.withLock { stateProvider }?.presenceSnapshot() ?? PresenceSnapshot()
+    }
+
+    fileprivate func sourceStates() -> [SourceState] {
+        lock.withLock { stateProvider }?.sourceStates() ?? []
     }
 
     /// Changes what new clients are told in the banner (after a configuration reload).
@@ -364,6 +459,8 @@ private final class ClientHandler: ChannelInboundHandler, @unchecked Sendable {
     private let logger: Logger
     private var context: ChannelHandlerContext?
     private var subscription = Subscription()
+    /// Events numbered up to this were reflected in the snapshot sent on connect: not delivered again.
+    private var snapshotSeq: UInt64 = 0
     private var queue = CircularBuffer<ByteBuffer>(initialCapacity: 16)
     private var dropped = 0
     private var totalDropped = 0
@@ -382,7 +479,15 @@ private final class ClientHandler: ChannelInboundHandler, @unchecked Sendable {
 
     func channelActive(context: ChannelHandlerContext) {
         guard let banner = server.added(self) else { context.close(promise: nil); return }
-        context.writeAndFlush(wrapOutboundOut(banner), promise: nil)
+        context.write(wrapOutboundOut(banner), promise: nil)
+        // What is in view now, right after the banner; events already reflected in it are not sent again.
+        let snapshot = server.snapshot()
+        snapshotSeq = snapshot.seq
+        let now = wallClock()
+        for p in snapshot.present {
+            context.write(wrapOutboundOut(ByteBuffer(bytes: JSONLinesEncoder().encodeLine(SnapshotLine(p, timestamp: now)))), promise: nil)
+        }
+        context.flush()
         context.fireChannelActive()
     }
 
@@ -443,13 +548,46 @@ private final class ClientHandler: ChannelInboundHandler, @unchecked Sendable {
             logger.debug("client command", metadata: ["client": "\(id)", "command": "\(String(decoding: line.prefix(256), as: UTF8.self))"])
         }
         do {
-            subscription = try Subscription.parse(command: line)
+            switch try ClientCommand.parse(command: line) {
+            case .subscribe(let s): subscription = s
+            case .poll: poll(); return
+            case .devices: devices(); return
+            }
             struct Subscribed: Encodable { var event = "subscribed"; var types: [String]?; var events: [String]? }
             control(JSONLinesEncoder().encodeLine(Subscribed(types: subscription.types?.map(\.rawValue).sorted(),
                                                              events: subscription.events?.sorted())))
         } catch {
             reply(error: error.message)
         }
+    }
+
+    /// `poll`: the present objects (those the subscription's types pass) as snapshot `appeared` lines, then
+    /// `{"event":"polled","present":N,"lastSeq":S,"timestamp":T}` (S: the last event the snapshot reflects).
+    private func poll() {
+        let snapshot = server.snapshot()
+        let now = wallClock()
+        var count = 0
+        for p in snapshot.present where subscription.types.map({ $0.contains(p.type) }) ?? true {
+            control(JSONLinesEncoder().encodeLine(SnapshotLine(p, timestamp: now)))
+            count += 1
+        }
+        struct Polled: Encodable { var event = "polled"; var present: Int; var lastSeq: UInt64; var timestamp: Double }
+        control(JSONLinesEncoder().encodeLine(Polled(present: count, lastSeq: snapshot.seq, timestamp: r(now, 6))))
+    }
+
+    /// `devices`: `{"event":"devices","devices":[{"device":…,"state":…,"live":…,"framesRead":…,…}],"timestamp":T}`.
+    private func devices() {
+        struct Line: Encodable {
+            struct Device: Encodable {
+                var device: String, state: String, live: Bool, framesRead: Int, framesProcessed: Int, framesDropped: Int
+            }
+            var event = "devices"; var devices: [Device]; var timestamp: Double
+        }
+        let list = server.sourceStates().map {
+            Line.Device(device: $0.device, state: $0.state, live: $0.live, framesRead: $0.framesRead,
+                        framesProcessed: $0.framesProcessed, framesDropped: $0.framesDropped)
+        }
+        control(JSONLinesEncoder().encodeLine(Line(devices: list, timestamp: r(wallClock(), 6))))
     }
 
     private func reply(error message: String) {
@@ -464,6 +602,7 @@ private final class ClientHandler: ChannelInboundHandler, @unchecked Sendable {
 
     func enqueue(_ event: EncodedEvent, _ buffer: ByteBuffer) {
         guard subscription.matches(event) else { return }
+        if let seq = event.seq, seq <= snapshotSeq { return }
         push(buffer)
     }
 

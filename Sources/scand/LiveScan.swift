@@ -14,14 +14,15 @@ import Glibc
 /// also logged on stderr.
 enum LiveScan {
     static func run(configuration: CaptureConfiguration, frames: Int?, duration: Double?,
-                    output: MetadataOutput, logger: Logger) throws {
+                    output: MetadataOutput, logger: Logger, mode: ScanOutputMode = .json, oneshot: Bool = false,
+                    quiet: Bool = false) throws {
         let session = CaptureSession(configuration: configuration)
         let sink = FileDescriptorSink(onFailure: { [session] _ in
             DispatchQueue.global().async { session.stopRunning() }
         })
         let encoder = JSONLinesEncoder()
         session.addEventHandler { event in
-            sink.deliver(encoder.encode(.device(event)))
+            if mode == .json { sink.deliver(encoder.encode(.device(event))) } // --raw: values only
             let text = "\(event.device): \(event.kind.rawValue)" + (event.reason.map { ": \($0)" } ?? "")
             switch event.kind {
             case .runtimeError: logger.error("\(text)")
@@ -49,7 +50,10 @@ enum LiveScan {
             DispatchQueue.global().asyncAfter(deadline: .now() + duration) { session.stopRunning() }
         }
 
-        let scanner = FileScanner(output: output, logger: logger, frameLimit: frames)
+        var scanner = FileScanner(output: output, logger: logger, frameLimit: frames)
+        scanner.mode = mode
+        scanner.oneshot = oneshot
+        scanner.quiet = quiet
         var summary = ScanSummary()
         var failure: (any Error)?
         do {

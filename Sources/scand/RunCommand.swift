@@ -15,8 +15,12 @@ struct RunCommand: ParsableCommand {
         discussion: """
         Events are JSON lines with a monotonically increasing 'seq' and a wall-clock 'timestamp': \
         metadata (per frame), appeared/lost (presence of each code value and face), device. Socket clients \
-        get a hello banner first and may send {"subscribe":{"types":[...],"events":[...]}}. \
-        SIGHUP reloads --config, SIGTERM/SIGINT drain and exit 0. See docs/daemon.md.
+        get a hello banner first, then what is in view now (appeared events marked "snapshot":true), and may \
+        send {"subscribe":{"types":[...],"events":[...]}}, {"poll":{}} or {"devices":{}}. A file or stdin \
+        ends the run at its end (exit 0) unless --loop or --keep-running; a camera runs until stopped. \
+        --oneshot prints the first object that appears (its appeared event, or its value with --raw) and \
+        exits 0 (4 if the input ended first). SIGHUP reloads --config, SIGTERM/SIGINT drain and exit 0. \
+        See docs/daemon.md.
         """)
 
     @Option(name: .long, help: ArgumentHelp("Replay this file (Y4M, video, image) or '-' for Y4M on stdin.", valueName: "file"))
@@ -43,8 +47,13 @@ struct RunCommand: ParsableCommand {
     @Flag(inversion: .prefixedNo, help: "Start the file again when it ends.")
     var loop: Bool?
 
-    @Flag(inversion: .prefixedNo, help: "Exit when the file ends instead of serving clients until stopped.")
+    @Flag(inversion: .prefixedNo, help: "Exit when the file or stdin ends (the default for files; --no-exit-at-end is --keep-running).")
     var exitAtEnd: Bool?
+
+    @Flag(name: .long, help: "When the file or stdin ends, keep serving socket clients until stopped (SIGTERM/SIGINT).")
+    var keepRunning = false
+
+    @OptionGroup(title: "Script output (stdout)") var script: ScriptOutputOptions
 
     @Flag(inversion: .prefixedNo, help: "Publish appeared/lost presence events.")
     var presence: Bool?
@@ -91,6 +100,13 @@ struct RunCommand: ParsableCommand {
             throw ValidationError("--client-stall-timeout must be more than 0 and at most 86400 seconds")
         }
         if let stdoutQueue, stdoutQueue < 1 || stdoutQueue > 1_000_000 { throw ValidationError("--stdout-queue must be 1...1000000") }
+        if keepRunning && exitAtEnd == true { throw ValidationError("give --keep-running or --exit-at-end, not both") }
+        if (script.raw || script.rawBytes || script.oneshot) && presence == false {
+            throw ValidationError("--raw and --oneshot print appeared events: they need presence (drop --no-presence)")
+        }
+        if (script.raw || script.rawBytes || script.oneshot) && stdout == false {
+            throw ValidationError("--raw and --oneshot write to stdout: drop --no-stdout")
+        }
     }
 
     /// Everything `run` needs, after merging defaults ← config file ← flags.
@@ -115,6 +131,7 @@ struct RunCommand: ParsableCommand {
         r.device = device ?? (input == nil ? file.device : nil)
         if r.input != nil && r.device != nil { throw ScanError.invalidArgument("\(config ?? "config"): give input or device, not both") }
         r.stdout = stdout ?? file.stdout ?? false
+        if script.raw || script.rawBytes || script.oneshot { r.stdout = true }
         r.stdoutQueue = stdoutQueue ?? file.stdoutQueue ?? r.stdoutQueue
         r.limits = try limits.decoderLimits(fileValue: file.maxPixels)
         r.socketPath = socket ?? file.socket.path
@@ -163,7 +180,8 @@ struct RunCommand: ParsableCommand {
         r.daemon.emitMetadata = metadata ?? file.metadata ?? true
         r.daemon.pacing = pacing ?? file.pacing ?? true
         r.daemon.loop = loop ?? file.loop ?? false
-        r.exitAtEnd = exitAtEnd ?? file.exitAtEnd ?? false
+        // A file or stdin ends the run at its end unless told to keep serving; a camera runs until stopped.
+        r.exitAtEnd = keepRunning ? false : (exitAtEnd ?? file.exitAtEnd ?? (r.device == nil))
         r.logLevel = logging.logLevel != "warning" ? logging.logLevel : (file.logLevel ?? "warning")
         guard Logger.Level(rawValue: r.logLevel) != nil else { throw ScanError.invalidArgument("unknown log level '\(r.logLevel)'") }
         return r
@@ -200,10 +218,18 @@ struct RunCommand: ParsableCommand {
             let stdoutSink = FileDescriptorSink(fd: 1, name: "stdout") { failure in
                 control.post(.ended(failure == .readerGone ? .outputClosed : .outputFailed(failure.description)))
             }
-            sinks.append(QueuedSink(target: stdoutSink, capacity: resolved.stdoutQueue))
+            let queued = QueuedSink(target: stdoutSink, capacity: resolved.stdoutQueue)
+            if script.raw || script.rawBytes || script.oneshot {
+                sinks.append(ScriptStdoutSink(target: queued, mode: script.mode, oneshot: script.oneshot, logger: logger) {
+                    control.post(.ended(.completed))
+                })
+            } else {
+                sinks.append(queued)
+            }
         }
 
         var server: SocketServer?
+        var serverForSnapshots: SocketServer?
         var ownedSocket: BoundSocket?
         do {
             let activated = try UnixSocketListener.activatedSockets()
@@ -225,6 +251,7 @@ struct RunCommand: ParsableCommand {
                 for fd in fds { try s.listen(fd: fd) }
                 server = s
                 sinks.append(s)
+                serverForSnapshots = s
                 logger.notice("listening", metadata: ["socket": "\(ownedSocket?.path ?? "socket activation")"])
             }
         } catch let error as ScanError {
@@ -237,6 +264,7 @@ struct RunCommand: ParsableCommand {
 
         let daemon = Daemon(configuration: resolved.daemon, source: source, sinks: sinks, logger: logger,
                             onEnd: { control.post(.ended($0)) })
+        serverForSnapshots?.setStateProvider(daemon)
         do {
             try daemon.start()
         } catch {
@@ -251,6 +279,7 @@ struct RunCommand: ParsableCommand {
         logger.notice("ready", metadata: ["source": "\(source.name)"])
 
         var status = ExitStatus.success
+        var completed = false
         loop: while true {
             switch control.next() {
             case .terminate(let sig):
@@ -271,8 +300,15 @@ struct RunCommand: ParsableCommand {
                 status = ExitStatus.failure
                 if server == nil { break loop }
                 notifier.notify("STATUS=stdout failed: \(message); serving the socket")
+            case .ended(.completed):
+                logger.notice("--oneshot: first object delivered; stopping")
+                completed = true
+                break loop
             case .ended(.sourceEnded):
-                if resolved.exitAtEnd { break loop }
+                if resolved.exitAtEnd {
+                    if script.oneshot && !completed { status = ExitStatus.nothingFound }
+                    break loop
+                }
                 logger.notice("source ended; serving clients until stopped")
                 notifier.notify("STATUS=source ended; serving clients until stopped")
             case .ended(.sourceFailed(let message)):

@@ -15,8 +15,11 @@ struct ScanCommand: ParsableCommand {
         discussion: """
         Inputs: PNG, JPEG, PGM/PPM/PBM and anything OpenCV's imgcodecs reads; Y4M files or '-' (stdin); \
         video files (mp4, mkv, avi, …); or a V4L2 camera with --device (see docs/capture.md). A failing input gets one error line on stderr and the others are \
-        still scanned. Exit status: 0 all inputs scanned, 1 some input failed, 2 nothing could be scanned, \
-        64 usage error.
+        still scanned. Exit status: 0 every input scanned and each held an object, 1 some input failed, \
+        2 nothing could be scanned, 4 every input was scanned but some held no object (as zbarimg; failures \
+        take precedence: 1 or 2), 64 usage error. --raw prints each code's value alone on a line (faces are \
+        not printed; a binary payload is skipped with one note per input, or printed as its exact bytes with \
+        --raw-bytes; a value holding a newline is printed as is).
         """)
 
     @OptionGroup var detection: DetectionOptions
@@ -32,6 +35,11 @@ struct ScanCommand: ParsableCommand {
     var inputs: [String] = []
 
     @OptionGroup var limits: DecoderLimitOptions
+
+    @OptionGroup(title: "Script output") var script: ScriptOutputOptions
+
+    @Flag(name: .shortAndLong, help: "Quiet, as zbarimg -q: no notes on stderr that are not errors (skipped binary payloads, inputs with no object). Errors naming failed inputs are still printed.")
+    var quiet = false
 
     func validate() throws {
         let hasFiles = !inputs.isEmpty || filesFrom != nil
@@ -69,7 +77,8 @@ struct ScanCommand: ParsableCommand {
             throw ExitCode(ExitStatus.failure)
         }
         if let live = capture.captureConfiguration() {
-            try LiveScan.run(configuration: live, frames: capture.frames, duration: capture.duration, output: output, logger: logger)
+            try LiveScan.run(configuration: live, frames: capture.frames, duration: capture.duration, output: output, logger: logger,
+                             mode: script.mode, oneshot: script.oneshot, quiet: quiet)
             return
         }
         var all = inputs.map(RawArguments.path)
@@ -79,16 +88,29 @@ struct ScanCommand: ParsableCommand {
                 throw ExitCode(ExitStatus.failure)
             }
         }
-        let scanner = FileScanner(output: output, logger: logger, frameLimit: capture.frames, limits: decoderLimits)
+        var scanner = FileScanner(output: output, logger: logger, frameLimit: capture.frames, limits: decoderLimits)
+        scanner.mode = script.mode
+        scanner.oneshot = script.oneshot
+        scanner.quiet = quiet
         let summary = scanner.scan(inputs: all, sink: FileDescriptorSink())
         if let outputError = summary.outputError {
             // A full disk or an I/O error on stdout: what was scanned is not all written. Never exit 0.
             logger.critical("\(outputError)")
             throw ExitCode(ExitStatus.failure)
         }
-        if summary.outputClosed { return }
+        if summary.outputClosed || summary.completed { return }
+        // Precedence: an output error (2, above), then failed inputs (2 all, 1 some), then "nothing found in
+        // any input" (4), then success. An input with no object among others that had some is not an error.
         if !summary.failedInputs.isEmpty {
             throw ExitCode(summary.failedInputs.count == summary.inputs ? ExitStatus.failure : ExitStatus.inputFailed)
+        }
+        if summary.inputs > 0 && summary.inputsWithoutObjects.count == summary.inputs {
+            if !quiet {
+                let names = summary.inputsWithoutObjects
+                let list = names.prefix(5).joined(separator: ", ") + (names.count > 5 ? ", …" : "")
+                logger.warning("no object found in any input: \(list)")
+            }
+            throw ExitCode(ExitStatus.nothingFound)
         }
     }
 }
@@ -112,4 +134,18 @@ func exitOnWriteError(_ sink: FileDescriptorSink, logger: Logger) throws {
         logger.critical("\(sink.failure!)")
         throw ExitCode(ExitStatus.failure)
     }
+}
+
+/// `--raw`, `--raw-bytes` and `--oneshot`, shared by `scan` and `run`.
+struct ScriptOutputOptions: ParsableArguments {
+    @Flag(name: .long, help: "Print values only, one per line, no JSON (as zbarimg --raw). Faces are not printed; a binary payload is skipped with a note on stderr.")
+    var raw = false
+
+    @Flag(name: .long, help: "With --raw (implied): print each code's exact payload bytes, then a newline, binary payloads included.")
+    var rawBytes = false
+
+    @Flag(name: .long, help: "Exit 0 after the first object of --types (with --raw: the first value printed).")
+    var oneshot = false
+
+    var mode: ScanOutputMode { (raw || rawBytes) ? .raw(bytes: rawBytes) : .json }
 }

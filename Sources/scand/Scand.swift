@@ -8,6 +8,9 @@ enum ExitStatus {
     static let inputFailed: Int32 = 1
     /// A model, device or output failed so nothing could be scanned.
     static let failure: Int32 = 2
+    /// Every input was scanned but some held no object (`scand scan`, as zbarimg), or `run --oneshot` ended
+    /// without one; failures (1, 2) take precedence.
+    static let nothingFound: Int32 = 4
     /// ArgumentParser's usage error code (EX_USAGE).
     static let usage: Int32 = 64
 }
@@ -19,6 +22,6 @@ struct Scand: ParsableCommand {
         abstract: "Machine-readable code and face scanner: images, video, Y4M and V4L2 cameras to JSON lines.",
         discussion: "stdout carries only JSON lines (one event per line); logs go to stderr.",
         version: version,
-        subcommands: [ScanCommand.self, TypesCommand.self, DevicesCommand.self, RunCommand.self, BenchCommand.self],
+        subcommands: [ScanCommand.self, TypesCommand.self, DevicesCommand.self, RunCommand.self, WatchCommand.self, BenchCommand.self],
         defaultSubcommand: nil)
 }

@@ -122,7 +122,10 @@ import Glibc
         #expect(stdoutEvents.first?.seq == 1 && isGaplessSeq(stdoutEvents.compactMap(\.seq)))
         #expect(stdoutEvents.filter { $0.seq! >= first && $0.seq! <= last }.map(\.raw) == windows[0])
         // The subscriber: a "subscribed" reply, then exactly the events concerning qr (and device events).
-        #expect(qrParsed.events.dropFirst().first?.event == "subscribed")
+        // (After the banner, what is in view when it connected: appeared lines marked "snapshot", no seq.)
+        let afterBanner = qrParsed.events.dropFirst()
+        #expect(afterBanner.prefix { $0.object["snapshot"] != nil }.allSatisfy { $0.event == "appeared" && $0.seq == nil })
+        #expect(afterBanner.first { $0.object["snapshot"] == nil }?.event == "subscribed")
         let qrEvents = qrParsed.events.filter { $0.seq != nil }
         #expect(!qrEvents.isEmpty && qrEvents.allSatisfy { $0.event == "device" || $0.objectTypes.contains("qr") })
         let range = (qrEvents.first!.seq!)...(min(qrEvents.last!.seq!, last))

@@ -160,7 +160,7 @@ struct LongFrameStopTests {
         }
         let image = dir + "/noise.pgm"
         try Data(Array("P5 3000 2000 255\n".utf8) + pixels).write(to: URL(fileURLWithPath: image))
-        let daemon = try DaemonProcess(["run", "--input", image, "--types", "all", "--stdout", "--log-level", "notice"], dir: dir)
+        let daemon = try DaemonProcess(["run", "--input", image, "--types", "all", "--stdout", "--keep-running", "--log-level", "notice"], dir: dir)
         #expect(daemon.waitReady())
         usleep(1_500_000) // well inside the first (and only) frame
         let started = Date()

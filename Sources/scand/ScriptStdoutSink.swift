@@ -1,0 +1,59 @@
+import FoundationEssentials
+import Logging
+import ScanCore
+import ScanKit
+import ScanOutput
+
+/// `run --raw` / `run --oneshot`: stdout carries only `appeared` events (codes and faces of `--types`), as
+/// their JSON line or, with `--raw`, the code's value alone (see ``RawValue``; faces are not printed). With
+/// `--oneshot`, only the first one, then `onDone` (the run stops and exits 0).
+///
+/// `deliver` is called under the daemon's emitter lock: it only decodes one line and queues it on `target`
+/// (a ``QueuedSink``, which never blocks).
+final class ScriptStdoutSink: EventSink, @unchecked Sendable {
+    // Invariant for @unchecked Sendable: `done` and `notedBinary` are touched only under `lock`; the other
+    // stored properties are immutable, and `target` is itself thread-safe.
+    private let target: QueuedSink
+    private let mode: ScanOutputMode
+    private let oneshot: Bool
+    private let logger: Logger
+    private let onDone: @Sendable () -> Void
+    private let lock = Lock()
+    private var done = false
+    private var notedBinary = false
+
+    init(target: QueuedSink, mode: ScanOutputMode, oneshot: Bool, logger: Logger, onDone: @escaping @Sendable () -> Void) {
+        self.target = target; self.mode = mode; self.oneshot = oneshot; self.logger = logger; self.onDone = onDone
+    }
+
+    private struct Appeared: Decodable { var type: String; var value: String?; var bytes: String?; var source: String? }
+
+    func deliver(_ event: EncodedEvent) {
+        guard event.name == "appeared" else { return }
+        let finished = lock.withLock { () -> Bool in
+            guard !done else { return false }
+            let line: [UInt8]
+            switch mode {
+            case .json:
+                line = event.line
+            case .raw(let rawBytes):
+                guard let a = try? JSONDecoder().decode(Appeared.self, from: Data(event.line)),
+                      let type = MetadataObjectType(rawValue: a.type) else { return false }
+                let payload = a.bytes.flatMap { Data(base64Encoded: $0) }.map { [UInt8]($0) }
+                let (raw, binary) = RawValue.line(type: type, value: a.value, payload: payload, rawBytes: rawBytes)
+                if binary && !notedBinary {
+                    notedBinary = true
+                    logger.warning("\(RawValue.skippedNote(input: a.source ?? "input"))")
+                }
+                guard let raw else { return false }
+                line = raw
+            }
+            target.deliver(EncodedEvent(name: event.name, objectTypes: event.objectTypes, line: line, seq: event.seq))
+            if oneshot { done = true }
+            return oneshot
+        }
+        if finished { onDone() }
+    }
+
+    func finish() { target.finish() }
+}

@@ -1,0 +1,196 @@
+import ArgumentParser
+import FoundationEssentials
+import ScanCore
+import ScanKit
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `scand watch`: a client of a running `scand run`'s socket, in the spirit of gpsd's gpspipe.
+struct WatchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "watch",
+        abstract: "Print the events of a running 'scand run' from its Unix socket (like gpspipe).",
+        discussion: """
+        Prints the events as JSON lines (not the hello banner nor the subscribed reply; what is in view when \
+        connecting comes first, as appeared events marked "snapshot":true), or with --raw the value of each \
+        code that appears, one per line. --types and --events are sent as a subscribe command and also \
+        applied here. Exit status: 0 at least one event was printed, 1 none (the -x time ran out or the \
+        daemon closed the connection), 2 cannot connect (the message names the path), 64 usage error.
+
+        Examples:
+          scand watch -n 1 --types qr --raw     # the next QR value
+          scand watch -x 10 | jq -c 'select(.event=="lost")'
+        """)
+
+    @Option(name: .long, help: ArgumentHelp("The daemon's socket.", valueName: "path"))
+    var socket: String = "/run/scand/scand.sock"
+
+    @Option(name: .customShort("n"), help: ArgumentHelp("Exit after printing this many events.", valueName: "count"))
+    var count: Int?
+
+    @Option(name: .customShort("x"), help: ArgumentHelp("Exit after this many seconds.", valueName: "seconds"))
+    var seconds: Double?
+
+    @Option(name: .long, help: ArgumentHelp("Comma-separated types to print (device events always pass), or 'all'/'codes'.", valueName: "types"))
+    var types: String?
+
+    @Option(name: .long, help: ArgumentHelp("Comma-separated events to print: metadata, appeared, lost, device.", valueName: "events"))
+    var events: String?
+
+    @Flag(name: .long, help: "Print only the value of each code that appears (appeared events; faces and binary payloads are not printed), one per line.")
+    var raw = false
+
+    func validate() throws {
+        if let count, count < 1 { throw ValidationError("-n must be at least 1, got '\(count)'") }
+        if let seconds, !(seconds > 0 && seconds.isFinite) { throw ValidationError("-x must be a positive number of seconds, got '\(seconds)'") }
+        _ = try filter()
+    }
+
+    /// The subscription as parsed from the flags.
+    func filter() throws -> (types: Set<MetadataObjectType>?, events: Set<String>?) {
+        var typeSet: Set<MetadataObjectType>?
+        if let types {
+            do {
+                typeSet = try MetadataObjectType.parseList(types, available: MetadataOutput.availableMetadataObjectTypes)
+            } catch ScanError.invalidArgument(let m) { throw ValidationError(m) }
+        }
+        var eventSet: Set<String>?
+        if let events {
+            let known: Set<String> = ["metadata", "appeared", "lost", "device"]
+            let list = events.split(separator: ",").map { String($0.filter { $0 != " " }) }
+            for e in list where !known.contains(e) {
+                throw ValidationError("unknown event '\(e)' in --events; events: \(known.sorted().joined(separator: ","))")
+            }
+            eventSet = Set(list)
+        }
+        return (typeSet, eventSet)
+    }
+
+    private struct Line: Decodable {
+        struct Object: Decodable { var type: String }
+        var event: String?
+        var type: String?
+        var value: String?
+        var bytes: String?
+        var objects: [Object]?
+        var message: String?
+    }
+
+    func run() throws {
+        let (typeSet, eventSet) = try filter()
+        let fd = try connectOrExit()
+        defer { close(fd) }
+        if typeSet != nil || eventSet != nil {
+            struct Subscribe: Encodable {
+                struct Body: Encodable { var types: [String]?; var events: [String]? }
+                var subscribe: Body
+            }
+            let command = Subscribe(subscribe: .init(types: typeSet?.map(\.rawValue).sorted(), events: eventSet?.sorted()))
+            var bytes = [UInt8]((try? JSONEncoder().encode(command)) ?? Data())
+            bytes.append(0x0A)
+            _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        }
+
+        let out = FileDescriptorOutput()
+        let deadline = seconds.map { monotonicSeconds() + $0 }
+        var printed = 0
+        var buffer: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        reading: while true {
+            var wait: Int32 = -1
+            if let deadline {
+                let left = deadline - monotonicSeconds()
+                if left <= 0 { break }
+                wait = Int32(min(Double(Int32.max), (left * 1000).rounded(.up)))
+            }
+            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&p, 1, wait)
+            if ready < 0 { if errno == EINTR { continue }; break }
+            if ready == 0 { continue }
+            let n = read(fd, &chunk, chunk.count)
+            if n < 0 { if errno == EINTR || errno == EAGAIN { continue }; break }
+            if n == 0 { break } // the daemon closed the connection (it stopped)
+            buffer += chunk[0..<n]
+            while let nl = buffer.firstIndex(of: 0x0A) {
+                let lineBytes = Array(buffer[...nl])
+                buffer.removeSubrange(...nl)
+                guard let text = printable(lineBytes, types: typeSet, events: eventSet) else { continue }
+                if !out.write(text) { break reading } // stdout's reader went away
+                printed += 1
+                if let count, printed >= count { break reading }
+            }
+        }
+        if printed == 0 { throw ExitCode(1) }
+    }
+
+    /// What to print for one line from the daemon (nil: nothing).
+    private func printable(_ line: [UInt8], types: Set<MetadataObjectType>?, events: Set<String>?) -> [UInt8]? {
+        guard let parsed = try? JSONDecoder().decode(Line.self, from: Data(line)), let event = parsed.event else { return nil }
+        switch event {
+        case "hello", "subscribed", "polled", "devices": return nil
+        case "error":
+            FileHandleStderr.write("scand watch: the daemon says: \(parsed.message ?? "error")\n")
+            return nil
+        default: break
+        }
+        if let events, !events.contains(event), event != "overflow" { return nil }
+        if let types, event != "device", event != "overflow" {
+            var concerned = Set<MetadataObjectType>()
+            if let t = parsed.type.flatMap(MetadataObjectType.init(rawValue:)) { concerned.insert(t) }
+            for o in parsed.objects ?? [] { if let t = MetadataObjectType(rawValue: o.type) { concerned.insert(t) } }
+            if types.isDisjoint(with: concerned) { return nil }
+        }
+        guard raw else { return line }
+        guard event == "appeared", let type = parsed.type.flatMap(MetadataObjectType.init(rawValue:)) else { return nil }
+        let payload = parsed.bytes.flatMap { Data(base64Encoded: $0) }.map { [UInt8]($0) }
+        return RawValue.line(type: type, value: parsed.value, payload: payload, rawBytes: false).line
+    }
+
+    /// Connects to `socket`; exits 2 with one line naming the path when it cannot.
+    private func connectOrExit() throws -> Int32 {
+        func fail(_ why: String) -> ExitCode {
+            FileHandleStderr.write("scand watch: cannot connect to \(socket): \(why)\n")
+            return ExitCode(ExitStatus.failure)
+        }
+        var addr = sockaddr_un()
+        addr.sun_family = sa_family_t(AF_UNIX)
+        let path = Array(socket.utf8)
+        let capacity = MemoryLayout.size(ofValue: addr.sun_path)
+        guard !path.isEmpty, path.count < capacity else { throw fail("path longer than \(capacity - 1) bytes") }
+        withUnsafeMutableBytes(of: &addr.sun_path) { raw in
+            for (i, b) in path.enumerated() { raw[i] = b }
+        }
+        let fd = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw fail(String(cString: strerror(errno))) }
+        let rc = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        if rc != 0 {
+            let e = errno
+            close(fd)
+            throw fail(String(cString: strerror(e)))
+        }
+        return fd
+    }
+}
+
+/// Writes whole buffers to stdout with write(2); false once the reader is gone or writing failed.
+private struct FileDescriptorOutput {
+    func write(_ bytes: [UInt8]) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes[offset...].withUnsafeBytes { Glibc.write(1, $0.baseAddress, $0.count) }
+            if n < 0 { if errno == EINTR { continue }; return false }
+            offset += n
+        }
+        return true
+    }
+}
+
+/// Monotonic seconds.
+func monotonicSeconds() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+}
