@@ -31,7 +31,7 @@ enum Y4MTarget {
 
         let capacities = [1, 2, 3, 7, 16, 64, 4096, 1 << 16]
         let reader = ByteReader(fd: FileDescriptor(rawValue: fds[0]), name: "fuzz.y4m", ownsDescriptor: true,
-                                capacity: capacities[Int(seed >> 61)])
+                                capacity: capacities[Int(seed % 8)])
         var frames = 0
         do {
             let source = try Y4MSource(reader: reader)
