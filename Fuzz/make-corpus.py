@@ -62,6 +62,9 @@ def main():
     write("pnm", "p6-binary", b"P6\n#c\n2 2\n255\n" + bytes(range(12)))
     write("pnm", "p5-header-only", b"P5 64 64 255\n")
     write("pnm", "p2-crlf", b"P2\r\n2 1\r\n9\r\n0 9\r\n")
+    # issue 13: a 19-byte header that declares 32768x32768; must be refused by the pixel budget before
+    # anything is allocated (the target runs with -malloc_limit_mb=512)
+    write("pnm", "p5-huge-header-only", b"P5 32768 32768 255\n")
     # subscribe
     for i, line in enumerate([
         '{"subscribe":{"types":["qr"],"events":["appeared","lost"]}}',
