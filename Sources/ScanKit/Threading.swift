@@ -123,7 +123,7 @@ func sleep(until deadline: Double, shouldStop: () -> Bool) {
     }
 }
 
-/// A joinable pthread running `body`.
+/// A joinable pthread running `body`; detached instead if it is never joined.
 final class WorkerThread: @unchecked Sendable {
     private var thread = pthread_t()
     private let body: @Sendable () -> Void
@@ -141,6 +141,14 @@ final class WorkerThread: @unchecked Sendable {
             return nil
         }, box.toOpaque())
         precondition(rc == 0, "pthread_create failed: \(rc)")
+    }
+
+    /// A thread nobody joined (`_ = WorkerThread { … }`, fire and forget) is detached when the last reference
+    /// goes, so the system frees its stack when it ends; before, every such thread stayed a zombie until the
+    /// process exited (ThreadSanitizer's "thread leak"). The lock orders this read after `join`'s write.
+    deinit {
+        let unjoined = monitor.withLock { !joined }
+        if unjoined { pthread_detach(thread) }
     }
 
     /// Waits for the thread to end, at most `timeout` seconds (nil: no limit). Returns false when it is
