@@ -491,6 +491,29 @@ public final class BarcodeDetector: MetadataDetector {
         default: return nil
         }
         guard !points.isEmpty else { return nil }
+        // A code in view is read frame after frame: one re-read per distinct payload (a failed one is retried
+        // at most `maximumRereadAttempts` times).
+        let key = RereadKey(type: type, bytes: bytes)
+        if let cached = rereadCache[key] {
+            if let found = cached.found { return found }
+            if cached.attempts >= Self.maximumRereadAttempts { return nil }
+        }
+        let found = reread(type: type, bytes: bytes, points: points, pass: pass)
+        if rereadCache[key] == nil && rereadCache.count >= Self.rereadCacheSize { rereadCache.removeAll(keepingCapacity: true) }
+        rereadCache[key, default: RereadResult(found: nil, attempts: 0)].attempts += 1
+        rereadCache[key]!.found = found
+        return found
+    }
+
+    struct RereadKey: Hashable { var type: MetadataObjectType; var bytes: [UInt8] }
+    struct RereadResult { var found: (bytes: [UInt8], segments: [TextDecoding.Segment], isGS1: Bool)?; var attempts: Int }
+    /// zxing's answers for payloads zbar read, so a code held in view is re-read once, not on every frame.
+    private var rereadCache: [RereadKey: RereadResult] = [:]
+    static let rereadCacheSize = 64
+    static let maximumRereadAttempts = 3
+
+    private func reread(type: MetadataObjectType, bytes: [UInt8], points: [(Double, Double)], pass: PassImage)
+        -> (bytes: [UInt8], segments: [TextDecoding.Segment], isGS1: Bool)? {
         let xs = points.map(\.0), ys = points.map(\.1)
         let x0 = xs.min()!, x1 = xs.max()!, y0 = ys.min()!, y1 = ys.max()!
         let w = x1 - x0, h = y1 - y0
