@@ -47,7 +47,7 @@ public enum TextDecoding {
             let source: TextEncoding.Source
             if let eci = run.segment.eci {
                 guard let c = charset(eci: eci) else { return (nil, nil) } // binary or unknown ECI
-                cs = c; source = run.segment.fromMode ? .kanji : .eci
+                cs = c; source = run.segment.fromMode ? modeSource(type, eci: eci) : .eci
             } else {
                 cs = guessed; source = .guess
             }
@@ -64,11 +64,16 @@ public enum TextDecoding {
             // Every run is ASCII: name the first run's set.
             let cs = first.segment.eci.flatMap(charset(eci:)) ?? guessed
             names = [cs.name]
-            sources = [first.segment.eci == nil ? .guess : (first.segment.fromMode ? .kanji : .eci)]
+            sources = [first.segment.eci.map { first.segment.fromMode ? modeSource(type, eci: $0) : .eci } ?? .guess]
         }
         let source: TextEncoding.Source = sources.contains(.guess) ? .guess : sources.contains(.eci) ? .eci
-            : sources.contains(.kanji) ? .kanji : .guess
+            : sources.contains(.kanji) ? .kanji : sources.first ?? .guess
         return (text, TextEncoding(charset: names.joined(separator: ","), source: source))
+    }
+
+    /// What a character set fixed by a mode (not an ECI) is reported as: QR's Kanji mode, or the symbology.
+    static func modeSource(_ type: MetadataObjectType, eci: Int) -> TextEncoding.Source {
+        (type == .qr || type == .microQR) && eci == 20 ? .kanji : .symbology
     }
 
     /// 1-D codes: ASCII; bytes ≥ 0x80 are Code 128's FNC4 characters, ISO-8859-1.
