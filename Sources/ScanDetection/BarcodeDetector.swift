@@ -162,6 +162,7 @@ public final class BarcodeDetector: MetadataDetector {
     /// results is relative to the whole frame.
     /// - Throws: ``ScanError/detector(_:)`` when zxing-cpp fails.
     public func detect(in frame: Frame, rectOfInterest: NormalizedRect = .unit) throws -> [MetadataObject] {
+        streaming = false
         guard let base = startFrame(frame, rectOfInterest: rectOfInterest) else { return [] }
 
         var extra: [MetadataObject] = []
@@ -262,6 +263,7 @@ public final class BarcodeDetector: MetadataDetector {
     /// The step that read the last frame is never put off.
     public func detectStream(in frame: Frame, rectOfInterest: NormalizedRect = .unit, steps: Int,
                              deadline: Double? = nil) throws -> [MetadataObject] {
+        streaming = true; streamFrames += 1
         guard let base = startFrame(frame, rectOfInterest: rectOfInterest) else { return [] }
         let density = streamDensity(for: frame.size)
         if !zbarEnabled.isEmpty {
@@ -491,26 +493,48 @@ public final class BarcodeDetector: MetadataDetector {
         default: return nil
         }
         guard !points.isEmpty else { return nil }
-        // A code in view is read frame after frame: one re-read per distinct payload (a failed one is retried
-        // at most `maximumRereadAttempts` times).
+        // On a stream, a code in view is read frame after frame: zxing's answer is reused while the same
+        // payload keeps being read (a failed re-read is retried at most `maximumRereadAttempts` times). Not on
+        // still images: two symbols with the same bytes may differ in their runs (Kanji mode or byte mode, an
+        // ECI or none), and separate images are separate symbols.
+        guard streaming else { return reread(type: type, bytes: bytes, points: points, pass: pass) }
         let key = RereadKey(type: type, bytes: bytes)
-        if let cached = rereadCache[key] {
+        if var cached = rereadCache[key], streamFrames - cached.lastSeen <= Self.rereadMemoryFrames {
+            cached.lastSeen = streamFrames
+            rereadCache[key] = cached
             if let found = cached.found { return found }
             if cached.attempts >= Self.maximumRereadAttempts { return nil }
+        } else {
+            rereadCache[key] = nil
         }
         let found = reread(type: type, bytes: bytes, points: points, pass: pass)
-        if rereadCache[key] == nil && rereadCache.count >= Self.rereadCacheSize { rereadCache.removeAll(keepingCapacity: true) }
-        rereadCache[key, default: RereadResult(found: nil, attempts: 0)].attempts += 1
-        rereadCache[key]!.found = found
+        if rereadCache[key] == nil {
+            rereadCache = rereadCache.filter { streamFrames - $0.value.lastSeen <= Self.rereadMemoryFrames }
+            if rereadCache.count >= Self.rereadCacheSize { rereadCache.removeAll(keepingCapacity: true) }
+        }
+        var entry = rereadCache[key] ?? RereadResult(found: nil, attempts: 0, lastSeen: streamFrames)
+        entry.attempts += 1; entry.found = found; entry.lastSeen = streamFrames
+        rereadCache[key] = entry
         return found
     }
 
     struct RereadKey: Hashable { var type: MetadataObjectType; var bytes: [UInt8] }
-    struct RereadResult { var found: (bytes: [UInt8], segments: [TextDecoding.Segment], isGS1: Bool)?; var attempts: Int }
-    /// zxing's answers for payloads zbar read, so a code held in view is re-read once, not on every frame.
+    struct RereadResult {
+        var found: (bytes: [UInt8], segments: [TextDecoding.Segment], isGS1: Bool)?
+        var attempts: Int
+        /// ``streamFrames`` when the payload was last read.
+        var lastSeen: Int
+    }
+    /// On streams: zxing's answers for payloads zbar read, so a code held in view is re-read once, not on every
+    /// frame. An answer is forgotten once its payload has not been read for ``rereadMemoryFrames`` frames.
     private var rereadCache: [RereadKey: RereadResult] = [:]
+    /// Whether the current frame is a stream frame (``detectStream(in:rectOfInterest:steps:deadline:)``).
+    private var streaming = false
+    /// Stream frames read so far.
+    private var streamFrames = 0
     static let rereadCacheSize = 64
     static let maximumRereadAttempts = 3
+    static let rereadMemoryFrames = 30
 
     private func reread(type: MetadataObjectType, bytes: [UInt8], points: [(Double, Double)], pass: PassImage)
         -> (bytes: [UInt8], segments: [TextDecoding.Segment], isGS1: Bool)? {

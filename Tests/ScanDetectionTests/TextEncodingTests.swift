@@ -64,7 +64,7 @@ struct TextEncodingTests {
         }
     }
 
-    @Test("zbar's QR reads are re-read by zxing only when their payload is not printable ASCII, once per payload")
+    @Test("zbar's QR reads are re-read by zxing only when their payload is not printable ASCII; on streams once per code in view")
     func rereadOnlyWhenNeeded() throws {
         let d = BarcodeDetector(configuration: BarcodeConfiguration(engine: .zbar))
         let ascii = try ReaderFixtures.frame("inverted_qr.png")
@@ -73,9 +73,14 @@ struct TextEncodingTests {
         let kanji = try frame("qr_kanji.png")
         #expect(try d.detect(in: kanji).first?.stringValue == "今度のバージョン")
         #expect(d.textRereads == 1)
-        // The same code again (a code held in view): zxing's answer is remembered, not asked again.
-        #expect(try d.detect(in: kanji).first?.textEncoding == TextEncoding(charset: "Shift_JIS", source: .kanji))
-        #expect(d.textRereads == 1)
+        // Still images are separate symbols: the same bytes in byte mode are re-read, and say so.
+        #expect(try d.detect(in: try frame("qr_sjis_bytes.png")).first?.textEncoding == TextEncoding(charset: "Shift_JIS", source: .guess))
+        #expect(d.textRereads == 2)
+        // On a stream, a code held in view is re-read once: zxing's answer is remembered while it stays in view.
+        for _ in 0..<3 {
+            #expect(try d.detectStream(in: kanji, steps: 1).first?.textEncoding == TextEncoding(charset: "Shift_JIS", source: .kanji))
+        }
+        #expect(d.textRereads == 3)
     }
 }
 
