@@ -1,6 +1,7 @@
 // extern "C" shim over zxing-cpp. No C++ exception crosses this file's boundary.
 #define ZX_USE_UTF8 1
 #include "CScanZXing.h"
+#include <ZXing/Content.h>
 #include <ZXing/ReadBarcode.h>
 #include <ZXing/ZXVersion.h>
 #include <cstdio>
@@ -8,6 +9,7 @@
 #include <cstring>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace {
 using ZXing::BarcodeFormat;
@@ -44,6 +46,60 @@ char *copyString(const std::string &s) {
     if (out) std::memcpy(out, s.c_str(), s.size() + 1);
     return out;
 }
+
+#if ZXING_VERSION_MAJOR == 1 && ZXING_VERSION_MINOR == 4
+// zxing 1.4 keeps a result's character-set runs (which ECI, or QR's Kanji mode, set each run) in the private
+// `Result::_content` and renders them only into its text. An explicit template instantiation may name a
+// private member ([temp.explicit]: access is not checked there), so this reads it without changing zxing.
+// The layout is the installed header's own; the version check above keeps this to the 1.4 headers.
+template <typename Tag, typename Tag::type Member> struct ExposeMember {
+    friend typename Tag::type memberPointer(Tag) { return Member; }
+};
+struct ResultContent {
+    using type = ZXing::Content ZXing::Result::*;
+    friend type memberPointer(ResultContent);
+};
+template struct ExposeMember<ResultContent, &ZXing::Result::_content>;
+
+/// The runs of `r`'s payload in one character set: {offset, ECI or -1, set by a mode rather than an ECI}.
+std::vector<scz_segment> segmentsOf(const ZXing::Result &r) {
+    const ZXing::Content &content = r.*memberPointer(ResultContent());
+    std::vector<scz_segment> out;
+    for (const auto &e : content.encodings) {
+        const int eci = static_cast<int>(e.eci);
+        // Without any ECI, zxing records only the QR Kanji mode's switches to Shift JIS (ECI 20) and
+        // "unknown" (-1) for runs it guesses.
+        const int fromMode = !content.hasECI && eci >= 0 ? 1 : 0;
+        if (!out.empty() && out.back().offset == e.pos) out.pop_back();
+        out.push_back({e.pos, eci < 0 ? -1 : eci, fromMode});
+    }
+    if (out.empty() || out.front().offset != 0) out.insert(out.begin(), {0, -1, 0});
+    return out;
+}
+#else
+#warning "zxing-cpp is not 1.4: character-set runs come from hasECI()/bytesECI() only (no Kanji-mode runs)"
+std::vector<scz_segment> segmentsOf(const ZXing::Result &r) {
+    std::vector<scz_segment> out{{0, -1, 0}};
+    if (!r.hasECI()) return out;
+    // bytesECI(): "]" code modifier, then the payload with "\nnnnnn" ECI designators and doubled backslashes.
+    const auto b = r.bytesECI();
+    int pos = 0;
+    for (size_t i = 3; i < b.size(); i++) {
+        if (b[i] == '\\' && i + 1 < b.size() && b[i + 1] == '\\') { pos++; i++; continue; }
+        if (b[i] == '\\' && i + 6 < b.size()) {
+            int eci = 0;
+            for (size_t k = 1; k <= 6; k++) eci = eci * 10 + (b[i + k] - '0');
+            if (!out.empty() && out.back().offset == pos) out.pop_back();
+            out.push_back({pos, eci, 0});
+            i += 6;
+            continue;
+        }
+        pos++;
+    }
+    if (out.empty() || out.front().offset != 0) out.insert(out.begin(), {0, -1, 0});
+    return out;
+}
+#endif
 } // namespace
 
 extern "C" scz_status scz_read(const uint8_t *luma, int width, int height, int stride, const scz_options *options,
@@ -99,7 +155,13 @@ extern "C" scz_status scz_read(const uint8_t *luma, int width, int height, int s
             if (!dst.bytes) { scz_results_free(out, n); return SCZ_ERR_MEMORY; }
             if (!bytes.empty()) std::memcpy(dst.bytes, bytes.data(), bytes.size());
             dst.has_eci = r.hasECI() ? 1 : 0;
-            if (dst.has_eci) dst.eci_text = copyString(r.text());
+            dst.gs1 = r.contentType() == ZXing::ContentType::GS1 ? 1 : 0;
+            dst.text = copyString(r.text());
+            const auto segments = segmentsOf(r);
+            dst.segments = static_cast<scz_segment *>(std::malloc(segments.size() * sizeof(scz_segment)));
+            if (!dst.text || !dst.segments) { scz_results_free(out, n); return SCZ_ERR_MEMORY; }
+            std::memcpy(dst.segments, segments.data(), segments.size() * sizeof(scz_segment));
+            dst.segment_count = static_cast<int>(segments.size());
             dst.content_binary = r.contentType() == ZXing::ContentType::Binary ? 1 : 0;
             dst.line_count = r.lineCount();
             const auto &p = r.position();
@@ -122,7 +184,8 @@ extern "C" void scz_results_free(scz_result *results, int count) {
     if (!results) return;
     for (int i = 0; i < count; i++) {
         std::free(results[i].bytes);
-        std::free(results[i].eci_text);
+        std::free(results[i].text);
+        std::free(results[i].segments);
     }
     std::free(results);
 }

@@ -80,6 +80,12 @@ public struct BarcodeConfiguration: Sendable, Hashable {
     /// A 1280×720 camera already has twice a VGA camera's pixels per module, and doubling it costs 25–35 ms a
     /// step, which a code-free scene would pay on most frames (docs/performance.md).
     public var streamMaximumUpscaleSide: Int?
+    /// Decode Code 39 as Full ASCII: the pairs `+A`…`+Z`, `%A`…, `/A`…, `$A`… become lower case, punctuation
+    /// and control characters ("E+X+T" → "Ext"); `value` and `bytes` then hold the decoded ASCII. Off by default:
+    /// plain Code 39 data uses those pairs too (HIBC health-care labels start with "+" and a letter), and a
+    /// symbol does not say which it is (docs/reader.md). A symbol with a `$ % / +` that starts no valid pair
+    /// stays plain Code 39.
+    public var code39FullASCII: Bool = false
 
     public init(types: Set<MetadataObjectType> = Set(MetadataObjectType.allCases.filter(\.isMachineReadableCode)),
                 tryInverted: Bool = true, scanDensity: Int = 1, minimumI25Length: Int = 6, extraPasses: Bool = true,

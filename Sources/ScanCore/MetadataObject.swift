@@ -12,6 +12,12 @@ public struct MetadataObject: Sendable, Hashable {
     public var stringValue: String?
     /// The exact payload bytes.
     public var payload: [UInt8]?
+    /// How ``stringValue`` was decoded from ``payload``: the character set and what chose it (an ECI, QR's
+    /// Kanji mode, the symbology's own definition, or a guess). nil when there is no text.
+    public var textEncoding: TextEncoding?
+    /// The payload is a GS1 element string (FNC1 in first position: GS1-128, GS1 DataBar Expanded, GS1 QR
+    /// and Data Matrix): application identifiers and their data, variable-length fields ended by GS (0x1D).
+    public var isGS1: Bool
     /// zbar's quality score (higher is better), when known.
     public var quality: Int?
     /// Stable face identifier within a run (`faceID`).
@@ -25,14 +31,37 @@ public struct MetadataObject: Sendable, Hashable {
 
     public init(type: MetadataObjectType, bounds: NormalizedRect, corners: [NormalizedPoint] = [],
                 stringValue: String? = nil, payload: [UInt8]? = nil, quality: Int? = nil,
-                faceID: Int? = nil, rollAngle: Double? = nil, yawAngle: Double? = nil, view: ViewMetadata? = nil) {
+                faceID: Int? = nil, rollAngle: Double? = nil, yawAngle: Double? = nil, view: ViewMetadata? = nil,
+                textEncoding: TextEncoding? = nil, isGS1: Bool = false) {
         self.type = type; self.bounds = bounds; self.corners = corners
         self.stringValue = stringValue; self.payload = payload; self.quality = quality
+        self.textEncoding = textEncoding; self.isGS1 = isGS1
         self.faceID = faceID; self.rollAngle = rollAngle; self.yawAngle = yawAngle; self.view = view
     }
 
     public var hasRollAngle: Bool { rollAngle != nil }
     public var hasYawAngle: Bool { yawAngle != nil }
+}
+
+/// The character set a code's text was decoded with, and what chose it.
+public struct TextEncoding: Sendable, Hashable {
+    /// What chose the character set.
+    public enum Source: String, Sendable, Hashable {
+        /// An ECI designator in the symbol (e.g. ECI 22: windows-1251).
+        case eci
+        /// QR Kanji mode (Shift JIS double-byte characters), with no ECI.
+        case kanji
+        /// The symbology defines it (1-D codes: ASCII; Code 128's FNC4 characters: ISO-8859-1).
+        case symbology
+        /// No declaration: guessed from the bytes as zxing-cpp does (valid UTF-8, else Shift JIS when the
+        /// bytes are valid Shift JIS and look like Japanese text, else ISO-8859-1).
+        case guess
+    }
+    /// IANA name of the character set ("UTF-8", "ISO-8859-1", "Shift_JIS", "windows-1251", "US-ASCII", …);
+    /// when runs of the payload use different sets, their names in payload order joined by ",".
+    public var charset: String
+    public var source: Source
+    public init(charset: String, source: Source) { self.charset = charset; self.source = source }
 }
 
 /// An object's geometry re-expressed in view coordinates (points), as

@@ -111,6 +111,8 @@ public final class BarcodeDetector: MetadataDetector {
     /// image holding its last results, and the QR-only scanner) is therefore replaced after
     /// ``scannerRenewalInterval`` QR reads.
     private(set) var qrReadsSinceRenewal = 0
+    /// zxing-cpp re-reads of zbar reads for their text (``refine(type:bytes:points:pass:)``), for tests.
+    private(set) var textRereads = 0
     private(set) var scannerRenewals = 0
     static let scannerRenewalInterval = 256
 
@@ -160,6 +162,7 @@ public final class BarcodeDetector: MetadataDetector {
     /// results is relative to the whole frame.
     /// - Throws: ``ScanError/detector(_:)`` when zxing-cpp fails.
     public func detect(in frame: Frame, rectOfInterest: NormalizedRect = .unit) throws -> [MetadataObject] {
+        streaming = false
         guard let base = startFrame(frame, rectOfInterest: rectOfInterest) else { return [] }
 
         var extra: [MetadataObject] = []
@@ -260,6 +263,7 @@ public final class BarcodeDetector: MetadataDetector {
     /// The step that read the last frame is never put off.
     public func detectStream(in frame: Frame, rectOfInterest: NormalizedRect = .unit, steps: Int,
                              deadline: Double? = nil) throws -> [MetadataObject] {
+        streaming = true; streamFrames += 1
         guard let base = startFrame(frame, rectOfInterest: rectOfInterest) else { return [] }
         let density = streamDensity(for: frame.size)
         if !zbarEnabled.isEmpty {
@@ -450,20 +454,121 @@ public final class BarcodeDetector: MetadataDetector {
             // Report it as the symbol's top-left, top-right, bottom-right, bottom-left.
             corners = [0, 3, 2, 1].map { normalized(points[$0]) }
         }
+        var payload = bytes
+        var segments = [TextDecoding.Segment(offset: 0, eci: nil, fromMode: false)]
+        var isGS1 = zbar_symbol_get_modifiers(s) & (1 << ZBAR_MOD_GS1.rawValue) != 0
+        if let refined = refine(type: type, bytes: bytes, points: points, pass: pass) {
+            payload = refined.bytes; segments = refined.segments; isGS1 = isGS1 || refined.isGS1
+        }
+        let (text, encoding) = decodeText(&payload, type: type, segments: segments)
         return MetadataObject(type: type, bounds: NormalizedRect(boundingPoints: corners), corners: corners,
-                              stringValue: TextDecoding.decode(bytes, type: type), payload: bytes,
-                              quality: Int(zbar_symbol_get_quality(s)))
+                              stringValue: text, payload: payload, quality: Int(zbar_symbol_get_quality(s)),
+                              textEncoding: encoding, isGS1: isGS1)
+    }
+
+    // MARK: text
+
+    /// The text of a read: Code 39 Full ASCII first when configured (`payload` becomes the decoded ASCII),
+    /// then ``TextDecoding``.
+    func decodeText(_ payload: inout [UInt8], type: MetadataObjectType, segments: [TextDecoding.Segment]) -> (String?, TextEncoding?) {
+        if type == .code39, configuration.code39FullASCII, let full = TextDecoding.code39FullASCII(payload) {
+            payload = full
+        }
+        return TextDecoding.decode(payload, type: type, segments: segments)
+    }
+
+    /// What zbar's data cannot say, asked of zxing-cpp on the symbol's region of the pass image:
+    /// - a QR whose payload is not plain printable ASCII: its character-set runs (ECI designators, Kanji
+    ///   mode), which zbar's binary mode drops;
+    /// - a Code 128: its FNC4 characters (zbar 0.23 drops FNC4 and reports the character without its high
+    ///   bit) and FNC1.
+    /// zxing's read is used only when it is the same symbol: the same bytes (Code 128: the same bytes once
+    /// the high bits are cleared). nil when zxing does not confirm it, or nothing is to be learnt.
+    func refine(type: MetadataObjectType, bytes: [UInt8], points: [(Double, Double)], pass: PassImage)
+        -> (bytes: [UInt8], segments: [TextDecoding.Segment], isGS1: Bool)? {
+        switch type {
+        case .qr:
+            guard !bytes.allSatisfy({ ($0 >= 0x20 && $0 < 0x7F) || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) else { return nil }
+        case .code128: break
+        default: return nil
+        }
+        guard !points.isEmpty else { return nil }
+        // On a stream, a code in view is read frame after frame: zxing's answer is reused while the same
+        // payload keeps being read (a failed re-read is retried at most `maximumRereadAttempts` times). Not on
+        // still images: two symbols with the same bytes may differ in their runs (Kanji mode or byte mode, an
+        // ECI or none), and separate images are separate symbols.
+        guard streaming else { return reread(type: type, bytes: bytes, points: points, pass: pass) }
+        let key = RereadKey(type: type, bytes: bytes)
+        if var cached = rereadCache[key], streamFrames - cached.lastSeen <= Self.rereadMemoryFrames {
+            cached.lastSeen = streamFrames
+            rereadCache[key] = cached
+            if let found = cached.found { return found }
+            if cached.attempts >= Self.maximumRereadAttempts { return nil }
+        } else {
+            rereadCache[key] = nil
+        }
+        let found = reread(type: type, bytes: bytes, points: points, pass: pass)
+        if rereadCache[key] == nil {
+            rereadCache = rereadCache.filter { streamFrames - $0.value.lastSeen <= Self.rereadMemoryFrames }
+            if rereadCache.count >= Self.rereadCacheSize { rereadCache.removeAll(keepingCapacity: true) }
+        }
+        var entry = rereadCache[key] ?? RereadResult(found: nil, attempts: 0, lastSeen: streamFrames)
+        entry.attempts += 1; entry.found = found; entry.lastSeen = streamFrames
+        rereadCache[key] = entry
+        return found
+    }
+
+    struct RereadKey: Hashable { var type: MetadataObjectType; var bytes: [UInt8] }
+    struct RereadResult {
+        var found: (bytes: [UInt8], segments: [TextDecoding.Segment], isGS1: Bool)?
+        var attempts: Int
+        /// ``streamFrames`` when the payload was last read.
+        var lastSeen: Int
+    }
+    /// On streams: zxing's answers for payloads zbar read, so a code held in view is re-read once, not on every
+    /// frame. An answer is forgotten once its payload has not been read for ``rereadMemoryFrames`` frames.
+    private var rereadCache: [RereadKey: RereadResult] = [:]
+    /// Whether the current frame is a stream frame (``detectStream(in:rectOfInterest:steps:deadline:)``).
+    private var streaming = false
+    /// Stream frames read so far.
+    private var streamFrames = 0
+    static let rereadCacheSize = 64
+    static let maximumRereadAttempts = 3
+    static let rereadMemoryFrames = 30
+
+    private func reread(type: MetadataObjectType, bytes: [UInt8], points: [(Double, Double)], pass: PassImage)
+        -> (bytes: [UInt8], segments: [TextDecoding.Segment], isGS1: Bool)? {
+        let xs = points.map(\.0), ys = points.map(\.1)
+        let x0 = xs.min()!, x1 = xs.max()!, y0 = ys.min()!, y1 = ys.max()!
+        let w = x1 - x0, h = y1 - y0
+        // Room for the quiet zone and for zbar's polygon missing part of the symbol: QR a quarter of its size,
+        // 1-D codes (zbar gives the scan lines' extent) a sixth of their length on each side and some height.
+        let mx = type == .qr ? 0.25 * w + 8 : w / 6 + 16
+        let my = type == .qr ? 0.25 * h + 8 : max(8, w / 8)
+        let region = PixelRect(x: Int((x0 - mx).rounded(.down)), y: Int((y0 - my).rounded(.down)),
+                               width: Int((w + 2 * mx).rounded(.up)) + 1, height: Int((h + 2 * my).rounded(.up)) + 1)
+        textRereads += 1
+        guard let symbols = try? ZXingReader.read(pass.plane, region: region, types: [type], quick: false) else { return nil }
+        // zbar's binary mode still transcodes some ECI runs to UTF-8 (ECI 3–18, 20; not 21–24): then its
+        // bytes are the text zxing decodes, not the payload.
+        let zbarText = type == .qr ? String(validating: bytes, as: UTF8.self) : nil
+        for symbol in symbols where symbol.type == type {
+            let same = type == .code128 ? symbol.bytes.map { $0 & 0x7F } == bytes
+                : symbol.bytes == bytes || (zbarText != nil && TextDecoding.decode(symbol.bytes, type: type, segments: symbol.segments).text == zbarText)
+            if same { return (symbol.bytes, symbol.segments, symbol.isGS1) }
+        }
+        return nil
     }
 
     // MARK: zxing
 
     func scanZXing(_ pass: PassImage, types: Set<MetadataObjectType>, frameSize: PixelSize, quick: Bool = false) throws -> [MetadataObject] {
         guard !types.isEmpty else { return [] }
-        return objects(try ZXingReader.read(pass.plane, types: types, quick: quick), pass: pass, frameSize: frameSize)
+        return objects(in: try ZXingReader.read(pass.plane, types: types, quick: quick), pass: pass, frameSize: frameSize)
     }
 
     /// zxing-cpp symbols found in `pass` as metadata objects in frame coordinates.
-    private func objects(_ symbols: [ZXingReader.Symbol], pass: PassImage, frameSize: PixelSize) -> [MetadataObject] {
+    private func objects(in symbols: [ZXingReader.Symbol], pass: PassImage, frameSize: PixelSize) -> [MetadataObject] {
         let W = Double(frameSize.width), H = Double(frameSize.height)
         return symbols.map { symbol in
             var pts = symbol.corners
@@ -476,10 +581,12 @@ public final class BarcodeDetector: MetadataDetector {
                 let f = pass.toFrame(p.0, p.1)
                 return NormalizedPoint(x: f.0 / W, y: f.1 / H)
             }
-            let text = symbol.eciText ?? TextDecoding.decode(symbol.bytes, type: symbol.type)
+            var payload = symbol.bytes
+            let (text, encoding) = decodeText(&payload, type: symbol.type, segments: symbol.segments)
             return MetadataObject(type: symbol.type, bounds: NormalizedRect(boundingPoints: corners), corners: corners,
-                                  stringValue: text, payload: symbol.bytes,
-                                  quality: symbol.type.isLinear ? symbol.lineCount : nil)
+                                  stringValue: text, payload: payload,
+                                  quality: symbol.type.isLinear ? symbol.lineCount : nil,
+                                  textEncoding: encoding, isGS1: symbol.isGS1)
         }
     }
 
@@ -565,16 +672,5 @@ enum GS1 {
         var sum = 0
         for (i, v) in values.dropLast().reversed().enumerated() { sum += v * (i % 2 == 0 ? 3 : 1) }
         return (10 - sum % 10) % 10 == values.last!
-    }
-}
-
-/// Turns payload bytes into text without guessing: UTF-8 when valid; otherwise, for QR (whose default
-/// character set is ISO-8859-1) and other codes, Latin-1 when every byte is printable; nil for binary data.
-public enum TextDecoding {
-    public static func decode(_ bytes: [UInt8], type: MetadataObjectType) -> String? {
-        if let s = String(validating: bytes, as: UTF8.self) { return s }
-        let printableLatin1 = bytes.allSatisfy { b in (b >= 0x20 && b < 0x7F) || b >= 0xA0 || b == 0x09 || b == 0x0A || b == 0x0D }
-        guard printableLatin1 else { return nil }
-        return String(decoding: bytes.map { UInt16($0) }, as: UTF16.self)
     }
 }

@@ -17,7 +17,12 @@ struct ZXingReader {
     struct Symbol {
         var type: MetadataObjectType
         var bytes: [UInt8]
-        var eciText: String?
+        /// Character-set runs of `bytes`, as the symbol declares them.
+        var segments: [TextDecoding.Segment]
+        /// FNC1 in first position (GS1 element string, GS-separated).
+        var isGS1: Bool
+        /// zxing's own rendering of the text (for cross-checks only; scand decodes `bytes` itself).
+        var zxingText: String
         var corners: [(Double, Double)] // TL TR BR BL in image pixels
         var lineCount: Int
     }
@@ -51,6 +56,15 @@ struct ZXingReader {
     /// - Throws: ``ScanError/detector(_:)`` when zxing fails.
     /// `quick`: no tryHarder, a fixed binarisation threshold (≈ half the time; for frames zbar has read).
     static func read(_ plane: LumaPlane, types: Set<MetadataObjectType>, quick: Bool = false) throws -> [Symbol] {
+        try read(plane, region: PixelRect(x: 0, y: 0, width: plane.width, height: plane.height), types: types, quick: quick)
+    }
+
+    /// Reads every symbol of `types` in `region` of `plane` (pixels; clipped to the plane). Corners are in
+    /// the region's pixels.
+    static func read(_ plane: LumaPlane, region: PixelRect, types: Set<MetadataObjectType>, quick: Bool = false) throws -> [Symbol] {
+        let x0 = max(0, region.x), y0 = max(0, region.y)
+        let x1 = min(plane.width, region.x + region.width), y1 = min(plane.height, region.y + region.height)
+        guard x1 > x0, y1 > y0 else { return [] }
         let bits = formats(for: types)
         guard bits != 0 else { return [] }
         var options = scz_options(formats: bits, try_harder: quick ? 0 : 1, try_rotate: 1, try_downscale: 0,
@@ -60,7 +74,7 @@ struct ZXingReader {
         var count: Int32 = 0
         var message = [CChar](repeating: 0, count: 256)
         let status = plane.bytes.withUnsafeBufferPointer { src in
-            scz_read(src.baseAddress, Int32(plane.width), Int32(plane.height), Int32(plane.stride), &options,
+            scz_read(src.baseAddress! + y0 * plane.stride + x0, Int32(x1 - x0), Int32(y1 - y0), Int32(plane.stride), &options,
                      &results, &count, &message, message.count)
         }
         guard status == SCZ_OK else {
@@ -96,10 +110,21 @@ struct ZXingReader {
             default: continue
             }
             guard types.contains(type) else { continue }
-            let eci = r.has_eci != 0 && r.eci_text != nil ? String(cString: r.eci_text) : nil
+            var segments: [TextDecoding.Segment] = []
+            if let s = r.segments {
+                for k in 0..<Int(r.segment_count) {
+                    segments.append(TextDecoding.Segment(offset: Int(s[k].offset), eci: s[k].eci >= 0 ? Int(s[k].eci) : nil,
+                                                         fromMode: s[k].from_mode != 0))
+                }
+            }
+            if segments.isEmpty { segments = [TextDecoding.Segment(offset: 0, eci: nil, fromMode: false)] }
+            let prefix = bytes.count - Int(r.length) // UPC-A's added leading 0
+            if prefix > 0 { segments = segments.map { var s = $0; s.offset = s.offset == 0 ? 0 : s.offset + prefix; return s } }
+            let text = r.text != nil ? String(cString: r.text) : ""
             let c = r.corners
             let corners = [(c.0, c.1), (c.2, c.3), (c.4, c.5), (c.6, c.7)]
-            out.append(Symbol(type: type, bytes: bytes, eciText: eci, corners: corners, lineCount: Int(r.line_count)))
+            out.append(Symbol(type: type, bytes: bytes, segments: segments, isGS1: r.gs1 != 0, zxingText: text,
+                              corners: corners, lineCount: Int(r.line_count)))
         }
         return out
     }

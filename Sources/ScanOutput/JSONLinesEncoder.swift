@@ -85,6 +85,11 @@ struct ObjectLine: Encodable {
     var type: String
     var value: String?
     var bytes: String?
+    /// The character set `value` was decoded with, and what chose it: "eci", "kanji", "symbology", "guess".
+    var charset: String?
+    var charsetSource: String?
+    /// true for a GS1 element string (FNC1 first; fields ended by GS, 0x1D); absent otherwise.
+    var gs1: Bool?
     var bounds: RectLine
     var corners: [PointLine]?
     var quality: Int?
@@ -96,6 +101,9 @@ struct ObjectLine: Encodable {
         type = o.type.rawValue
         value = o.stringValue
         bytes = o.payload.map(base64)
+        charset = o.textEncoding?.charset
+        charsetSource = o.textEncoding?.source.rawValue
+        gs1 = o.isGS1 ? true : nil
         bounds = RectLine(o.bounds)
         corners = o.corners.isEmpty ? nil : o.corners.map(PointLine.init)
         quality = o.quality

@@ -17,7 +17,7 @@ import ScanTestSupport
     @Test func exactJSONBytesForAKnownImage() throws {
         let r = try ScandBinary.run(["scan", "exact.png"])
         // exact.png: qrencode -s 4 -m 4 "LOGIN:ab12" → 116×116, symbol from pixel 16 to 100.
-        let expected = #"{"event":"metadata","frame":0,"height":116,"objects":[{"bounds":{"height":0.724138,"width":0.724138,"x":0.137931,"y":0.137931},"bytes":"TE9HSU46YWIxMg==","corners":[{"x":0.137931,"y":0.137931},{"x":0.862069,"y":0.137931},{"x":0.862069,"y":0.862069},{"x":0.137931,"y":0.862069}],"quality":1,"type":"qr","value":"LOGIN:ab12"}],"source":"exact.png","time":0,"width":116}"#
+        let expected = #"{"event":"metadata","frame":0,"height":116,"objects":[{"bounds":{"height":0.724138,"width":0.724138,"x":0.137931,"y":0.137931},"bytes":"TE9HSU46YWIxMg==","charset":"UTF-8","charsetSource":"guess","corners":[{"x":0.137931,"y":0.137931},{"x":0.862069,"y":0.137931},{"x":0.862069,"y":0.862069},{"x":0.137931,"y":0.862069}],"quality":1,"type":"qr","value":"LOGIN:ab12"}],"source":"exact.png","time":0,"width":116}"#
         #expect(r.stdoutText == expected + "\n")
     }
 

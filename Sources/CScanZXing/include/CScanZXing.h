@@ -28,13 +28,25 @@ enum {
     SCZ_AZTEC = 1 << 14, SCZ_DATA_MATRIX = 1 << 15
 };
 
+/** A run of payload bytes in one character set, as the symbol declares it. */
+typedef struct scz_segment {
+    int offset;             /* first byte of the run in `bytes` */
+    int eci;                /* the ECI number that sets its character set (ISO/IEC 18004 table), or -1: none
+                               declared (the reader guesses) */
+    int from_mode;          /* 1: the character set comes from the symbology's own mode, not an ECI
+                               (QR Kanji mode: eci is 20, Shift JIS) */
+} scz_segment;
+
 /** One decoded symbol. */
 typedef struct scz_result {
     uint32_t format;        /* one SCZ_* bit */
     uint8_t *bytes;         /* the payload's exact bytes (ECI designators removed), malloc'ed */
     size_t length;
-    char *eci_text;         /* when the symbol carries an ECI: its text transcoded to UTF-8 by zxing, else NULL */
-    int has_eci;
+    char *text;             /* zxing's own UTF-8 rendering of the payload (for cross-checks), malloc'ed */
+    int has_eci;            /* the symbol carries at least one ECI designator */
+    int gs1;                /* FNC1 in first position: a GS1 element string, fields separated by GS (0x1D) */
+    scz_segment *segments;  /* character-set runs in payload order, malloc'ed; segment_count ≥ 1 when length > 0 */
+    int segment_count;
     int content_binary;     /* zxing's content type says binary */
     int line_count;         /* scan lines that agreed (linear codes), 0 for matrix codes */
     /* The symbol's own top-left, top-right, bottom-right, bottom-left corners, in pixels of the image given. */
