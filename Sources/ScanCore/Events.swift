@@ -61,10 +61,16 @@ public struct PresenceEvent: Sendable {
     public var time: Double
     /// Last known bounds, normalized device coordinates.
     public var bounds: NormalizedRect?
+    /// Codes: the character set `value` was decoded with, and what chose it (see ``TextEncoding``).
+    public var textEncoding: TextEncoding?
+    /// Codes: true for a GS1 element string.
+    public var isGS1: Bool
     public init(transition: Transition, type: MetadataObjectType, value: String? = nil, payload: [UInt8]? = nil,
-                faceID: Int? = nil, source: String, frame: Int, time: Double, bounds: NormalizedRect? = nil) {
+                faceID: Int? = nil, source: String, frame: Int, time: Double, bounds: NormalizedRect? = nil,
+                textEncoding: TextEncoding? = nil, isGS1: Bool = false) {
         self.transition = transition; self.type = type; self.value = value; self.payload = payload
         self.faceID = faceID; self.source = source; self.frame = frame; self.time = time; self.bounds = bounds
+        self.textEncoding = textEncoding; self.isGS1 = isGS1
     }
 }
 

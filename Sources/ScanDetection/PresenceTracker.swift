@@ -132,6 +132,7 @@ public final class PresenceTracker {
     private func event(_ transition: PresenceEvent.Transition, _ o: MetadataObject, source: String, frame: Int,
                        time: Double) -> PresenceEvent {
         PresenceEvent(transition: transition, type: o.type, value: o.stringValue, payload: o.payload,
-                      faceID: o.faceID, source: source, frame: frame, time: time, bounds: o.bounds)
+                      faceID: o.faceID, source: source, frame: frame, time: time, bounds: o.bounds,
+                      textEncoding: o.textEncoding, isGS1: o.isGS1)
     }
 }

@@ -35,6 +35,8 @@ public struct DaemonConfigFile: Sendable, Equatable {
     public var types: String?
     public var rectOfInterest: NormalizedRect?
     public var tryInverted: Bool?
+    /// Decode Code 39 as Full ASCII (`--code39-full-ascii`).
+    public var code39FullASCII: Bool?
     public var scanDensity: Int?
     public var models: String?
     public var metadata: Bool?
@@ -169,7 +171,7 @@ private struct Coded: Decodable {
 
     init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: Key.self)
-        try rejectUnknown(c, known: ["input", "device", "types", "rectOfInterest", "tryInverted", "scanDensity", "models",
+        try rejectUnknown(c, known: ["input", "device", "types", "rectOfInterest", "tryInverted", "code39FullASCII", "scanDensity", "models",
                                      "metadata", "pacing", "loop", "exitAtEnd", "stdout", "stdoutQueue", "maxPixels", "logLevel",
                                      "socket", "presence"], at: "")
         func get<T: Decodable>(_ k: String, _ t: T.Type) throws -> T? { try c.decodeIfPresent(T.self, forKey: Key(k)) }
@@ -187,6 +189,7 @@ private struct Coded: Decodable {
             value.rectOfInterest = NormalizedRect(x: r[0], y: r[1], width: r[2], height: r[3])
         }
         value.tryInverted = try get("tryInverted", Bool.self)
+        value.code39FullASCII = try get("code39FullASCII", Bool.self)
         value.scanDensity = try get("scanDensity", Int.self)
         value.models = try get("models", String.self)
         value.metadata = try get("metadata", Bool.self)

@@ -30,6 +30,8 @@ public struct JSONLinesEncoder: Sendable {
             line = encodeLine(PresenceLine(event: p.transition.rawValue, type: p.type.rawValue, value: p.value,
                                            bytes: p.payload.map(base64), faceID: p.faceID, source: p.source,
                                            frame: p.frame, time: r(p.time, 6), bounds: p.bounds.map(RectLine.init),
+                                           charset: p.textEncoding?.charset,
+                                           charsetSource: p.textEncoding?.source.rawValue, gs1: p.isGS1 ? true : nil,
                                            seq: seq, timestamp: timestamp.map { r($0, 6) }))
         case .device(let d):
             line = encodeLine(DeviceLine(event: "device", kind: d.kind.rawValue, device: d.device, reason: d.reason,
@@ -125,6 +127,7 @@ struct PresenceLine: Encodable {
     var value: String?, bytes: String?, faceID: Int?
     var source: String, frame: Int, time: Double
     var bounds: RectLine?
+    var charset: String?, charsetSource: String?, gs1: Bool?
     var seq: UInt64?, timestamp: Double?
 }
 

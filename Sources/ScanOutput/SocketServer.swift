@@ -174,11 +174,13 @@ struct SnapshotLine: Encodable {
     var value: String?, bytes: String?, faceID: Int?
     var source: String, frame: Int, time: Double
     var bounds: RectLine?
+    var charset: String?, charsetSource: String?, gs1: Bool?
     var snapshot = true
     var timestamp: Double
     init(_ p: PresenceEvent, timestamp: Double) {
         type = p.type.rawValue; value = p.value; bytes = p.payload.map(base64); faceID = p.faceID
         source = p.source; frame = p.frame; time = r(p.time, 6); bounds = p.bounds.map(RectLine.init)
+        charset = p.textEncoding?.charset; charsetSource = p.textEncoding?.source.rawValue; gs1 = p.isGS1 ? true : nil
         self.timestamp = r(timestamp, 6)
     }
 }

@@ -60,6 +60,9 @@ struct DetectionOptions: ParsableArguments {
     @Flag(name: .long, help: "Read codes and faces one after the other instead of at the same time on two threads.")
     var noParallelDetectors = false
 
+    @Flag(name: .customLong("code39-full-ascii"), help: "Decode Code 39 as Full ASCII (+A → a, %J → ?, /A → !); default: plain Code 39 (see docs/reader.md).")
+    var code39FullASCII = false
+
     @Flag(name: .long, help: "Cameras: never shed optional work when late (code steps past the frame's deadline, the face-search slice after a late frame).")
     var noLoadShedding = false
 
@@ -104,6 +107,7 @@ struct DetectionOptions: ParsableArguments {
         config.models = ModelConfiguration(directory: models)
         config.parallelDetectors = !noParallelDetectors
         config.shedLoadWhenLate = !noLoadShedding
+        config.barcode.code39FullASCII = code39FullASCII
         guard streamScanDensity >= 1 && streamScanDensity <= 16 else { throw ValidationError("--stream-scan-density must be 1...16") }
         config.barcode.streamScanDensity = streamScanDensity
         return config

@@ -161,6 +161,7 @@ struct RunCommand: ParsableCommand {
             output.rectOfInterest = roi
         }
         output.barcode.tryInverted = detection.noInverted ? false : (file.tryInverted ?? true)
+        output.barcode.code39FullASCII = detection.code39FullASCII || (file.code39FullASCII ?? false)
         let density = detection.scanDensity != 1 ? detection.scanDensity : (file.scanDensity ?? 1)
         guard density >= 1 && density <= 16 else { throw ScanError.invalidArgument("scan density must be 1...16") }
         output.barcode.scanDensity = density

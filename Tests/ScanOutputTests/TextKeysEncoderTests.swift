@@ -22,4 +22,13 @@ import ScanCore
             + #"],"source":"t","time":0,"width":8}"#
         #expect(line == expected + "\n")
     }
+
+    /// `appeared`/`lost` carry the same keys, so a presence consumer can tell a guess from an ECI too.
+    @Test func presenceLinesCarryTheCharsetKeys() {
+        let appeared = PresenceEvent(transition: .appeared, type: .qr, value: "Привет",
+                                     payload: [0xCF, 0xF0, 0xE8, 0xE2, 0xE5, 0xF2], source: "s", frame: 3, time: 0.3,
+                                     textEncoding: TextEncoding(charset: "windows-1251", source: .eci))
+        let line = String(decoding: JSONLinesEncoder().encode(.presence(appeared), seq: 7, timestamp: 1).line, as: UTF8.self)
+        #expect(line == #"{"bytes":"z/Do4uXy","charset":"windows-1251","charsetSource":"eci","event":"appeared","frame":3,"seq":7,"source":"s","time":0.3,"timestamp":1,"type":"qr","value":"Привет"}"# + "\n")
+    }
 }

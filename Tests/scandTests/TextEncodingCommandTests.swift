@@ -27,4 +27,19 @@ struct TextEncodingCommandTests {
             if c.text == nil { #expect(o["value"] == nil && o["charset"] == nil && o["charsetSource"] == nil) }
         }
     }
+
+    @Test("--code39-full-ascii decodes the Full ASCII pairs; without it the plain data is reported", arguments: ["zbar", "zxing", "both"])
+    func code39FullASCIIFlag(engine: String) throws {
+        let c = try #require(TextFixtures.cases.first { $0.type == "code39" })
+        let path = TextFixtures.directory.appendingPathComponent(c.file).path
+        let full = try ScandBinary.run(["scan", "--engine", engine, "--types", "code39", "--code39-full-ascii", path])
+        let plain = try ScandBinary.run(["scan", "--engine", engine, "--types", "code39", path])
+        #expect(full.status == 0 && plain.status == 0, "\(full.stderr) \(plain.stderr)")
+        func value(_ r: ScandBinary.Result) throws -> String? {
+            let objects = try r.jsonLines().first?["objects"] as? [[String: Any]]
+            return objects?.first?["value"] as? String
+        }
+        #expect(try value(full) == c.text)
+        #expect(try value(plain) == c.raw)
+    }
 }
