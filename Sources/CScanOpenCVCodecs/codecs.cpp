@@ -14,9 +14,15 @@ namespace {
 // Status values mirror scv_status in CScanOpenCV.h.
 enum { OK = 0, ERR_ARGUMENT = 1, ERR_DECODE = 2, ERR_IO = 4, ERR_OPENCV = 5, ERR_END = 7, ERR_MEMORY = 8, ERR_LIMIT = 9 };
 
+// OpenCV's log level is set once, whichever thread decodes first: a function-local static is initialised
+// exactly once, thread-safely (a plain `static bool done` flag was a data race, found by ThreadSanitizer
+// when an image and a video were opened on two threads).
 void quiet() {
-    static bool done = false;
-    if (!done) { cv::utils::logging::setLogLevel(cv::utils::logging::LOG_LEVEL_SILENT); done = true; }
+    static const bool silenced = [] {
+        cv::utils::logging::setLogLevel(cv::utils::logging::LOG_LEVEL_SILENT);
+        return true;
+    }();
+    (void)silenced;
 }
 
 void set_message(char *message, size_t cap, const char *text) {
