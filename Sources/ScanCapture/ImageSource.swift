@@ -77,17 +77,12 @@ public enum ImageDecoder {
             }
             defer { scv_image_close(image) }
             guard status == SCV_OK, let image else { throw failure(status) }
-            let (w, h) = (Int(width), Int(height))
-            try limits.check(width: w, height: h, input: name)
-            let count = w * h
-            let pixels = try [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            return try LumaPlane.decoded(width: Int(width), height: Int(height), limits: limits, input: name) { buffer in
                 let status = message.withUnsafeMutableBufferPointer {
-                    scv_image_read_gray(image, buffer.baseAddress, count, $0.baseAddress, $0.count)
+                    scv_image_read_gray(image, buffer.baseAddress, buffer.count, $0.baseAddress, $0.count)
                 }
                 guard status == SCV_OK else { throw failure(status) }
-                initialized = count
             }
-            return LumaPlane(width: w, height: h, bytes: pixels)
         }
     }
 }
@@ -165,5 +160,23 @@ enum PNM {
             }
         }
         return LumaPlane(width: w, height: h, bytes: out)
+    }
+}
+
+extension LumaPlane {
+    /// A plane of `width`×`height` pixels (one luma byte each, rows packed) that a decoder writes once: the
+    /// size is checked against `limits` first, then the storage is allocated uninitialised and lent to `fill`,
+    /// which must write every byte or throw (nothing is returned then).
+    /// - Throws: ``ScanError/undecodableInput(input:reason:)`` naming `input` when over the budget, or what
+    ///   `fill` throws.
+    static func decoded(width: Int, height: Int, limits: DecoderLimits, input: String,
+                        fill: (UnsafeMutableBufferPointer<UInt8>) throws -> Void) throws -> LumaPlane {
+        try limits.check(width: width, height: height, input: input)
+        let count = width * height
+        let pixels = try [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            try fill(UnsafeMutableBufferPointer(rebasing: buffer[0..<count]))
+            initialized = count
+        }
+        return LumaPlane(width: width, height: height, bytes: pixels)
     }
 }

@@ -29,7 +29,7 @@ public final class VideoSource: FrameSource, @unchecked Sendable {
             throw ScanError.undecodableInput(input: path.displayName, reason: text)
         }
         handle = h
-        maxPixels = limits.maxPixels
+        self.limits = limits
         info = SourceInfo(name: path.displayName, frameRate: fps > 0 && fps < 1000 ? fps : nil)
     }
 
@@ -43,7 +43,8 @@ public final class VideoSource: FrameSource, @unchecked Sendable {
         try self.init(path: InputPath(path), limits: limits)
     }
 
-    private let maxPixels: Int
+    /// The budget every frame is checked against.
+    private let limits: DecoderLimits
 
     deinit { if let handle { scv_plugin_video_close(handle) } }
 
@@ -67,19 +68,15 @@ public final class VideoSource: FrameSource, @unchecked Sendable {
             }
             if status == SCV_ERR_END { return nil }
             guard status == SCV_OK else { throw failure(status) }
-            let (w, h) = (Int(width), Int(height))
-            try DecoderLimits(maxPixels: maxPixels).check(width: w, height: h, input: info.name)
-            let count = w * h
-            let pixels = try [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            let plane = try LumaPlane.decoded(width: Int(width), height: Int(height), limits: limits, input: info.name) { buffer in
                 let status = message.withUnsafeMutableBufferPointer {
-                    scv_plugin_video_gray(handle, buffer.baseAddress, count, $0.baseAddress, $0.count)
+                    scv_plugin_video_gray(handle, buffer.baseAddress, buffer.count, $0.baseAddress, $0.count)
                 }
                 guard status == SCV_OK else { throw failure(status) }
-                initialized = count
             }
             let t = info.frameRate.map { Double(index) / $0 } ?? time
             defer { index += 1 }
-            return Frame(luma: LumaPlane(width: w, height: h, bytes: pixels), index: index, time: t, captureClock: monotonicSeconds())
+            return Frame(luma: plane, index: index, time: t, captureClock: monotonicSeconds())
         }
     }
 
