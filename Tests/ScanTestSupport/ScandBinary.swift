@@ -60,11 +60,19 @@ public enum ScandBinary {
     /// Runs scand with `arguments` in `directory` (default: the fixtures folder), stdin from `stdin` (or empty),
     /// and waits for it to exit. stdout and stderr go through temporary files, so a chatty child can never
     /// block on a full pipe.
+    ///
+    /// `prefix` runs scand under another command (e.g. `["/usr/bin/time", "-o", FILE, "prlimit", "--cpu=60"]`):
+    /// its first element is the program, and scand's path and `arguments` follow the rest.
     public static func run(_ arguments: [String], stdin: [UInt8]? = nil, directory: URL? = nil,
-                           environment: [String: String]? = nil) throws -> Result {
+                           environment: [String: String]? = nil, prefix: [String] = []) throws -> Result {
         let process = Process()
-        process.executableURL = url
-        process.arguments = arguments
+        if let program = prefix.first {
+            process.executableURL = URL(fileURLWithPath: program)
+            process.arguments = Array(prefix.dropFirst()) + [url.path] + arguments
+        } else {
+            process.executableURL = url
+            process.arguments = arguments
+        }
         process.currentDirectoryURL = directory ?? Fixtures.directory
         if let environment { process.environment = environment }
         let dir = try TemporaryDirectory()

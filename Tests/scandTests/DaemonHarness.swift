@@ -132,23 +132,29 @@ final class DaemonProcess {
     var openFDs: Int { (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count) ?? -1 }
 }
 
+/// A Unix stream socket connected to `path` (close-on-exec); the caller owns the descriptor.
+/// - Throws: the connect error as a `POSIXError`.
+func connectUnixSocket(_ path: String) throws -> Int32 {
+    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+    var addr = sockaddr_un()
+    addr.sun_family = sa_family_t(AF_UNIX)
+    withUnsafeMutableBytes(of: &addr.sun_path) { raw in
+        for (i, b) in path.utf8.enumerated() where i < raw.count - 1 { raw[i] = b }
+    }
+    let rc = withUnsafePointer(to: &addr) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+    }
+    if rc != 0 { let e = errno; close(fd); throw POSIXError(POSIXErrorCode(rawValue: e) ?? .EIO) }
+    return fd
+}
+
 /// A line-reading client on plain sockets (the Swift client of the tests).
 final class DaemonSocketClient {
     private let fd: Int32
     private var buffer: [UInt8] = []
 
-    init(path: String) throws {
-        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var addr = sockaddr_un()
-        addr.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &addr.sun_path) { raw in
-            for (i, b) in path.utf8.enumerated() where i < raw.count - 1 { raw[i] = b }
-        }
-        let rc = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        if rc != 0 { let e = errno; close(fd); throw POSIXError(POSIXErrorCode(rawValue: e) ?? .EIO) }
-    }
+    init(path: String) throws { fd = try connectUnixSocket(path) }
 
     deinit { close(fd) }
 

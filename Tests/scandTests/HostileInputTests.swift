@@ -5,18 +5,14 @@ import ScanTestSupport
 /// `scand scan` on hostile inputs, run as a user would: each is refused (or reported) with one error line
 /// naming it, the other inputs are still scanned, and time and peak memory stay small.
 @Suite struct HostileInputTests {
+    /// One run of scand with its wall time and peak RSS (of scand itself, from /usr/bin/time).
     struct Measured {
-        var status: Int32
-        var stdout: [UInt8]
-        var stderr: String
+        var result: ScandBinary.Result
         var wallSeconds: Double
         var peakRSSMegabytes: Double
-        /// Every stdout line parsed as a JSON object (a line that is not one fails the test).
-        func jsonLines() throws -> [[String: Any]] {
-            try stdout.split(separator: UInt8(ascii: "\n")).map { line in
-                try #require(try JSONSerialization.jsonObject(with: Data(line)) as? [String: Any])
-            }
-        }
+        var status: Int32 { result.status }
+        var stderr: String { result.stderr }
+        func jsonLines() throws -> [[String: Any]] { try result.jsonLines() }
     }
 
     /// Runs scand under /usr/bin/time (peak RSS of scand itself) with a CPU-time cap of 60 s (prlimit), so
@@ -24,22 +20,12 @@ import ScanTestSupport
     func measure(_ arguments: [String], in directory: URL) throws -> Measured {
         let dir = try TemporaryDirectory()
         let timing = dir.url.appendingPathComponent("time")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/time")
-        process.arguments = ["-f", "%e %M", "-o", timing.path, "prlimit", "--cpu=60", try ScandBinary.path()] + arguments
-        process.currentDirectoryURL = directory
-        let outURL = dir.url.appendingPathComponent("stdout"), errURL = dir.url.appendingPathComponent("stderr")
-        let out = try dir.emptyFile(outURL), err = try dir.emptyFile(errURL)
-        defer { try? out.close(); try? err.close() }
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
+        let result = try ScandBinary.run(arguments, directory: directory,
+                                         prefix: ["/usr/bin/time", "-f", "%e %M", "-o", timing.path, "prlimit", "--cpu=60"])
         let fields = String(decoding: try Data(contentsOf: timing), as: UTF8.self)
             .split(separator: "\n").last.map { $0.split(separator: " ") } ?? []
-        return Measured(status: process.terminationStatus, stdout: [UInt8](try Data(contentsOf: outURL)),
-                        stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self), wallSeconds: fields.count == 2 ? Double(fields[0]) ?? .infinity : .infinity,
+        return Measured(result: result,
+                        wallSeconds: fields.count == 2 ? Double(fields[0]) ?? .infinity : .infinity,
                         peakRSSMegabytes: fields.count == 2 ? (Double(fields[1]) ?? .infinity) / 1024 : .infinity)
     }
 
