@@ -59,7 +59,7 @@ public struct DaemonStatistics: Sendable {
 /// ``QueuedSink``): the lock is held while delivering so that every sink sees the same `seq` order, and a
 /// device event emitted from a camera's thread never waits on an output.
 final class EventEmitter: @unchecked Sendable {
-    // Invariant for @unchecked Sendable: `seq`, `closed`, `present`, `presentOrder` and `deviceKinds` are touched
+    // Invariant for @unchecked Sendable: `seq`, `closed`, `present` and `deviceKinds` are touched
     // only under `lock`, `published` only under `countLock`; `sinks`, `encoder` and `logger` are immutable.
     private let lock = Lock()
     private var seq: UInt64 = 0
