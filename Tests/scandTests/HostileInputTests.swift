@@ -1,6 +1,10 @@
 import Foundation
 import Testing
 import ScanTestSupport
+import ScanCore
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `scand scan` on hostile inputs, run as a user would: each is refused (or reported) with one error line
 /// naming it, the other inputs are still scanned, and time and peak memory stay small.
@@ -27,6 +31,31 @@ import ScanTestSupport
         return Measured(result: result,
                         wallSeconds: fields.count == 2 ? Double(fields[0]) ?? .infinity : .infinity,
                         peakRSSMegabytes: fields.count == 2 ? (Double(fields[1]) ?? .infinity) / 1024 : .infinity)
+    }
+
+    /// `/dev/zero` (refused as a device when opened) and an endless FIFO (read up to the still-image file
+    /// limit, then refused): each gives one error naming it, the good input after it is scanned, and time and
+    /// peak memory stay small (before: 7–11 s and 1.6 GB for each).
+    @Test func endlessInputsAreRefusedWithBoundedMemory() throws {
+        let inputs = try HostileInputs(["cmyk.jpg"])
+        let zero = try measure(["scan", "/dev/zero", "cmyk.jpg"], in: inputs.url)
+        #expect(zero.status == 1, "\(zero.stderr)")
+        #expect(zero.stderr.contains("/dev/zero: cannot read: is a device"))
+        #expect(try zero.jsonLines().map { $0["source"] as? String } == ["cmyk.jpg"])
+        #expect(zero.wallSeconds < 5 && zero.peakRSSMegabytes < 300, "\(zero.wallSeconds) s, \(zero.peakRSSMegabytes) MB")
+
+        let fifo = inputs.url.appendingPathComponent("endless").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let writer = Process() // a real producer that never stops: cat /dev/zero > fifo
+        writer.executableURL = URL(fileURLWithPath: "/bin/sh")
+        writer.arguments = ["-c", "exec cat /dev/zero > '\(fifo)'"]
+        try writer.run()
+        defer { writer.terminate(); writer.waitUntilExit() }
+        let endless = try measure(["scan", "endless", "cmyk.jpg"], in: inputs.url)
+        #expect(endless.status == 1, "\(endless.stderr)")
+        #expect(endless.stderr.contains("endless: cannot decode: input goes on past \(DecoderLimits.defaultMaxFileBytes) bytes"), "\(endless.stderr)")
+        #expect(try endless.jsonLines().map { $0["source"] as? String } == ["cmyk.jpg"])
+        #expect(endless.wallSeconds < 10 && endless.peakRSSMegabytes < 300, "\(endless.wallSeconds) s, \(endless.peakRSSMegabytes) MB")
     }
 
     /// PNG bombs, a header-only PGM and BMP/TIFF headers declaring 30000×30000 (OpenCV's plugin): each is
