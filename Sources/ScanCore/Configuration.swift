@@ -86,6 +86,18 @@ public struct BarcodeConfiguration: Sendable, Hashable {
     /// symbol does not say which it is (docs/reader.md). A symbol with a `$ % / +` that starts no valid pair
     /// stays plain Code 39.
     public var code39FullASCII: Bool = false
+    /// A linear (1-D) read from a transformed pass (inverted, downscaled, upscaled, thresholded) is reported
+    /// only once confirmed: the other engine reads the same value on that pass image or on the plain frame
+    /// around the code, zbar reads it again on the plain frame, or a second transformed image (on streams:
+    /// a second frame) reads it too. Blurred low-resolution EAN/UPC codes otherwise read as other digits with a
+    /// valid check digit on those passes (docs/reader.md, "Confirming transformed reads"). Plain-pass reads
+    /// and 2-D codes (with their error correction) are never held back.
+    public var confirmTransformedLinearReads: Bool = true
+    /// Decode Code 39 symbols that are Code 32 (Italian Pharmacode: 6 characters of its base-32 alphabet
+    /// spelling 9 digits with a valid check digit) as "A" and the 9 digits, as printed under them; `value` and
+    /// `bytes` then hold that text (the type stays `code39`). Off by default: about 1 in 60 random 6-character
+    /// Code 39 payloads also pass the test (docs/reader.md).
+    public var code32: Bool = false
 
     public init(types: Set<MetadataObjectType> = Set(MetadataObjectType.allCases.filter(\.isMachineReadableCode)),
                 tryInverted: Bool = true, scanDensity: Int = 1, minimumI25Length: Int = 6, extraPasses: Bool = true,

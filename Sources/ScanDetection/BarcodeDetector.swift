@@ -166,8 +166,9 @@ public final class BarcodeDetector: MetadataDetector {
         guard let base = startFrame(frame, rectOfInterest: rectOfInterest) else { return [] }
 
         var extra: [MetadataObject] = []
+        var pending = PendingReads()
         for pass in effectivePasses {
-            for image in passImages(pass, base: base) {
+            for (index, image) in passImages(pass, base: base).enumerated() {
                 // An upscaled copy needs no denser scan lines than the frame itself: keep zbar's cost ≈ 2×, not 4×.
                 // (The binarised upscaled-thresholded image is scanned on every line: its moiré-broken
                 // finder patterns need them.)
@@ -179,7 +180,8 @@ public final class BarcodeDetector: MetadataDetector {
                     // Formats zbar cannot read are always looked for on the plain frame: zxing's quick look
                     // (no tryHarder, fixed threshold: ≈ half the cost) when zbar reads the frame, its full
                     // search for every enabled format when zbar reads nothing.
-                    found = scanZBar(image, frameSize: frame.size, density: density, matrixOnly: false).filter(accept)
+                    found = try crossCheckSmallRetail(scanZBar(image, frameSize: frame.size, density: density, matrixOnly: false).filter(accept),
+                                                      image: image, frameSize: frame.size)
                     if found.isEmpty {
                         found = try scanZXing(image, types: zxingEnabled, frameSize: frame.size)
                         engine = .zxing
@@ -187,13 +189,18 @@ public final class BarcodeDetector: MetadataDetector {
                         extra = try scanZXing(image, types: zxingOnly, frameSize: frame.size, quick: true)
                     }
                 } else {
-                    found = scanZBar(image, frameSize: frame.size, density: density, matrixOnly: pass.matrixOnly)
+                    found = try crossCheckSmallRetail(scanZBar(image, frameSize: frame.size, density: density, matrixOnly: pass.matrixOnly).filter(accept),
+                                                      image: image, frameSize: frame.size)
                 }
                 if !alongside && found.isEmpty && !zxingEnabled.isEmpty {
                     found = try scanZXing(image, types: zxingTypes(pass), frameSize: frame.size)
                     engine = .zxing
                 }
                 found = Self.suppressFragments(found.filter(accept))
+                if pass != .plain {
+                    found = try confirm(found, pass: image, base: base, engine: engine, frameSize: frame.size,
+                                        source: pass.rawValue + "/\(index)", pending: &pending)
+                }
                 if !found.isEmpty || !extra.isEmpty {
                     lastPass = pass; lastEngine = found.isEmpty ? .zxing : engine
                     return found + extra
@@ -267,7 +274,8 @@ public final class BarcodeDetector: MetadataDetector {
         guard let base = startFrame(frame, rectOfInterest: rectOfInterest) else { return [] }
         let density = streamDensity(for: frame.size)
         if !zbarEnabled.isEmpty {
-            let found = Self.suppressFragments(scanZBar(base, frameSize: frame.size, density: density, matrixOnly: false).filter(accept))
+            let found = Self.suppressFragments(try crossCheckSmallRetail(
+                scanZBar(base, frameSize: frame.size, density: density, matrixOnly: false).filter(accept), image: base, frameSize: frame.size))
             if !found.isEmpty { lastPass = .plain; lastEngine = .zbar; return found }
         }
         let all = streamSteps(longSide: max(base.plane.width, base.plane.height))
@@ -301,12 +309,19 @@ public final class BarcodeDetector: MetadataDetector {
             let image = images[step.image]
             var found: [MetadataObject]
             if step.engine == .zbar {
-                found = scanZBar(image, frameSize: frame.size, density: step.pass == .upscaled ? 2 * density : density,
-                                 matrixOnly: step.pass.matrixOnly)
+                found = try crossCheckSmallRetail(scanZBar(image, frameSize: frame.size, density: step.pass == .upscaled ? 2 * density : density,
+                                                           matrixOnly: step.pass.matrixOnly).filter(accept), image: image, frameSize: frame.size)
             } else {
                 found = try scanZXing(image, types: zxingTypes(step.pass), frameSize: frame.size)
             }
             found = Self.suppressFragments(found.filter(accept))
+            if step.pass != .plain {
+                // On a stream the second sighting may come from another step on a later frame: a candidate
+                // is remembered for ``streamConfirmationFrames`` frames.
+                streamPending.forget(olderThan: streamFrames - Self.streamConfirmationFrames)
+                found = try confirm(found, pass: image, base: base, engine: step.engine, frameSize: frame.size,
+                                    source: "\(step.pass.rawValue)/\(step.image)/\(step.engine)", pending: &streamPending, stamp: streamFrames)
+            }
             if !found.isEmpty { lastPass = step.pass; lastEngine = step.engine; stickyStep = step; return found }
         }
         return []
@@ -466,6 +481,168 @@ public final class BarcodeDetector: MetadataDetector {
                               textEncoding: encoding, isGS1: isGS1)
     }
 
+    // MARK: confirming transformed reads
+
+    /// Linear reads from transformed pass images that nothing has confirmed yet, by type and payload, with
+    /// where they were read (a pass image on a still image, a frame on a stream).
+    struct PendingReads {
+        struct Key: Hashable { var type: MetadataObjectType; var payload: [UInt8] }
+        var sources: [Key: (source: String, stamp: Int)] = [:]
+        mutating func forget(olderThan stamp: Int) { sources = sources.filter { $0.value.stamp >= stamp } }
+    }
+    /// Candidates from transformed stream steps, across frames.
+    private var streamPending = PendingReads()
+    /// A transformed 1-D read seen on at least this many scan lines (zbar's quality; zxing's agreeing lines)
+    /// counts as confirmed: one above ``BarcodeConfiguration/minimumLinearQuality``'s default. Measured on the
+    /// shelf set (docs/reader.md): the upscaled pass's wrong EAN-13 reads were on 2 lines, its right ones on 3–9.
+    static let transformedQualityMargin = 3
+    /// Frames within which a second sighting confirms a transformed 1-D read on a stream.
+    static let streamConfirmationFrames = 3
+    /// Transformed 1-D reads dropped because nothing confirmed them, and confirmations by kind, for tests and
+    /// diagnostics.
+    private(set) var unconfirmedReads = 0
+    private(set) var confirmations: [String: Int] = [:]
+
+    /// Keeps the reads of a transformed pass image that are trustworthy: 2-D codes, and linear codes that are
+    /// confirmed (``BarcodeConfiguration/confirmTransformedLinearReads``), by, in this order:
+    /// 1. another pass image of this frame (a stream: another step on a recent frame) having read it
+    ///    unconfirmed (`pending`, keyed by `source`);
+    /// 2. its quality: at least ``transformedQualityMargin`` scan lines;
+    /// 3. the other engine reading the same type and payload around the code on the same pass image;
+    /// 4. the same on the plain frame (`base`): zxing with `tryHarder`, then zbar on every line.
+    /// An unconfirmed read is remembered in `pending` and dropped.
+    func confirm(_ found: [MetadataObject], pass: PassImage, base: PassImage, engine: BarcodeEngine, frameSize: PixelSize,
+                 source: String, pending: inout PendingReads, stamp: Int = 0) throws -> [MetadataObject] {
+        guard configuration.confirmTransformedLinearReads, found.contains(where: { $0.type.isLinear }) else { return found }
+        var out: [MetadataObject] = []
+        for o in found {
+            guard o.type.isLinear, let payload = o.payload else { out.append(o); continue }
+            let key = PendingReads.Key(type: o.type, payload: payload)
+            var how: String?
+            // The cheap evidence first, then the re-reads.
+            if let seen = pending.sources[key], seen.source != source { how = "second pass" }
+            else if let q = o.quality, q >= Self.transformedQualityMargin { how = "quality" }
+            else if engine == .zbar, try readsSame(o, on: pass, frameSize: frameSize, engine: .zxing) { how = "other engine" }
+            else if engine == .zxing, try readsSame(o, on: pass, frameSize: frameSize, engine: .zbar) { how = "other engine" }
+            else if try readsSame(o, on: base, frameSize: frameSize, engine: .zxing) { how = "plain zxing" }
+            else if try readsSame(o, on: base, frameSize: frameSize, engine: .zbar) { how = "plain zbar" }
+            if let how {
+                confirmations[how, default: 0] += 1
+                pending.sources[key] = nil
+                out.append(o)
+            } else {
+                unconfirmedReads += 1
+                if pending.sources[key] == nil { pending.sources[key] = (source, stamp) }
+            }
+        }
+        return out
+    }
+
+    /// Whether `engine` reads `o` (same type and payload) on `image` around where `o` was read: its box
+    /// widened by a sixth of its length and at least 16 pass pixels on each side.
+    private func readsSame(_ o: MetadataObject, on image: PassImage, frameSize: PixelSize, engine: BarcodeEngine) throws -> Bool {
+        let region = Self.region(around: o, on: image, frameSize: frameSize)
+        switch engine {
+        case .zxing:
+            return try zxingReads(around: o, on: image, frameSize: frameSize).contains { symbol in
+                var p = symbol.bytes
+                _ = decodeText(&p, type: symbol.type, segments: symbol.segments)
+                return p == o.payload || (o.type == .code128 && p.map { $0 & 0x7F } == o.payload?.map { $0 & 0x7F })
+            }
+        case .zbar, .both:
+            guard Self.zbarTypes.contains(o.type) else { return false }
+            let clipped = PixelRect(x: max(0, region.x), y: max(0, region.y),
+                                    width: min(image.plane.width, region.x + region.width) - max(0, region.x),
+                                    height: min(image.plane.height, region.y + region.height) - max(0, region.y))
+            guard clipped.width > 8, clipped.height > 2 else { return false }
+            let crop = PassImage(plane: image.plane.cropped(to: clipped), scaleX: image.scaleX, scaleY: image.scaleY,
+                                 originX: image.originX + Double(clipped.x) / image.scaleX,
+                                 originY: image.originY + Double(clipped.y) / image.scaleY)
+            return scanZBar(crop, frameSize: frameSize, density: 1, matrixOnly: false).contains { r in
+                r.type == o.type && (r.payload == o.payload
+                    || (o.type == .code128 && r.payload?.map { $0 & 0x7F } == o.payload?.map { $0 & 0x7F }))
+                    && accept(r)
+            }
+        }
+    }
+
+    /// `o`'s box on `image` (pass pixels), widened by a sixth of its length and 16 pixels on each side.
+    static func region(around o: MetadataObject, on image: PassImage, frameSize: PixelSize, widen: Double = 1.0 / 6) -> PixelRect {
+        let W = Double(frameSize.width), H = Double(frameSize.height)
+        let xs = o.corners.map { ($0.x * W - image.originX) * image.scaleX }
+        let ys = o.corners.map { ($0.y * H - image.originY) * image.scaleY }
+        let x0 = xs.min() ?? 0, x1 = xs.max() ?? 0, y0 = ys.min() ?? 0, y1 = ys.max() ?? 0
+        let m = max(x1 - x0, y1 - y0) * widen + 16
+        return PixelRect(x: Int((x0 - m).rounded(.down)), y: Int((y0 - m).rounded(.down)),
+                         width: Int((x1 - x0 + 2 * m).rounded(.up)) + 1, height: Int((y1 - y0 + 2 * m).rounded(.up)) + 1)
+    }
+
+    /// zxing-cpp's reads of `o`'s type around `o` on `image` (`tryHarder`).
+    private func zxingReads(around o: MetadataObject, on image: PassImage, frameSize: PixelSize, widen: Double = 1.0 / 6) throws -> [ZXingReader.Symbol] {
+        guard ZXingReader.types.contains(o.type) else { return [] }
+        let region = Self.region(around: o, on: image, frameSize: frameSize, widen: widen)
+        return try ZXingReader.read(image.plane, region: region, types: [o.type], quick: false).filter { $0.type == o.type }
+    }
+
+    /// EAN/UPC codes whose module is narrower than this many pass pixels (by zbar's box) are checked by zxing.
+    static let smallRetailModule = 2.5
+    /// Retail codes read with a module of fewer than ``smallRetailModule`` pixels get zxing's second opinion:
+    /// zbar misreads blurred small EAN-13/UPC-A as other digits with a valid check digit (one of the 11
+    /// misreads on the shelf set was on the plain pass, read on 17 scan lines) where zxing-cpp reads the right
+    /// digits or nothing. When zxing reads the same type there with other digits, zxing's read replaces
+    /// zbar's; when it reads nothing, zbar's stands (plain pass) or needs confirming (transformed passes).
+    func crossCheckSmallRetail(_ found: [MetadataObject], image: PassImage, frameSize: PixelSize) throws -> [MetadataObject] {
+        guard configuration.confirmTransformedLinearReads else { return found }
+        // Two different payloads of one retail type in overlapping boxes are one symbol read two ways: at least
+        // one is wrong. zxing's read of that type on the image decides; without one, neither is reported.
+        let conflicted = Set(found.indices.filter { i in
+            Self.retailModules[found[i].type] != nil && found.indices.contains { j in
+                j != i && found[j].type == found[i].type && found[j].payload != found[i].payload
+                    && Self.sameSymbol(found[i].bounds, found[j].bounds)
+            }
+        })
+        var arbiter: [[UInt8]] = []
+        if let first = conflicted.first {
+            arbiter = try ZXingReader.read(image.plane, types: [found[first].type]).filter { $0.type == found[first].type }.map(\.bytes)
+            confirmations["conflict", default: 0] += 1
+        }
+        var out: [MetadataObject] = []
+        for (i, o) in found.enumerated() {
+            if conflicted.contains(i) {
+                if let p = o.payload, arbiter.contains(p) { out.append(o) }
+                continue
+            }
+            guard let modules = Self.retailModules[o.type], let payload = o.payload else { out.append(o); continue }
+            let W = Double(frameSize.width), H = Double(frameSize.height)
+            let xs = o.corners.map { $0.x * W * image.scaleX }, ys = o.corners.map { $0.y * H * image.scaleY }
+            let length = max((xs.max() ?? 0) - (xs.min() ?? 0), (ys.max() ?? 0) - (ys.min() ?? 0))
+            guard length / Double(modules) < Self.smallRetailModule else { out.append(o); continue }
+            // zbar's box may cover only part of the symbol, off its centre (a misread's halves come from different
+            // rows), and zxing missed such symbols in a region around the box: zxing looks at the whole pass image,
+            // for this type only.
+            let symbols = try ZXingReader.read(image.plane, types: [o.type]).filter { $0.type == o.type }
+            let other = objects(in: symbols, pass: image, frameSize: frameSize)
+            if other.isEmpty || other.contains(where: { $0.payload == payload }) {
+                out.append(o)
+            } else {
+                confirmations["zxing replaced zbar", default: 0] += 1
+                out.append(contentsOf: other.prefix(1))
+            }
+        }
+        return out
+    }
+
+    /// Whether two 1-D reads' boxes (normalized frame coordinates; zbar's are thin bands of scan-line
+    /// crossings) lie on one symbol: they overlap along x and their centres are closer in y than the longer box
+    /// is wide.
+    static func sameSymbol(_ a: NormalizedRect, _ b: NormalizedRect) -> Bool {
+        let overlap = min(a.x + a.width, b.x + b.width) - max(a.x, b.x)
+        return overlap > 0 && abs((a.y + a.height / 2) - (b.y + b.height / 2)) < max(a.width, b.width)
+    }
+
+    /// Modules across EAN-13 (UPC-A), EAN-8 and UPC-E symbols, guards included.
+    static let retailModules: [MetadataObjectType: Int] = [.ean13: 95, .ean8: 67, .upce: 51]
+
     // MARK: text
 
     /// The text of a read: Code 39 Full ASCII first when configured (`payload` becomes the decoded ASCII),
@@ -473,6 +650,8 @@ public final class BarcodeDetector: MetadataDetector {
     func decodeText(_ payload: inout [UInt8], type: MetadataObjectType, segments: [TextDecoding.Segment]) -> (String?, TextEncoding?) {
         if type == .code39, configuration.code39FullASCII, let full = TextDecoding.code39FullASCII(payload) {
             payload = full
+        } else if type == .code39, configuration.code32, let pharmacode = TextDecoding.code32(payload) {
+            payload = pharmacode
         }
         return TextDecoding.decode(payload, type: type, segments: segments)
     }

@@ -255,4 +255,31 @@ public enum TextDecoding {
         }
         return out
     }
+
+    // MARK: Code 32 (Italian Pharmacode)
+
+    /// Code 32 (Italian Pharmacode, AIFA's "codice farmaco"): a Code 39 symbol of 6 characters from the
+    /// base-32 alphabet `0-9 B-D F-H J-N P-Z` (no vowels) that spells a 9-digit number, the last digit being a
+    /// check digit (odd positions weight 1, even positions weight 2 with their digits summed, mod 10).
+    /// Returns "A" + the 9 digits, as printed under the symbol (and as zxing-cpp 2+ reports it); nil when
+    /// `data` is not such a symbol.
+    public static func code32(_ data: [UInt8]) -> [UInt8]? {
+        let alphabet = Array("0123456789BCDFGHJKLMNPQRSTUVWXYZ".utf8)
+        guard data.count == 6 else { return nil }
+        var value = 0
+        for c in data {
+            guard let d = alphabet.firstIndex(of: c) else { return nil }
+            value = value * 32 + d
+        }
+        guard value < 1_000_000_000 else { return nil }
+        var digits = [Int](repeating: 0, count: 9)
+        var rest = value
+        for i in stride(from: 8, through: 0, by: -1) { digits[i] = rest % 10; rest /= 10 }
+        var sum = 0
+        for (i, d) in digits.dropLast().enumerated() {
+            if i % 2 == 0 { sum += d } else { sum += (2 * d) / 10 + (2 * d) % 10 }
+        }
+        guard sum % 10 == digits[8] else { return nil }
+        return [0x41] + digits.map { UInt8($0) + 0x30 }
+    }
 }

@@ -63,6 +63,12 @@ struct DetectionOptions: ParsableArguments {
     @Flag(name: .customLong("code39-full-ascii"), help: "Decode Code 39 as Full ASCII (+A → a, %J → ?, /A → !); default: plain Code 39 (see docs/reader.md).")
     var code39FullASCII = false
 
+    @Flag(name: .customLong("code32"), help: "Decode Code 39 symbols that are Code 32 (Italian Pharmacode) as \"A\" + 9 digits; default: off (see docs/reader.md).")
+    var code32 = false
+
+    @Flag(name: .long, help: "Report 1-D reads from transformed passes (inverted, scaled, thresholded) without confirming them (more misreads on blurred EAN/UPC; see docs/reader.md).")
+    var noConfirmTransformed = false
+
     @Flag(name: .long, help: "Cameras: never shed optional work when late (code steps past the frame's deadline, the face-search slice after a late frame).")
     var noLoadShedding = false
 
@@ -108,6 +114,8 @@ struct DetectionOptions: ParsableArguments {
         config.parallelDetectors = !noParallelDetectors
         config.shedLoadWhenLate = !noLoadShedding
         config.barcode.code39FullASCII = code39FullASCII
+        config.barcode.confirmTransformedLinearReads = !noConfirmTransformed
+        config.barcode.code32 = code32
         guard streamScanDensity >= 1 && streamScanDensity <= 16 else { throw ValidationError("--stream-scan-density must be 1...16") }
         config.barcode.streamScanDensity = streamScanDensity
         return config

@@ -100,6 +100,9 @@ def main():
     t = "Extended !?*#"
     add("code39_full_ascii.png", "code39", t, t.encode(), "US-ASCII", "symbology",
         zint("code39_full_ascii.png", 9, t), raw="E+X+T+E+N+D+E+D /A%J/J/C")
+    # Code 32 (Italian Pharmacode, zint symbology 129): 8 digits + check digit 8, as base-32 Code 39 "3PRM8N".
+    t = "A123456788"
+    add("code32.png", "code39", t, t.encode(), "US-ASCII", "symbology", zint("code32.png", 129, "12345678"), raw="3PRM8N")
     # Code 128 with FNC4: ISO-8859-1 characters ≥ 0x80.
     b = "Déjà vu ½".encode("latin-1")
     add("code128_fnc4.png", "code128", "Déjà vu ½", b, "ISO-8859-1", "symbology", zint_file("code128_fnc4.png", 20, b, ["--binary"]))

@@ -1,0 +1,111 @@
+import Foundation
+import Testing
+import ScanCapture
+import ScanCore
+import ScanTestSupport
+@testable import ScanDetection
+
+/// The shelf fixtures (Tests/Fixtures/generated/shelf, made by Tests/Fixtures/make_shelf_fixtures.py).
+enum ShelfFixtures {
+    struct Case: Sendable, CustomStringConvertible {
+        var file: String
+        var type: String
+        /// The symbol's true digits, as scand reports them (UPC-A with its leading 0).
+        var value: String
+        /// What the base commit reported that is not in the frame.
+        var baseMisreads: [String]
+        var description: String { file }
+    }
+    static let directory = Fixtures.repositoryRoot.appendingPathComponent("Tests/Fixtures/generated/shelf")
+    static let script = "Tests/Fixtures/make_shelf_fixtures.py"
+
+    static let cases: [Case] = {
+        let manifest = directory.appendingPathComponent("cases.json")
+        if !FileManager.default.fileExists(atPath: manifest.path) {
+            let tmp = directory.deletingLastPathComponent().appendingPathComponent("shelf.tmp-\(getpid())")
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+            p.arguments = [Fixtures.repositoryRoot.appendingPathComponent(script).path, tmp.path]
+            p.environment = ["PYTHONNOUSERSITE": "1", "PATH": "/usr/bin:/bin"]
+            do { try p.run() } catch { preconditionFailure("cannot run \(script): \(error)") }
+            p.waitUntilExit()
+            precondition(p.terminationStatus == 0, "\(script) failed (needs zint, python3-numpy, python3-pil, python3-segno)")
+            try? FileManager.default.createDirectory(at: directory.deletingLastPathComponent(), withIntermediateDirectories: true)
+            if rename(tmp.path, directory.path) != 0 { try? FileManager.default.removeItem(at: tmp) } // another process won
+        }
+        guard let data = FileManager.default.contents(atPath: manifest.path),
+              let list = try? JSONSerialization.jsonObject(with: data) as? [[String: Any]] else {
+            preconditionFailure("\(manifest.path) unreadable: run /usr/bin/python3 \(script)")
+        }
+        return list.map { e in
+            Case(file: e["file"] as! String, type: e["type"] as! String, value: e["value"] as! String,
+                 baseMisreads: e["baseMisreads"] as! [String])
+        }
+    }()
+
+    static func frame(_ c: Case) throws -> Frame {
+        let source = try ImageSource(path: directory.appendingPathComponent(c.file).path)
+        return try #require(try source.nextFrame())
+    }
+}
+
+private func text(_ o: MetadataObject) -> String { o.payload.map { String(decoding: $0, as: UTF8.self) } ?? "" }
+
+/// Issue 15: blurred low-resolution EAN-13/UPC-A read as other digits with a valid check digit. On the base
+/// commit (cea8533) scand reported each `baseMisreads` value: two from the upscaled pass, read on 2 scan lines
+/// and confirmed by nothing; one from zbar's plain pass (17 scan lines) where zxing-cpp reads the right digits.
+@Suite("Shelf-code misreads")
+struct ShelfMisreadTests {
+    static let misreads = ShelfFixtures.cases.filter { !$0.baseMisreads.isEmpty }
+    static let keepers = ShelfFixtures.cases.filter { $0.baseMisreads.isEmpty }
+
+    @Test("no wrong digits on still images; with confirmation off the fixture gives the base's misread",
+          arguments: ShelfMisreadTests.misreads)
+    func stillImage(_ c: ShelfFixtures.Case) throws {
+        let frame = try ShelfFixtures.frame(c)
+        let found = try BarcodeDetector().detect(in: frame).map(text)
+        #expect(found.allSatisfy { $0 == c.value }, "\(c.file): read \(found), truth \(c.value)")
+
+        var off = BarcodeConfiguration()
+        off.confirmTransformedLinearReads = false
+        let unconfirmed = try BarcodeDetector(configuration: off).detect(in: frame).map(text)
+        #expect(unconfirmed.contains { c.baseMisreads.contains($0) }, "\(c.file): without confirmation read \(unconfirmed)")
+    }
+
+    @Test("codes only the upscaled pass reads are still read (confirmed by their scan-line count)",
+          arguments: ShelfMisreadTests.keepers)
+    func kept(_ c: ShelfFixtures.Case) throws {
+        let detector = BarcodeDetector()
+        let found = try detector.detect(in: try ShelfFixtures.frame(c))
+        #expect(found.map(text) == [c.value], "\(c.file)")
+        #expect(detector.lastPass == .upscaled)
+        #expect(detector.confirmations["quality", default: 0] == 1, "\(detector.confirmations)")
+    }
+
+    @Test("on a stream (12 frames, one step per frame) no frame reports wrong digits", arguments: ShelfFixtures.cases)
+    func stream(_ c: ShelfFixtures.Case) throws {
+        let frame = try ShelfFixtures.frame(c)
+        let detector = BarcodeDetector()
+        var reads: [String] = []
+        for _ in 0..<12 { reads += try detector.detectStream(in: frame, steps: 1).map(text) }
+        #expect(reads.allSatisfy { $0 == c.value }, "\(c.file): \(Set(reads)), confirmations \(detector.confirmations)")
+    }
+
+    @Test("a transformed read two pass images agree on is confirmed; one seen once is not")
+    func secondPass() throws {
+        let detector = BarcodeDetector()
+        var pending = BarcodeDetector.PendingReads()
+        let o = MetadataObject(type: .ean13, bounds: NormalizedRect(x: 0.4, y: 0.4, width: 0.2, height: 0.05),
+                               corners: [NormalizedPoint(x: 0.4, y: 0.4), NormalizedPoint(x: 0.6, y: 0.4),
+                                         NormalizedPoint(x: 0.6, y: 0.45), NormalizedPoint(x: 0.4, y: 0.45)],
+                               stringValue: "4006381333931", payload: Array("4006381333931".utf8), quality: 2)
+        // A blank image: neither engine can confirm, and quality 2 is under the margin.
+        let blank = PassImage(plane: LumaPlane(width: 64, height: 48, bytes: [UInt8](repeating: 200, count: 64 * 48)),
+                              scaleX: 0.1, scaleY: 0.1, originX: 0, originY: 0)
+        let size = PixelSize(width: 640, height: 480)
+        #expect(try detector.confirm([o], pass: blank, base: blank, engine: .zbar, frameSize: size, source: "upscaled/0", pending: &pending).isEmpty)
+        #expect(try detector.confirm([o], pass: blank, base: blank, engine: .zbar, frameSize: size, source: "upscaled/0", pending: &pending).isEmpty)
+        #expect(try detector.confirm([o], pass: blank, base: blank, engine: .zbar, frameSize: size, source: "thresholded/0", pending: &pending).count == 1)
+        #expect(detector.confirmations["second pass"] == 1)
+    }
+}
