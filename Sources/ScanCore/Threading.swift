@@ -165,8 +165,18 @@ public final class WorkerThread: @unchecked Sendable {
 
 /// Runs blocking `body` (a join, a flush, a device call) on a thread of its own and waits for it without
 /// holding a Swift concurrency thread.
-public func onDedicatedThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-    await withCheckedContinuation { (continuation: CheckedContinuation<T, Never>) in
-        _ = WorkerThread { continuation.resume(returning: body()) }
+/// `body` is `sending`: it may hold non-Sendable state (a detector pipeline) that the caller gives up.
+public func onDedicatedThread<T: Sendable>(_ body: sending @escaping () -> T) async -> T {
+    let handOver = HandOver(body)
+    return await withCheckedContinuation { (continuation: CheckedContinuation<T, Never>) in
+        _ = WorkerThread { continuation.resume(returning: handOver.value()) }
     }
+}
+
+/// Moves a value to another thread.
+private struct HandOver<Value>: @unchecked Sendable {
+    // Invariant for @unchecked Sendable: built from a `sending` value, which the caller no longer
+    // reaches; only the one thread it is handed to uses it.
+    let value: Value
+    init(_ value: sending Value) { self.value = value }
 }
