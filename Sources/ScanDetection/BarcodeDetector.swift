@@ -617,12 +617,22 @@ public final class BarcodeDetector: MetadataDetector {
             let xs = o.corners.map { $0.x * W * image.scaleX }, ys = o.corners.map { $0.y * H * image.scaleY }
             let length = max((xs.max() ?? 0) - (xs.min() ?? 0), (ys.max() ?? 0) - (ys.min() ?? 0))
             guard length / Double(modules) < Self.smallRetailModule else { out.append(o); continue }
+            // On a stream a code in view is read frame after frame: checked once, then trusted while it keeps
+            // being read (as the text re-reads).
+            let key = RereadKey(type: o.type, bytes: payload)
+            if streaming, let seen = retailChecked[key], streamFrames - seen <= Self.rereadMemoryFrames {
+                retailChecked[key] = streamFrames; out.append(o); continue
+            }
             // zbar's box may cover only part of the symbol, off its centre (a misread's halves come from different
             // rows), and zxing missed such symbols in a region around the box: zxing looks at the whole pass image,
             // for this type only.
             let symbols = try ZXingReader.read(image.plane, types: [o.type]).filter { $0.type == o.type }
             let other = objects(in: symbols, pass: image, frameSize: frameSize)
             if other.isEmpty || other.contains(where: { $0.payload == payload }) {
+                if streaming {
+                    if retailChecked.count >= Self.rereadCacheSize { retailChecked.removeAll(keepingCapacity: true) }
+                    retailChecked[key] = streamFrames
+                }
                 out.append(o)
             } else {
                 confirmations["zxing replaced zbar", default: 0] += 1
@@ -639,6 +649,9 @@ public final class BarcodeDetector: MetadataDetector {
         let overlap = min(a.x + a.width, b.x + b.width) - max(a.x, b.x)
         return overlap > 0 && abs((a.y + a.height / 2) - (b.y + b.height / 2)) < max(a.width, b.width)
     }
+
+    /// On streams: small retail payloads zxing did not contradict, with the stream frame they were last read in.
+    private var retailChecked: [RereadKey: Int] = [:]
 
     /// Modules across EAN-13 (UPC-A), EAN-8 and UPC-E symbols, guards included.
     static let retailModules: [MetadataObjectType: Int] = [.ean13: 95, .ean8: 67, .upce: 51]
