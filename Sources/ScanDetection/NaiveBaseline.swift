@@ -37,7 +37,7 @@ public final class NaiveBaseline {
     /// Scans the whole frame. Geometry is normalized device coordinates.
     public func process(_ frame: Frame) throws -> [MetadataObject] {
         var out: [MetadataObject] = []
-        let t0 = BaselineClock.now()
+        let t0 = monotonicSeconds()
         if codes {
             frame.luma.cropped(to: PixelRect(x: 0, y: 0, width: frame.width, height: frame.height)).bytes.withUnsafeBufferPointer { b in
                 zbar_image_set_size(image, UInt32(frame.width), UInt32(frame.height))
@@ -57,22 +57,15 @@ public final class NaiveBaseline {
                 }
             }
         }
-        let t1 = BaselineClock.now()
+        let t1 = monotonicSeconds()
         if let faces { out += try faces.process(frame) }
-        let t2 = BaselineClock.now()
+        let t2 = monotonicSeconds()
         lastCodeSeconds = t1 - t0
         lastFaceSeconds = t2 - t1
         return out
     }
 }
 
-enum BaselineClock {
-    static func now() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-    }
-}
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -55,6 +55,9 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "When the file or stdin ends, keep serving socket clients until stopped (SIGTERM/SIGINT).")
     var keepRunning = false
 
+    @Flag(name: .long, help: "With --device: exit 2 at once when the device is absent (default: report 'waiting' and start when it appears).")
+    var failFast = false
+
     @OptionGroup(title: "Script output (stdout)") var script: ScriptOutputOptions
 
     @Flag(inversion: .prefixedNo, help: "Publish appeared/lost presence events.")
@@ -340,6 +343,8 @@ struct RunCommand: AsyncParsableCommand {
         if let device = r.device {
             var configuration = capture.captureConfiguration() ?? CaptureConfiguration(device: device)
             configuration.device = device
+            // A camera that is not there yet (boot, USB re-enumeration) is waited for, unless --fail-fast.
+            configuration.waitForDevice = !failFast
             return openDeviceSource(configuration)
         }
         guard let input = r.input else {
