@@ -424,39 +424,3 @@ func unblockControlSignals() {
     for s in [SIGTERM, SIGINT, SIGHUP] { sigaddset(&set, s) }
     pthread_sigmask(SIG_UNBLOCK, &set, nil)
 }
-
-/// `--device PATH`: a V4L2 `CaptureSession` is the frame source and, through ``SessionEvents``, the source
-/// of the daemon's `device` events (connected, disconnected, interrupted, resumed, runtime errors).
-func openDeviceSource(_ configuration: CaptureConfiguration) -> DaemonSource {
-    let session = CaptureSession(configuration: configuration)
-    return DaemonSource(name: configuration.device, canReopen: false, deviceEvents: SessionEvents(session)) {
-        try session.startRunning()
-        return session
-    }
-}
-
-/// Adapts a `CaptureSession`'s event handlers to the daemon's ``DeviceEventSource``.
-final class SessionEvents: DeviceEventSource, @unchecked Sendable {
-    private let session: CaptureSession
-    private let lock = Lock()
-    private var handler: (@Sendable (DeviceEvent) -> Void)?
-    private var registered = false
-
-    init(_ session: CaptureSession) { self.session = session }
-
-    func startReporting(_ handler: @escaping @Sendable (DeviceEvent) -> Void) {
-        let register = lock.withLock { () -> Bool in
-            self.handler = handler
-            defer { registered = true }
-            return !registered
-        }
-        if register {
-            session.addEventHandler { [weak self] event in
-                guard let self, let h = self.lock.withLock({ self.handler }) else { return }
-                h(event)
-            }
-        }
-    }
-
-    func stopReporting() { lock.withLock { handler = nil } }
-}

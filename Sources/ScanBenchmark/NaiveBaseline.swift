@@ -1,4 +1,5 @@
 public import ScanCore
+import ScanDetection
 internal import CScanZBar
 
 /// The naive pipeline a user would write by hand, kept as the benchmark's baseline: every full frame
@@ -30,12 +31,15 @@ public final class NaiveBaseline {
         zbar_image_scanner_destroy(scanner)
     }
 
-    /// Timings of the last call, seconds.
-    public private(set) var lastCodeSeconds = 0.0
-    public private(set) var lastFaceSeconds = 0.0
+    /// One frame's objects (normalized device coordinates) and the seconds each half took.
+    public struct Result: Sendable {
+        public var objects: [MetadataObject]
+        public var codeSeconds: Double
+        public var faceSeconds: Double
+    }
 
     /// Scans the whole frame. Geometry is normalized device coordinates.
-    public func process(_ frame: Frame) throws -> [MetadataObject] {
+    public func process(_ frame: Frame) throws -> Result {
         var out: [MetadataObject] = []
         let t0 = monotonicSeconds()
         if codes {
@@ -60,9 +64,7 @@ public final class NaiveBaseline {
         let t1 = monotonicSeconds()
         if let faces { out += try faces.process(frame) }
         let t2 = monotonicSeconds()
-        lastCodeSeconds = t1 - t0
-        lastFaceSeconds = t2 - t1
-        return out
+        return Result(objects: out, codeSeconds: t1 - t0, faceSeconds: t2 - t1)
     }
 }
 

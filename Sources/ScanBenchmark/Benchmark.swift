@@ -1,5 +1,6 @@
 public import ScanCore
 import ScanCapture
+public import ScanKit
 import ScanDetection
 import ScanOutput
 import FoundationEssentials
@@ -100,15 +101,17 @@ public enum Benchmark {
             let objects: [MetadataObject]
             var event: MetadataEvent
             if let output {
-                event = try output.process(frame, source: SourceInfo(name: c.clip, frameRate: Double(truth.fps), isLive: c.live))
+                let result = try output.processFrame(frame, source: SourceInfo(name: c.clip, frameRate: Double(truth.fps), isLive: c.live))
+                event = result.event
                 objects = event.objects
-                barcode.add(output.lastTimings.barcode)
-                face.add(output.lastTimings.face)
-                tracking.add(output.lastTimings.tracking)
+                barcode.add(result.timings.barcode)
+                face.add(result.timings.face)
+                tracking.add(result.timings.tracking)
             } else {
-                objects = try baseline!.process(frame)
-                barcode.add(baseline!.lastCodeSeconds)
-                face.add(baseline!.lastFaceSeconds)
+                let result = try baseline!.process(frame)
+                objects = result.objects
+                barcode.add(result.codeSeconds)
+                face.add(result.faceSeconds)
                 event = MetadataEvent(source: c.clip, frame: frame.index, time: frame.time, width: frame.width, height: frame.height, objects: objects)
             }
             let e0 = monotonicSeconds()
