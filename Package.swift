@@ -105,7 +105,7 @@ let package = Package(
             swiftSettings: strict),
 
         // MARK: Tests mirror the modules, plus scandTests which runs the built binary.
-        .target(name: "ScanTestSupport", path: "Tests/ScanTestSupport", swiftSettings: strict),
+        .target(name: "ScanTestSupport", dependencies: ["ScanCore", "ScanKit"], path: "Tests/ScanTestSupport", swiftSettings: strict),
         .testTarget(name: "ScanCoreTests", dependencies: ["ScanCore", "ScanTestSupport"], swiftSettings: strict),
         .testTarget(name: "ScanCaptureTests", dependencies: ["ScanCapture", "ScanCore", "ScanTestSupport"], swiftSettings: strict),
         .testTarget(name: "ScanDetectionTests", dependencies: ["ScanDetection", "ScanCapture", "ScanCore", "ScanTestSupport"], swiftSettings: strict),
