@@ -178,6 +178,8 @@ struct Truth: Decodable {
 /// one-slot hand-off where the newest frame wins, as a camera would deliver them; the consumer takes
 /// whatever is newest. Otherwise: frames are decoded on demand, none dropped.
 final class FrameFeeder: @unchecked Sendable {
+    // Invariant for @unchecked Sendable: `source`, `produced`, `slot`, `finished`, `offered` and `dropped`
+    // are touched only under `lock` (the decoding thread and the consumer); `clip`, `total`, `live` are immutable.
     private let clip: String
     private let total: Int
     private let live: Bool

@@ -84,6 +84,9 @@ public struct CaptureStatistics: Sendable, Hashable {
 ///
 /// The capture thread keeps the session alive while it runs: call ``stopRunning()`` (or ``close()``) when done.
 public final class CaptureSession: FrameSource, @unchecked Sendable {
+    // Invariant for @unchecked Sendable: every `var` is read and written only under `cond` (the capture
+    // thread, the consumer and the configuring caller all go through it); the stream itself lives in
+    // the capture thread's locals only.
     /// `starting` until the first frame stream is on, `running` until stopped (also while interrupted or
     /// disconnected: see ``isInterrupted``), `stopped` after ``stopRunning()`` or a fatal error.
     public enum State: String, Sendable { case starting, running, stopped }

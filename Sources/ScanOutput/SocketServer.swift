@@ -198,6 +198,8 @@ public struct CommandError: Error, Sendable {
 /// with an `overflow` line), and a client stuck past ``SocketServerConfiguration/clientStallTimeout`` is
 /// disconnected. Other clients and the pipeline are never slowed.
 public final class SocketServer: EventSink, @unchecked Sendable {
+    // Invariant for @unchecked Sendable: `listeners` and the other fields marked below as under `lock`
+    // are touched only under `lock`; the fields marked loop-confined only on `loop`; the rest is immutable.
     public let configuration: SocketServerConfiguration
     private let logger: Logger
     private let group: MultiThreadedEventLoopGroup
@@ -364,6 +366,8 @@ public final class SocketServer: EventSink, @unchecked Sendable {
 /// pauses again as soon as the next pending connection takes the freed descriptor), never a line per failure.
 /// Loop-confined: every method runs on the listening channel's event loop.
 private final class AcceptPause: ChannelInboundHandler, @unchecked Sendable {
+    // Invariant for @unchecked Sendable: loop-confined, every mutable field is touched only on the
+    // listening channel's event loop (NIO calls handlers there; the retry is scheduled there).
     typealias InboundIn = any Channel
     typealias InboundOut = any Channel
 
@@ -445,6 +449,8 @@ private final class AcceptPause: ChannelInboundHandler, @unchecked Sendable {
 
 /// One client connection. Loop-confined (all methods run on the server's event loop).
 private final class ClientHandler: ChannelInboundHandler, @unchecked Sendable {
+    // Invariant for @unchecked Sendable: loop-confined, every mutable field is touched only on the
+    // server's event loop (deliveries from the pipeline are hopped onto it with `execute`).
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
