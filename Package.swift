@@ -53,6 +53,10 @@ let package = Package(
             name: "CScanZXing",
             cxxSettings: [.unsafeFlags(["-Wall", "-Werror"])],
             linkerSettings: [.linkedLibrary("ZXing")]),
+        // libmosquitto (Debian libmosquitto-dev): the MQTT client behind ScanMQTT (issue 19).
+        .systemLibrary(
+            name: "CScanMosquitto", pkgConfig: "libmosquitto",
+            providers: [.apt(["libmosquitto-dev"])]),
         .target(
             name: "CScanV4L2",
             cSettings: [.unsafeFlags(["-Wall", "-Werror"])],
@@ -76,6 +80,11 @@ let package = Package(
                            .product(name: "NIOPosix", package: "swift-nio"),
                            .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict),
+        // The MQTT client: publishes the event stream into a broker with an outbox (issue 19).
+        .target(
+            name: "ScanMQTT",
+            dependencies: ["ScanCore", "CScanMosquitto", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict),
         .target(
             name: "ScanKit",
             dependencies: ["ScanCore", "ScanCapture", "ScanDetection", "ScanOutput",
@@ -83,7 +92,7 @@ let package = Package(
             swiftSettings: strict),
         .executableTarget(
             name: "scand",
-            dependencies: ["ScanKit", "ScanCapture",
+            dependencies: ["ScanKit", "ScanCapture", "ScanMQTT",
                            .product(name: "ArgumentParser", package: "swift-argument-parser"),
                            .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict),
@@ -95,6 +104,7 @@ let package = Package(
         .testTarget(name: "ScanDetectionTests", dependencies: ["ScanDetection", "ScanCapture", "ScanCore", "ScanTestSupport"], swiftSettings: strict),
         .testTarget(name: "ScanOutputTests", dependencies: ["ScanOutput", "ScanCore", "ScanTestSupport"], swiftSettings: strict),
         .testTarget(name: "ScanKitTests", dependencies: ["ScanKit", "ScanCapture", "ScanOutput", "ScanTestSupport", .product(name: "Logging", package: "swift-log")], swiftSettings: strict),
+        .testTarget(name: "ScanMQTTTests", dependencies: ["ScanMQTT", "ScanCore", "ScanTestSupport"], swiftSettings: strict),
         .testTarget(name: "scandTests", dependencies: ["scand", "ScanTestSupport"], swiftSettings: strict),
     ],
     cxxLanguageStandard: .cxx17

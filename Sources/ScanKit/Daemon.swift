@@ -407,6 +407,13 @@ public final class Daemon: @unchecked Sendable {
     public func outputFailed(output: String, reason: String) {
         emitter.emit([.device(DeviceEvent(kind: .runtimeError, device: output, reason: reason))])
     }
+
+    /// Publishes a device-style event for an output's connection (the MQTT broker: `deviceConnected`,
+    /// `deviceDisconnected`, `runtimeError`, with the broker URL as `device`), in the same `seq` order as
+    /// everything else. Returns at once (sinks only queue).
+    public func publishConnectionEvent(_ event: DeviceEvent) {
+        emitter.emit([.device(event)])
+    }
 }
 
 /// Socket snapshots: what is in view (from the published `appeared`/`lost` events, so faces and codes alike,

@@ -4,6 +4,7 @@ import ScanCore
 import ScanKit
 import ScanOutput
 import ScanCapture
+import ScanMQTT
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -86,6 +87,7 @@ struct RunCommand: ParsableCommand {
     @OptionGroup(title: "Live capture") var capture: CaptureOptions
     @OptionGroup(title: "Preview (view coordinates)") var preview: PreviewOptions
     @OptionGroup(title: "Face options") var face: FaceOptions
+    @OptionGroup(title: "MQTT (publish events to a broker)") var mqtt: MQTTOptions
 
     /// The device from `--device` (the shared capture option group).
     var device: String? { capture.device }
@@ -122,6 +124,7 @@ struct RunCommand: ParsableCommand {
         var daemon = DaemonConfiguration()
         var exitAtEnd = false
         var logLevel = "warning"
+        var mqtt: MQTTConfiguration?
     }
 
     func resolve() throws -> Resolved {
@@ -185,6 +188,7 @@ struct RunCommand: ParsableCommand {
         r.exitAtEnd = keepRunning ? false : (exitAtEnd ?? file.exitAtEnd ?? (r.device == nil))
         r.logLevel = logging.logLevel != "warning" ? logging.logLevel : (file.logLevel ?? "warning")
         guard Logger.Level(rawValue: r.logLevel) != nil else { throw ScanError.invalidArgument("unknown log level '\(r.logLevel)'") }
+        r.mqtt = try mqtt.configuration(file: file.mqtt, device: r.device ?? r.input ?? "-")
         return r
     }
 
@@ -259,12 +263,28 @@ struct RunCommand: ParsableCommand {
             logger.critical("\(error)")
             throw ExitCode(ExitStatus.failure)
         }
+        // MQTT: the client queues in its own outbox and owns its libmosquitto handle on its own thread.
+        var mqttClient: MQTTClient?
+        let mqttRelay = MQTTConnectionRelay(device: resolved.mqtt?.endpoint.description ?? "mqtt")
+        if let config = resolved.mqtt {
+            do {
+                let client = try MQTTClient(configuration: config, logger: logger) { mqttRelay.report($0) }
+                mqttClient = client
+                sinks.append(client)
+            } catch let error as ScanError {
+                server?.finish()
+                ownedSocket?.removeIfStillOurs()
+                throw ValidationError(error.description)
+            }
+        }
         guard !sinks.isEmpty else {
-            throw ValidationError("nothing to deliver to: give --stdout and/or --socket PATH (or start by socket activation)")
+            throw ValidationError("nothing to deliver to: give --stdout, --socket PATH and/or --mqtt URL (or start by socket activation)")
         }
 
         let daemon = Daemon(configuration: resolved.daemon, source: source, sinks: sinks, logger: logger,
                             onEnd: { control.post(.ended($0)) })
+        mqttRelay.attach(daemon)
+        mqttClient?.start()
         serverForSnapshots?.setStateProvider(daemon)
         do {
             try daemon.start()
@@ -299,7 +319,7 @@ struct RunCommand: ParsableCommand {
                 logger.error("\(message)")
                 daemon.outputFailed(output: "stdout", reason: message)
                 status = ExitStatus.failure
-                if server == nil { break loop }
+                if server == nil && mqttClient == nil { break loop }
                 notifier.notify("STATUS=stdout failed: \(message); serving the socket")
             case .ended(.completed):
                 logger.notice("--oneshot: first object delivered; stopping")
