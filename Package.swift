@@ -97,6 +97,13 @@ let package = Package(
                            .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict),
 
+        // The MQTT client's figures (bench/mqtt/measure.sh): throughput, outbox memory, drain time.
+        .executableTarget(
+            name: "scand-mqtt-bench",
+            dependencies: ["ScanMQTT", "ScanCore", .product(name: "Logging", package: "swift-log")],
+            path: "bench/mqtt/driver",
+            swiftSettings: strict),
+
         // MARK: Tests mirror the modules, plus scandTests which runs the built binary.
         .target(name: "ScanTestSupport", path: "Tests/ScanTestSupport", swiftSettings: strict),
         .testTarget(name: "ScanCoreTests", dependencies: ["ScanCore", "ScanTestSupport"], swiftSettings: strict),
