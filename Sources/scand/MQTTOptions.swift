@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import ScanCore
 import ScanKit
+import ScanDaemon
 import ScanMQTT
 
 /// `scand run --mqtt URL …`: publish the events into an MQTT broker (issue 19). Flags override the config
@@ -111,21 +112,16 @@ struct MQTTOptions: ParsableArguments {
 
 /// Hands the MQTT client's connection changes to the daemon as device-style events once it exists.
 final class MQTTConnectionRelay: @unchecked Sendable {
-    // Invariant for @unchecked Sendable: `daemon` is touched only under `lock`.
+    // Invariant for @unchecked Sendable: `daemon` is touched only under `lock`; `broker` is immutable.
     private let lock = Lock()
     private var daemon: Daemon?
-    private let device: String
+    private let broker: String
 
-    init(device: String) { self.device = device }
+    init(broker: String) { self.broker = broker }
 
     func attach(_ daemon: Daemon) { lock.withLock { self.daemon = daemon } }
 
     func report(_ event: MQTTConnectionEvent) {
-        guard let daemon = lock.withLock({ daemon }) else { return }
-        switch event {
-        case .connected: daemon.publishConnectionEvent(DeviceEvent(kind: .connected, device: device))
-        case .disconnected(let why): daemon.publishConnectionEvent(DeviceEvent(kind: .disconnected, device: device, reason: why))
-        case .failed(let why): daemon.publishConnectionEvent(DeviceEvent(kind: .runtimeError, device: device, reason: why))
-        }
+        lock.withLock { daemon }?.publish(event, broker: broker)
     }
 }
