@@ -92,20 +92,21 @@ public final class MQTTClient: EventSink, @unchecked Sendable {
         }
         wakeFD = fds[0]; wakeWriteFD = fds[1]
         _ = Self.libraryInitialised
+        // The spool goes first, before any event of this run can be delivered.
+        if let spooled = loadSpool(), !spooled.isEmpty {
+            outbox.append(spooled)
+            logger.notice("mqtt: \(spooled.count) message(s) from the spool queued first", metadata: ["spool": "\(spoolPath ?? "")"])
+        }
     }
 
     deinit { close(wakeFD); close(wakeWriteFD) }
 
     private static let libraryInitialised: Bool = { mosquitto_lib_init() == MOSQ_ERR_SUCCESS.rawValue }()
 
-    /// Loads the spool (messages a previous run could not deliver) and starts the client thread.
+    /// Starts the client thread (the spool, messages a previous run could not deliver, was queued by init).
     public func start() {
         let first = lock.withLock { () -> Bool in defer { started = true }; return !started }
         guard first else { return }
-        if let spooled = loadSpool(), !spooled.isEmpty {
-            outbox.append(spooled)
-            logger.notice("mqtt: \(spooled.count) message(s) from the spool queued first", metadata: ["spool": "\(spoolPath ?? "")"])
-        }
         let t = Thread { [self] in
             run()
             finished.signal()

@@ -121,6 +121,34 @@ import Glibc
         #expect(mqttEvents.contains { $0["kind"] as? String == "deviceConnected" })
     }
 
+    // MARK: spool
+
+    @Test func theSpoolKeepsWhatTheBrokerMissedForTheNextStart() throws {
+        let broker = try MosquittoBroker()
+        try broker.start()
+        try MosquittoSubscriber(port: broker.port, topics: ["scand/+/events"], directory: broker.directory, clientID: "spool-sub").stop()
+        broker.stop()
+        let dir = DaemonPaths.tempDir("mqtt-spool")
+        defer { DaemonPaths.remove(dir) }
+        let args = ["run", "--input", DaemonPaths.kiosk, "--no-pacing", "--stdout", "--mqtt", "mqtt://127.0.0.1:\(broker.port)",
+                    "--mqtt-id", "kiosk7", "--mqtt-spool", dir, "--log-level", "notice"]
+        let first = try DaemonProcess(args, dir: dir)
+        #expect(DaemonRun.wait(first.process, timeout: 60) == 0, "\(first.stderr)")
+        let missed = Self.stdoutLines(first)
+        let spool = daemonReadText(dir + "/scand-kiosk7.spool").split(separator: "\n").map(String.init)
+        #expect(spool.count == missed.count)
+        #expect(spool.map { $0.split(separator: "\t", maxSplits: 3).last.map(String.init) ?? "" } == missed)
+        try broker.start()
+        let sub = try MosquittoSubscriber(port: broker.port, topics: ["scand/+/events"], directory: broker.directory, clientID: "spool-sub")
+        let second = try DaemonProcess(args, dir: dir)
+        #expect(DaemonRun.wait(second.process, timeout: 60) == 0, "\(second.stderr)")
+        let now = Self.stdoutLines(second)
+        #expect(daemonEventually(10) { sub.payloads(on: "scand/kiosk7/events").count >= spool.count + now.count })
+        // The spooled messages first, then the second run's events, in order.
+        #expect(sub.payloads(on: "scand/kiosk7/events") == missed + now)
+        #expect(access(dir + "/scand-kiosk7.spool", F_OK) != 0)
+    }
+
     // MARK: credentials
 
     @Test func wrongPasswordIsAClearErrorAndOtherSinksGoOn() throws {

@@ -48,7 +48,20 @@ final class Broker {
         p.standardError = FileHandle.nullDevice; p.standardOutput = FileHandle.nullDevice
         try! p.run()
         process = p
-        usleep(300_000)
+        var tries = 0
+        while !accepts() && tries < 500 { usleep(2000); tries += 1 }
+    }
+    /// True once the broker's port takes connections.
+    func accepts() -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        addr.sin_port = UInt16(port).bigEndian
+        return withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
     }
     func stop() { if let p = process { p.terminate(); p.waitUntilExit() }; process = nil }
     deinit { stop(); try? FileManager.default.removeItem(atPath: dir) }
@@ -119,13 +132,13 @@ case "drain":
     for e in events { c.deliver(e) }
     usleep(200_000)
     let queued = c.outbox.statistics.messages
+    let t0 = now()   // from the broker's start (it takes a few ms to listen; the client retries every 50 ms)
     broker.start()
-    let t0 = now()   // the broker accepts from here; reconnect attempts run every 50 ms
     waitConnected(c)
     let tc = now() - t0
     let ok = waitEmpty(c, timeout: 120)
     let t = now() - t0
-    print("{\"mode\":\"drain\",\"queued\":\(queued),\"bytes\":\(bytes),\"complete\":\(ok),\"secondsToConnect\":\(tc),\"secondsToDrain\":\(t)}")
+    print("{\"mode\":\"drain\",\"queued\":\(queued),\"bytes\":\(bytes),\"complete\":\(ok),\"secondsToConnect\":\(tc),\"secondsToDrain\":\(t)}")  // both from the broker's start
     c.finish(timeout: 2)
 default:
     FileHandle.standardError.write(Data("usage: scand-mqtt-bench throughput|memory|drain N BYTES\n".utf8))
