@@ -50,6 +50,8 @@ public final class MQTTClient: EventSink, @unchecked Sendable {
     // pipe is written with write(2) from any thread, which is thread-safe; the rest is immutable.
     public let configuration: MQTTConfiguration
     public let outbox: MQTTOutbox
+    /// `<prefix>/events`, made once: every queued message shares this one string's storage.
+    private let eventsTopic: String
     private let logger: Logger
     private let onConnection: @Sendable (MQTTConnectionEvent) -> Void
     private let lock = Lock()
@@ -80,6 +82,7 @@ public final class MQTTClient: EventSink, @unchecked Sendable {
         self.configuration = configuration
         self.logger = logger
         self.onConnection = onConnection
+        eventsTopic = configuration.eventsTopic
         outbox = MQTTOutbox(capacity: configuration.queueLimit, byteCapacity: configuration.queueBytes,
                             overflowTopic: configuration.eventsTopic)
         var fds: [Int32] = [-1, -1]
@@ -126,7 +129,7 @@ public final class MQTTClient: EventSink, @unchecked Sendable {
     public func deliver(_ event: EncodedEvent) {
         var payload = event.line
         if payload.last == 0x0A { payload.removeLast() }
-        var messages = [MQTTMessage(topic: configuration.eventsTopic, payload: payload)]
+        var messages = [MQTTMessage(topic: eventsTopic, payload: payload)]
         if configuration.kindTopics {
             messages.append(MQTTMessage(topic: configuration.topicPrefix + "/" + event.name, payload: payload, isEvent: false))
         }
