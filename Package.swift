@@ -26,6 +26,13 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+        // Issue 17: the preview page, /metrics and /events (ScanHTTP).
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         // MARK: C and C++ shims
@@ -53,6 +60,11 @@ let package = Package(
             name: "CScanZXing",
             cxxSettings: [.unsafeFlags(["-Wall", "-Werror"])],
             linkerSettings: [.linkedLibrary("ZXing")]),
+        // libjpeg-turbo encoder for the preview page and annotated images (imported by ScanHTTP only).
+        .target(
+            name: "CScanJPEG",
+            cSettings: [.unsafeFlags(["-Wall", "-Werror"])],
+            linkerSettings: [.linkedLibrary("jpeg")]),
         .target(
             name: "CScanV4L2",
             cSettings: [.unsafeFlags(["-Wall", "-Werror"])],
@@ -81,9 +93,22 @@ let package = Package(
             dependencies: ["ScanCore", "ScanCapture", "ScanDetection", "ScanOutput",
                            .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict),
+        // The HTTP server inside the daemon (issue 17): live page, MJPEG, snapshots, /state, /metrics,
+        // WebSocket /events; and the overlay drawing shared with `scan --annotate`.
+        .target(
+            name: "ScanHTTP",
+            dependencies: ["ScanCore", "ScanOutput", "CScanJPEG",
+                           .product(name: "Hummingbird", package: "hummingbird"),
+                           .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                           .product(name: "Metrics", package: "swift-metrics"),
+                           .product(name: "Prometheus", package: "swift-prometheus"),
+                           .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                           .product(name: "HTTPTypes", package: "swift-http-types"),
+                           .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict),
         .executableTarget(
             name: "scand",
-            dependencies: ["ScanKit", "ScanCapture",
+            dependencies: ["ScanKit", "ScanCapture", "ScanHTTP",
                            .product(name: "ArgumentParser", package: "swift-argument-parser"),
                            .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict),
@@ -95,6 +120,7 @@ let package = Package(
         .testTarget(name: "ScanDetectionTests", dependencies: ["ScanDetection", "ScanCapture", "ScanCore", "ScanTestSupport"], swiftSettings: strict),
         .testTarget(name: "ScanOutputTests", dependencies: ["ScanOutput", "ScanCore", "ScanTestSupport"], swiftSettings: strict),
         .testTarget(name: "ScanKitTests", dependencies: ["ScanKit", "ScanCapture", "ScanOutput", "ScanTestSupport", .product(name: "Logging", package: "swift-log")], swiftSettings: strict),
+        .testTarget(name: "ScanHTTPTests", dependencies: ["ScanHTTP", "ScanCore", "ScanTestSupport"], swiftSettings: strict),
         .testTarget(name: "scandTests", dependencies: ["scand", "ScanTestSupport"], swiftSettings: strict),
     ],
     cxxLanguageStandard: .cxx17
