@@ -80,9 +80,10 @@ public final class ScandMetrics: @unchecked Sendable {
         if dc > 0 { framesCaptured.increment(by: dc) }
         if dp > 0 { framesProcessed.increment(by: dp) }
         if dd > 0 { framesDropped.increment(by: dd) }
-        stageBarcode.recordNanoseconds(Int64(barcodeSeconds * 1e9))
-        stageFace.recordNanoseconds(Int64(faceSeconds * 1e9))
-        stageTracking.recordNanoseconds(Int64(trackingSeconds * 1e9))
+        // A stage that did not run (faces off, no code types) takes 0 s and is not recorded.
+        if barcodeSeconds > 0 { stageBarcode.recordNanoseconds(Int64(barcodeSeconds * 1e9)) }
+        if faceSeconds > 0 { stageFace.recordNanoseconds(Int64(faceSeconds * 1e9)) }
+        if trackingSeconds > 0 { stageTracking.recordNanoseconds(Int64(trackingSeconds * 1e9)) }
         if let latencySeconds, latencySeconds >= 0 { latency.recordNanoseconds(Int64(latencySeconds * 1e9)) }
         for c in counters { c.increment() }
     }

@@ -13,7 +13,8 @@ enum PreviewPage {
 html,body{margin:0;height:100%;overflow:hidden;background:#000;color:#eee;font:13px system-ui,sans-serif}
 canvas{position:fixed;left:0;top:0;width:100vw;height:100vh;display:block;cursor:crosshair}
 #status{position:fixed;left:0;right:0;bottom:0;padding:3px 8px;background:rgba(0,0,0,.55);white-space:nowrap;overflow:hidden;text-overflow:ellipsis;pointer-events:none}
-#events{position:fixed;right:0;top:0;max-width:45vw;padding:3px 8px;background:rgba(0,0,0,.45);font:11px monospace;white-space:pre;overflow:hidden;pointer-events:none}
+#events{position:fixed;left:0;bottom:22px;max-width:60vw;padding:2px 8px;background:rgba(0,0,0,.45);font:11px monospace;white-space:pre;overflow:hidden;pointer-events:none}
+.hidden{display:none}
 </style>
 </head>
 <body>
@@ -35,7 +36,14 @@ const S = window.scand = {
   gravity: query.get("videoGravity"), orientation: query.get("orientation"),
   mirrored: query.has("mirrored") ? /^(1|true|yes)$/.test(query.get("mirrored")) : null,
   image: null, width: 0, height: 0, frame: null, objects: [], framesShown: 0, latencies: [],
-  events: [], eventCount: 0, state: null, drag: null, error: null
+  events: [], eventCount: 0, state: null, drag: null, error: null,
+  overlays: query.get("overlays") !== "0"
+};
+// Shows or hides everything drawn over the picture (outlines, labels, status, events): ?overlays=0.
+S.setOverlays = on => {
+  S.overlays = on;
+  for (const id of ["status", "events"]) document.getElementById(id).classList.toggle("hidden", !on);
+  draw();
 };
 const canvas = document.getElementById("view");
 const ctx = canvas.getContext("2d");
@@ -83,7 +91,7 @@ function draw() {
                    dpr * (p2.x - p0.x) / S.height, dpr * (p2.y - p0.y) / S.height, dpr * p0.x, dpr * p0.y);
   ctx.drawImage(S.image, 0, 0, S.width, S.height);
   ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-  for (const o of S.objects) drawObject(o, geo);
+  if (S.overlays) for (const o of S.objects) drawObject(o, geo);
   if (S.drag) {
     ctx.strokeStyle = "#4af"; ctx.lineWidth = 2; ctx.setLineDash([6, 4]);
     ctx.strokeRect(S.drag.x0, S.drag.y0, S.drag.x1 - S.drag.x0, S.drag.y1 - S.drag.y0);
@@ -160,6 +168,7 @@ async function readStream() {
   }
 }
 async function showFrame(jpeg, h) {
+  if (S.freeze) return;        // scand.freeze = true keeps the frame shown (for screenshots)
   const bitmap = await createImageBitmap(new Blob([jpeg], {type: "image/jpeg"}));
   if (S.image && S.image.close) S.image.close();
   S.image = bitmap; S.width = bitmap.width; S.height = bitmap.height;
@@ -182,7 +191,7 @@ function connectEvents() {
     S.eventCount++;
     if (e.event === "metadata") return;      // drawn from the stream's own frames
     S.events.push(e); if (S.events.length > 50) S.events.shift();
-    const shown = S.events.slice(-8).map(e => {
+    const shown = S.events.slice(-3).map(e => {
       const what = e.event === "device" ? e.kind + " " + e.device
                  : (e.type || "") + (e.value !== undefined ? " " + e.value : "") + (e.faceID !== undefined ? " #" + e.faceID : "");
       return (e.event + " " + what).slice(0, 90);
@@ -245,6 +254,7 @@ canvas.addEventListener("pointerup", async e => {
   updateStatus();
 });
 
+S.setOverlays(S.overlays);
 pollState().then(() => { readStream(); connectEvents(); });
 setInterval(pollState, 1000);
 </script>

@@ -114,7 +114,7 @@ final class EventEmitter: @unchecked Sendable {
                 case .presence(let p) where p.transition == .appeared: present[PresenceKey(p)] = (seq, p)
                 case .presence(let p): present[PresenceKey(p)] = nil
                 case .device(let d): deviceKinds[d.device] = d.kind
-                case .metadata: break
+                case .metadata, .configuration: break
                 }
                 for sink in sinks { sink.deliver(encoded) }
                 countLock.withLock { published = seq }
@@ -133,6 +133,9 @@ final class EventEmitter: @unchecked Sendable {
             if let id = p.faceID { meta["faceID"] = "\(id)" }
             if logger.logLevel <= .debug, let v = p.value { meta["value"] = "\(v)" } // payloads only when debugging
             logger.info("\(p.transition.rawValue)", metadata: meta)
+        case .configuration(let c):
+            logger.notice("configuration changed", metadata: ["origin": "\(c.origin)",
+                "rectOfInterest": "\(c.rectOfInterest.map { "\($0.x),\($0.y),\($0.width),\($0.height)" } ?? "-")"])
         case .device(let d):
             let level: Logger.Level = d.kind == .runtimeError ? .error : d.kind == .disconnected ? .warning : .notice
             var meta: Logger.Metadata = ["device": "\(d.device)"]
@@ -164,6 +167,18 @@ public final class Daemon: @unchecked Sendable {
     private var stats = DaemonStatistics()
     private var frames: BlockingQueue<Item>?
     private var threads: [WorkerThread] = []
+    private var frameObserver: FrameObserver?
+
+    /// Sees every processed frame on the pipeline thread, after its events were published: the frame, what
+    /// was found on it, the stage times of ``MetadataOutput/lastTimings`` and the counters so far. It must
+    /// return at once (the HTTP server's frame output only keeps a reference to the newest frame).
+    public typealias FrameObserver = @Sendable (Frame, MetadataEvent, MetadataOutput.StageTimings, DaemonStatistics) -> Void
+
+    /// Sets (or clears) the ``FrameObserver``; takes effect from the next frame.
+    public func setFrameObserver(_ observer: FrameObserver?) { monitor.withLock { frameObserver = observer } }
+
+    /// The configuration in force (the last one given to ``reload(_:)``, or the initial one).
+    public var currentConfiguration: DaemonConfiguration { monitor.withLock { configuration } }
 
     /// - Parameters:
     ///   - onEnd: called once, from a pipeline thread, when the pipeline stops on its own or is stopped.
@@ -225,6 +240,18 @@ public final class Daemon: @unchecked Sendable {
             configuration = c
             pendingConfiguration = c
         }
+    }
+
+    /// Sets the rect of interest (normalized device coordinates, within the frame) from the next frame on,
+    /// and publishes a `configuration` event naming `origin`. A later SIGHUP reload sets it from the config
+    /// file again.
+    /// - Throws: when the rectangle is not a valid rect of interest; the running one is kept.
+    public func setRectOfInterest(_ rect: NormalizedRect, origin: String) throws {
+        var c = currentConfiguration
+        c.output.rectOfInterest = rect
+        c.output.rectOfInterestView = nil
+        try reload(c)
+        emitter.emit([.configuration(ConfigurationEvent(rectOfInterest: rect, origin: origin))])
     }
 
     /// Stops reading, lets the pipeline finish its current frame, reports `lost` for everything still
@@ -370,6 +397,11 @@ public final class Daemon: @unchecked Sendable {
                 events.append(.presence(p))
             }
             emitter.emit(events)
+            if let observer = monitor.withLock({ frameObserver }) {
+                var s = monitor.withLock { stats }
+                s.events = emitter.count
+                observer(item.frame, event, output.lastTimings, s)
+            }
             last = (event.source, event.frame, event.time)
             if outputGone() { outputClosed = true; break }
         }

@@ -48,7 +48,7 @@ public struct ServerBanner: Sendable, Hashable {
 
 /// A client's filter: nil fields mean "everything".
 public struct Subscription: Sendable, Hashable {
-    public static let eventNames: Set<String> = ["metadata", "appeared", "lost", "device"]
+    public static let eventNames: Set<String> = ["metadata", "appeared", "lost", "device", "configuration"]
     public var types: Set<MetadataObjectType>?
     public var events: Set<String>?
     public init(types: Set<MetadataObjectType>? = nil, events: Set<String>? = nil) {

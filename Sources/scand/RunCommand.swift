@@ -4,6 +4,7 @@ import ScanCore
 import ScanKit
 import ScanOutput
 import ScanCapture
+import ScanHTTP
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -86,6 +87,7 @@ struct RunCommand: ParsableCommand {
     @OptionGroup(title: "Live capture") var capture: CaptureOptions
     @OptionGroup(title: "Preview (view coordinates)") var preview: PreviewOptions
     @OptionGroup(title: "Face options") var face: FaceOptions
+    @OptionGroup(title: "HTTP (live page, snapshots, metrics, WebSocket events)") var httpOptions: HTTPOptions
 
     /// The device from `--device` (the shared capture option group).
     var device: String? { capture.device }
@@ -259,17 +261,32 @@ struct RunCommand: ParsableCommand {
             logger.critical("\(error)")
             throw ExitCode(ExitStatus.failure)
         }
+        let httpLink = DaemonLink()
+        let http: StandaloneHTTPServer?
+        do {
+            http = try httpOptions.makeServer(output: resolved.daemon.output,
+                                              banner: ServerBanner(version: Scand.version, types: resolved.daemon.output.metadataObjectTypes.sorted()),
+                                              clientQueue: resolved.server.clientQueueLimit, link: httpLink, logger: logger)
+        } catch let error as ScanError {
+            throw ValidationError(error.description)
+        }
+        if let http { sinks.append(http.server.events) }
         guard !sinks.isEmpty else {
-            throw ValidationError("nothing to deliver to: give --stdout and/or --socket PATH (or start by socket activation)")
+            throw ValidationError("nothing to deliver to: give --stdout, --socket PATH and/or --http HOST:PORT (or start by socket activation)")
         }
 
         let daemon = Daemon(configuration: resolved.daemon, source: source, sinks: sinks, logger: logger,
                             onEnd: { control.post(.ended($0)) })
         serverForSnapshots?.setStateProvider(daemon)
         do {
+            if let http {
+                http.attach(daemon: daemon, socket: server, link: httpLink)
+                try http.start(logger: logger)
+            }
             try daemon.start()
         } catch {
             logger.critical("\(error)")
+            http?.stop()
             server?.finish()
             ownedSocket?.removeIfStillOurs()
             throw ExitCode(ExitStatus.failure)
@@ -321,6 +338,7 @@ struct RunCommand: ParsableCommand {
         }
         notifier.notify("STOPPING=1")
         daemon.stop()
+        http?.stop()
         for sink in sinks { sink.finish() }
         if let ownedSocket, ownedSocket.removeIfStillOurs() == .notOurs {
             logger.notice("socket path now names another file; left in place", metadata: ["path": "\(ownedSocket.path)"])
