@@ -26,12 +26,12 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         // Issue 17: the preview page, /metrics and /events (ScanHTTP).
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
-        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
@@ -91,13 +91,22 @@ let package = Package(
         .target(
             name: "ScanKit",
             dependencies: ["ScanCore", "ScanCapture", "ScanDetection", "ScanOutput",
-                           .product(name: "Logging", package: "swift-log")],
+                           .product(name: "Logging", package: "swift-log"),
+                           .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
+            swiftSettings: strict),
+        // The daemon: config file, the service group (pipeline, socket server, later HTTP/MQTT), sd_notify.
+        .target(
+            name: "ScanDaemon",
+            dependencies: ["ScanKit", "ScanCore", "ScanCapture", "ScanDetection", "ScanOutput",
+                           .product(name: "Logging", package: "swift-log"),
+                           .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                           .product(name: "UnixSignals", package: "swift-service-lifecycle")],
             swiftSettings: strict),
         // The HTTP server inside the daemon (issue 17): live page, MJPEG, snapshots, /state, /metrics,
         // WebSocket /events; and the overlay drawing shared with `scan --annotate`.
         .target(
             name: "ScanHTTP",
-            dependencies: ["ScanCore", "ScanOutput", "CScanJPEG",
+            dependencies: ["ScanCore", "ScanOutput", "ScanKit", "CScanJPEG",
                            .product(name: "Hummingbird", package: "hummingbird"),
                            .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                            .product(name: "Metrics", package: "swift-metrics"),
@@ -108,7 +117,8 @@ let package = Package(
             swiftSettings: strict),
         .executableTarget(
             name: "scand",
-            dependencies: ["ScanKit", "ScanCapture", "ScanHTTP",
+            dependencies: ["ScanDaemon", "ScanKit", "ScanCapture", "ScanHTTP",
+                           .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                            .product(name: "ArgumentParser", package: "swift-argument-parser"),
                            .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict),
@@ -120,6 +130,7 @@ let package = Package(
         .testTarget(name: "ScanDetectionTests", dependencies: ["ScanDetection", "ScanCapture", "ScanCore", "ScanTestSupport"], swiftSettings: strict),
         .testTarget(name: "ScanOutputTests", dependencies: ["ScanOutput", "ScanCore", "ScanTestSupport"], swiftSettings: strict),
         .testTarget(name: "ScanKitTests", dependencies: ["ScanKit", "ScanCapture", "ScanOutput", "ScanTestSupport", .product(name: "Logging", package: "swift-log")], swiftSettings: strict),
+        .testTarget(name: "ScanDaemonTests", dependencies: ["ScanDaemon", "ScanKit", "ScanCapture", "ScanOutput", "ScanTestSupport", .product(name: "Logging", package: "swift-log"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")], swiftSettings: strict),
         .testTarget(name: "scandTests", dependencies: ["scand", "ScanTestSupport"], swiftSettings: strict),
     ],
     cxxLanguageStandard: .cxx17

@@ -2,6 +2,7 @@ public import ScanCore
 public import ScanOutput
 public import Logging
 public import ServiceLifecycle
+public import ScanKit
 import Hummingbird
 import HummingbirdWebSocket
 import HTTPTypes
@@ -73,14 +74,19 @@ public struct HTTPDaemonHooks: Sendable {
     public var state: @Sendable () -> (PresenceSnapshot, [SourceState])
     /// Connected Unix-socket clients.
     public var socketClients: @Sendable () -> Int
+    /// The daemon's frame output (`AVCaptureVideoDataOutput`): the server subscribes while it runs and keeps
+    /// the newest frame in ``PreviewFrames``.
+    public var videoOutput: @Sendable () -> VideoDataOutput?
     /// Sets the rect of interest (normalized device coordinates); throws when it cannot be applied.
     /// nil: the page cannot change it.
     public var setRectOfInterest: (@Sendable (NormalizedRect) throws -> Void)?
 
     public init(state: @escaping @Sendable () -> (PresenceSnapshot, [SourceState]),
                 socketClients: @escaping @Sendable () -> Int = { 0 },
+                videoOutput: @escaping @Sendable () -> VideoDataOutput? = { nil },
                 setRectOfInterest: (@Sendable (NormalizedRect) throws -> Void)? = nil) {
-        self.state = state; self.socketClients = socketClients; self.setRectOfInterest = setRectOfInterest
+        self.state = state; self.socketClients = socketClients; self.videoOutput = videoOutput
+        self.setRectOfInterest = setRectOfInterest
     }
 }
 
@@ -121,8 +127,21 @@ public final class HTTPServer: Service, Sendable {
                 onListening(port)
             },
             logger: logger)
+        let output = hooks.videoOutput()
         try await withGracefulShutdownHandler {
-            try await app.run()
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                if let output {
+                    // One subscription for every viewer: the newest frame, handed to PreviewFrames (no copy,
+                    // no encoding here; viewers encode once per frame, only while someone watches).
+                    group.addTask { [frames] in
+                        for await f in output.frames(bufferingNewest: 1) { frames.offer(f.frame, event: f.metadata) }
+                    }
+                }
+                // The server is the task's own work: the pump ends with it (and never ends it, even when
+                // the pipeline stopped and closed the frame output).
+                try await app.run()
+                group.cancelAll()
+            }
         } onGracefulShutdown: { [frames, events] in
             frames.close()
             events.finish()

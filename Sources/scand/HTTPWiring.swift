@@ -3,6 +3,7 @@ import ScanCore
 import ScanKit
 import ScanOutput
 import ScanHTTP
+import ScanDaemon
 
 /// Lets the HTTP server reach the daemon and the socket server, which exist only after the sinks (the
 /// server's event hub among them) were made.
@@ -19,7 +20,7 @@ final class DaemonLink: @unchecked Sendable {
 extension HTTPOptions {
     /// The HTTP server `--http` asks for (not started yet), or nil. The token file is read here.
     func makeServer(output: OutputConfiguration, banner: ServerBanner, clientQueue: Int, link: DaemonLink,
-                    logger: Logger) throws -> StandaloneHTTPServer? {
+                    logger: Logger) throws -> HTTPServer? {
         guard let http else { return nil }
         let (host, port) = try HTTPConfiguration.parseAddress(http)
         var configuration = HTTPConfiguration(host: host, port: port, clientQueueLimit: clientQueue)
@@ -49,11 +50,10 @@ extension HTTPOptions {
                 return (d.presenceSnapshot(), d.sourceStates())
             },
             socketClients: { link.socket?.clientCount ?? 0 },
+            videoOutput: { link.daemon?.frameOutput },
             setRectOfInterest: roi)
-        return StandaloneHTTPServer { onListening in
-            HTTPServer(configuration: configuration, frames: frames, events: events, metrics: metrics, hooks: hooks,
-                       logger: logger, onListening: onListening)
-        }
+        return HTTPServer(configuration: configuration, frames: frames, events: events, metrics: metrics, hooks: hooks,
+                          logger: logger)
     }
 
     static func isLoopback(_ host: String) -> Bool {
@@ -61,15 +61,15 @@ extension HTTPOptions {
     }
 }
 
-extension StandaloneHTTPServer {
-    /// Connects the server to the running daemon: the daemon's frames go to the frame output and the
-    /// metrics; `/state`, the WebSocket snapshot, `poll` and `devices` ask the daemon.
+extension HTTPServer {
+    /// Connects the server to the daemon before it starts: the page's frames come from the daemon's frame
+    /// output (``VideoDataOutput``, subscribed while the server runs); the metrics see each frame's stage
+    /// times and counters; `/state`, the WebSocket snapshot, `poll` and `devices` ask the daemon.
     func attach(daemon: Daemon, socket: SocketServer?, link: DaemonLink) {
         link.set(daemon: daemon, socket: socket)
-        server.events.setStateProvider(daemon)
-        let frames = server.frames, metrics = server.metrics
+        events.setStateProvider(daemon)
+        let metrics = self.metrics
         daemon.setFrameObserver { frame, event, timings, stats in
-            frames.offer(frame, event: event)
             metrics.recordFrame(captured: stats.framesRead, processed: stats.framesProcessed, dropped: stats.framesDropped,
                                 barcodeSeconds: timings.barcode, faceSeconds: timings.face, trackingSeconds: timings.tracking,
                                 latencySeconds: frame.captureClock.map { monotonicSeconds() - $0 }, objects: event.objects)

@@ -36,11 +36,14 @@ struct HTTPTests {
             } else {
                 self.token = nil
             }
-            daemon = try DaemonProcess(args + extra, dir: dir)
-            #expect(daemon.waitReady(), "daemon not ready: \(daemon.stderr)")
-            let stderr = daemon.stderr
-            let port = stderr.firstMatch(of: /port=(\d+) \[ScanHTTP\] http listening/).map { String($0.1) }
-            base = "http://127.0.0.1:\(port ?? "0")"
+            let d = try DaemonProcess(args + extra, dir: dir)
+            #expect(d.waitReady(), "daemon not ready: \(d.stderr)")
+            // The HTTP service logs its port once it listens (it starts beside the pipeline, in the group).
+            let port = { d.stderr.firstMatch(of: /port=(\d+) \[ScanHTTP\] http listening/).map { String($0.1) } }
+            let listening = daemonEventually(20) { port() != nil }
+            #expect(listening, "no 'http listening' line: \(d.stderr)")
+            daemon = d
+            base = "http://127.0.0.1:\(port() ?? "0")"
         }
 
         deinit {
