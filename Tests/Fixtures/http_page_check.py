@@ -73,10 +73,12 @@ try:
     while time.time() < deadline:
         state = evaluate("""window.scand ? JSON.stringify({frames: scand.framesShown, events: scand.eventCount,
             names: scand.events.map(e => e.event), objects: scand.objects.length,
-            latencies: scand.latencies, error: scand.error}) : null""")
+            latencies: scand.latencies, error: scand.error,
+            stream: scand.state ? scand.state.clients.stream : 0}) : null""")
         if state:
             s = json.loads(state)
-            if s["frames"] >= 3 and s["objects"] >= 1 and "appeared" in s["names"]:
+            # ... and the status line has seen this page's own stream (two /state polls: fps too).
+            if s["frames"] >= 3 and s["objects"] >= 1 and "appeared" in s["names"] and s["stream"] >= 1:
                 break
         time.sleep(0.2)
     s = json.loads(state) if state else {"frames": 0, "events": 0, "names": [], "objects": 0, "latencies": [], "error": "no page"}
