@@ -91,8 +91,9 @@ public enum Annotator {
 }
 
 
-/// JPEG encoding (libjpeg-turbo, baseline, fast DCT).
-public enum JPEGEncoder {
+/// JPEG encoding (libjpeg-turbo, baseline, fast DCT) of grey planes and RGB pictures (ScanCapture's
+/// `JPEGEncoder` does grey only; the annotated pictures need colour).
+public enum ImageJPEG {
     /// Encodes a grey plane.
     /// - Throws: ``ScanError/output(_:)`` when libjpeg fails.
     public static func encode(_ luma: LumaPlane, quality: Int = 75) throws -> [UInt8] {

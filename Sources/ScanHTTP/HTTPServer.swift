@@ -176,7 +176,7 @@ public final class HTTPServer: Service, Sendable {
             let annotate = request.uri.queryParameters.get("annotate").map { $0 == "1" || $0 == "true" } ?? false
             let jpeg: [UInt8]
             if annotate {
-                jpeg = try JPEGEncoder.encode(Annotator.annotate(frame.frame.luma, objects: frame.event.objects))
+                jpeg = try ImageJPEG.encode(Annotator.annotate(frame.frame.luma, objects: frame.event.objects))
             } else {
                 jpeg = try frames.jpeg(of: frame)
             }
@@ -225,16 +225,16 @@ public final class HTTPServer: Service, Sendable {
         while let frame = await frames.next(after: generation) {
             generation = frame.generation
             let before = frames.encodeCount
-            let jpeg = try frames.jpeg(of: frame)
+            let part = try frames.part(of: frame) { jpeg in
+                let objects = Data(ObjectsJSON.encode(frame.event.objects)).base64EncodedString()
+                let captured = wallClockOfCapture(frame)
+                var head = "--\(Self.boundary)\r\nContent-Type: image/jpeg\r\nContent-Length: \(jpeg.count)\r\n"
+                head += "X-Scand-Frame: \(frame.event.frame)\r\nX-Scand-Size: \(frame.event.width)x\(frame.event.height)\r\n"
+                head += "X-Scand-Timestamp: \(String(format: "%.6f", captured))\r\nX-Scand-Objects: \(objects)\r\n\r\n"
+                return Array(head.utf8) + jpeg + Array("\r\n".utf8)
+            }
             if frames.encodeCount != before { metrics.jpegEncodes.increment() }
-            let objects = Data(ObjectsJSON.encode(frame.event.objects)).base64EncodedString()
-            let captured = wallClockOfCapture(frame)
-            var head = "--\(Self.boundary)\r\nContent-Type: image/jpeg\r\nContent-Length: \(jpeg.count)\r\n"
-            head += "X-Scand-Frame: \(frame.event.frame)\r\nX-Scand-Size: \(frame.event.width)x\(frame.event.height)\r\n"
-            head += "X-Scand-Timestamp: \(String(format: "%.6f", captured))\r\nX-Scand-Objects: \(objects)\r\n\r\n"
-            var buffer = ByteBuffer(string: head)
-            buffer.writeBytes(jpeg)
-            buffer.writeString("\r\n")
+            let buffer = ByteBuffer(bytes: part)
             try await writer.write(buffer)
         }
     }

@@ -28,6 +28,7 @@ public final class PreviewFrames: @unchecked Sendable {
         var waiters: [UInt64: CheckedContinuation<PreviewFrame?, Never>] = [:]
         var nextWaiter: UInt64 = 0
         var encoded: (generation: UInt64, jpeg: [UInt8])?
+        var part: (generation: UInt64, bytes: [UInt8])?
         var encodes: UInt64 = 0
         var closed = false
     }
@@ -81,13 +82,27 @@ public final class PreviewFrames: @unchecked Sendable {
 
     /// The JPEG of `frame` (grey, ``quality``), encoded once per frame and shared by every viewer.
     public func jpeg(of frame: PreviewFrame) throws -> [UInt8] {
+        try encodeLock.withLock { try jpegLocked(frame) }
+    }
+
+    /// ``jpeg(of:)`` with `encodeLock` held.
+    private func jpegLocked(_ frame: PreviewFrame) throws -> [UInt8] {
+        if let e = lock.withLock({ s.encoded }), e.generation == frame.generation { return e.jpeg }
+        let bytes = try ImageJPEG.encode(frame.frame.luma, quality: quality)
+        lock.withLock {
+            s.encodes += 1
+            if frame.generation >= (s.encoded?.generation ?? 0) { s.encoded = (frame.generation, bytes) }
+        }
+        return bytes
+    }
+
+    /// The MJPEG part of `frame` (headers and JPEG, built by `build` from the JPEG), built once per frame and
+    /// shared by every viewer like the JPEG itself.
+    public func part(of frame: PreviewFrame, build: ([UInt8]) -> [UInt8]) throws -> [UInt8] {
         try encodeLock.withLock {
-            if let e = lock.withLock({ s.encoded }), e.generation == frame.generation { return e.jpeg }
-            let bytes = try JPEGEncoder.encode(frame.frame.luma, quality: quality)
-            lock.withLock {
-                s.encodes += 1
-                if frame.generation >= (s.encoded?.generation ?? 0) { s.encoded = (frame.generation, bytes) }
-            }
+            if let p = lock.withLock({ s.part }), p.generation == frame.generation { return p.bytes }
+            let bytes = build(try jpegLocked(frame))
+            lock.withLock { if frame.generation >= (s.part?.generation ?? 0) { s.part = (frame.generation, bytes) } }
             return bytes
         }
     }

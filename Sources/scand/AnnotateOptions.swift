@@ -43,7 +43,7 @@ final class AnnotationWriter {
         let base = baseName(for: source.name)
         let name = source.isStream ? String(format: "%@-%06d.jpg", base, frame.index) : "\(base).jpg"
         let url = directory.appendingPathComponent(name)
-        let jpeg = try JPEGEncoder.encode(Annotator.annotate(frame.luma, objects: event.objects), quality: 90)
+        let jpeg = try ImageJPEG.encode(Annotator.annotate(frame.luma, objects: event.objects), quality: 90)
         do {
             try Data(jpeg).write(to: url, options: [.withoutOverwriting])
         } catch {

@@ -6,7 +6,8 @@
    10 WebSocket clients that connect and never read (stalled). The source is replayed with --no-pacing:
    frames are handed to detection losslessly, so processed frames per second is detection throughput.
    Runs alternate (base, viewers, stalled, base, ...) so drift on this shared machine hits all alike;
-   the figure is the median of per-run ratios against the baseline run just before.
+   the figure is the median of per-run ratios against the baseline run just before. Also scand's own CPU
+   time per processed frame (/proc), which other load on a shared machine disturbs far less.
 3. Frame -> viewer latency with one viewer at the clip's own rate (paced, 15 fps): wall clock when the
    part arrives minus the part's X-Scand-Timestamp (capture time), median and 95th percentile. The page
    adds its JPEG decode and draw (createImageBitmap, a few ms) on top; http_page_check.py reports the
@@ -107,16 +108,24 @@ class Viewer(threading.Thread):
         self.sock.close()
 
 
+def cpu_seconds(pid):
+    """scand's user + system CPU time so far (all its threads), from /proc."""
+    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def fps_with(base, setup):
+    """Processed frames per wall second, and scand's CPU seconds per processed frame (less sensitive to
+    other load on a shared machine than the wall-clock rate)."""
     clients = setup(base)
     time.sleep(1)  # settle
-    a, t0 = metric(base, "scand_frames_processed_total"), time.time()
+    a, t0, c0 = metric(base, "scand_frames_processed_total"), time.time(), cpu_seconds(proc.pid)
     time.sleep(args.seconds)
-    b, t1 = metric(base, "scand_frames_processed_total"), time.time()
+    b, t1, c1 = metric(base, "scand_frames_processed_total"), time.time(), cpu_seconds(proc.pid)
     for c in clients:
         c.close()
     time.sleep(0.5)
-    return (b - a) / (t1 - t0)
+    return (b - a) / (t1 - t0), (c1 - c0) / max(b - a, 1)
 
 
 def viewers(n):
@@ -145,14 +154,20 @@ try:
     result["noViewer"] = {"framesProcessed": metric(base, "scand_frames_processed_total") - p0,
                           "jpegEncodes": metric(base, "scand_jpeg_encodes_total") - e0}
     runs = {"base": [], "viewers10": [], "stalled10+10": []}
+    cpu = {"base": [], "viewers10": [], "stalled10+10": []}
     for _ in range(args.runs):
-        runs["base"].append(fps_with(base, lambda b: []))
-        runs["viewers10"].append(fps_with(base, viewers(10)))
-        runs["stalled10+10"].append(fps_with(base, stalled(10)))
+        for name, setup in (("base", lambda b: []), ("viewers10", viewers(10)), ("stalled10+10", stalled(10))):
+            fps, per_frame = fps_with(base, setup)
+            runs[name].append(fps)
+            cpu[name].append(per_frame)
     result["fps"] = {k: [round(v, 1) for v in vs] for k, vs in runs.items()}
     result["fpsMedian"] = {k: round(statistics.median(vs), 1) for k, vs in runs.items()}
-    result["ratioMedian"] = {
+    result["fpsRatioMedian"] = {
         k: round(statistics.median([x / b for x, b in zip(runs[k], runs["base"])]), 3) for k in ("viewers10", "stalled10+10")}
+    result["cpuMsPerFrameMedian"] = {k: round(statistics.median(vs) * 1000, 2) for k, vs in cpu.items()}
+    result["cpuPerFrameRatioMedian"] = {
+        k: round(statistics.median([x / b for x, b in zip(cpu[k], cpu["base"])]), 3) for k in ("viewers10", "stalled10+10")}
+    result["loadAverage"] = os.getloadavg()
 finally:
     proc.terminate()
     proc.wait(timeout=20)
