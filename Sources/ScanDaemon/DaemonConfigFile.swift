@@ -51,6 +51,8 @@ public struct DaemonConfigFile: Sendable, Equatable {
     public var logLevel: String?
     public var socket = Socket()
     public var presence = Presence()
+    /// The MQTT client (issue 19); see DaemonConfigFile+MQTT.swift.
+    public var mqtt = MQTTConfigSection()
 
     public init() {}
 
@@ -173,7 +175,7 @@ private struct Coded: Decodable {
         let c = try decoder.container(keyedBy: Key.self)
         try rejectUnknown(c, known: ["input", "device", "types", "rectOfInterest", "tryInverted", "code39FullASCII", "scanDensity", "models",
                                      "metadata", "pacing", "loop", "exitAtEnd", "stdout", "stdoutQueue", "maxPixels", "logLevel",
-                                     "socket", "presence"], at: "")
+                                     "socket", "presence", "mqtt"], at: "")
         func get<T: Decodable>(_ k: String, _ t: T.Type) throws -> T? { try c.decodeIfPresent(T.self, forKey: Key(k)) }
         value.input = try get("input", String.self)
         value.device = try get("device", String.self)
@@ -209,6 +211,7 @@ private struct Coded: Decodable {
             value.socket.stallTimeout = try s.decodeIfPresent(Double.self, forKey: Key("stallTimeout"))
             value.socket.sendBuffer = try s.decodeIfPresent(Int.self, forKey: Key("sendBuffer"))
         }
+        if c.contains(Key("mqtt")) { value.mqtt = try MQTTConfigSection(from: c.superDecoder(forKey: Key("mqtt"))) }
         if c.contains(Key("presence")) {
             let p = try c.nestedContainer(keyedBy: Key.self, forKey: Key("presence"))
             try rejectUnknown(p, known: ["enabled", "appearAfterFrames", "lostAfter", "cooldown", "faceLostAfter"], at: "presence.")
