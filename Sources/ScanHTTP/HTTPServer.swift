@@ -139,7 +139,12 @@ public final class HTTPServer: Service, Sendable {
                 }
                 // The server is the task's own work: the pump ends with it (and never ends it, even when
                 // the pipeline stopped and closed the frame output).
-                try await app.run()
+                do {
+                    try await app.run()
+                } catch {
+                    // Name the address: "bind(...): Address already in use" alone does not say which.
+                    throw ScanError.output("--http \(configuration.host):\(configuration.port): \(error)")
+                }
                 group.cancelAll()
             }
         } onGracefulShutdown: { [frames, events] in
