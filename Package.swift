@@ -27,6 +27,12 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        // Issue 17: the preview page, /metrics and /events (ScanHTTP).
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         // MARK: C and C++ shims
@@ -54,6 +60,11 @@ let package = Package(
             name: "CScanZXing",
             cxxSettings: [.unsafeFlags(["-Wall", "-Werror"])],
             linkerSettings: [.linkedLibrary("ZXing")]),
+        // libjpeg-turbo encoder for the preview page and annotated images (imported by ScanHTTP only).
+        .target(
+            name: "CScanJPEG",
+            cSettings: [.unsafeFlags(["-Wall", "-Werror"])],
+            linkerSettings: [.linkedLibrary("jpeg")]),
         // libmosquitto (Debian libmosquitto-dev): the MQTT client behind ScanMQTT (issue 19).
         .systemLibrary(
             name: "CScanMosquitto", pkgConfig: "libmosquitto",
@@ -105,9 +116,22 @@ let package = Package(
             name: "ScanBenchmark",
             dependencies: ["ScanKit", "ScanCore", "ScanCapture", "ScanDetection", "ScanOutput", "CScanZBar", "CScanOpenCV"],
             swiftSettings: strict),
+        // The HTTP server inside the daemon (issue 17): live page, MJPEG, snapshots, /state, /metrics,
+        // WebSocket /events; and the overlay drawing shared with `scan --annotate`.
+        .target(
+            name: "ScanHTTP",
+            dependencies: ["ScanCore", "ScanOutput", "ScanKit", "CScanJPEG",
+                           .product(name: "Hummingbird", package: "hummingbird"),
+                           .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                           .product(name: "Metrics", package: "swift-metrics"),
+                           .product(name: "Prometheus", package: "swift-prometheus"),
+                           .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                           .product(name: "HTTPTypes", package: "swift-http-types"),
+                           .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict),
         .executableTarget(
             name: "scand",
-            dependencies: ["ScanDaemon", "ScanBenchmark", "ScanKit", "ScanCapture", "ScanMQTT",
+            dependencies: ["ScanDaemon", "ScanBenchmark", "ScanKit", "ScanCapture", "ScanHTTP", "ScanMQTT",
                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                            .product(name: "ArgumentParser", package: "swift-argument-parser"),
                            .product(name: "Logging", package: "swift-log")],
@@ -129,6 +153,7 @@ let package = Package(
         .testTarget(name: "ScanKitTests", dependencies: ["ScanKit", "ScanCapture", "ScanOutput", "ScanTestSupport", .product(name: "Logging", package: "swift-log")], swiftSettings: strict),
         .testTarget(name: "ScanBenchmarkTests", dependencies: ["ScanBenchmark", "ScanKit", "ScanCapture", "ScanCore", "ScanTestSupport"], swiftSettings: strict),
         .testTarget(name: "ScanDaemonTests", dependencies: ["ScanDaemon", "ScanKit", "ScanCapture", "ScanOutput", "ScanTestSupport", .product(name: "Logging", package: "swift-log"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")], swiftSettings: strict),
+        .testTarget(name: "ScanHTTPTests", dependencies: ["ScanHTTP", "ScanCore", "ScanOutput", "ScanTestSupport"], swiftSettings: strict),
         .testTarget(name: "ScanMQTTTests", dependencies: ["ScanMQTT", "ScanCore", "ScanTestSupport"], swiftSettings: strict),
         .testTarget(name: "scandTests", dependencies: ["scand", "ScanTestSupport"], swiftSettings: strict),
     ],

@@ -7,6 +7,9 @@ public enum ScanEvent: Sendable {
     case presence(PresenceEvent)
     /// A capture device changed state (`"event":"device"`).
     case device(DeviceEvent)
+    /// The running configuration changed (`"event":"configuration"`), e.g. the rect of interest set on the
+    /// live page.
+    case configuration(ConfigurationEvent)
 
     /// The JSON `event` name.
     public var name: String {
@@ -14,6 +17,7 @@ public enum ScanEvent: Sendable {
         case .metadata: return "metadata"
         case .presence(let p): return p.transition.rawValue
         case .device: return "device"
+        case .configuration: return "configuration"
         }
     }
 
@@ -22,7 +26,7 @@ public enum ScanEvent: Sendable {
         switch self {
         case .metadata(let m): return Set(m.objects.map(\.type))
         case .presence(let p): return [p.type]
-        case .device: return []
+        case .device, .configuration: return []
         }
     }
 }
@@ -71,6 +75,17 @@ public struct PresenceEvent: Sendable {
         self.transition = transition; self.type = type; self.value = value; self.payload = payload
         self.faceID = faceID; self.source = source; self.frame = frame; self.time = time; self.bounds = bounds
         self.textEncoding = textEncoding; self.isGS1 = isGS1
+    }
+}
+
+/// A change of the running configuration, applied between two frames.
+public struct ConfigurationEvent: Sendable, Equatable {
+    /// The new rect of interest (normalized device coordinates), when that is what changed.
+    public var rectOfInterest: NormalizedRect?
+    /// Who changed it: `http` (the live page).
+    public var origin: String
+    public init(rectOfInterest: NormalizedRect?, origin: String) {
+        self.rectOfInterest = rectOfInterest; self.origin = origin
     }
 }
 

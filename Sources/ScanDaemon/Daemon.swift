@@ -81,6 +81,18 @@ public final class Daemon: @unchecked Sendable {
     private var stats = DaemonStatistics()
     private var frames: BlockingQueue<Item>?
     private var threads: [WorkerThread] = []
+    private var frameObserver: FrameObserver?
+
+    /// Sees every processed frame on the pipeline thread, after its events were published: the frame, what
+    /// was found on it, the stage times of ``MetadataOutput/lastTimings`` and the counters so far. It must
+    /// return at once (the HTTP server's frame output only keeps a reference to the newest frame).
+    public typealias FrameObserver = @Sendable (Frame, MetadataEvent, MetadataOutput.StageTimings, DaemonStatistics) -> Void
+
+    /// Sets (or clears) the ``FrameObserver``; takes effect from the next frame.
+    public func setFrameObserver(_ observer: FrameObserver?) { monitor.withLock { frameObserver = observer } }
+
+    /// The configuration in force (the last one given to ``reload(_:)``, or the initial one).
+    public var currentConfiguration: DaemonConfiguration { monitor.withLock { configuration } }
 
     /// - Parameters:
     ///   - onEnd: called once, from a pipeline thread, when the pipeline stops on its own or is stopped.
@@ -150,6 +162,18 @@ public final class Daemon: @unchecked Sendable {
             configuration = c
             pendingConfiguration = c
         }
+    }
+
+    /// Sets the rect of interest (normalized device coordinates, within the frame) from the next frame on,
+    /// and publishes a `configuration` event naming `origin`. A later SIGHUP reload sets it from the config
+    /// file again.
+    /// - Throws: when the rectangle is not a valid rect of interest; the running one is kept.
+    public func setRectOfInterest(_ rect: NormalizedRect, origin: String) throws {
+        var c = currentConfiguration
+        c.output.rectOfInterest = rect
+        c.output.rectOfInterestView = nil
+        try reload(c)
+        emitter.emit([.configuration(ConfigurationEvent(rectOfInterest: rect, origin: origin))])
     }
 
     /// Stops reading, lets the pipeline finish its current frame, reports `lost` for everything still
@@ -306,6 +330,11 @@ public final class Daemon: @unchecked Sendable {
                 events.append(.presence(p))
             }
             emitter.emit(events)
+            if let observer = monitor.withLock({ frameObserver }) {
+                var s = monitor.withLock { stats }
+                s.events = emitter.count
+                observer(item.frame, event, output.lastTimings, s)
+            }
             last = (event.source, event.frame, event.time)
             if outputGone() { outputClosed = true; break }
         }

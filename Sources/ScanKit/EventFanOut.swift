@@ -132,7 +132,7 @@ public final class EventFanOut: @unchecked Sendable {
                 case .presence(let p) where p.transition == .appeared: present[PresenceKey(p)] = (seq, p)
                 case .presence(let p): present[PresenceKey(p)] = nil
                 case .device(let d): deviceKinds[d.device] = d.kind
-                case .metadata: break
+                case .metadata, .configuration: break
                 }
                 for sink in sinks { sink.deliver(encoded) }
                 for s in subscribers { s.sink.deliver(encoded) }
@@ -156,6 +156,9 @@ public final class EventFanOut: @unchecked Sendable {
             if let id = p.faceID { meta["faceID"] = "\(id)" }
             if logger.logLevel <= .debug, let v = p.value { meta["value"] = "\(v)" } // payloads only when debugging
             logger.info("\(p.transition.rawValue)", metadata: meta)
+        case .configuration(let c):
+            logger.notice("configuration changed", metadata: ["origin": "\(c.origin)",
+                "rectOfInterest": "\(c.rectOfInterest.map { "\($0.x),\($0.y),\($0.width),\($0.height)" } ?? "-")"])
         case .device(let d):
             let level: Logger.Level = d.kind == .runtimeError ? .error : d.kind == .disconnected ? .warning : .notice
             var meta: Logger.Metadata = ["device": "\(d.device)"]

@@ -36,6 +36,9 @@ public struct JSONLinesEncoder: Sendable {
         case .device(let d):
             line = encodeLine(DeviceLine(event: "device", kind: d.kind.rawValue, device: d.device, reason: d.reason,
                                          seq: seq, timestamp: timestamp.map { r($0, 6) }))
+        case .configuration(let c):
+            line = encodeLine(ConfigurationLine(rectOfInterest: c.rectOfInterest.map(RectLine.init), origin: c.origin,
+                                                seq: seq, timestamp: timestamp.map { r($0, 6) }))
         }
         return EncodedEvent(name: event.name, objectTypes: event.objectTypes, line: line, seq: seq)
     }
@@ -128,6 +131,13 @@ struct PresenceLine: Encodable {
     var source: String, frame: Int, time: Double
     var bounds: RectLine?
     var charset: String?, charsetSource: String?, gs1: Bool?
+    var seq: UInt64?, timestamp: Double?
+}
+
+struct ConfigurationLine: Encodable {
+    var event = "configuration"
+    var rectOfInterest: RectLine?
+    var origin: String
     var seq: UInt64?, timestamp: Double?
 }
 

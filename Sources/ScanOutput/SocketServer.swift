@@ -48,7 +48,7 @@ public struct ServerBanner: Sendable, Hashable {
 
 /// A client's filter: nil fields mean "everything".
 public struct Subscription: Sendable, Hashable {
-    public static let eventNames: Set<String> = ["metadata", "appeared", "lost", "device"]
+    public static let eventNames: Set<String> = ["metadata", "appeared", "lost", "device", "configuration"]
     public var types: Set<MetadataObjectType>?
     public var events: Set<String>?
     public init(types: Set<MetadataObjectType>? = nil, events: Set<String>? = nil) {
@@ -227,16 +227,7 @@ public final class SocketServer: EventSink, @unchecked Sendable {
         self.loop = group.next()
     }
 
-    static func encodeBanner(_ banner: ServerBanner) -> [UInt8] {
-        struct Hello: Encodable {
-            var event = "hello", version: String, `protocol`: Int, types: [String], events: [String]
-            var timestamp: Double
-        }
-        return JSONLinesEncoder().encodeLine(Hello(
-            version: banner.version, protocol: JSONLinesEncoder.protocolVersion,
-            types: banner.types.map(\.rawValue).sorted(), events: Subscription.eventNames.sorted(),
-            timestamp: wallClockSeconds()))
-    }
+    static func encodeBanner(_ banner: ServerBanner) -> [UInt8] { ClientLines.hello(banner) }
 
     /// Starts serving on an already listening descriptor (from ``UnixSocketListener`` or socket
     /// activation). The server owns it from now on and closes it at ``finish()``.
@@ -485,8 +476,8 @@ private final class ClientHandler: ChannelInboundHandler, @unchecked Sendable {
         let snapshot = server.snapshot()
         snapshotSeq = snapshot.seq
         let now = wallClockSeconds()
-        for p in snapshot.present {
-            context.write(wrapOutboundOut(ByteBuffer(bytes: JSONLinesEncoder().encodeLine(SnapshotLine(p, timestamp: now)))), promise: nil)
+        for line in ClientLines.snapshot(snapshot, timestamp: now) {
+            context.write(wrapOutboundOut(ByteBuffer(bytes: line)), promise: nil)
         }
         context.flush()
         context.fireChannelActive()
@@ -554,9 +545,7 @@ private final class ClientHandler: ChannelInboundHandler, @unchecked Sendable {
             case .poll: poll(); return
             case .devices: devices(); return
             }
-            struct Subscribed: Encodable { var event = "subscribed"; var types: [String]?; var events: [String]? }
-            control(JSONLinesEncoder().encodeLine(Subscribed(types: subscription.types?.map(\.rawValue).sorted(),
-                                                             events: subscription.events?.sorted())))
+            control(ClientLines.subscribed(subscription))
         } catch {
             reply(error: error.message)
         }
@@ -567,33 +556,18 @@ private final class ClientHandler: ChannelInboundHandler, @unchecked Sendable {
     private func poll() {
         let snapshot = server.snapshot()
         let now = wallClockSeconds()
-        var count = 0
-        for p in snapshot.present where subscription.types.map({ $0.contains(p.type) }) ?? true {
-            control(JSONLinesEncoder().encodeLine(SnapshotLine(p, timestamp: now)))
-            count += 1
-        }
-        struct Polled: Encodable { var event = "polled"; var present: Int; var lastSeq: UInt64; var timestamp: Double }
-        control(JSONLinesEncoder().encodeLine(Polled(present: count, lastSeq: snapshot.seq, timestamp: r(now, 6))))
+        let lines = ClientLines.snapshot(snapshot, types: subscription.types, timestamp: now)
+        for line in lines { control(line) }
+        control(ClientLines.polled(present: lines.count, lastSeq: snapshot.seq, timestamp: now))
     }
 
     /// `devices`: `{"event":"devices","devices":[{"device":…,"state":…,"live":…,"framesRead":…,…}],"timestamp":T}`.
     private func devices() {
-        struct Line: Encodable {
-            struct Device: Encodable {
-                var device: String, state: String, live: Bool, framesRead: Int, framesProcessed: Int, framesDropped: Int
-            }
-            var event = "devices"; var devices: [Device]; var timestamp: Double
-        }
-        let list = server.sourceStates().map {
-            Line.Device(device: $0.device, state: $0.state, live: $0.live, framesRead: $0.framesRead,
-                        framesProcessed: $0.framesProcessed, framesDropped: $0.framesDropped)
-        }
-        control(JSONLinesEncoder().encodeLine(Line(devices: list, timestamp: r(wallClockSeconds(), 6))))
+        control(ClientLines.devices(server.sourceStates()))
     }
 
     private func reply(error message: String) {
-        struct ErrorLine: Encodable { var event = "error"; var message: String; var timestamp: Double }
-        control(JSONLinesEncoder().encodeLine(ErrorLine(message: message, timestamp: wallClockSeconds())))
+        control(ClientLines.error(message))
     }
 
     /// Replies go through the same bounded queue, so a client cannot make the server buffer without limit.
@@ -634,8 +608,7 @@ private final class ClientHandler: ChannelInboundHandler, @unchecked Sendable {
         var wrote = false
         while context.channel.isWritable {
             if dropped > 0 {
-                struct Overflow: Encodable { var event = "overflow"; var dropped: Int; var timestamp: Double }
-                let line = JSONLinesEncoder().encodeLine(Overflow(dropped: dropped, timestamp: wallClockSeconds()))
+                let line = ClientLines.overflow(dropped: dropped)
                 logger.notice("client too slow, dropped its oldest events", metadata: ["client": "\(id)", "dropped": "\(dropped)"])
                 dropped = 0
                 context.write(wrapOutboundOut(ByteBuffer(bytes: line)), promise: nil)

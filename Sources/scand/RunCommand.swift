@@ -5,6 +5,7 @@ import ScanKit
 import ScanOutput
 import ScanCapture
 import ScanDaemon
+import ScanHTTP
 import ScanMQTT
 import ServiceLifecycle
 #if canImport(Glibc)
@@ -92,6 +93,7 @@ struct RunCommand: AsyncParsableCommand {
     @OptionGroup(title: "Live capture") var capture: CaptureOptions
     @OptionGroup(title: "Preview (view coordinates)") var preview: PreviewOptions
     @OptionGroup(title: "Face options") var face: FaceOptions
+    @OptionGroup(title: "HTTP (live page, snapshots, metrics, WebSocket events)") var httpOptions: HTTPOptions
     @OptionGroup(title: "MQTT (publish events to a broker)") var mqtt: MQTTOptions
 
     /// The device from `--device` (the shared capture option group).
@@ -271,6 +273,16 @@ struct RunCommand: AsyncParsableCommand {
             logger.critical("\(error)")
             throw ExitCode(ExitStatus.failure)
         }
+        let httpLink = DaemonLink()
+        let http: HTTPServer?
+        do {
+            http = try httpOptions.makeServer(output: resolved.daemon.output,
+                                              banner: ServerBanner(version: Scand.version, types: resolved.daemon.output.metadataObjectTypes.sorted()),
+                                              clientQueue: resolved.server.clientQueueLimit, link: httpLink, logger: logger)
+        } catch let error as ScanError {
+            throw ValidationError(error.description)
+        }
+        if let http { sinks.append(http.events) }
         // MQTT: the client queues in its own outbox and owns its libmosquitto handle on its own thread.
         var mqttClient: MQTTClient?
         let mqttRelay = MQTTConnectionRelay(broker: resolved.mqtt?.endpoint.description ?? "mqtt")
@@ -284,7 +296,7 @@ struct RunCommand: AsyncParsableCommand {
             }
         }
         guard !sinks.isEmpty || mqttClient != nil else {
-            throw ValidationError("nothing to deliver to: give --stdout, --socket PATH and/or --mqtt URL (or start by socket activation)")
+            throw ValidationError("nothing to deliver to: give --stdout, --socket PATH, --http HOST:PORT and/or --mqtt URL (or start by socket activation)")
         }
 
         let daemon = Daemon(configuration: resolved.daemon, source: source, sinks: sinks, logger: logger,
@@ -294,6 +306,7 @@ struct RunCommand: AsyncParsableCommand {
         // Subscribes to the fan-out now, before the first event.
         let mqttService = mqttClient.map { MQTTService(client: $0, events: daemon.events, logger: logger) }
         do {
+            http?.attach(daemon: daemon, socket: server, link: httpLink)
             try daemon.start()
         } catch {
             logger.critical("\(error)")
@@ -317,6 +330,7 @@ struct RunCommand: AsyncParsableCommand {
             handle: { await control.handle($0) })
         var others: [any Service] = []
         if let server { others.append(SocketServerService(server: server, ownedSocket: ownedSocket, logger: logger)) }
+        if let http { others.append(http) }
         if let mqttService { others.append(mqttService) }
         let group = ServiceGroup(configuration: .daemon(pipeline: pipeline, otherServices: others,
                                                         stopTimeout: resolved.daemon.stopTimeout, logger: logger))

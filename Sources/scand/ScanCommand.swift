@@ -27,6 +27,7 @@ struct ScanCommand: AsyncParsableCommand {
     @OptionGroup(title: "Face options") var face: FaceOptions
     @OptionGroup var logging: LoggingOptions
     @OptionGroup(title: "Live capture") var capture: CaptureOptions
+    @OptionGroup(title: "Annotated images") var annotation: AnnotateOptions
 
     @Option(name: .long, help: ArgumentHelp("Read input paths from FILE, one per line (for very many inputs).", valueName: "file"))
     var filesFrom: String?
@@ -77,6 +78,7 @@ struct ScanCommand: AsyncParsableCommand {
             throw ExitCode(ExitStatus.failure)
         }
         if let live = capture.captureConfiguration() {
+            if annotation.annotate != nil { throw ValidationError("--annotate writes files' frames; with --device use 'scand run --http' and /snapshot.jpg?annotate=1") }
             switch try await LiveScan.run(configuration: live, frames: capture.frames, duration: capture.duration, output: output,
                                           logger: logger, mode: script.mode, oneshot: script.oneshot, quiet: quiet) {
             case .finished: return
@@ -97,6 +99,14 @@ struct ScanCommand: AsyncParsableCommand {
         scanner.mode = script.mode
         scanner.oneshot = script.oneshot
         scanner.quiet = quiet
+        if let directory = annotation.annotate {
+            let writer: AnnotationWriter
+            do { writer = try AnnotationWriter(directory: directory, frames: annotation.annotateFrames) } catch {
+                logger.critical("\(error)")
+                throw ExitCode(ExitStatus.failure)
+            }
+            scanner.frameObserver = { frame, event, source in try writer.write(frame, event, source) }
+        }
         let summary = scanner.scan(inputs: all, sink: FileDescriptorSink())
         if let outputError = summary.outputError {
             // A full disk or an I/O error on stdout: what was scanned is not all written. Never exit 0.
