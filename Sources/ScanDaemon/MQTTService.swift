@@ -19,7 +19,7 @@ public final class MQTTService: Service, Sendable {
 
     public init(client: MQTTClient, events: EventFanOut, logger: Logger) {
         self.client = client; self.events = events; self.logger = logger
-        subscription = events.subscribe(client)
+        subscription = events.subscribe(client, beforeSinks: true)
     }
 
     public func run() async throws {
@@ -40,7 +40,7 @@ extension Daemon {
         switch event {
         case .connected: device = DeviceEvent(kind: .connected, device: broker)
         case .disconnected(let why): device = DeviceEvent(kind: .disconnected, device: broker, reason: why)
-        case .failed(let why): device = DeviceEvent(kind: .runtimeError, device: broker, reason: why)
+        case .failed(let why), .spoolFailed(let why): device = DeviceEvent(kind: .runtimeError, device: broker, reason: why)
         }
         events.emit([.device(device)])
     }
