@@ -6,7 +6,8 @@ import FoundationEssentials
 ///
 /// ```json
 /// "mqtt": {"url": "mqtts://broker.lan:8883", "ca": "/etc/scand/ca.pem", "username": "kiosk-07",
-///          "passwordFile": "/etc/scand/mqtt-password", "kindTopics": true, "spool": "/var/lib/scand/mqtt"}
+///          "passwordFile": "/etc/scand/mqtt-password", "kindTopics": true, "spool": "/var/lib/scand/mqtt",
+///          "spoolBytes": 67108864}
 /// ```
 public struct MQTTConfigSection: Sendable, Equatable {
     public var url: String?
