@@ -267,6 +267,32 @@ import Glibc
         #expect(Self.spoolSegments(dir, id: "kiosk10").isEmpty)
     }
 
+    @Test func aRealFullTmpfsIsAnErrorEventAndTheStreamGoesOnInMemory() throws {
+        let broker = try MosquittoBroker()
+        try broker.start()
+        let sub = try MosquittoSubscriber(port: broker.port, topics: ["scand/+/events"], directory: broker.directory)
+        let dir = DaemonPaths.tempDir("mqtt-spool-enospc")
+        defer { DaemonPaths.remove(dir) }
+        let spool = dir + "/spool"
+        try FileManager.default.createDirectory(atPath: spool, withIntermediateDirectories: true)
+        // A 32 KiB tmpfs as the spool directory, mounted in a private user+mount namespace (no root needed):
+        // the run's ~70 kB of records hit ENOSPC half way.
+        let d = try DaemonProcess(["-rm", "/bin/sh", "-c", #"mount -t tmpfs -o size=32k tmpfs "$0" && exec "$@""#, spool,
+                                   DaemonPaths.scand, "run", "--input", DaemonPaths.kiosk, "--no-pacing", "--stdout",
+                                   "--mqtt", "mqtt://127.0.0.1:\(broker.port)", "--mqtt-id", "kiosk11", "--mqtt-spool", spool,
+                                   "--log-level", "notice"], dir: dir, executable: "/usr/bin/unshare")
+        #expect(DaemonRun.wait(d.process, timeout: 60) == 0, "\(d.stderr)")
+        #expect(d.stderr.contains("cannot write \(spool)/scand-kiosk11-0000000000000001.mqtt-spool: No space left on device; keeping messages in memory only"),
+                "\(d.stderr)")
+        let printed = Self.stdoutLines(d)
+        #expect(printed.count > 111)
+        #expect(printed.contains { Self.json($0)["kind"] as? String == "runtimeError"
+            && (Self.json($0)["reason"] as? String ?? "").contains("No space left on device") })
+        // Nothing lost: the broker has every line stdout printed, in order.
+        #expect(daemonEventually(10) { sub.payloads(on: "scand/kiosk11/events").count >= printed.count })
+        #expect(sub.payloads(on: "scand/kiosk11/events") == printed)
+    }
+
     // MARK: credentials
 
     @Test func wrongPasswordIsAClearErrorAndOtherSinksGoOn() throws {
