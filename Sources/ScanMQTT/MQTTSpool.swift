@@ -150,9 +150,10 @@ final class MQTTSpool {
         return number
     }
 
-    /// At a clean stop: closes the segment being written and deletes it when nothing in it is outstanding.
-    /// Returns the messages left on disk for the next start.
+    /// At a clean stop: closes the segment being written and deletes it when nothing in it is outstanding;
+    /// a message appended after this stays in memory. Returns the messages left on disk for the next start.
     func close() -> Int {
+        disabled = true
         if fd >= 0 { Glibc.close(fd); fd = -1 }
         if let last = segments.last, last.outstanding <= 0 { remove(at: segments.count - 1) }
         return segments.reduce(0) { $0 + $1.outstanding }
