@@ -56,6 +56,9 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "When the file or stdin ends, keep serving socket clients until stopped (SIGTERM/SIGINT).")
     var keepRunning = false
 
+    @Flag(name: .long, help: "With --device: exit 2 at once when the device is absent (default: report 'waiting' and start when it appears).")
+    var failFast = false
+
     @OptionGroup(title: "Script output (stdout)") var script: ScriptOutputOptions
 
     @Flag(inversion: .prefixedNo, help: "Publish appeared/lost presence events.")
@@ -360,6 +363,8 @@ struct RunCommand: AsyncParsableCommand {
         if let device = r.device {
             var configuration = capture.captureConfiguration() ?? CaptureConfiguration(device: device)
             configuration.device = device
+            // A camera that is not there yet (boot, USB re-enumeration) is waited for, unless --fail-fast.
+            configuration.waitForDevice = !failFast
             return openDeviceSource(configuration)
         }
         guard let input = r.input else {
@@ -440,40 +445,4 @@ func unblockControlSignals() {
     sigemptyset(&set)
     for s in [SIGTERM, SIGINT, SIGHUP] { sigaddset(&set, s) }
     pthread_sigmask(SIG_UNBLOCK, &set, nil)
-}
-
-/// `--device PATH`: a V4L2 `CaptureSession` is the frame source and, through ``SessionEvents``, the source
-/// of the daemon's `device` events (connected, disconnected, interrupted, resumed, runtime errors).
-func openDeviceSource(_ configuration: CaptureConfiguration) -> DaemonSource {
-    let session = CaptureSession(configuration: configuration)
-    return DaemonSource(name: configuration.device, canReopen: false, deviceEvents: SessionEvents(session)) {
-        try session.startRunning()
-        return session
-    }
-}
-
-/// Adapts a `CaptureSession`'s event handlers to the daemon's ``DeviceEventSource``.
-final class SessionEvents: DeviceEventSource, @unchecked Sendable {
-    private let session: CaptureSession
-    private let lock = Lock()
-    private var handler: (@Sendable (DeviceEvent) -> Void)?
-    private var registered = false
-
-    init(_ session: CaptureSession) { self.session = session }
-
-    func startReporting(_ handler: @escaping @Sendable (DeviceEvent) -> Void) {
-        let register = lock.withLock { () -> Bool in
-            self.handler = handler
-            defer { registered = true }
-            return !registered
-        }
-        if register {
-            session.addEventHandler { [weak self] event in
-                guard let self, let h = self.lock.withLock({ self.handler }) else { return }
-                h(event)
-            }
-        }
-    }
-
-    func stopReporting() { lock.withLock { handler = nil } }
 }
