@@ -307,13 +307,14 @@ public final class Daemon: @unchecked Sendable {
                     logger.error("reloaded configuration not applied: \(error)")
                 }
             }
-            let event: MetadataEvent
+            let result: MetadataOutput.FrameResult
             do {
-                event = try output.process(item.frame, source: item.info)
+                result = try output.processFrame(item.frame, source: item.info)
             } catch {
                 logger.error("frame \(item.frame.index) of \(item.info.name): \(error)")
                 continue
             }
+            let event = result.event
             monitor.withLock { stats.framesProcessed += 1 }
             var events: [ScanEvent] = []
             if config.emitMetadata { events.append(.metadata(event)) }
@@ -333,7 +334,7 @@ public final class Daemon: @unchecked Sendable {
             if let observer = monitor.withLock({ frameObserver }) {
                 var s = monitor.withLock { stats }
                 s.events = emitter.count
-                observer(item.frame, event, output.lastTimings, s)
+                observer(item.frame, event, result.timings, s)
             }
             last = (event.source, event.frame, event.time)
             if outputGone() { outputClosed = true; break }

@@ -6,7 +6,8 @@ import FoundationEssentials
 ///
 /// ```json
 /// "mqtt": {"url": "mqtts://broker.lan:8883", "ca": "/etc/scand/ca.pem", "username": "kiosk-07",
-///          "passwordFile": "/etc/scand/mqtt-password", "kindTopics": true, "spool": "/var/lib/scand/mqtt"}
+///          "passwordFile": "/etc/scand/mqtt-password", "kindTopics": true, "spool": "/var/lib/scand/mqtt",
+///          "spoolBytes": 67108864}
 /// ```
 public struct MQTTConfigSection: Sendable, Equatable {
     public var url: String?
@@ -31,11 +32,13 @@ public struct MQTTConfigSection: Sendable, Equatable {
     /// Longest wait between reconnection attempts, in seconds.
     public var reconnectMax: Double?
     public var spool: String?
+    /// Bytes of spool files kept at most.
+    public var spoolBytes: Int?
 
     public init() {}
 
     static let keys: Set<String> = ["url", "ca", "cert", "key", "username", "passwordFile", "passwordEnv", "id", "topicPrefix",
-                                    "qos", "kindTopics", "queue", "queueBytes", "inFlight", "keepalive", "reconnectMax", "spool"]
+                                    "qos", "kindTopics", "queue", "queueBytes", "inFlight", "keepalive", "reconnectMax", "spool", "spoolBytes"]
 
     /// Decodes the section; unknown keys and out-of-range values are ``ConfigKeyError``s naming `mqtt.KEY`.
     init(from decoder: any Decoder) throws {
@@ -53,6 +56,7 @@ public struct MQTTConfigSection: Sendable, Equatable {
         queue = try get("queue", Int.self); queueBytes = try get("queueBytes", Int.self)
         inFlight = try get("inFlight", Int.self); keepalive = try get("keepalive", Int.self)
         reconnectMax = try get("reconnectMax", Double.self); spool = try get("spool", String.self)
+        spoolBytes = try get("spoolBytes", Int.self)
         try validate()
     }
 
@@ -64,6 +68,7 @@ public struct MQTTConfigSection: Sendable, Equatable {
         if let v = qos { try check((0...2).contains(v), "qos", "must be 0, 1 or 2, got \(v)") }
         if let v = queue { try check((1...10_000_000).contains(v), "queue", "must be 1...10000000, got \(v)") }
         if let v = queueBytes { try check(v >= 4096 && v <= (4 << 30), "queueBytes", "must be 4096...\(4 << 30), got \(v)") }
+        if let v = spoolBytes { try check(v >= 4096, "spoolBytes", "must be at least 4096, got \(v)") }
         if let v = inFlight { try check((1...65535).contains(v), "inFlight", "must be 1...65535, got \(v)") }
         if let v = keepalive { try check((5...65535).contains(v), "keepalive", "must be 5...65535 seconds, got \(v)") }
         if let v = reconnectMax { try check(v > 0 && v <= 3600, "reconnectMax", "must be more than 0 and at most 3600 seconds, got \(v)") }

@@ -10,7 +10,8 @@ import ScanCore
 /// the first `device started` on, like stdout. The client's own thread owns the libmosquitto handle; this
 /// service starts it, waits for the group's graceful shutdown (the pipeline, last in the group, has stopped
 /// by then and published its last events), and then finishes the client on a thread of its own: up to 5 s
-/// for the broker to acknowledge what is queued, the `offline` status, the spool.
+/// for the broker to acknowledge what is queued, the `offline` status, closing the spool. It is delivered to
+/// before the daemon's own sinks, so an event on stdout is already in the spool (`--mqtt-spool`).
 public final class MQTTService: Service, Sendable {
     private let client: MQTTClient
     private let events: EventFanOut
@@ -19,7 +20,7 @@ public final class MQTTService: Service, Sendable {
 
     public init(client: MQTTClient, events: EventFanOut, logger: Logger) {
         self.client = client; self.events = events; self.logger = logger
-        subscription = events.subscribe(client)
+        subscription = events.subscribe(client, beforeSinks: true)
     }
 
     public func run() async throws {
@@ -40,7 +41,7 @@ extension Daemon {
         switch event {
         case .connected: device = DeviceEvent(kind: .connected, device: broker)
         case .disconnected(let why): device = DeviceEvent(kind: .disconnected, device: broker, reason: why)
-        case .failed(let why): device = DeviceEvent(kind: .runtimeError, device: broker, reason: why)
+        case .failed(let why), .spoolFailed(let why): device = DeviceEvent(kind: .runtimeError, device: broker, reason: why)
         }
         events.emit([.device(device)])
     }

@@ -15,6 +15,9 @@ public enum MQTTConnectionEvent: Sendable, Equatable {
     /// A connection attempt failed (refused TCP connection, TLS error, bad credentials); the message says
     /// why. Reported once per distinct reason; attempts go on with backoff.
     case failed(String)
+    /// The spool (`--mqtt-spool`) could not be written (a full disk, a file-size limit); the message says
+    /// why. Messages stay in memory from then on; nothing queued is lost.
+    case spoolFailed(String)
 }
 
 /// What the client is doing, for logs, `/state` and `/metrics`.
@@ -83,8 +86,11 @@ public final class MQTTClient: EventSink, @unchecked Sendable {
         self.logger = logger
         self.onConnection = onConnection
         eventsTopic = configuration.eventsTopic
+        let spool = configuration.spoolDirectory.map {
+            MQTTSpool(directory: $0, id: configuration.id, byteLimit: configuration.spoolBytes, logger: logger)
+        }
         outbox = MQTTOutbox(capacity: configuration.queueLimit, byteCapacity: configuration.queueBytes,
-                            overflowTopic: configuration.eventsTopic)
+                            overflowTopic: configuration.eventsTopic, spool: spool)
         var fds: [Int32] = [-1, -1]
         guard pipe(&fds) == 0 else {
             throw ScanError.invalidArgument("MQTT: pipe failed: \(String(cString: strerror(errno)))")
@@ -96,9 +102,9 @@ public final class MQTTClient: EventSink, @unchecked Sendable {
         wakeFD = fds[0]; wakeWriteFD = fds[1]
         _ = Self.libraryInitialised
         // The spool goes first, before any event of this run can be delivered.
-        if let spooled = loadSpool(), !spooled.isEmpty {
-            outbox.append(spooled)
-            logger.notice("mqtt: \(spooled.count) message(s) from the spool queued first", metadata: ["spool": "\(spoolPath ?? "")"])
+        let spooled = outbox.restoreSpool()
+        if spooled > 0 {
+            logger.notice("mqtt: \(spooled) message(s) from the spool queued first", metadata: ["spool": "\(configuration.spoolDirectory ?? "")"])
         }
     }
 
@@ -171,6 +177,10 @@ public final class MQTTClient: EventSink, @unchecked Sendable {
         var backoff = configuration.reconnectMin
         var nextAttempt = 0.0
         while true {
+            if let why = outbox.takeSpoolError() {
+                logger.error("mqtt: \(why)")
+                onConnection(.spoolFailed(why))
+            }
             let (stop, deadline) = lock.withLock { (stopping, drainDeadline) }
             let now = monotonicSeconds()
             if handle == nil {
@@ -361,13 +371,13 @@ public final class MQTTClient: EventSink, @unchecked Sendable {
         if let h = handle { mosquitto_destroy(h) }
         handle = nil
         lock.withLock { statsConnected = false }
+        let onDisk = outbox.closeSpool()
         let rest = outbox.removeAll()
-        if !rest.isEmpty {
-            if saveSpool(rest) {
-                logger.notice("mqtt: \(rest.count) undelivered message(s) kept in the spool for the next start", metadata: ["spool": "\(spoolPath ?? "")"])
-            } else {
-                logger.warning("mqtt: \(rest.count) message(s) not delivered to \(configuration.endpoint) before the stop")
-            }
+        if let onDisk, onDisk > 0 {
+            logger.notice("mqtt: \(onDisk) undelivered message(s) kept in the spool for the next start", metadata: ["spool": "\(configuration.spoolDirectory ?? "")"])
+        }
+        if rest.count > (onDisk ?? 0) {
+            logger.warning("mqtt: \(rest.count - (onDisk ?? 0)) message(s) not delivered to \(configuration.endpoint) before the stop")
         }
     }
 
@@ -380,42 +390,5 @@ public final class MQTTClient: EventSink, @unchecked Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return Array((try? encoder.encode(s)) ?? Data())
-    }
-
-    // MARK: spool
-
-    /// `DIR/<client id>.spool`: one message a line, `topic TAB retain TAB isEvent TAB payload`.
-    var spoolPath: String? { configuration.spoolDirectory.map { $0 + "/" + MQTTIdentity.sanitize(configuration.clientID) + ".spool" } }
-
-    private func loadSpool() -> [MQTTMessage]? {
-        guard let path = spoolPath, let data = FileManager.default.contents(atPath: path) else { return nil }
-        var out: [MQTTMessage] = []
-        for line in data.split(separator: 0x0A) {
-            let parts = line.split(separator: 0x09, maxSplits: 3, omittingEmptySubsequences: false)
-            guard parts.count == 4 else { logger.warning("mqtt: skipping a malformed spool line in \(path)"); continue }
-            out.append(MQTTMessage(topic: String(decoding: parts[0], as: UTF8.self), payload: Array(parts[3]),
-                                   retain: parts[1].first == 0x31, isEvent: parts[2].first == 0x31))
-        }
-        // Taken: the messages are in the outbox now (and go back to the spool if still undelivered at the stop).
-        if unlink(path) != 0 { logger.warning("mqtt: cannot remove the spool \(path): \(String(cString: strerror(errno)))") }
-        return out
-    }
-
-    private func saveSpool(_ messages: [MQTTMessage]) -> Bool {
-        guard let path = spoolPath else { return false }
-        var data = Data()
-        for m in messages {
-            data.append(contentsOf: Array(m.topic.utf8)); data.append(0x09)
-            data.append(m.retain ? 0x31 : 0x30); data.append(0x09)
-            data.append(m.isEvent ? 0x31 : 0x30); data.append(0x09)
-            data.append(contentsOf: m.payload); data.append(0x0A)
-        }
-        do {
-            try data.write(to: URL(fileURLWithPath: path), options: .atomic)
-            return true
-        } catch {
-            logger.error("mqtt: cannot write the spool \(path): \(error)")
-            return false
-        }
     }
 }

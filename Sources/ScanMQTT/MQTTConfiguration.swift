@@ -79,8 +79,11 @@ public struct MQTTConfiguration: Sendable {
     /// Reconnection backoff: first wait and longest wait, in seconds (doubling in between).
     public var reconnectMin = 0.25
     public var reconnectMax = 10.0
-    /// A directory where messages not delivered at shutdown are kept, and sent first at the next start.
+    /// A directory where every message is written until the broker acknowledges it (see ``MQTTSpool``); what
+    /// is left after a stop or a crash is sent first at the next start.
     public var spoolDirectory: String?
+    /// Bytes of spool files kept at most; past it the oldest segment's messages are dropped (`overflow`).
+    public var spoolBytes = 64 << 20
     /// The device (camera path or input file) named in the `online` status.
     public var device: String
     /// scand's version, named in the `online` status.
@@ -102,6 +105,7 @@ public struct MQTTConfiguration: Sendable {
         guard (0...2).contains(qos) else { throw ScanError.invalidArgument("MQTT QoS must be 0, 1 or 2, got \(qos)") }
         guard (1...10_000_000).contains(queueLimit) else { throw ScanError.invalidArgument("MQTT queue must be 1...10000000 messages, got \(queueLimit)") }
         guard queueBytes >= 4096 else { throw ScanError.invalidArgument("MQTT queue bytes must be at least 4096, got \(queueBytes)") }
+        guard spoolBytes >= 4096 else { throw ScanError.invalidArgument("MQTT spool bytes must be at least 4096, got \(spoolBytes)") }
         guard (1...65535).contains(maxInFlight) else { throw ScanError.invalidArgument("MQTT in-flight window must be 1...65535, got \(maxInFlight)") }
         guard (5...65535).contains(keepalive) else { throw ScanError.invalidArgument("MQTT keepalive must be 5...65535 seconds, got \(keepalive)") }
         guard reconnectMin > 0, reconnectMax >= reconnectMin, reconnectMax <= 3600 else {

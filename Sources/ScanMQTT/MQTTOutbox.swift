@@ -37,6 +37,8 @@ public final class MQTTOutbox: @unchecked Sendable {
         /// Send number given when it was handed to the client (nil: queued).
         var sendID: UInt64?
         var acknowledged = false
+        /// The spool segment holding it (nil: memory only, or already released).
+        var segment: UInt64?
     }
     private var entries: [Entry] = []
     private var head = 0
@@ -47,6 +49,8 @@ public final class MQTTOutbox: @unchecked Sendable {
     private var pendingOverflow = 0
     private var totalDropped = 0
     private var totalAcknowledged = 0
+    /// The on-disk copy (`--mqtt-spool`), touched only under `lock`.
+    private let spool: MQTTSpool?
 
     /// The most messages kept.
     public let capacity: Int
@@ -55,10 +59,34 @@ public final class MQTTOutbox: @unchecked Sendable {
     /// Where `overflow` notices go (the events topic).
     public let overflowTopic: String
 
-    public init(capacity: Int, byteCapacity: Int, overflowTopic: String) {
+    /// - Parameter spool: when given, every appended message is written to it first and leaves it when
+    ///   acknowledged or dropped (see ``MQTTSpool``).
+    init(capacity: Int, byteCapacity: Int, overflowTopic: String, spool: MQTTSpool?) {
         precondition(capacity >= 1 && byteCapacity >= 1)
         self.capacity = capacity; self.byteCapacity = byteCapacity; self.overflowTopic = overflowTopic
+        self.spool = spool
     }
+
+    public convenience init(capacity: Int, byteCapacity: Int, overflowTopic: String) {
+        self.init(capacity: capacity, byteCapacity: byteCapacity, overflowTopic: overflowTopic, spool: nil)
+    }
+
+    /// Queues what a previous run left in the spool, before anything else; returns how many messages.
+    func restoreSpool() -> Int {
+        lock.withLock {
+            guard let spool else { return 0 }
+            let loaded = spool.load()
+            for (m, segment) in loaded { entries.append(Entry(message: m, segment: segment)); bytes += m.footprint }
+            trimToBounds()
+            return loaded.count
+        }
+    }
+
+    /// The spool's write error that turned it off, once (nil when none or no spool).
+    func takeSpoolError() -> String? { lock.withLock { spool?.takeError() } }
+
+    /// At the stop: closes the spool; returns the messages it keeps for the next start (nil without a spool).
+    func closeSpool() -> Int? { lock.withLock { spool?.close() } }
 
     /// What the outbox holds now.
     public struct Statistics: Sendable, Equatable {
@@ -87,18 +115,37 @@ public final class MQTTOutbox: @unchecked Sendable {
     public func append(_ messages: [MQTTMessage]) {
         lock.withLock {
             for m in messages {
-                entries.append(Entry(message: m))
+                entries.append(Entry(message: m, segment: spool?.append(m)))
                 bytes += m.footprint
             }
-            while entries.count - head > 1 && (entries.count - head > capacity || bytes > byteCapacity) {
-                let gone = entries[head]
-                bytes -= gone.message.footprint
-                if gone.message.isEvent && !gone.acknowledged { pendingOverflow += 1; totalDropped += 1 }
-                head += 1
-                if cursor < head { cursor = head }
-            }
-            compact()
+            trimToBounds()
         }
+    }
+
+    /// Drops the oldest messages past the memory bounds, then whole spool segments past the disk bound.
+    private func trimToBounds() {
+        while entries.count - head > 1 && (entries.count - head > capacity || bytes > byteCapacity) {
+            dropHead()
+        }
+        while let gone = spool?.dropOldestIfOverLimit() {
+            // Its messages are the oldest spooled ones: drop up to the last of them (memory-only notices
+            // between them go too).
+            guard let last = entries[head...].lastIndex(where: { $0.segment.map { $0 <= gone } ?? false }) else { continue }
+            while head <= last && entries.count - head > 1 {
+                if let s = entries[head].segment, s <= gone { entries[head].segment = nil } // its file is gone
+                dropHead()
+            }
+        }
+        compact()
+    }
+
+    private func dropHead() {
+        let gone = entries[head]
+        bytes -= gone.message.footprint
+        if gone.message.isEvent && !gone.acknowledged { pendingOverflow += 1; totalDropped += 1 }
+        if let s = gone.segment { spool?.release(s) }
+        head += 1
+        if cursor < head { cursor = head }
     }
 
     /// The next message to send and its send number (to pass to ``acknowledge(_:)``), or nil when nothing is
@@ -109,7 +156,7 @@ public final class MQTTOutbox: @unchecked Sendable {
             while cursor < entries.count && entries[cursor].acknowledged { cursor += 1 } // acked before a requeue
             guard cursor - head < maxInFlight || inFlightCount < maxInFlight else { return nil }
             if pendingOverflow > 0 {
-                let notice = MQTTOverflowNotice.payload(dropped: pendingOverflow, timestamp: wallClock())
+                let notice = MQTTOverflowNotice.payload(dropped: pendingOverflow, timestamp: wallClockSeconds())
                 pendingOverflow = 0
                 let m = MQTTMessage(topic: overflowTopic, payload: notice, isEvent: false)
                 entries.insert(Entry(message: m), at: cursor)
@@ -137,6 +184,7 @@ public final class MQTTOutbox: @unchecked Sendable {
             guard lo < cursor, entries[lo].sendID == id, !entries[lo].acknowledged else { return }
             entries[lo].acknowledged = true
             totalAcknowledged += 1
+            if let s = entries[lo].segment { spool?.release(s); entries[lo].segment = nil }
             while head < cursor && entries[head].acknowledged {
                 bytes -= entries[head].message.footprint
                 head += 1
@@ -174,12 +222,6 @@ public final class MQTTOutbox: @unchecked Sendable {
             cursor -= head
             head = 0
         }
-    }
-
-    private func wallClock() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_REALTIME, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec / 1_000_000) / 1000
     }
 }
 

@@ -49,15 +49,18 @@ struct MQTTOptions: ParsableArguments {
     @Option(name: .customLong("mqtt-reconnect-max"), help: ArgumentHelp("Longest wait between reconnection attempts, in seconds (default 10; waits double from 0.25 s).", valueName: "s"))
     var reconnectMax: Double?
 
-    @Option(name: .customLong("mqtt-spool"), help: ArgumentHelp("Keep messages not delivered at the stop in this directory; they are sent first at the next start.", valueName: "dir"))
+    @Option(name: .customLong("mqtt-spool"), help: ArgumentHelp("Write every message to this directory until the broker acknowledges it; what is left after a stop or a crash is sent first at the next start.", valueName: "dir"))
     var spool: String?
+
+    @Option(name: .customLong("mqtt-spool-bytes"), help: ArgumentHelp("Bytes of spool files kept at most (default 67108864); then the oldest go and an 'overflow' event says how many.", valueName: "n"))
+    var spoolBytes: Int?
 
     /// The client configuration from flags over the config file section, or nil when no broker is given.
     /// `device` is the camera path or input file (for the default id and the `online` status).
     func configuration(file: MQTTConfigSection, device: String) throws -> MQTTConfiguration? {
         guard let url = url ?? file.url else {
             let given = [ca, cert, key, username, passwordFile, passwordEnv, id, topicPrefix, spool].contains { $0 != nil }
-                || qos != nil || kindTopics != nil || queue != nil || reconnectMax != nil
+                || qos != nil || kindTopics != nil || queue != nil || reconnectMax != nil || spoolBytes != nil
             if given { throw ScanError.invalidArgument("--mqtt-* options need a broker: give --mqtt mqtt://HOST:PORT") }
             return nil
         }
@@ -85,6 +88,9 @@ struct MQTTOptions: ParsableArguments {
                 throw ScanError.invalidArgument("--mqtt-spool '\(dir)' is not a writable directory")
             }
             c.spoolDirectory = dir
+            c.spoolBytes = spoolBytes ?? file.spoolBytes ?? c.spoolBytes
+        } else if spoolBytes != nil || file.spoolBytes != nil {
+            throw ScanError.invalidArgument("--mqtt-spool-bytes needs --mqtt-spool DIR")
         }
         try c.validate()
         return c

@@ -66,6 +66,25 @@ import Logging
         #expect(fanOut.count == 2)
     }
 
+    @Test("a beforeSinks subscriber gets each event before the daemon's own sinks (the MQTT spool: printed implies spooled)")
+    func beforeSinksSubscriberIsFirst() throws {
+        final class Recorder: EventSink, @unchecked Sendable {
+            // Invariant for @unchecked Sendable: `order` is touched only under `lock`.
+            let lock = Lock(); var order: [String] = []; let name: String; let shared: Recorder?
+            init(_ name: String, shared: Recorder?) { self.name = name; self.shared = shared }
+            func deliver(_ event: EncodedEvent) { let r = shared ?? self; r.lock.withLock { r.order.append("\(name)\(event.seq ?? 0)") } }
+            func finish() {}
+        }
+        let log = Recorder("log", shared: nil)
+        let fanOut = EventFanOut(sinks: [Recorder("stdout", shared: log)], logger: Logger(label: "test"))
+        _ = fanOut.subscribe(Recorder("late", shared: log))
+        let early = fanOut.subscribe(Recorder("early", shared: log), beforeSinks: true)
+        fanOut.emit([.device(DeviceEvent(kind: .started, device: "a")), .device(DeviceEvent(kind: .stopped, device: "a"))])
+        fanOut.unsubscribe(early)
+        fanOut.emit([.device(DeviceEvent(kind: .started, device: "a"))])
+        #expect(log.lock.withLock { log.order } == ["early1", "stdout1", "late1", "early2", "stdout2", "late2", "stdout3", "late3"])
+    }
+
     @Test("frames carry their own metadata objects and encode to a JPEG of the frame's size")
     func frameOutputDeliversFramesWithTheirObjects() async throws {
         nonisolated(unsafe) var frames: AsyncStream<VideoFrame>?

@@ -67,12 +67,14 @@ final class Broker {
     deinit { stop(); try? FileManager.default.removeItem(atPath: dir) }
 }
 
-func client(_ broker: Broker, queue: Int) -> MQTTClient {
+func client(_ broker: Broker, queue: Int, spool: String? = nil) -> MQTTClient {
     var c = MQTTConfiguration(endpoint: MQTTEndpoint(host: "127.0.0.1", port: broker.port, tls: false), id: "bench", device: "bench", version: "bench")
     c.queueLimit = queue
     c.queueBytes = 4 << 30
     c.reconnectMin = 0.05
     c.reconnectMax = 0.05
+    c.spoolDirectory = spool
+    c.spoolBytes = 4 << 30
     var logger = Logger(label: "bench")
     logger.logLevel = .critical
     return try! MQTTClient(configuration: c, logger: logger)
@@ -101,9 +103,23 @@ case "throughput":
     waitConnected(c)
     let t0 = now()
     for e in events { c.deliver(e) }
+    let td = now() - t0
     let ok = waitEmpty(c, timeout: 120)
     let t = now() - t0
     c.finish(timeout: 2)
+    // The same with --mqtt-spool (every message written to a segment file before it is sent), same broker.
+    let spoolDir = broker.dir + "/spool"
+    try! FileManager.default.createDirectory(atPath: spoolDir, withIntermediateDirectories: true)
+    let cs = client(broker, queue: n + 10, spool: spoolDir)
+    cs.start()
+    waitConnected(cs)
+    let s0 = now()
+    for e in events { cs.deliver(e) }
+    let sd = now() - s0
+    let sok = waitEmpty(cs, timeout: 120)
+    let st = now() - s0
+    cs.finish(timeout: 2)
+    let left = (try? FileManager.default.contentsOfDirectory(atPath: spoolDir).count) ?? -1
     // Baseline in the same run: the reference client, mosquitto_pub -l (one message per stdin line), QoS 1.
     let lines = events.map { String(decoding: $0.line, as: UTF8.self) }.joined()
     let file = broker.dir + "/lines.txt"
@@ -114,7 +130,7 @@ case "throughput":
     let b0 = now()
     try! p.run(); p.waitUntilExit()
     let tb = now() - b0
-    print("{\"mode\":\"throughput\",\"events\":\(n),\"bytes\":\(bytes),\"complete\":\(ok),\"seconds\":\(t),\"eventsPerSecond\":\(Double(n) / t),\"mosquittoPubSeconds\":\(tb),\"mosquittoPubEventsPerSecond\":\(Double(n) / tb)}")
+    print("{\"mode\":\"throughput\",\"events\":\(n),\"bytes\":\(bytes),\"complete\":\(ok),\"seconds\":\(t),\"eventsPerSecond\":\(Double(n) / t),\"deliverPerSecond\":\(Double(n) / td),\"spoolComplete\":\(sok),\"spoolEventsPerSecond\":\(Double(n) / st),\"spoolDeliverPerSecond\":\(Double(n) / sd),\"spoolFilesLeft\":\(left),\"mosquittoPubSeconds\":\(tb),\"mosquittoPubEventsPerSecond\":\(Double(n) / tb)}")
 case "memory":
     // Broker down: everything stays in the outbox, which is bounded at its default (10,000 messages, 16 MiB).
     let before = rss()
