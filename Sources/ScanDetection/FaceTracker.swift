@@ -44,11 +44,15 @@ public final class FaceTracker {
         var lastSeen: Double
         var lastSeenFrame: Int
         var present = false
+        /// Centre where the face was last detected (frame pixels).
+        var seenX: Double
+        var seenY: Double
         var roll: Double?
         var yaw: Double?
     }
 
-    public let configuration: FaceConfiguration
+    /// Settings; may change between frames (a configuration reload keeps the tracker and its IDs).
+    public var configuration: FaceConfiguration
     private var tracks: [Track] = []
     /// Ended tracks whose `lost` transition waits for the grace period.
     private var ending: [Track] = []
@@ -121,7 +125,20 @@ public final class FaceTracker {
             }
         }
         var fullHits: [FaceCandidate] = []
-        if stream {
+        if stream && detector.isNeural {
+            // The network searches the whole frame in one pass: upright on the first frame of each cycle, a
+            // rotated copy (alternating sides) half a cycle later, so no frame pays for two passes.
+            var angles: [Double] = []
+            let rotated = Array(detector.searchAngles(cycle: cycle).dropFirst())
+            if first { angles = detector.searchAngles(cycle: nil) }
+            else if skipSearch { angles = [] }
+            else if interval == 1 { angles = detector.searchAngles(cycle: cycle) }
+            else if position == 0 { angles = [0] }
+            else if position == interval / 2 { angles = rotated }
+            if !angles.isEmpty {
+                fullHits = try detector.detectFaces(in: frame.luma, rectOfInterest: rectOfInterest, angles: angles)
+            }
+        } else if stream {
             let jobs = first ? detector.allSearchJobs(frameSize: frame.size, rectOfInterest: rectOfInterest)
                 : skipSearch ? []
                 : detector.streamSearchJobs(frame: frameCount - 1, interval: interval, frameSize: frame.size,
@@ -146,7 +163,7 @@ public final class FaceTracker {
         var matchedCandidates = Set<Int>()
         var next: [Track] = []
         for (ti, var t) in tracks.enumerated() {
-            if let ci = pairs[ti] {
+            if let ci = pairs[ti], Self.reacquires(t, candidates[ci]) {
                 matchedCandidates.insert(ci)
                 var c = candidates[ci]
                 if c.yaw == 0 { detector.refineRoll(&c, in: frame.luma) }
@@ -175,7 +192,8 @@ public final class FaceTracker {
             guard roi.intersection(b).area > 0 else { continue }
             if c.yaw == 0 { detector.refineRoll(&c, in: frame.luma) }
             detector.classifyYaw(&c, in: frame.luma)
-            var t = Track(face: c, lastSeen: frame.time, lastSeenFrame: frame.index, roll: c.roll, yaw: c.yaw)
+            var t = Track(face: c, lastSeen: frame.time, lastSeenFrame: frame.index, seenX: c.centerX, seenY: c.centerY,
+                          roll: c.roll, yaw: c.yaw)
             if first || configuration.confirmationFrames <= 1 { confirm(&t) }
             next.append(t)
         }
@@ -261,6 +279,7 @@ public final class FaceTracker {
         t.misses = 0
         t.lastSeen = frame.time
         t.lastSeenFrame = frame.index
+        t.seenX = c.centerX; t.seenY = c.centerY
         if t.id == nil && t.hits >= configuration.confirmationFrames { confirm(&t) }
     }
 
@@ -274,6 +293,16 @@ public final class FaceTracker {
         t.misses = 0
         t.lastSeen = frame.time
         t.lastSeenFrame = frame.index
+    }
+
+    /// Whether candidate `c` may continue track `t`: always while the face is seen; after a miss only near
+    /// where it was last detected (0.8 face sizes, plus 0.05 per missed frame, at most 1.5), so a face that
+    /// vanishes and is found again far away starts a new track (new faceID) even if the coasting prediction
+    /// drifted toward it, while a short miss in place keeps the ID.
+    static func reacquires(_ t: Track, _ c: FaceCandidate) -> Bool {
+        guard t.misses > 0 else { return true }
+        let reach = min(1.5, 0.8 + 0.05 * Double(t.misses)) * max(t.face.size, 1)
+        return hypot(c.centerX - t.seenX, c.centerY - t.seenY) <= reach
     }
 
     /// Minimum-cost assignment of candidates to tracks. Cost: centre distance in face sizes plus the

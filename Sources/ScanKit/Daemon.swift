@@ -338,7 +338,8 @@ public final class Daemon: @unchecked Sendable {
                 return pendingConfiguration
             }) {
                 do {
-                    output = try MetadataOutput(configuration: newConfig.output)
+                    // The face tracker (faceIDs, presence) carries over: IDs never restart after a SIGHUP.
+                    output = try MetadataOutput(configuration: newConfig.output, continuing: output)
                     config = newConfig
                     tracker.configuration = newConfig.presence
                     logger.notice("configuration applied", metadata: [
