@@ -343,14 +343,15 @@ public final class FaceDetector: MetadataDetector {
     }
 
     /// Re-detects a known face with the network in a window of 2.2 face sizes around `predicted`, turned
-    /// upright by its roll and scaled to 96×96. Faces within 0.7 face sizes of the prediction, nearest first.
+    /// upright by its roll and scaled to 96×96, with a lower score threshold (0.6 × ``FaceConfiguration/neuralThreshold``:
+    /// a face is expected there). Faces within 0.7 face sizes of the prediction, nearest first.
     func neuralSearch(around predicted: FaceCandidate, in luma: LumaPlane) throws -> [FaceCandidate] {
         guard let net else { return [] }
         let side = 96
         let k = Double(side) / (2.2 * max(predicted.size, 8))
         let view = try RotatedView(luma, centerX: predicted.centerX, centerY: predicted.centerY, angle: predicted.roll ?? 0,
                                    scale: k, width: side, height: side)
-        let found = try net.detect(view.pixels, width: side, height: side, threshold: configuration.neuralThreshold).map {
+        let found = try net.detect(view.pixels, width: side, height: side, threshold: 0.6 * configuration.neuralThreshold).map {
             candidate(from: $0, in: view)
         }
         return nearestFirst(found.filter {
@@ -359,36 +360,32 @@ public final class FaceDetector: MetadataDetector {
         }, to: predicted)
     }
 
-    /// A network hit on `view` as a face in frame pixels: roll from the eye line, coarse yaw from where the
-    /// nose lies between the eyes (``yaw(noseOffset:)``); a profile (eyes closer than 0.22 face sizes) gets
-    /// yaw 90/270 from the side of the box the nose is on, and the view's angle as roll.
+    /// A network hit on `view` as a face in frame pixels: coarse yaw from how far the nose lies from the
+    /// box centre (``yaw(noseOffset:)``), roll from the eye line (the view's angle for faces turned 90°, whose
+    /// eye landmarks are unreliable).
     func candidate(from hit: scv_face_hit, in view: RotatedView) -> FaceCandidate {
         let bx = Double(hit.x) + Double(hit.width) / 2, by = Double(hit.y) + Double(hit.height) / 2
         let p = view.framePoint(x: bx, y: by)
         let sizeView = (Double(hit.width) * Double(hit.height)).squareRoot()
         let m = hit.landmarks
-        let lx = Double(m.0), ly = Double(m.1), rx = Double(m.2), ry = Double(m.3), nx = Double(m.4), ny = Double(m.5)
-        let iod = hypot(rx - lx, ry - ly)
-        var roll = view.angle, yaw = 0.0
-        if iod < 0.22 * sizeView || rx <= lx {
-            yaw = nx > bx ? 90 : 270
-        } else {
-            let rho = atan2(ry - ly, rx - lx)
-            roll = view.angle + rho * 180 / .pi
-            let u = (nx - (lx + rx) / 2) * cos(rho) + (ny - (ly + ry) / 2) * sin(rho)
-            yaw = Self.yaw(noseOffset: u / iod)
+        let lx = Double(m.0), ly = Double(m.1), rx = Double(m.2), ry = Double(m.3), nx = Double(m.4)
+        let yaw = Self.yaw(noseOffset: (nx - bx) / max(sizeView, 1))
+        var roll = view.angle
+        if (yaw == 0 || yaw == 45 || yaw == 315) && rx > lx {
+            roll = view.angle + atan2(ry - ly, rx - lx) * 180 / .pi
         }
         return FaceCandidate(centerX: p.x, centerY: p.y, size: sizeView / view.scale, roll: roll, yaw: yaw,
                              calibration: Self.calibration(for: .centerface))
     }
 
-    /// AVFoundation's coarse yaw from the nose's offset from the eye midpoint along the eye line, in eye
-    /// distances (positive: toward the image's right as the face is upright): 0 below 0.25, 45/315 below 0.7,
-    /// 90/270 beyond. A face turned to the image's right (nose right) gets 45/90, as the profile cascade's.
+    /// AVFoundation's coarse yaw from the nose tip's offset from the centre of the network's box, in box
+    /// sides (positive: toward the image's right with the face upright): 0 below 0.1, 45/315 below 0.2,
+    /// 90/270 beyond. Frontal faces measure at most ±0.07, skimage's cameraman (turned right) 0.26–0.39
+    /// (`bench/faces`); a face turned to the image's right (nose right) gets 45/90, as the profile cascade's.
     static func yaw(noseOffset r: Double) -> Double {
         let a = abs(r)
-        if a < 0.25 { return 0 }
-        if a < 0.7 { return r > 0 ? 45 : 315 }
+        if a < 0.1 { return 0 }
+        if a < 0.2 { return r > 0 ? 45 : 315 }
         return r > 0 ? 90 : 270
     }
 

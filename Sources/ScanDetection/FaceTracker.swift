@@ -159,11 +159,13 @@ public final class FaceTracker {
         let candidates = FaceDetector.suppressDuplicates(windowHits + fullHits)
 
         // 3. Assignment.
-        let pairs = Self.assign(tracks: tracks.map(\.face), candidates: candidates)
+        let pairs = Self.assign(tracks: tracks.map(\.face), candidates: candidates) { [tracks] ti, ci in
+            Self.reacquires(tracks[ti], candidates[ci])
+        }
         var matchedCandidates = Set<Int>()
         var next: [Track] = []
         for (ti, var t) in tracks.enumerated() {
-            if let ci = pairs[ti], Self.reacquires(t, candidates[ci]) {
+            if let ci = pairs[ti] {
                 matchedCandidates.insert(ci)
                 var c = candidates[ci]
                 if c.yaw == 0 { detector.refineRoll(&c, in: frame.luma) }
@@ -296,19 +298,21 @@ public final class FaceTracker {
     }
 
     /// Whether candidate `c` may continue track `t`: always while the face is seen; after a miss only near
-    /// where it was last detected (0.8 face sizes, plus 0.05 per missed frame, at most 1.5), so a face that
+    /// where it was last detected (0.5 face sizes, plus 0.02 per missed frame, at most 0.8), so a face that
     /// vanishes and is found again far away starts a new track (new faceID) even if the coasting prediction
     /// drifted toward it, while a short miss in place keeps the ID.
     static func reacquires(_ t: Track, _ c: FaceCandidate) -> Bool {
         guard t.misses > 0 else { return true }
-        let reach = min(1.5, 0.8 + 0.05 * Double(t.misses)) * max(t.face.size, 1)
+        let reach = min(0.8, 0.5 + 0.02 * Double(t.misses)) * max(t.face.size, 1)
         return hypot(c.centerX - t.seenX, c.centerY - t.seenY) <= reach
     }
 
     /// Minimum-cost assignment of candidates to tracks. Cost: centre distance in face sizes plus the
     /// log size ratio; pairs farther than 0.8 face sizes or more than 1.6× apart in size are not allowed.
     /// Exact (exhaustive) for up to 7 tracks, greedy by cost beyond. Returns candidate index per track.
-    static func assign(tracks: [FaceCandidate], candidates: [FaceCandidate]) -> [Int?] {
+    /// `allowed(track, candidate)` may forbid more pairs (``reacquires(_:_:)``).
+    static func assign(tracks: [FaceCandidate], candidates: [FaceCandidate],
+                       allowed: (Int, Int) -> Bool = { _, _ in true }) -> [Int?] {
         let n = tracks.count, m = candidates.count
         var cost = [[Double?]](repeating: [Double?](repeating: nil, count: m), count: n)
         for i in 0..<n {
@@ -316,7 +320,7 @@ public final class FaceTracker {
                 let t = tracks[i], c = candidates[j]
                 let d = hypot(t.centerX - c.centerX, t.centerY - c.centerY) / max(t.size, 1)
                 let r = abs(log(max(c.size, 1) / max(t.size, 1)))
-                if d < 0.8 && r < log(1.6) { cost[i][j] = d + r }
+                if d < 0.8 && r < log(1.6) && allowed(i, j) { cost[i][j] = d + r }
             }
         }
         var result = [Int?](repeating: nil, count: n)

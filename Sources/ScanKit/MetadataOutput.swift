@@ -169,7 +169,12 @@ public final class MetadataOutput {
 
     /// Ends every tracked face of `source` (end of input or shutdown) and returns their `lost` events.
     public func finishPresence(source: SourceInfo, frame: Int, time: Double) -> [PresenceEvent] {
-        (faceTracker?.finish(frame: frame, time: time) ?? []).map { Self.presenceEvent($0, source: source.name) }
+        finishPresence(sourceName: source.name, frame: frame, time: time)
+    }
+
+    /// ``finishPresence(source:frame:time:)`` by source name.
+    public func finishPresence(sourceName: String, frame: Int, time: Double) -> [PresenceEvent] {
+        (faceTracker?.finish(frame: frame, time: time) ?? []).map { Self.presenceEvent($0, source: sourceName) }
     }
 
     static func presenceEvent(_ t: FacePresenceTransition, source: String) -> PresenceEvent {
