@@ -297,7 +297,8 @@ public final class Daemon: @unchecked Sendable {
                 return pendingConfiguration
             }) {
                 do {
-                    output = try MetadataOutput(configuration: newConfig.output)
+                    // The face tracker (faceIDs, presence) carries over: IDs never restart after a SIGHUP.
+                    output = try MetadataOutput(configuration: newConfig.output, continuing: output)
                     config = newConfig
                     tracker.configuration = newConfig.presence
                     logger.notice("configuration applied", metadata: [
@@ -339,7 +340,10 @@ public final class Daemon: @unchecked Sendable {
             last = (event.source, event.frame, event.time)
             if outputGone() { outputClosed = true; break }
         }
-        let lost = tracker.flush(source: last.source, frame: last.frame, time: last.time).map(ScanEvent.presence)
+        // Faces still present end with the face tracker's own `lost` (it decides face presence), then the rest.
+        let facesLost = config.presence.enabled ? output.finishPresence(sourceName: last.source, frame: last.frame, time: last.time)
+            .map { p -> ScanEvent in var p = p; p.time = last.time; return .presence(p) } : []
+        let lost = facesLost + tracker.flush(source: last.source, frame: last.frame, time: last.time).map(ScanEvent.presence)
         emitter.emit(lost)
         publishStopped(device: last.source)
         if outputClosed {

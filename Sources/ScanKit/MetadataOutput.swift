@@ -2,6 +2,7 @@ public import ScanCore
 import Dispatch
 import ScanDetection
 import ScanCapture
+import Logging
 
 /// What the pipeline does with each frame (`AVCaptureMetadataOutput`'s settings).
 public struct OutputConfiguration: Sendable {
@@ -49,6 +50,8 @@ public struct OutputConfiguration: Sendable {
 /// Runs the detectors on frames and produces one ``MetadataEvent`` per frame
 /// (`AVCaptureMetadataOutput`). Owns its detectors; use from one thread at a time.
 public final class MetadataOutput {
+    static let logger = Logger(label: "scand.faces")
+
     /// Every type this build can report (`availableMetadataObjectTypes`), with every engine, faces included.
     public static var availableMetadataObjectTypes: Set<MetadataObjectType> {
         BarcodeDetector.availableTypes(engine: .both).union([.face])
@@ -71,8 +74,13 @@ public final class MetadataOutput {
     private var confirmation: LinearCodeConfirmation?
     private var confirmationSource: String?
 
+    /// Why the neural face detector was asked for but the cascades work instead (missing model); nil otherwise.
+    public var faceDetectorFallback: String? { faces?.fallbackReason }
+
+    /// - Parameter previous: the output this one replaces (a configuration reload): its face tracker, with its
+    ///   tracks, faceIDs and presence, carries over (with the new face settings), so IDs never restart or repeat.
     /// - Throws: ``ScanError`` when a type is unavailable or a model cannot be loaded.
-    public init(configuration: OutputConfiguration) throws {
+    public init(configuration: OutputConfiguration, continuing previous: MetadataOutput? = nil) throws {
         var configuration = configuration
         let engineTypes = Self.availableMetadataObjectTypes(engine: configuration.barcode.engine)
         if configuration.metadataObjectTypes == Self.defaultTypes {
@@ -102,8 +110,15 @@ public final class MetadataOutput {
         if configuration.metadataObjectTypes.contains(.face) {
             if let problem = configuration.face.validationError { throw ScanError.invalidArgument(problem) }
             let directory = try ModelLocator.directory(configuration.models)
-            faces = try FaceDetector(configuration: configuration.face, modelDirectory: directory)
-            faceTracker = FaceTracker(configuration: configuration.face)
+            let detector = try FaceDetector(configuration: configuration.face, modelDirectory: directory)
+            if let note = detector.fallbackReason { Self.logger.warning("\(note)") }
+            faces = detector
+            if let kept = previous?.faceTracker {
+                kept.configuration = configuration.face
+                faceTracker = kept
+            } else {
+                faceTracker = FaceTracker(configuration: configuration.face)
+            }
         } else {
             faces = nil
             faceTracker = nil
@@ -151,7 +166,12 @@ public final class MetadataOutput {
 
     /// Ends every tracked face of `source` (end of input or shutdown) and returns their `lost` events.
     public func finishPresence(source: SourceInfo, frame: Int, time: Double) -> [PresenceEvent] {
-        (faceTracker?.finish(frame: frame, time: time) ?? []).map { Self.presenceEvent($0, source: source.name) }
+        finishPresence(sourceName: source.name, frame: frame, time: time)
+    }
+
+    /// ``finishPresence(source:frame:time:)`` by source name.
+    public func finishPresence(sourceName: String, frame: Int, time: Double) -> [PresenceEvent] {
+        (faceTracker?.finish(frame: frame, time: time) ?? []).map { Self.presenceEvent($0, source: sourceName) }
     }
 
     static func presenceEvent(_ t: FacePresenceTransition, source: String) -> PresenceEvent {
@@ -283,5 +303,15 @@ private final class DetectionWork: @unchecked Sendable {
         let t = monotonicSeconds()
         faces = Result { try output.readFaces(frame, source: source, rectOfInterest: rectOfInterest) }
         faceSeconds = monotonicSeconds() - t
+    }
+}
+
+/// The face tracker decides face presence (`appeared` when a faceID is confirmed, `lost` after
+/// ``FaceConfiguration/presenceGrace``); the daemon publishes these instead of its generic presence stage.
+extension MetadataOutput: PresenceSource {
+    public var presenceTypes: Set<MetadataObjectType> { faceTracker == nil ? [] : [.face] }
+
+    public func presenceTransitions(after event: MetadataEvent, streamTime: Double) -> [PresenceEvent] {
+        lastPresenceEvents
     }
 }

@@ -4,8 +4,11 @@ import ScanKit
 
 /// Face detection and tracking options (used with `--types face`).
 struct FaceOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("Face cascade family: lbp (fast, faces from 45 px) or haar (slower, smaller faces).", valueName: "haar|lbp"))
-    var faceCascade: String = FaceConfiguration().cascade.rawValue
+    @Option(name: .long, help: ArgumentHelp("Face detector: centerface (neural network, Models/centerface.onnx; default: finds the most faces at real-time speed, landmarks give roll and yaw), haar or lbp (OpenCV cascades with roll search). Without the model file, centerface falls back to the --face-cascade family with a warning. See docs/faces.md.", valueName: "centerface|haar|lbp"))
+    var faceDetector: String?
+
+    @Option(name: .long, help: ArgumentHelp("Cascade family: the detector when --face-detector is not given as centerface (same as --face-detector haar|lbp), and the fallback of centerface.", valueName: "haar|lbp"))
+    var faceCascade: String?
 
     @Option(name: .long, help: ArgumentHelp("Smallest face side to look for, in frame pixels.", valueName: "px"))
     var minFaceSize: Int = FaceConfiguration().minimumFaceSize
@@ -34,8 +37,8 @@ struct FaceOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Frames a face may go undetected and keep its faceID.", valueName: "N"))
     var faceMaxMisses: Int = FaceConfiguration().maxMissedFrames
 
-    @Option(name: .long, help: ArgumentHelp("Seconds a face must stay undetected before a 'lost' presence transition.", valueName: "s"))
-    var faceGrace: Double = FaceConfiguration().presenceGrace
+    @Option(name: .long, help: ArgumentHelp("Seconds a face must stay undetected before a 'lost' presence transition (the one face grace setting; `scand run --face-lost-after` is an alias). Default \(FaceConfiguration().presenceGrace).", valueName: "s"))
+    var faceGrace: Double?
 
     @Option(name: .long, help: ArgumentHelp("Pyramid scale step of the full-frame search (1.05 slow and thorough … 1.3 fast).", valueName: "f"))
     var faceScaleFactor: Double = FaceConfiguration().scaleFactor
@@ -45,10 +48,20 @@ struct FaceOptions: ParsableArguments {
 
     func configuration() throws -> FaceConfiguration {
         var c = FaceConfiguration()
-        guard let cascade = FaceCascade(rawValue: faceCascade.lowercased()) else {
-            throw ValidationError("--face-cascade must be haar or lbp, got '\(faceCascade)'")
+        if let faceCascade {
+            guard let cascade = FaceCascade(rawValue: faceCascade.lowercased()) else {
+                throw ValidationError("--face-cascade must be haar or lbp, got '\(faceCascade)'")
+            }
+            c.cascade = cascade
+            c.detector = cascade == .haar ? .haar : .lbp
         }
-        c.cascade = cascade
+        if let faceDetector {
+            guard let kind = FaceDetectorKind(rawValue: faceDetector.lowercased()) else {
+                throw ValidationError("--face-detector must be centerface, haar or lbp, got '\(faceDetector)'")
+            }
+            c.detector = kind
+            if let family = kind.cascade { c.cascade = family }
+        }
         c.minimumFaceSize = minFaceSize
         c.maximumFaceSize = maxFaceSize
         c.detectionInterval = faceInterval
@@ -58,7 +71,7 @@ struct FaceOptions: ParsableArguments {
         c.eyeRoll = !noEyeRoll
         c.estimateYaw = !noYaw
         c.maxMissedFrames = faceMaxMisses
-        c.presenceGrace = faceGrace
+        if let faceGrace { c.presenceGrace = faceGrace }
         c.scaleFactor = faceScaleFactor
         c.minNeighbors = faceMinNeighbors
         if let problem = c.validationError { throw ValidationError(problem) }

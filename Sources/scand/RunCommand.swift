@@ -74,7 +74,7 @@ struct RunCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Frames a value must be seen in before 'appeared' (default 1).", valueName: "n"))
     var appearAfter: Int?
 
-    @Option(name: .long, help: ArgumentHelp("Seconds a face (faceID) must be absent before 'lost' (default 0.5).", valueName: "s"))
+    @Option(name: .long, help: ArgumentHelp("Alias of --face-grace: seconds a face (faceID) must be absent before 'lost' (default 0.5).", valueName: "s"))
     var faceLostAfter: Double?
 
     @Option(name: .long, help: ArgumentHelp("Events queued per slow socket client before its oldest are dropped (default 1024).", valueName: "n"))
@@ -178,6 +178,11 @@ struct RunCommand: AsyncParsableCommand {
         output.models = ModelConfiguration(directory: detection.models ?? file.models)
         try preview.apply(to: &output, detection: detection)
         output.face = try face.configuration()
+        // One face grace setting: --face-grace, else its alias --face-lost-after, else the config file's.
+        if face.faceGrace == nil, let grace = faceLostAfter ?? file.presence.faceLostAfter {
+            output.face.presenceGrace = grace
+        }
+        if let problem = output.face.validationError { throw ScanError.invalidArgument(problem) }
         r.daemon.output = output
 
         var p = PresenceConfiguration()
@@ -185,7 +190,7 @@ struct RunCommand: AsyncParsableCommand {
         p.appearAfterFrames = appearAfter ?? file.presence.appearAfterFrames ?? p.appearAfterFrames
         p.lostAfter = lostAfter ?? file.presence.lostAfter ?? p.lostAfter
         p.cooldown = cooldown ?? file.presence.cooldown ?? p.cooldown
-        p.faceLostAfter = faceLostAfter ?? file.presence.faceLostAfter ?? p.faceLostAfter
+        p.faceLostAfter = output.face.presenceGrace
         try p.validate()
         r.daemon.presence = p
         r.daemon.emitMetadata = metadata ?? file.metadata ?? true
