@@ -321,10 +321,9 @@ public final class Daemon: @unchecked Sendable {
             if config.emitMetadata { events.append(.metadata(event)) }
             frameOutput.publish { VideoFrame(frame: item.frame, metadata: event) }
             // A detector that tracks (faces) decides its own presence; the tracker handles the rest.
-            let external = (output as AnyObject) as? any PresenceSource
-            tracker.externallyTracked = external?.presenceTypes ?? []
-            if config.presence.enabled, let external {
-                events += external.presenceTransitions(after: event, streamTime: item.streamTime).map(ScanEvent.presence)
+            tracker.externallyTracked = output.presenceTypes
+            if config.presence.enabled {
+                events += result.facePresence.map(ScanEvent.presence)
             }
             for p in tracker.update(objects: event.objects, source: event.source, frame: event.frame, time: item.streamTime) {
                 var p = p

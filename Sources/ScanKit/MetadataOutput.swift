@@ -310,8 +310,4 @@ private final class DetectionWork: @unchecked Sendable {
 /// ``FaceConfiguration/presenceGrace``); the daemon publishes these instead of its generic presence stage.
 extension MetadataOutput: PresenceSource {
     public var presenceTypes: Set<MetadataObjectType> { faceTracker == nil ? [] : [.face] }
-
-    public func presenceTransitions(after event: MetadataEvent, streamTime: Double) -> [PresenceEvent] {
-        lastPresenceEvents
-    }
 }
