@@ -19,100 +19,56 @@ struct RunCommand: ParsableCommand {
         send {"subscribe":{"types":[...],"events":[...]}}, {"poll":{}} or {"devices":{}}. A file or stdin \
         ends the run at its end (exit 0) unless --loop or --keep-running; a camera runs until stopped. \
         --oneshot prints the first object that appears (its appeared event, or its value with --raw) and \
-        exits 0 (4 if the input ended first). SIGHUP reloads --config, SIGTERM/SIGINT drain and exit 0. \
-        See docs/daemon.md.
+        exits 0 (4 if the input ended first). Every option has a --config key (the flag in camelCase: \
+        --scan-density is "scanDensity"); a flag given on the command line wins over the file. SIGHUP \
+        reloads --config, SIGTERM/SIGINT drain and exit 0. See docs/daemon.md and scand(1).
+
+        EXAMPLES:
+          # print every code in a clip as it appears, then exit at its end
+          scand run --input demo/demo.y4m --stdout --no-metadata
+          # a kiosk login: wait for one QR code, print its text, exit
+          code=$(scand run --device /dev/video0 --types qr --oneshot --raw)
+          # a service: camera events on a socket, settings from a file
+          scand run --config /etc/scand/scand.json --socket /run/scand/scand.sock
+          # check a config file (names the line and column of a mistake)
+          scand run --check-config /etc/scand/scand.json
         """)
 
-    @Option(name: .long, help: ArgumentHelp("Replay this file (Y4M, video, image) or '-' for Y4M on stdin.", valueName: "file"))
-    var input: String?
-
-    @Option(name: .long, help: ArgumentHelp("JSON configuration file (see docs/daemon.md); flags override it; SIGHUP reloads it.", valueName: "file"))
-    var config: String?
-
-    @Flag(inversion: .prefixedNo, help: "Write events to stdout as JSON lines.")
-    var stdout: Bool?
-
-    @Option(name: .long, help: ArgumentHelp("Serve events on this Unix socket (created 0660).", valueName: "path"))
-    var socket: String?
-
-    @Option(name: .long, help: ArgumentHelp("Group owning the socket file (name or number).", valueName: "group"))
-    var socketGroup: String?
-
-    @Flag(inversion: .prefixedNo, help: "Publish a metadata event per frame (--no-metadata: only appeared/lost/device).")
-    var metadata: Bool?
-
-    @Flag(inversion: .prefixedNo, help: "Replay files at their frame rate (--no-pacing: as fast as possible, no frame dropped).")
-    var pacing: Bool?
-
-    @Flag(inversion: .prefixedNo, help: "Start the file again when it ends.")
-    var loop: Bool?
-
-    @Flag(inversion: .prefixedNo, help: "Exit when the file or stdin ends (the default for files; --no-exit-at-end is --keep-running).")
-    var exitAtEnd: Bool?
-
-    @Flag(name: .long, help: "When the file or stdin ends, keep serving socket clients until stopped (SIGTERM/SIGINT).")
-    var keepRunning = false
-
-    @OptionGroup(title: "Script output (stdout)") var script: ScriptOutputOptions
-
-    @Flag(inversion: .prefixedNo, help: "Publish appeared/lost presence events.")
-    var presence: Bool?
-
-    @Option(name: .long, help: ArgumentHelp("Seconds a code value must be absent before 'lost' (grace period; default 1.0).", valueName: "s"))
-    var lostAfter: Double?
-
-    @Option(name: .long, help: ArgumentHelp("Seconds after 'lost' before the same value can appear again (default 0.5).", valueName: "s"))
-    var cooldown: Double?
-
-    @Option(name: .long, help: ArgumentHelp("Frames a value must be seen in before 'appeared' (default 1).", valueName: "n"))
-    var appearAfter: Int?
-
-    @Option(name: .long, help: ArgumentHelp("Seconds a face (faceID) must be absent before 'lost' (default 0.5).", valueName: "s"))
-    var faceLostAfter: Double?
-
-    @Option(name: .long, help: ArgumentHelp("Events queued per slow socket client before its oldest are dropped (default 1024).", valueName: "n"))
-    var clientQueue: Int?
-
-    @Option(name: .long, help: ArgumentHelp("Disconnect a socket client stuck this many seconds while dropping events (default 10).", valueName: "s"))
-    var clientStallTimeout: Double?
-
-    @Option(name: .long, help: ArgumentHelp("Events kept waiting for a slow stdout reader before its oldest are dropped with an 'overflow' line (default 1024); stdout never slows the pipeline or the socket clients.", valueName: "n"))
-    var stdoutQueue: Int?
-
-    @OptionGroup var limits: DecoderLimitOptions
-
-    @OptionGroup var detection: DetectionOptions
-    @OptionGroup var logging: LoggingOptions
-    @OptionGroup(title: "Live capture") var capture: CaptureOptions
+    @OptionGroup(title: "Sources") var sources: RunSourceOptions
+    @OptionGroup(title: "Outputs") var outputs: RunOutputOptions
+    @OptionGroup(title: "Outputs") var script: ScriptOutputOptions
+    @OptionGroup(title: "Outputs") var logging: LoggingOptions
+    @OptionGroup(title: "Types") var types: TypeOptions
+    @OptionGroup(title: "Presence (appeared/lost)") var presenceOptions: PresenceOptions
     @OptionGroup(title: "Preview (view coordinates)") var preview: PreviewOptions
-    @OptionGroup(title: "Face options") var face: FaceOptions
+    @OptionGroup(title: "Camera tuning (--device)") var capture: CaptureOptions
+    @OptionGroup(title: "Reader tuning") var detection: DetectionOptions
+    @OptionGroup(title: "Face tuning (--types face)") var face: FaceOptions
+    @OptionGroup(title: "Configuration file") var configOptions: ConfigFileOptions
 
-    /// The device from `--device` (the shared capture option group).
-    var device: String? { capture.device }
+    var input: String? { sources.input }
+    var device: String? { sources.device }
+    var config: String? { configOptions.config }
 
     func validate() throws {
+        if configOptions.checkConfig != nil { return }
         if input != nil && device != nil { throw ValidationError("give --input or --device, not both") }
-        if capture.frames != nil || capture.duration != nil {
-            throw ValidationError("--frames and --duration belong to 'scand scan'; 'scand run' serves until stopped")
-        }
-        if let clientQueue, clientQueue < 1 || clientQueue > 1_000_000 { throw ValidationError("--client-queue must be 1...1000000") }
-        if let clientStallTimeout, !(clientStallTimeout > 0 && clientStallTimeout <= 86_400) {
-            throw ValidationError("--client-stall-timeout must be more than 0 and at most 86400 seconds")
-        }
-        if let stdoutQueue, stdoutQueue < 1 || stdoutQueue > 1_000_000 { throw ValidationError("--stdout-queue must be 1...1000000") }
-        if keepRunning && exitAtEnd == true { throw ValidationError("give --keep-running or --exit-at-end, not both") }
-        if (script.raw || script.rawBytes || script.oneshot) && presence == false {
+        if sources.keepRunning && sources.exitAtEnd == true { throw ValidationError("give --keep-running or --exit-at-end, not both") }
+        if (script.raw || script.rawBytes || script.oneshot) && presenceOptions.presence == false {
             throw ValidationError("--raw and --oneshot print appeared events: they need presence (drop --no-presence)")
         }
-        if (script.raw || script.rawBytes || script.oneshot) && stdout == false {
+        if (script.raw || script.rawBytes || script.oneshot) && outputs.stdout == false {
             throw ValidationError("--raw and --oneshot write to stdout: drop --no-stdout")
         }
+        // Here, not in run(): a usage error then names 'scand run' and its usage.
+        do { _ = try resolve() } catch let error as ScanError { throw ValidationError(error.description) }
     }
 
     /// Everything `run` needs, after merging defaults ← config file ← flags.
     struct Resolved {
         var input: String?
         var device: String?
+        var capture: CaptureConfiguration?
         var stdout = false
         var stdoutQueue = 1024
         var limits = DecoderLimits()
@@ -121,84 +77,104 @@ struct RunCommand: ParsableCommand {
         var server = SocketServerConfiguration()
         var daemon = DaemonConfiguration()
         var exitAtEnd = false
-        var logLevel = "warning"
+        var logLevel = Logger.Level.warning
+        var script = ScriptSettings()
     }
 
-    func resolve() throws -> Resolved {
-        let file = try config.map { try DaemonConfigFile.load(path: $0) } ?? DaemonConfigFile()
+    /// Merges the defaults, the config file (`path`, else `--config`) and the flags given, in that order, and
+    /// validates every configuration type.
+    /// - Throws: `ScanError.invalidArgument` naming the file's line and column, or the flag and its value.
+    func resolve(configPath: String? = nil) throws -> Resolved {
+        let path = configPath ?? config
+        let file = try path.map { try DaemonConfigFile.load(path: $0) } ?? DaemonConfigFile()
         var r = Resolved()
         r.input = input ?? (device == nil ? file.input : nil)
         r.device = device ?? (input == nil ? file.device : nil)
-        if r.input != nil && r.device != nil { throw ScanError.invalidArgument("\(config ?? "config"): give input or device, not both") }
-        r.stdout = stdout ?? file.stdout ?? false
-        if script.raw || script.rawBytes || script.oneshot { r.stdout = true }
-        r.stdoutQueue = stdoutQueue ?? file.stdoutQueue ?? r.stdoutQueue
-        r.limits = try limits.decoderLimits(fileValue: file.maxPixels)
-        r.socketPath = socket ?? file.socket.path
-        r.socketGroup = socketGroup ?? file.socket.group
-        if let q = clientQueue ?? file.socket.clientQueue {
-            guard q >= 1 else { throw ScanError.invalidArgument("socket.clientQueue must be at least 1") }
+        if r.input != nil && r.device != nil { throw ScanError.invalidArgument("\(path ?? "config"): give input or device, not both") }
+        // Flags that can only switch these on: the file's true adds to them.
+        r.script = ScriptSettings(raw: script.raw || file.raw == true, rawBytes: script.rawBytes || file.rawBytes == true,
+                                  oneshot: script.oneshot || file.oneshot == true)
+        let scripted = r.script.raw || r.script.rawBytes || r.script.oneshot
+        r.stdout = outputs.stdout ?? file.stdout ?? false
+        if scripted { r.stdout = true }
+        r.stdoutQueue = outputs.stdoutQueue ?? file.stdoutQueue ?? r.stdoutQueue
+        r.limits = try sources.limits.decoderLimits(fileValue: file.maxPixels)
+        r.socketPath = outputs.socket ?? file.socket.path
+        r.socketGroup = outputs.socketGroup ?? file.socket.group
+        if let q = outputs.clientQueue ?? file.socket.clientQueue {
+            guard (1...1_000_000).contains(q) else { throw ScanError.invalidArgument("--client-queue must be 1...1000000, got \(q)") }
             r.server.clientQueueLimit = q
         }
-        if let t = clientStallTimeout ?? file.socket.stallTimeout {
-            guard t > 0 else { throw ScanError.invalidArgument("socket.stallTimeout must be positive") }
+        if let t = outputs.clientStallTimeout ?? file.socket.stallTimeout {
+            guard t > 0 && t <= 86_400 else {
+                throw ScanError.invalidArgument("--client-stall-timeout must be more than 0 and at most 86400 seconds, got \(t)")
+            }
             r.server.clientStallTimeout = t
         }
-        if let b = file.socket.sendBuffer {
-            guard b >= 1024 else { throw ScanError.invalidArgument("socket.sendBuffer must be at least 1024 bytes") }
-            r.server.clientSendBufferBytes = b
+        if let b = file.socket.sendBuffer { r.server.clientSendBufferBytes = b }
+        if !(1...1_000_000).contains(r.stdoutQueue) { throw ScanError.invalidArgument("--stdout-queue must be 1...1000000, got \(r.stdoutQueue)") }
+        if let device = r.device {
+            do { r.capture = try capture.captureConfiguration(device: device, file: file) } catch let e as ValidationError {
+                throw ScanError.invalidArgument(e.message)
+            }
+        } else if capture.anyGiven {
+            throw ScanError.invalidArgument("--preset, --size, --fps and --stall-timeout need --device (or \"device\" in the config file)")
         }
 
-        // Detection: config file first, then flags (flags at their defaults do not override the file).
-        // Every detection flag first (engine, passes, misread filters, …), then the file where a flag was not given.
-        var output = try detection.outputConfiguration()
-        if let types = detection.types ?? file.types {
-            output.metadataObjectTypes = try MetadataObjectType.parseList(types, available: MetadataOutput.availableMetadataObjectTypes)
+        do {
+            r.daemon.output = try makeOutputConfiguration(types: types, detection: detection, preview: preview, face: face, file: file)
+        } catch let e as ValidationError {
+            throw ScanError.invalidArgument(e.message)
         }
-        if let roi = detection.rectOfInterest {
-            output.rectOfInterest = try parseRect(roi, name: "--rect-of-interest")
-        } else if let roi = file.rectOfInterest {
-            output.rectOfInterest = roi
-        }
-        output.barcode.tryInverted = detection.noInverted ? false : (file.tryInverted ?? true)
-        output.barcode.code39FullASCII = detection.code39FullASCII || (file.code39FullASCII ?? false)
-        let density = detection.scanDensity != 1 ? detection.scanDensity : (file.scanDensity ?? 1)
-        guard density >= 1 && density <= 16 else { throw ScanError.invalidArgument("scan density must be 1...16") }
-        output.barcode.scanDensity = density
-        output.models = ModelConfiguration(directory: detection.models ?? file.models)
-        try preview.apply(to: &output, detection: detection)
-        output.face = try face.configuration()
-        r.daemon.output = output
 
         var p = PresenceConfiguration()
-        p.enabled = presence ?? file.presence.enabled ?? p.enabled
-        p.appearAfterFrames = appearAfter ?? file.presence.appearAfterFrames ?? p.appearAfterFrames
-        p.lostAfter = lostAfter ?? file.presence.lostAfter ?? p.lostAfter
-        p.cooldown = cooldown ?? file.presence.cooldown ?? p.cooldown
-        p.faceLostAfter = faceLostAfter ?? file.presence.faceLostAfter ?? p.faceLostAfter
-        try p.validate()
+        file.apply(to: &p)
+        presenceOptions.apply(to: &p)
+        do { try p.validate() } catch { throw ScanError.invalidArgument(error.description) }
         r.daemon.presence = p
-        r.daemon.emitMetadata = metadata ?? file.metadata ?? true
-        r.daemon.pacing = pacing ?? file.pacing ?? true
-        r.daemon.loop = loop ?? file.loop ?? false
+        if scripted && !p.enabled {
+            throw ScanError.invalidArgument("--raw and --oneshot print appeared events: they need presence (the config file sets presence.enabled false)")
+        }
+        r.daemon.emitMetadata = outputs.metadata ?? file.metadata ?? true
+        r.daemon.pacing = sources.pacing ?? file.pacing ?? true
+        r.daemon.loop = sources.loop ?? file.loop ?? false
         // A file or stdin ends the run at its end unless told to keep serving; a camera runs until stopped.
-        r.exitAtEnd = keepRunning ? false : (exitAtEnd ?? file.exitAtEnd ?? (r.device == nil))
-        r.logLevel = logging.logLevel != "warning" ? logging.logLevel : (file.logLevel ?? "warning")
-        guard Logger.Level(rawValue: r.logLevel) != nil else { throw ScanError.invalidArgument("unknown log level '\(r.logLevel)'") }
+        let keepRunning = sources.keepRunning || (sources.exitAtEnd == nil && file.keepRunning == true)
+        r.exitAtEnd = keepRunning ? false : (sources.exitAtEnd ?? file.exitAtEnd ?? (r.device == nil))
+        if let level = logging.logLevel {
+            r.logLevel = level
+        } else if let text = file.logLevel, let level = Logger.Level(rawValue: text) {
+            r.logLevel = level
+        }
         return r
     }
 
+    /// `--check-config FILE`: parses and validates the file with the flags given, reports on stderr, and exits
+    /// 0 (valid) or 1 (the error names FILE:LINE:COLUMN).
+    private func checkConfig(_ path: String) throws {
+        do {
+            let r = try resolve(configPath: path)
+            _ = try MetadataOutput(configuration: r.daemon.output)
+            writeStderr("\(path): valid configuration\n")
+        } catch {
+            writeStderr("scand run: \(error)\n")
+            throw ExitCode(ExitStatus.inputFailed)
+        }
+    }
+
     func run() throws {
+        if let path = configOptions.checkConfig { return try checkConfig(path) }
         // First, before any thread exists: signals become commands for the loop below.
         let control = DaemonControl()
-        var logger = try logging.makeLogger()
+        var logger = logging.makeLogger()
         var resolved: Resolved
         do {
             resolved = try resolve()
         } catch let error as ScanError {
             throw ValidationError(error.description)
         }
-        logger.logLevel = Logger.Level(rawValue: resolved.logLevel) ?? .warning
+        logger.logLevel = resolved.logLevel
+        let script = resolved.script
         // OpenCV's own size cap is an environment variable it reads once; set it before any decoding
         // (the only other thread now is the signal reader, which does not touch the environment).
         ImageDecoder.prepareCodecsPlugin(limits: resolved.limits)
@@ -350,6 +326,7 @@ struct RunCommand: ParsableCommand {
             if next.server != current.server { needsRestart.append("socket client limits") }
             if next.daemon.pacing != current.daemon.pacing || next.daemon.loop != current.daemon.loop { needsRestart.append("pacing/loop") }
             if next.logLevel != current.logLevel { needsRestart.append("logLevel") }
+            if next.capture != current.capture { needsRestart.append("camera (preset, size, fps, stallTimeout)") }
             if !needsRestart.isEmpty {
                 logger.warning("SIGHUP: these settings take effect only after a restart: \(needsRestart.joined(separator: ", "))")
             }
@@ -362,9 +339,7 @@ struct RunCommand: ParsableCommand {
     }
 
     private func makeSource(_ r: Resolved) throws -> DaemonSource {
-        if let device = r.device {
-            var configuration = capture.captureConfiguration() ?? CaptureConfiguration(device: device)
-            configuration.device = device
+        if let configuration = r.capture {
             return openDeviceSource(configuration)
         }
         guard let input = r.input else {
@@ -413,4 +388,97 @@ final class SessionEvents: DeviceEventSource, @unchecked Sendable {
     }
 
     func stopReporting() { lock.withLock { handler = nil } }
+}
+
+/// `run`'s sources: a file or stdin, or a camera, and how a file is replayed.
+struct RunSourceOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("Replay this file (Y4M, video, image) or '-' for Y4M on stdin.", valueName: "file"))
+    var input: String?
+
+    @Option(name: .long, help: ArgumentHelp("Capture from this V4L2 device: a node (/dev/video0) or a /dev/v4l/by-id name. See 'scand devices'.", valueName: "path-or-id"))
+    var device: String?
+
+    @Flag(inversion: .prefixedNo, help: "Replay files at their frame rate (default; --no-pacing: as fast as possible, no frame dropped).")
+    var pacing: Bool?
+
+    @Flag(inversion: .prefixedNo, help: "Start the file again when it ends (default off).")
+    var loop: Bool?
+
+    @Flag(inversion: .prefixedNo, help: "Exit when the file or stdin ends (the default for files; --no-exit-at-end is --keep-running).")
+    var exitAtEnd: Bool?
+
+    @Flag(name: .long, help: "When the file or stdin ends, keep serving socket clients until stopped (SIGTERM/SIGINT).")
+    var keepRunning = false
+
+    @OptionGroup var limits: DecoderLimitOptions
+}
+
+/// `run`'s outputs: stdout, the Unix socket and their queues.
+struct RunOutputOptions: ParsableArguments {
+    @Flag(inversion: .prefixedNo, help: "Write events to stdout as JSON lines (default off unless --raw/--oneshot).")
+    var stdout: Bool?
+
+    @Option(name: .long, help: ArgumentHelp("Serve events on this Unix socket (created 0660).", valueName: "path"))
+    var socket: String?
+
+    @Option(name: .long, help: ArgumentHelp("Group owning the socket file (name or number).", valueName: "group"))
+    var socketGroup: String?
+
+    @Flag(inversion: .prefixedNo, help: "Publish a metadata event per frame (default; --no-metadata: only appeared/lost/device).")
+    var metadata: Bool?
+
+    @Option(name: .long, help: ArgumentHelp("Events queued per slow socket client before its oldest are dropped (default 1024).", valueName: "n"))
+    var clientQueue: Int?
+
+    @Option(name: .long, help: ArgumentHelp("Disconnect a socket client stuck this many seconds while dropping events (default 10).", valueName: "s"))
+    var clientStallTimeout: Double?
+
+    @Option(name: .long, help: ArgumentHelp("Events kept waiting for a slow stdout reader before its oldest are dropped with an 'overflow' line (default 1024); stdout never slows the pipeline or the socket clients.", valueName: "n"))
+    var stdoutQueue: Int?
+}
+
+/// Presence (`appeared`/`lost`) settings; each overrides the config file's `presence` object.
+struct PresenceOptions: ParsableArguments {
+    @Flag(inversion: .prefixedNo, help: "Publish appeared/lost presence events (default on).")
+    var presence: Bool?
+
+    @Option(name: .long, help: ArgumentHelp("Seconds a code value must be absent before 'lost' (grace period; default 1.0).", valueName: "s"))
+    var lostAfter: Double?
+
+    @Option(name: .long, help: ArgumentHelp("Seconds after 'lost' before the same value can appear again (default 0.5).", valueName: "s"))
+    var cooldown: Double?
+
+    @Option(name: .long, help: ArgumentHelp("Frames a value must be seen in before 'appeared' (default 1).", valueName: "n"))
+    var appearAfter: Int?
+
+    @Option(name: .long, help: ArgumentHelp("Seconds a face (faceID) must be absent before 'lost' (default 0.5).", valueName: "s"))
+    var faceLostAfter: Double?
+
+    func apply(to p: inout PresenceConfiguration) {
+        if let presence { p.enabled = presence }
+        if let appearAfter { p.appearAfterFrames = appearAfter }
+        if let lostAfter { p.lostAfter = lostAfter }
+        if let cooldown { p.cooldown = cooldown }
+        if let faceLostAfter { p.faceLostAfter = faceLostAfter }
+    }
+}
+
+/// `--config` and `--check-config`.
+struct ConfigFileOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("JSON configuration file (see docs/daemon.md): every option has a key; a flag given on the command line wins; SIGHUP reloads it.", valueName: "file"))
+    var config: String?
+
+    @Option(name: .long, help: ArgumentHelp("Check this configuration file (with the flags given) and exit: 0 valid, 1 invalid (the error names FILE:LINE:COLUMN).", valueName: "file"))
+    var checkConfig: String?
+}
+
+/// Writes `text` to stderr (best effort: stderr is where errors are reported).
+func writeStderr(_ text: String) {
+    var bytes = Array(text.utf8)
+    var offset = 0
+    while offset < bytes.count {
+        let n = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress! + offset, $0.count - offset) }
+        if n <= 0 { if n < 0 && errno == EINTR { continue }; return }
+        offset += n
+    }
 }
