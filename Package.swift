@@ -83,7 +83,7 @@ let package = Package(
             swiftSettings: strict),
         .executableTarget(
             name: "scand",
-            dependencies: ["ScanKit", "ScanCapture",
+            dependencies: ["ScanKit", "ScanCapture", "ScanDetection",
                            .product(name: "ArgumentParser", package: "swift-argument-parser"),
                            .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict),

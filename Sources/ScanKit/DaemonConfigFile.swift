@@ -357,8 +357,9 @@ private struct KeyReader {
     /// Rejects every key that was not read.
     func finish() throws {
         for k in container.allKeys where !known.contains(k.stringValue) {
-            let hint = closestName(to: k.stringValue, among: known, maximumDistance: 3).map { "did you mean '\(prefix)\($0)'? " } ?? ""
-            throw ConfigKeyError(path: path(k.stringValue), message: "unknown config key '\(prefix)\(StrictJSON.printable(k.stringValue))' (\(hint)known: \(known.sorted().joined(separator: ", ")))")
+            let hint = closestName(to: k.stringValue, among: known, maximumDistance: 3).map { "did you mean '\(prefix)\($0)'?" }
+                ?? "known: \(known.sorted().joined(separator: ", "))"
+            throw ConfigKeyError(path: path(k.stringValue), message: "unknown config key '\(prefix)\(StrictJSON.printable(k.stringValue))' (\(hint))")
         }
     }
 }

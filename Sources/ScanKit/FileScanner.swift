@@ -71,6 +71,9 @@ public struct FileScanner {
     public var oneshot = false
     /// Do not log the notes that are not errors (`-q`: skipped binary payloads).
     public var quiet = false
+    /// Called after each frame with the input's name, the frames scanned from it so far and the frame's time
+    /// in seconds of the input (for a progress line; nil: no calls).
+    public var onFrame: (@Sendable (_ input: String, _ frames: Int, _ time: Double) -> Void)?
 
     public init(output: MetadataOutput, logger: Logger, frameLimit: Int? = nil, limits: DecoderLimits = DecoderLimits()) {
         self.output = output; self.logger = logger; self.frameLimit = frameLimit; self.limits = limits
@@ -117,6 +120,7 @@ public struct FileScanner {
             let event = try output.process(frame, source: source.info)
             summary.frames += 1
             summary.objects += event.objects.count
+            onFrame?(source.info.name, count + 1, frame.time)
             switch mode {
             case .json:
                 sink.deliver(encoder.encode(.metadata(event)))

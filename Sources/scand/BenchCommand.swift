@@ -19,6 +19,11 @@ struct BenchCommand: ParsableCommand {
         clip's rate, newest wins, as a camera delivers them: live fps, drops, latency), --runs times; then once \
         the full-frame reference (every lever off). Prints each figure for scand, the baseline and their ratio \
         (medians of the runs); --json writes every run.
+
+        EXAMPLES:
+          bench/pipeline/make_clips.py && scand bench           # every case, 3 runs each
+          scand bench --only 640x480-codes --runs 5 --json out.json
+          scand bench --only both --engine zbar --no-reference  # one lever changed
         """)
 
     @Option(help: ArgumentHelp("Directory with the clips and their .truth.json files.", valueName: "dir"))

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FoundationEssentials
 import Logging
 import ScanCore
 import ScanKit
@@ -156,6 +157,14 @@ struct RunCommand: ParsableCommand {
             let r = try resolve(configPath: path)
             _ = try MetadataOutput(configuration: r.daemon.output)
             writeStderr("\(path): valid configuration\n")
+            // The settings that would run, as one JSON line (config-file keys), so a script or a test can see
+            // which of the file and the flags won.
+            let line = try effectiveSettingsJSON(r)
+            let sink = FileDescriptorSink()
+            sink.write(Array((line + "\n").utf8))
+            try exitOnWriteError(sink, logger: logging.makeLogger())
+        } catch let exit as ExitCode {
+            throw exit
         } catch {
             writeStderr("scand run: \(error)\n")
             throw ExitCode(ExitStatus.inputFailed)
@@ -480,5 +489,63 @@ func writeStderr(_ text: String) {
         let n = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress! + offset, $0.count - offset) }
         if n <= 0 { if n < 0 && errno == EINTR { continue }; return }
         offset += n
+    }
+}
+
+/// The resolved settings of `run` as one JSON object keyed like the config file (`--check-config` prints it).
+func effectiveSettingsJSON(_ r: RunCommand.Resolved) throws -> String {
+    let o = r.daemon.output, b = o.barcode, f = o.face
+    var settings: [String: EffectiveValue] = [
+        "types": .strings(o.metadataObjectTypes.map(\.rawValue).sorted()),
+        "engine": .string(b.engine.rawValue), "passes": .strings(b.passes.map(\.rawValue)),
+        "scanDensity": .int(b.scanDensity), "tryInverted": .bool(b.tryInverted), "extraPasses": .bool(b.extraPasses),
+        "codabarMinLength": .int(b.minimumCodabarLength), "i25MinLength": .int(b.minimumI25Length),
+        "i25Checksum": .bool(b.requireI25Checksum), "minLinearQuality": .int(b.minimumLinearQuality),
+        "confirm1D": .bool(b.confirmLinearCodes), "code39FullASCII": .bool(b.code39FullASCII),
+        "parallelDetectors": .bool(o.parallelDetectors), "loadShedding": .bool(o.shedLoadWhenLate),
+        "faceCascade": .string(f.cascade.rawValue), "minFaceSize": .int(f.minimumFaceSize),
+        "faceInterval": .int(f.detectionInterval), "faceScaleFactor": .double(f.scaleFactor),
+        "faceMinNeighbors": .int(f.minNeighbors), "faceGrace": .double(f.presenceGrace),
+        "metadata": .bool(r.daemon.emitMetadata), "pacing": .bool(r.daemon.pacing), "loop": .bool(r.daemon.loop),
+        "exitAtEnd": .bool(r.exitAtEnd), "stdout": .bool(r.stdout), "stdoutQueue": .int(r.stdoutQueue),
+        "maxPixels": .int(r.limits.maxPixels), "logLevel": .string(r.logLevel.rawValue),
+        "presence.enabled": .bool(r.daemon.presence.enabled), "presence.lostAfter": .double(r.daemon.presence.lostAfter),
+        "presence.cooldown": .double(r.daemon.presence.cooldown),
+        "presence.appearAfterFrames": .int(r.daemon.presence.appearAfterFrames),
+    ]
+    if let v = b.streamStepsPerFrame { settings["streamSteps"] = .int(v) } else { settings["allPassesOnStreams"] = .bool(true) }
+    if let v = b.streamScanDensity { settings["streamScanDensity"] = .int(v) }
+    if let v = r.input { settings["input"] = .string(v) }
+    if let c = r.capture {
+        settings["device"] = .string(c.device)
+        settings["preset"] = .string(c.sessionPreset.rawValue)
+        if let s = c.frameSize { settings["size"] = .string("\(s.width)x\(s.height)") }
+        if let v = c.frameRate { settings["fps"] = .double(v) }
+        settings["stallTimeout"] = .double(c.stallTimeout)
+    }
+    if let p = o.preview {
+        settings["viewSize"] = .string("\(format(p.viewSize.width))x\(format(p.viewSize.height))")
+        settings["videoGravity"] = .string(p.videoGravity.rawValue)
+        settings["orientation"] = .string(p.orientation.rawValue)
+        settings["mirrored"] = .bool(p.isMirrored)
+    }
+    if let v = r.socketPath { settings["socket.path"] = .string(v) }
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    return String(decoding: try encoder.encode(["effective": settings]), as: UTF8.self)
+}
+
+/// One value of ``effectiveSettingsJSON(_:)``.
+enum EffectiveValue: Encodable {
+    case string(String), strings([String]), int(Int), double(Double), bool(Bool)
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.singleValueContainer()
+        switch self {
+        case .string(let v): try c.encode(v)
+        case .strings(let v): try c.encode(v)
+        case .int(let v): try c.encode(v)
+        case .double(let v): try c.encode(v)
+        case .bool(let v): try c.encode(v)
+        }
     }
 }

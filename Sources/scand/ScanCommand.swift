@@ -19,7 +19,16 @@ struct ScanCommand: ParsableCommand {
         2 nothing could be scanned, 4 every input was scanned but some held no object (as zbarimg; failures \
         take precedence: 1 or 2), 64 usage error. --raw prints each code's value alone on a line (faces are \
         not printed; a binary payload is skipped with one note per input, or printed as its exact bytes with \
-        --raw-bytes; a value holding a newline is printed as is).
+        --raw-bytes; a value holding a newline is printed as is). At the end a summary line goes to stderr \
+        (inputs, frames, objects, time; -q drops it); on a terminal, inputs longer than a few seconds get a \
+        progress line.
+
+        EXAMPLES:
+          scand scan photo.jpg                        # one JSON line per image
+          scand scan --raw --types qrcode *.png       # values only (zbar's type names work)
+          scand scan --types all clip.mp4 | jq -c '.objects[]'
+          scand scan --device /dev/video0 --types qr --oneshot --raw
+          scand scan --files-from list.txt -q || echo "exit $? (4: no code found)"
         """)
 
     @Argument(help: ArgumentHelp("Files to scan; '-' reads a Y4M stream from stdin.", valueName: "input"))
@@ -87,7 +96,16 @@ struct ScanCommand: ParsableCommand {
         scanner.mode = script.mode
         scanner.oneshot = script.oneshot
         scanner.quiet = notes.quiet
+        let progress = ProgressLine()
+        if !notes.quiet && ProgressLine.stderrIsTerminal {
+            scanner.onFrame = { progress.frame(input: $0, frames: $1, time: $2) }
+        }
+        let started = ProgressLine.now()
         let summary = scanner.scan(inputs: all, sink: FileDescriptorSink())
+        progress.finishInput()
+        if !notes.quiet && !summary.outputClosed && summary.outputError == nil && !summary.completed {
+            writeStderr(summaryLine(summary, seconds: ProgressLine.now() - started) + "\n")
+        }
         if let outputError = summary.outputError {
             // A full disk or an I/O error on stdout: what was scanned is not all written. Never exit 0.
             logger.critical("\(outputError)")
