@@ -233,4 +233,39 @@ import Glibc
         // Completions are the parser's own scripts for the installed binary.
         #expect(daemonReadText(prefix + "/share/bash-completion/completions/scand").contains("--check-config"))
     }
+
+    // MARK: scripts/demo
+
+    @Test func demoStdoutHoldsOnlyTheDemosOutput() throws {
+        // The real demo pipeline (install-deps demo, the clip, the scan, jq) with the debug binary instead of a
+        // release build; CI="" so install-deps only checks (everything it needs is installed by scripts/test).
+        let r = try runProgram(DaemonPaths.root + "/scripts/demo", [], environment: ["SCAND": ScandBinary.url.path, "CI": ""])
+        #expect(r.status == 0, "\(r.stderr)")
+        let lines = r.stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+        #expect(lines.count == 3 + 45, "3 metadata lines, then one jq line per frame of the 45-frame clip")
+        for line in lines {
+            let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            #expect(object?["frame"] != nil, "not demo output: \(line)")
+        }
+        #expect(lines.prefix(3).allSatisfy { $0.hasPrefix(#"{"event":"metadata""#) })
+        #expect(r.stderr.contains("== per frame") && r.stderr.contains("scanned "), "headings and the summary go to stderr")
+    }
+
+    @Test func installDepsForTheDemoSendsAptToStderrAndSkipsTheVMPackages() throws {
+        // A stub apt-get (the one fake here: the test cannot install packages) that chats on stdout as apt
+        // does and records what it was asked for.
+        let dir = try TemporaryDirectory()
+        let log = dir.url.appendingPathComponent("apt.log").path
+        let stub = dir.url.appendingPathComponent("apt-get").path
+        try "#!/bin/sh\necho \"Reading package lists... $*\"\necho \"$*\" >> '\(log)'\n".write(toFile: stub, atomically: true, encoding: .utf8)
+        #expect(chmod(stub, 0o755) == 0)
+        let r = try runProgram(DaemonPaths.root + "/scripts/install-deps", ["demo"],
+                               environment: ["CI": "true", "PATH": dir.url.path + ":/usr/bin:/bin"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.isEmpty, "apt's output must not reach stdout: \(r.stdout)")
+        #expect(r.stderr.contains("Reading package lists... update"))
+        let asked = daemonReadText(log)
+        #expect(asked.contains("install") && asked.contains("qrencode") && asked.contains("python3-skimage") && asked.contains("jq"))
+        #expect(!asked.contains("qemu") && !asked.contains("ffmpeg") && !asked.contains("socat"), "\(asked)")
+    }
 }
