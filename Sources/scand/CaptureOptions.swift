@@ -2,6 +2,7 @@ import ArgumentParser
 import ScanCore
 import ScanCapture
 import ScanKit
+import ScanDaemon
 
 /// Camera settings shared by every command that captures from a V4L2 device (`scan --device`, `run --device`).
 /// The device itself is a source option of each command. Every option is optional: one given on the command

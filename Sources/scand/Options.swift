@@ -2,6 +2,7 @@ public import ArgumentParser
 import Logging
 import ScanCore
 import ScanKit
+import ScanDaemon
 import ScanOutput
 import ScanCapture
 

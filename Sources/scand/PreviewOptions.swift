@@ -1,6 +1,7 @@
 import ArgumentParser
 import ScanCore
 import ScanKit
+import ScanDaemon
 import ScanCapture
 
 /// The consumer's preview (`AVCaptureVideoPreviewLayer`), shared by every command that reports objects

@@ -8,7 +8,7 @@ import ScanOutput
 import Glibc
 #endif
 
-struct ScanCommand: ParsableCommand {
+struct ScanCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "scan",
         abstract: "Scan images, videos and Y4M streams; print one JSON line per image or frame.",
@@ -65,7 +65,7 @@ struct ScanCommand: ParsableCommand {
         }
     }
 
-    func run() throws {
+    func run() async throws {
         let decoderLimits = try sources.limits.decoderLimits()
         // Before any thread exists: OpenCV's own size cap is an environment variable it reads once.
         ImageDecoder.prepareCodecsPlugin(limits: decoderLimits)
@@ -81,9 +81,14 @@ struct ScanCommand: ParsableCommand {
         }
         if let device = sources.device {
             let live = try capture.captureConfiguration(device: device)
-            try LiveScan.run(configuration: live, frames: sources.frames, duration: sources.duration, output: output, logger: logger,
-                             mode: script.mode, oneshot: script.oneshot, quiet: notes.quiet)
-            return
+            switch try await LiveScan.run(configuration: live, frames: sources.frames, duration: sources.duration, output: output,
+                                          logger: logger, mode: script.mode, oneshot: script.oneshot, quiet: notes.quiet) {
+            case .finished: return
+            case .invalidArgument(let message): throw ValidationError(message)
+            case .failed(let message):
+                logger.critical("\(message)")
+                throw ExitCode(ExitStatus.failure)
+            }
         }
         var all = inputs.map(RawArguments.path)
         if let filesFrom = sources.filesFrom {

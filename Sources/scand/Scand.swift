@@ -1,6 +1,7 @@
 import ArgumentParser
 import ScanKit
 import ScanDetection
+import ScanDaemon
 
 /// Exit codes (documented in the README).
 enum ExitStatus {
@@ -16,7 +17,7 @@ enum ExitStatus {
     static let usage: Int32 = 64
 }
 
-struct Scand: ParsableCommand {
+struct Scand: AsyncParsableCommand {
     static let version = "0.1.0"
     static let configuration = CommandConfiguration(
         commandName: "scand",

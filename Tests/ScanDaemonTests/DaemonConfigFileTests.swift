@@ -2,6 +2,7 @@ import Testing
 import ScanCore
 import ScanKit
 import ScanCapture
+import ScanDaemon
 
 @Suite struct DaemonConfigFileTests {
     @Test func parsesEveryKey() throws {

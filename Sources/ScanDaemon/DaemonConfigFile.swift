@@ -1,5 +1,6 @@
 public import ScanCore
 public import ScanCapture
+public import ScanKit
 import FoundationEssentials
 import Logging
 
