@@ -64,7 +64,14 @@ struct RunCommand: AsyncParsableCommand {
             throw ValidationError("--raw and --oneshot write to stdout: drop --no-stdout")
         }
         // Here, not in run(): a usage error then names 'scand run' and its usage.
-        do { _ = try resolve() } catch let error as ScanError { throw ValidationError(error.description) }
+        let r: Resolved
+        do { r = try resolve() } catch let error as ScanError { throw ValidationError(error.description) }
+        if r.input == nil && r.device == nil {
+            throw ValidationError("no source: give --input FILE (or '-') or --device PATH (or \"input\"/\"device\" in --config)")
+        }
+        if !r.stdout && r.socketPath == nil && getenv("LISTEN_FDS") == nil {
+            throw ValidationError("nothing to deliver to: give --stdout and/or --socket PATH (or start by socket activation)")
+        }
     }
 
     /// Everything `run` needs, after merging defaults ← config file ← flags.

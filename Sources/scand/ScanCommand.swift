@@ -35,9 +35,9 @@ struct ScanCommand: AsyncParsableCommand {
     var inputs: [String] = []
 
     @OptionGroup(title: "Sources") var sources: ScanSourceOptions
-    @OptionGroup(title: "Output") var script: ScriptOutputOptions
-    @OptionGroup(title: "Output") var notes: QuietOption
-    @OptionGroup(title: "Output") var logging: LoggingOptions
+    @OptionGroup(title: "Outputs") var script: ScriptOutputOptions
+    @OptionGroup(title: "Outputs") var notes: QuietOption
+    @OptionGroup(title: "Outputs") var logging: LoggingOptions
     @OptionGroup(title: "Types") var types: TypeOptions
     @OptionGroup(title: "Preview (view coordinates)") var preview: PreviewOptions
     @OptionGroup(title: "Camera tuning (--device)") var capture: CaptureOptions

@@ -123,6 +123,10 @@ import Glibc
         #expect(engine.status == 64 && engine.stderr.contains("'zbr'") && engine.stderr.contains("Usage: scand scan"), "\(engine.stderr)")
         let type = try ScandBinary.run(["scan", "--types", "qrcod", "exact.png"])
         #expect(type.status == 64 && type.stderr.contains("'qrcod' (did you mean 'qr'?)"), "\(type.stderr)")
+        let noSource = try ScandBinary.run(["run", "--stdout"])
+        #expect(noSource.status == 64 && noSource.stderr.contains("no source") && noSource.stderr.contains("Usage: scand run"), "\(noSource.stderr)")
+        let noSink = try ScandBinary.run(["run", "--input", "kiosk.y4m"])
+        #expect(noSink.status == 64 && noSink.stderr.contains("nothing to deliver to") && noSink.stderr.contains("Usage: scand run"), "\(noSink.stderr)")
         let face = try ScandBinary.run(["scan", "--types", "face", "--min-face-size", "3", "exact.png"])
         #expect(face.status == 64 && face.stderr.contains("--min-face-size must be 8...16384 pixels, got 3"), "\(face.stderr)")
     }
