@@ -202,8 +202,9 @@ struct RunCommand: AsyncParsableCommand {
         ImageDecoder.prepareCodecsPlugin(limits: resolved.limits)
 
         let source: DaemonSource
+        let camera = resolved.capture.map(CaptureSession.init(configuration:))
         do {
-            source = try makeSource(resolved)
+            source = try makeSource(resolved, camera: camera)
         } catch let error as ScanError {
             if case .invalidArgument(let m) = error { throw ValidationError(m) }
             logger.critical("\(error)")
@@ -275,7 +276,7 @@ struct RunCommand: AsyncParsableCommand {
         // The services: the socket server (and, later, HTTP and MQTT) serve until the group shuts down;
         // the pipeline is last so it stops first. Its control loop below decides the exit status.
         let notifier = SystemdNotifier()
-        let control = RunControl(command: self, resolved: resolved, daemon: daemon, server: server,
+        let control = RunControl(command: self, resolved: resolved, daemon: daemon, server: server, camera: camera,
                                  notifier: notifier, logger: logger)
         let pipeline = PipelineService(
             daemon: daemon, mailbox: mailbox, ownedSinks: ownedSinks, logger: logger,
@@ -299,7 +300,7 @@ struct RunCommand: AsyncParsableCommand {
     }
 
     /// SIGHUP: re-reads the config file and applies what can change while running.
-    func reload(daemon: Daemon, server: SocketServer?, current: inout Resolved, logger: Logger) {
+    func reload(daemon: Daemon, server: SocketServer?, camera: CaptureSession?, current: inout Resolved, logger: Logger) {
         guard config != nil else {
             logger.notice("SIGHUP: no --config file to reload")
             return
@@ -317,7 +318,19 @@ struct RunCommand: AsyncParsableCommand {
             if next.server != current.server { needsRestart.append("socket client limits") }
             if next.daemon.pacing != current.daemon.pacing || next.daemon.loop != current.daemon.loop { needsRestart.append("pacing/loop") }
             if next.logLevel != current.logLevel { needsRestart.append("logLevel") }
-            if next.capture != current.capture { needsRestart.append("camera (preset, size, fps, stallTimeout)") }
+            if next.capture != current.capture, let camera, let wanted = next.capture, wanted.device == current.capture?.device {
+                // The running session takes the new preset, size, rate and stall timeout with one restart of
+                // streaming (commitConfiguration); a device that does not offer them keeps the old ones.
+                camera.beginConfiguration()
+                camera.configuration = wanted
+                do {
+                    try camera.commitConfiguration()
+                    current.capture = wanted
+                    logger.notice("SIGHUP: camera settings applied", metadata: ["device": "\(wanted.device)"])
+                } catch {
+                    logger.error("SIGHUP: camera settings not applied, keeping the running ones: \(error)")
+                }
+            }
             if !needsRestart.isEmpty {
                 logger.warning("SIGHUP: these settings take effect only after a restart: \(needsRestart.joined(separator: ", "))")
             }
@@ -329,10 +342,8 @@ struct RunCommand: AsyncParsableCommand {
         }
     }
 
-    private func makeSource(_ r: Resolved) throws -> DaemonSource {
-        if let configuration = r.capture {
-            return openDeviceSource(configuration)
-        }
+    private func makeSource(_ r: Resolved, camera: CaptureSession?) throws -> DaemonSource {
+        if let camera { return openDeviceSource(camera) }
         guard let input = r.input else {
             throw ScanError.invalidArgument("no source: give --input FILE (or '-') or --device PATH")
         }
@@ -351,14 +362,15 @@ actor RunControl {
     private var resolved: RunCommand.Resolved
     private let daemon: Daemon
     private let server: SocketServer?
+    private let camera: CaptureSession?
     private let notifier: SystemdNotifier
     private let logger: Logger
     private(set) var status = ExitStatus.success
     private var completed = false
 
-    init(command: RunCommand, resolved: RunCommand.Resolved, daemon: Daemon, server: SocketServer?,
+    init(command: RunCommand, resolved: RunCommand.Resolved, daemon: Daemon, server: SocketServer?, camera: CaptureSession?,
          notifier: SystemdNotifier, logger: Logger) {
-        self.command = command; self.resolved = resolved; self.daemon = daemon; self.server = server
+        self.command = command; self.resolved = resolved; self.daemon = daemon; self.server = server; self.camera = camera
         self.notifier = notifier; self.logger = logger
     }
 
@@ -366,7 +378,7 @@ actor RunControl {
         switch command {
         case .reload:
             notifier.notify("RELOADING=1")
-            self.command.reload(daemon: daemon, server: server, current: &resolved, logger: logger)
+            self.command.reload(daemon: daemon, server: server, camera: camera, current: &resolved, logger: logger)
             notifier.notify("READY=1")
             return .keepRunning
         case .ended(.outputClosed):
@@ -387,7 +399,7 @@ actor RunControl {
             return .stop
         case .ended(.sourceEnded):
             if resolved.exitAtEnd {
-                if self.command.script.oneshot && !completed { status = ExitStatus.nothingFound }
+                if resolved.script.oneshot && !completed { status = ExitStatus.nothingFound }
                 return .stop
             }
             logger.notice("source ended; serving clients until stopped")
@@ -413,9 +425,8 @@ func unblockControlSignals() {
 
 /// `--device PATH`: a V4L2 `CaptureSession` is the frame source and, through ``SessionEvents``, the source
 /// of the daemon's `device` events (connected, disconnected, interrupted, resumed, runtime errors).
-func openDeviceSource(_ configuration: CaptureConfiguration) -> DaemonSource {
-    let session = CaptureSession(configuration: configuration)
-    return DaemonSource(name: configuration.device, canReopen: false, deviceEvents: SessionEvents(session)) {
+func openDeviceSource(_ session: CaptureSession) -> DaemonSource {
+    DaemonSource(name: session.configuration.device, canReopen: false, deviceEvents: SessionEvents(session)) {
         try session.startRunning()
         return session
     }
