@@ -55,6 +55,8 @@ public struct DaemonConfigFile: Sendable, Equatable {
     public var logLevel: String?
     public var socket = Socket()
     public var presence = Presence()
+    /// The MQTT client (issue 19); see DaemonConfigFile+MQTT.swift.
+    public var mqtt = MQTTConfigSection()
 
     // Reader (`--engine`, `--passes`, …), as the flags of the same name.
     public var engine: BarcodeEngine?
@@ -346,6 +348,14 @@ private struct KeyReader {
         return value
     }
 
+    /// The decoder of a nested value that decodes itself (a section another module owns, e.g. `mqtt`); nil
+    /// when absent. That section rejects its own unknown keys.
+    mutating func decoder(_ key: String) throws -> (any Decoder)? {
+        known.insert(key)
+        guard container.contains(Key(key)) else { return nil }
+        return try container.superDecoder(forKey: Key(key))
+    }
+
     /// A nested object, read by `body`; nil when absent.
     mutating func section(_ key: String, _ body: (inout KeyReader) throws -> Void) throws {
         known.insert(key)
@@ -399,6 +409,7 @@ private struct Coded: Decodable {
             value.socket.stallTimeout = try s.get("stallTimeout")
             value.socket.sendBuffer = try s.get("sendBuffer")
         }
+        if let mqtt = try r.decoder("mqtt") { value.mqtt = try MQTTConfigSection(from: mqtt) }
         try r.section("presence") { p in
             value.presence.enabled = try p.get("enabled")
             value.presence.appearAfterFrames = try p.get("appearAfterFrames")

@@ -6,6 +6,7 @@ import ScanKit
 import ScanOutput
 import ScanCapture
 import ScanDaemon
+import ScanMQTT
 import ServiceLifecycle
 #if canImport(Glibc)
 import Glibc
@@ -41,6 +42,7 @@ struct RunCommand: AsyncParsableCommand {
     @OptionGroup(title: "Outputs") var outputs: RunOutputOptions
     @OptionGroup(title: "Outputs") var script: ScriptOutputOptions
     @OptionGroup(title: "Outputs") var logging: LoggingOptions
+    @OptionGroup(title: "MQTT (publish events to a broker)") var mqtt: MQTTOptions
     @OptionGroup(title: "Types") var types: TypeOptions
     @OptionGroup(title: "Presence (appeared/lost)") var presenceOptions: PresenceOptions
     @OptionGroup(title: "Preview (view coordinates)") var preview: PreviewOptions
@@ -89,6 +91,7 @@ struct RunCommand: AsyncParsableCommand {
         var exitAtEnd = false
         var logLevel = Logger.Level.warning
         var script = ScriptSettings()
+        var mqtt: MQTTConfiguration?
     }
 
     /// Merges the defaults, the config file (`path`, else `--config`) and the flags given, in that order, and
@@ -156,6 +159,7 @@ struct RunCommand: AsyncParsableCommand {
         } else if let text = file.logLevel, let level = Logger.Level(rawValue: text) {
             r.logLevel = level
         }
+        r.mqtt = try mqtt.configuration(file: file.mqtt, device: r.device ?? r.input ?? "-")
         return r
     }
 
@@ -257,13 +261,28 @@ struct RunCommand: AsyncParsableCommand {
             logger.critical("\(error)")
             throw ExitCode(ExitStatus.failure)
         }
-        guard !sinks.isEmpty else {
-            throw ValidationError("nothing to deliver to: give --stdout and/or --socket PATH (or start by socket activation)")
+        // MQTT: the client queues in its own outbox and owns its libmosquitto handle on its own thread.
+        var mqttClient: MQTTClient?
+        let mqttRelay = MQTTConnectionRelay(broker: resolved.mqtt?.endpoint.description ?? "mqtt")
+        if let config = resolved.mqtt {
+            do {
+                mqttClient = try MQTTClient(configuration: config, logger: logger) { mqttRelay.report($0) }
+            } catch let error as ScanError {
+                server?.finish()
+                ownedSocket?.removeIfStillOurs()
+                throw ValidationError(error.description)
+            }
+        }
+        guard !sinks.isEmpty || mqttClient != nil else {
+            throw ValidationError("nothing to deliver to: give --stdout, --socket PATH and/or --mqtt URL (or start by socket activation)")
         }
 
         let daemon = Daemon(configuration: resolved.daemon, source: source, sinks: sinks, logger: logger,
                             onEnd: { mailbox.post(.ended($0)) })
         server?.setStateProvider(daemon)
+        mqttRelay.attach(daemon)
+        // Subscribes to the fan-out now, before the first event.
+        let mqttService = mqttClient.map { MQTTService(client: $0, events: daemon.events, logger: logger) }
         do {
             try daemon.start()
         } catch {
@@ -277,7 +296,7 @@ struct RunCommand: AsyncParsableCommand {
         // the pipeline is last so it stops first. Its control loop below decides the exit status.
         let notifier = SystemdNotifier()
         let control = RunControl(command: self, resolved: resolved, daemon: daemon, server: server, camera: camera,
-                                 notifier: notifier, logger: logger)
+                                 notifier: notifier, logger: logger, mqtt: mqttClient != nil)
         let pipeline = PipelineService(
             daemon: daemon, mailbox: mailbox, ownedSinks: ownedSinks, logger: logger,
             onReady: {
@@ -288,6 +307,7 @@ struct RunCommand: AsyncParsableCommand {
             handle: { await control.handle($0) })
         var others: [any Service] = []
         if let server { others.append(SocketServerService(server: server, ownedSocket: ownedSocket, logger: logger)) }
+        if let mqttService { others.append(mqttService) }
         let group = ServiceGroup(configuration: .daemon(pipeline: pipeline, otherServices: others,
                                                         stopTimeout: resolved.daemon.stopTimeout, logger: logger))
         try await group.run()
@@ -365,13 +385,15 @@ actor RunControl {
     private let camera: CaptureSession?
     private let notifier: SystemdNotifier
     private let logger: Logger
+    /// An MQTT broker is served too (it keeps being served when stdout fails).
+    private let mqtt: Bool
     private(set) var status = ExitStatus.success
     private var completed = false
 
     init(command: RunCommand, resolved: RunCommand.Resolved, daemon: Daemon, server: SocketServer?, camera: CaptureSession?,
-         notifier: SystemdNotifier, logger: Logger) {
+         notifier: SystemdNotifier, logger: Logger, mqtt: Bool = false) {
         self.command = command; self.resolved = resolved; self.daemon = daemon; self.server = server; self.camera = camera
-        self.notifier = notifier; self.logger = logger
+        self.notifier = notifier; self.logger = logger; self.mqtt = mqtt
     }
 
     func handle(_ command: DaemonCommand) -> DaemonDecision {
@@ -390,7 +412,7 @@ actor RunControl {
             logger.error("\(message)")
             daemon.outputFailed(output: "stdout", reason: message)
             status = ExitStatus.failure
-            if server == nil { return .stop }
+            if server == nil && !mqtt { return .stop }
             notifier.notify("STATUS=stdout failed: \(message); serving the socket")
             return .keepRunning
         case .ended(.completed):
