@@ -71,8 +71,8 @@ struct RunCommand: AsyncParsableCommand {
         if r.input == nil && r.device == nil {
             throw ValidationError("no source: give --input FILE (or '-') or --device PATH (or \"input\"/\"device\" in --config)")
         }
-        if !r.stdout && r.socketPath == nil && getenv("LISTEN_FDS") == nil {
-            throw ValidationError("nothing to deliver to: give --stdout and/or --socket PATH (or start by socket activation)")
+        if !r.stdout && r.socketPath == nil && r.mqtt == nil && getenv("LISTEN_FDS") == nil {
+            throw ValidationError("nothing to deliver to: give --stdout, --socket PATH and/or --mqtt URL (or start by socket activation)")
         }
     }
 
