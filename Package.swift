@@ -100,9 +100,14 @@ let package = Package(
                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                            .product(name: "UnixSignals", package: "swift-service-lifecycle")],
             swiftSettings: strict),
+        // `scand bench`: the benchmark harness and the naive baseline it reports ratios against.
+        .target(
+            name: "ScanBenchmark",
+            dependencies: ["ScanKit", "ScanCore", "ScanCapture", "ScanDetection", "ScanOutput", "CScanZBar", "CScanOpenCV"],
+            swiftSettings: strict),
         .executableTarget(
             name: "scand",
-            dependencies: ["ScanDaemon", "ScanKit", "ScanCapture", "ScanDetection", "ScanMQTT",
+            dependencies: ["ScanDaemon", "ScanBenchmark", "ScanKit", "ScanCapture", "ScanDetection", "ScanMQTT",
                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                            .product(name: "ArgumentParser", package: "swift-argument-parser"),
                            .product(name: "Logging", package: "swift-log")],
@@ -116,12 +121,13 @@ let package = Package(
             swiftSettings: strict),
 
         // MARK: Tests mirror the modules, plus scandTests which runs the built binary.
-        .target(name: "ScanTestSupport", path: "Tests/ScanTestSupport", swiftSettings: strict),
+        .target(name: "ScanTestSupport", dependencies: ["ScanCore", "ScanKit"], path: "Tests/ScanTestSupport", swiftSettings: strict),
         .testTarget(name: "ScanCoreTests", dependencies: ["ScanCore", "ScanTestSupport"], swiftSettings: strict),
         .testTarget(name: "ScanCaptureTests", dependencies: ["ScanCapture", "ScanCore", "ScanTestSupport"], swiftSettings: strict),
         .testTarget(name: "ScanDetectionTests", dependencies: ["ScanDetection", "ScanCapture", "ScanCore", "ScanTestSupport"], swiftSettings: strict),
         .testTarget(name: "ScanOutputTests", dependencies: ["ScanOutput", "ScanCore", "ScanTestSupport"], swiftSettings: strict),
         .testTarget(name: "ScanKitTests", dependencies: ["ScanKit", "ScanCapture", "ScanOutput", "ScanTestSupport", .product(name: "Logging", package: "swift-log")], swiftSettings: strict),
+        .testTarget(name: "ScanBenchmarkTests", dependencies: ["ScanBenchmark", "ScanKit", "ScanCapture", "ScanCore", "ScanTestSupport"], swiftSettings: strict),
         .testTarget(name: "ScanDaemonTests", dependencies: ["ScanDaemon", "ScanKit", "ScanCapture", "ScanOutput", "ScanTestSupport", .product(name: "Logging", package: "swift-log"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")], swiftSettings: strict),
         .testTarget(name: "ScanMQTTTests", dependencies: ["ScanMQTT", "ScanCore", "ScanTestSupport"], swiftSettings: strict),
         .testTarget(name: "scandTests", dependencies: ["scand", "ScanTestSupport"], swiftSettings: strict),

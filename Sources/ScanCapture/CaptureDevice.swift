@@ -325,24 +325,6 @@ func cString<T>(_ tuple: T) -> String {
     withUnsafeBytes(of: tuple) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
 }
 
-func errnoText(_ code: Int32) -> String {
-    let name: String
-    switch code {
-    case EBUSY: name = "EBUSY"
-    case ENODEV: name = "ENODEV"
-    case ENOENT: name = "ENOENT"
-    case EINVAL: name = "EINVAL"
-    case EIO: name = "EIO"
-    case EACCES: name = "EACCES"
-    case EPERM: name = "EPERM"
-    case ENXIO: name = "ENXIO"
-    case ENOMEM: name = "ENOMEM"
-    case ENOSPC: name = "ENOSPC"
-    default: name = "errno \(code)"
-    }
-    return "\(String(cString: strerror(code))) (\(name))"
-}
-
 extension String {
     func trimmingSuffixSpaces() -> String {
         var s = Substring(self)

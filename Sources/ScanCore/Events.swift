@@ -84,6 +84,8 @@ public struct DeviceEvent: Sendable, Equatable {
         case runtimeError = "runtimeError"
         case started = "started"
         case stopped = "stopped"
+        /// The device is not there (yet): the session waits for it and starts when it appears.
+        case waiting = "waiting"
     }
     public var kind: Kind
     public var device: String

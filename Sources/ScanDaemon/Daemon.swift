@@ -114,15 +114,23 @@ public final class Daemon: @unchecked Sendable {
     public func start() throws {
         let config = monitor.withLock { configuration }
         try Self.validate(config)
-        let first = try source.open()
+        if let events = source.deviceEvents {
+            // A camera reports its own `waiting` (absent at start) and `started` (with the negotiated format)
+            // from its thread, which opening starts: listen first so none is lost.
+            events.startReporting { [emitter] event in emitter.emit([.device(event)]) }
+        }
+        let first: any FrameSource
+        do {
+            first = try source.open()
+        } catch {
+            source.deviceEvents?.stopReporting()
+            throw error
+        }
         let live = first.info.isLive
         monitor.withLock { sourceIsLive = live }
         let queue = BlockingQueue<Item>(capacity: (config.pacing || live) ? 1 : 4, lossless: !(config.pacing || live))
         monitor.withLock { frames = queue }
-        if let events = source.deviceEvents {
-            // A camera reports its own `started` (with the negotiated format) when streaming begins.
-            events.startReporting { [emitter] event in emitter.emit([.device(event)]) }
-        } else {
+        if source.deviceEvents == nil {
             emitter.emit([.device(DeviceEvent(kind: .started, device: first.info.name))])
         }
         let readThread = WorkerThread { [self] in readFrames(first: first, queue: queue) }

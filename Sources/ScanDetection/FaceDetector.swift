@@ -1,5 +1,7 @@
 public import ScanCore
-internal import CScanOpenCV
+// `package`, not public: the benchmark's naive baseline (ScanBenchmark) runs a `Cascade`; no C type
+// reaches the public API.
+package import CScanOpenCV
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -31,7 +33,7 @@ public struct FaceCandidate: Sendable, Hashable {
 }
 
 /// One loaded OpenCV cascade. Owns its handle; not thread-safe.
-final class Cascade {
+package final class Cascade {
     let handle: OpaquePointer
     let path: String
     /// Training window side (the larger of width and height), pixels.
@@ -39,7 +41,7 @@ final class Cascade {
     private var results = [scv_rect](repeating: scv_rect(), count: 128)
 
     /// - Throws: ``ScanError/model(file:reason:)`` naming `path` when it is missing or not a cascade.
-    init(path: String) throws {
+    package init(path: String) throws {
         var message = [CChar](repeating: 0, count: 512)
         var out: OpaquePointer?
         let status = scv_cascade_load(path, &out, &message, message.count)
@@ -57,7 +59,7 @@ final class Cascade {
     deinit { scv_cascade_free(handle) }
 
     /// Detections (pixel rectangles of `pixels`, a packed `width`×`height` buffer).
-    func detect(_ pixels: [UInt8], width: Int, height: Int, stride: Int? = nil, scaleFactor: Double,
+    package func detect(_ pixels: [UInt8], width: Int, height: Int, stride: Int? = nil, scaleFactor: Double,
                 minNeighbors: Int, minSize: Int, maxSize: Int) throws -> [scv_rect] {
         var count: Int32 = 0
         let capacity = Int32(results.count)

@@ -198,6 +198,8 @@ public struct CommandError: Error, Sendable {
 /// with an `overflow` line), and a client stuck past ``SocketServerConfiguration/clientStallTimeout`` is
 /// disconnected. Other clients and the pipeline are never slowed.
 public final class SocketServer: EventSink, @unchecked Sendable {
+    // Invariant for @unchecked Sendable: `listeners` and the other fields marked below as under `lock`
+    // are touched only under `lock`; the fields marked loop-confined only on `loop`; the rest is immutable.
     public let configuration: SocketServerConfiguration
     private let logger: Logger
     private let group: MultiThreadedEventLoopGroup
@@ -233,7 +235,7 @@ public final class SocketServer: EventSink, @unchecked Sendable {
         return JSONLinesEncoder().encodeLine(Hello(
             version: banner.version, protocol: JSONLinesEncoder.protocolVersion,
             types: banner.types.map(\.rawValue).sorted(), events: Subscription.eventNames.sorted(),
-            timestamp: wallClock()))
+            timestamp: wallClockSeconds()))
     }
 
     /// Starts serving on an already listening descriptor (from ``UnixSocketListener`` or socket
@@ -364,6 +366,8 @@ public final class SocketServer: EventSink, @unchecked Sendable {
 /// pauses again as soon as the next pending connection takes the freed descriptor), never a line per failure.
 /// Loop-confined: every method runs on the listening channel's event loop.
 private final class AcceptPause: ChannelInboundHandler, @unchecked Sendable {
+    // Invariant for @unchecked Sendable: loop-confined, every mutable field is touched only on the
+    // listening channel's event loop (NIO calls handlers there; the retry is scheduled there).
     typealias InboundIn = any Channel
     typealias InboundOut = any Channel
 
@@ -443,15 +447,10 @@ private final class AcceptPause: ChannelInboundHandler, @unchecked Sendable {
     }
 }
 
-/// Seconds since the Unix epoch.
-func wallClock() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_REALTIME, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-}
-
 /// One client connection. Loop-confined (all methods run on the server's event loop).
 private final class ClientHandler: ChannelInboundHandler, @unchecked Sendable {
+    // Invariant for @unchecked Sendable: loop-confined, every mutable field is touched only on the
+    // server's event loop (deliveries from the pipeline are hopped onto it with `execute`).
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
@@ -485,7 +484,7 @@ private final class ClientHandler: ChannelInboundHandler, @unchecked Sendable {
         // What is in view now, right after the banner; events already reflected in it are not sent again.
         let snapshot = server.snapshot()
         snapshotSeq = snapshot.seq
-        let now = wallClock()
+        let now = wallClockSeconds()
         for p in snapshot.present {
             context.write(wrapOutboundOut(ByteBuffer(bytes: JSONLinesEncoder().encodeLine(SnapshotLine(p, timestamp: now)))), promise: nil)
         }
@@ -567,7 +566,7 @@ private final class ClientHandler: ChannelInboundHandler, @unchecked Sendable {
     /// `{"event":"polled","present":N,"lastSeq":S,"timestamp":T}` (S: the last event the snapshot reflects).
     private func poll() {
         let snapshot = server.snapshot()
-        let now = wallClock()
+        let now = wallClockSeconds()
         var count = 0
         for p in snapshot.present where subscription.types.map({ $0.contains(p.type) }) ?? true {
             control(JSONLinesEncoder().encodeLine(SnapshotLine(p, timestamp: now)))
@@ -589,12 +588,12 @@ private final class ClientHandler: ChannelInboundHandler, @unchecked Sendable {
             Line.Device(device: $0.device, state: $0.state, live: $0.live, framesRead: $0.framesRead,
                         framesProcessed: $0.framesProcessed, framesDropped: $0.framesDropped)
         }
-        control(JSONLinesEncoder().encodeLine(Line(devices: list, timestamp: r(wallClock(), 6))))
+        control(JSONLinesEncoder().encodeLine(Line(devices: list, timestamp: r(wallClockSeconds(), 6))))
     }
 
     private func reply(error message: String) {
         struct ErrorLine: Encodable { var event = "error"; var message: String; var timestamp: Double }
-        control(JSONLinesEncoder().encodeLine(ErrorLine(message: message, timestamp: wallClock())))
+        control(JSONLinesEncoder().encodeLine(ErrorLine(message: message, timestamp: wallClockSeconds())))
     }
 
     /// Replies go through the same bounded queue, so a client cannot make the server buffer without limit.
@@ -614,7 +613,7 @@ private final class ClientHandler: ChannelInboundHandler, @unchecked Sendable {
             queue.removeFirst()
             dropped += 1
             totalDropped += 1
-            let now = monotonic()
+            let now = monotonicSeconds()
             if stalledSince == nil { stalledSince = now }
             if let since = stalledSince, now - since >= configuration.clientStallTimeout {
                 logger.warning("disconnecting stalled client", metadata: [
@@ -636,7 +635,7 @@ private final class ClientHandler: ChannelInboundHandler, @unchecked Sendable {
         while context.channel.isWritable {
             if dropped > 0 {
                 struct Overflow: Encodable { var event = "overflow"; var dropped: Int; var timestamp: Double }
-                let line = JSONLinesEncoder().encodeLine(Overflow(dropped: dropped, timestamp: wallClock()))
+                let line = JSONLinesEncoder().encodeLine(Overflow(dropped: dropped, timestamp: wallClockSeconds()))
                 logger.notice("client too slow, dropped its oldest events", metadata: ["client": "\(id)", "dropped": "\(dropped)"])
                 dropped = 0
                 context.write(wrapOutboundOut(ByteBuffer(bytes: line)), promise: nil)
@@ -667,9 +666,4 @@ private final class ClientHandler: ChannelInboundHandler, @unchecked Sendable {
         return closed
     }
 
-    private func monotonic() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-    }
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import FoundationEssentials
 import ScanCore
 import ScanKit
+import ScanBenchmark
 #if canImport(Glibc)
 import Glibc
 #endif

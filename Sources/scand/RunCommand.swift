@@ -206,7 +206,12 @@ struct RunCommand: AsyncParsableCommand {
         ImageDecoder.prepareCodecsPlugin(limits: resolved.limits)
 
         let source: DaemonSource
-        let camera = resolved.capture.map(CaptureSession.init(configuration:))
+        // A camera that is not there yet (boot, USB re-enumeration) is waited for, unless --fail-fast.
+        let camera = resolved.capture.map { configuration -> CaptureSession in
+            var c = configuration
+            c.waitForDevice = !sources.failFast
+            return CaptureSession(configuration: c)
+        }
         do {
             source = try makeSource(resolved, camera: camera)
         } catch let error as ScanError {
@@ -341,8 +346,10 @@ struct RunCommand: AsyncParsableCommand {
             if next.capture != current.capture, let camera, let wanted = next.capture, wanted.device == current.capture?.device {
                 // The running session takes the new preset, size, rate and stall timeout with one restart of
                 // streaming (commitConfiguration); a device that does not offer them keeps the old ones.
+                var staged = wanted
+                staged.waitForDevice = !sources.failFast
                 camera.beginConfiguration()
-                camera.configuration = wanted
+                camera.configuration = staged
                 do {
                     try camera.commitConfiguration()
                     current.capture = wanted
@@ -454,31 +461,6 @@ func openDeviceSource(_ session: CaptureSession) -> DaemonSource {
     }
 }
 
-/// Adapts a `CaptureSession`'s event handlers to the daemon's ``DeviceEventSource``.
-final class SessionEvents: DeviceEventSource, @unchecked Sendable {
-    private let session: CaptureSession
-    private let lock = Lock()
-    private var handler: (@Sendable (DeviceEvent) -> Void)?
-    private var registered = false
-
-    init(_ session: CaptureSession) { self.session = session }
-
-    func startReporting(_ handler: @escaping @Sendable (DeviceEvent) -> Void) {
-        let register = lock.withLock { () -> Bool in
-            self.handler = handler
-            defer { registered = true }
-            return !registered
-        }
-        if register {
-            session.addEventHandler { [weak self] event in
-                guard let self, let h = self.lock.withLock({ self.handler }) else { return }
-                h(event)
-            }
-        }
-    }
-
-    func stopReporting() { lock.withLock { handler = nil } }
-}
 
 /// `run`'s sources: a file or stdin, or a camera, and how a file is replayed.
 struct RunSourceOptions: ParsableArguments {
@@ -499,6 +481,9 @@ struct RunSourceOptions: ParsableArguments {
 
     @Flag(name: .long, help: "When the file or stdin ends, keep serving socket clients until stopped (SIGTERM/SIGINT).")
     var keepRunning = false
+
+    @Flag(name: .long, help: "With --device: exit 2 at once when the device is absent (default: report 'waiting' and start when it appears).")
+    var failFast = false
 
     @OptionGroup var limits: DecoderLimitOptions
 }

@@ -188,9 +188,3 @@ private struct FileDescriptorOutput {
     }
 }
 
-/// Monotonic seconds.
-func monotonicSeconds() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-}

@@ -12,9 +12,9 @@ import Logging
 /// (zbar on the generated QR clip).
 @Suite struct SeamsTests {
     /// Runs the daemon on `clip-mono.y4m` without pacing until its source ends, then stops it.
-    func runClip(_ body: (Daemon) -> Void = { _ in }) throws -> (Daemon, DaemonCollectingSink) {
+    func runClip(_ body: (Daemon) -> Void = { _ in }) throws -> (Daemon, CollectingSink) {
         let path = Fixtures.path("clip-mono.y4m")
-        let sink = DaemonCollectingSink()
+        let sink = CollectingSink()
         let ended = Monitor()
         nonisolated(unsafe) var end: DaemonEnd?
         let source = DaemonSource(name: path, canReopen: true) { try openFileSource(path: path) }
@@ -34,7 +34,7 @@ import Logging
 
     @Test("a subscribed sink and an event stream get the same numbered events as the fixed sinks")
     func fanOutGivesEverySubscriberTheSameStream() async throws {
-        let extra = DaemonCollectingSink()
+        let extra = CollectingSink()
         nonisolated(unsafe) var stream: AsyncStream<PublishedEvent>?
         let (_, fixed) = try runClip { daemon in
             _ = daemon.events.subscribe(extra)
@@ -56,7 +56,7 @@ import Logging
 
     @Test("an unsubscribed sink gets nothing more")
     func unsubscribeStopsDelivery() throws {
-        let extra = DaemonCollectingSink()
+        let extra = CollectingSink()
         let fanOut = EventFanOut(sinks: [], logger: Logger(label: "test"))
         let token = fanOut.subscribe(extra)
         fanOut.emit([.device(DeviceEvent(kind: .started, device: "a"))])

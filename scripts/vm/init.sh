@@ -259,5 +259,33 @@ if [ $rc = 0 ] && [ "$mode" = 660 ] && [ $gone = removed ] && [ "$gaps" = 0 ] &&
 else fail daemon "rc=$rc mode=$mode socket=$gone gaps=$gaps hello=$hello client-device=$cdev after=$after events: $ev"; tail -5 $T/run.err; head -3 $T/client.json; fi
 fi
 
+# --- 9. Waiting for the camera: `scand run --device` on an absent node keeps running, reports `waiting`,
+# starts streaming when the node appears, and exits 0 on SIGTERM; --fail-fast exits 2 at once instead.
+if want waiting; then
+t=$(now)
+echo vivid.0 >/sys/bus/platform/drivers/vivid/unbind
+sleep 0.5
+absent=$([ -e "$VIVID" ] && echo present || echo absent)
+scand run --device "$VIVID" --size 640x480 --fps 15 --stdout --fail-fast >$T/ff.json 2>$T/ff.err
+ffrc=$?
+scand run --device "$VIVID" --size 640x480 --fps 15 --stdout --log-level info >$T/wait.json 2>$T/wait.err &
+wp=$!
+wait_for $T/wait.json '"kind":"waiting"' 10
+sleep 2
+alive=$(kill -0 $wp 2>/dev/null && echo alive || echo exited)
+echo vivid.0 >/sys/bus/platform/drivers/vivid/bind
+wait_for $T/wait.json '"event":"metadata"' 15
+sleep 1
+kill -TERM $wp
+wait $wp
+rc=$?
+ev=$(events $T/wait.json)
+frames=$(grep -c '"event":"metadata"' $T/wait.json)
+if [ $absent = absent ] && [ $ffrc = 2 ] && [ $alive = alive ] && [ $rc = 0 ] && [ "$frames" -gt 3 ] \
+   && echo "$ev" | grep -q '^waiting deviceConnected started .*stopped'; then
+    pass waiting "node $absent: --fail-fast rc=$ffrc; waiting then $alive after 2 s; bound: events: $ev, frames=$frames, SIGTERM rc=$rc ($(since $t)s)"
+else fail waiting "node=$absent fail-fast rc=$ffrc alive=$alive rc=$rc frames=$frames events: $ev"; tail -5 $T/wait.err; tail -2 $T/ff.err; fi
+fi
+
 say DONE
 poweroff -f
