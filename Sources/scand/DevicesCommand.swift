@@ -16,7 +16,7 @@ struct DevicesCommand: ParsableCommand {
     @OptionGroup var logging: LoggingOptions
 
     func run() throws {
-        let logger = try logging.makeLogger()
+        let logger = logging.makeLogger()
         let devices = DiscoverySession.devices { skipped in
             logger.info("skipped \(skipped.path): \(skipped.reason)")
         }
