@@ -23,13 +23,16 @@ public struct CaptureConfiguration: Sendable, Hashable {
     public var maxRetryInterval: Double
     /// Buffers asked with `REQBUFS` (drivers may grant fewer).
     public var bufferCount: Int
+    /// Controls, modes and exposure metering, applied each time the stream opens (so again after a re-plug).
+    /// A commit that changes only these applies them to the running stream, together, without a restart.
+    public var controls: ControlConfiguration
 
     public init(device: String, sessionPreset: SessionPreset = .high, frameSize: PixelSize? = nil,
                 frameRate: Double? = nil, stallTimeout: Double = 2, eioReopenThreshold: Int = 5,
-                maxRetryInterval: Double = 2, bufferCount: Int = 4) {
+                maxRetryInterval: Double = 2, bufferCount: Int = 4, controls: ControlConfiguration = ControlConfiguration()) {
         self.device = device; self.sessionPreset = sessionPreset; self.frameSize = frameSize
         self.frameRate = frameRate; self.stallTimeout = stallTimeout; self.eioReopenThreshold = eioReopenThreshold
-        self.maxRetryInterval = maxRetryInterval; self.bufferCount = bufferCount
+        self.maxRetryInterval = maxRetryInterval; self.bufferCount = bufferCount; self.controls = controls
     }
 }
 
@@ -91,6 +94,7 @@ public final class CaptureSession: FrameSource, @unchecked Sendable {
     private var committed: Resolved
     private var batchDepth = 0
     private var restartRequested = false
+    private var controlsChanged = false
     private var stopRequested = false
     private var thread: pthread_t?
     private var slot: Frame?
@@ -147,6 +151,11 @@ public final class CaptureSession: FrameSource, @unchecked Sendable {
         get { configuration.frameRate }
         set { cond.locked { staged.frameRate = newValue } }
     }
+    /// Controls, modes and exposure metering (staged; see ``CaptureConfiguration/controls``).
+    public var controls: ControlConfiguration {
+        get { configuration.controls }
+        set { cond.locked { staged.controls = newValue } }
+    }
 
     /// Starts a batch of changes (`beginConfiguration`). Batches nest; the outermost commit applies them.
     public func beginConfiguration() { cond.locked { batchDepth += 1 } }
@@ -168,8 +177,13 @@ public final class CaptureSession: FrameSource, @unchecked Sendable {
         }
         cond.locked {
             guard resolved != committed else { return }
+            var a = resolved, b = committed
+            a.configuration.controls = ControlConfiguration()
+            b.configuration.controls = ControlConfiguration()
             committed = resolved
-            if _state != .stopped { restartRequested = true; cond.broadcast() }
+            guard _state != .stopped else { return }
+            if a == b { controlsChanged = true } else { restartRequested = true }
+            cond.broadcast()
         }
     }
 
@@ -192,6 +206,12 @@ public final class CaptureSession: FrameSource, @unchecked Sendable {
         let device = try DiscoverySession.device(named: c.device)
         let size: PixelSize
         if let s = c.frameSize { try device.validate(size: s); size = s } else { size = try device.resolve(c.sessionPreset) }
+        if !c.controls.isEmpty {
+            if let m = c.controls.exposureMetering { try m.validate() }
+            do { try c.controls.check(against: device.controls) } catch {
+                throw ScanError.device(path: c.device, reason: error.description)
+            }
+        }
         return Resolved(configuration: c, size: size, offered: device.offeredSummary)
     }
 
@@ -270,10 +290,11 @@ public final class CaptureSession: FrameSource, @unchecked Sendable {
         return stream
     }
 
-    private func emit(_ kind: DeviceEvent.Kind, _ reason: String? = nil) {
+    private func emit(_ kind: DeviceEvent.Kind, _ reason: String? = nil, control: String? = nil, value: Int64? = nil) {
         let (event, hs, cs) = cond.locked { () -> (DeviceEvent, [@Sendable (DeviceEvent) -> Void], [AsyncStream<DeviceEvent>.Continuation]) in
             if kind == .runtimeError { _lastError = reason }
-            return (DeviceEvent(kind: kind, device: committed.configuration.device, reason: reason), handlers, Array(continuations.values))
+            return (DeviceEvent(kind: kind, device: committed.configuration.device, reason: reason, control: control, value: value),
+                    handlers, Array(continuations.values))
         }
         for h in hs { h(event) }
         for c in cs { c.yield(event) }
@@ -335,13 +356,16 @@ public final class CaptureSession: FrameSource, @unchecked Sendable {
         var consecutiveEIO = 0
         var index = 0
 
+        let controls = SessionControls(resolved.configuration.controls) { [self] kind, reason, control, value in
+            emit(kind, reason, control: control, value: value)
+        }
         func closeStream() { stream?.close(); stream = nil }
         func setInterrupted(_ v: Bool) { interrupted = v; cond.locked { _interrupted = v || disconnected } }
 
         while true {
-            let (stop, restart, current) = cond.locked { () -> (Bool, Bool, Resolved) in
-                defer { restartRequested = false }
-                return (stopRequested, restartRequested, committed)
+            let (stop, restart, controlsOnly, current) = cond.locked { () -> (Bool, Bool, Bool, Resolved) in
+                defer { restartRequested = false; controlsChanged = false }
+                return (stopRequested, restartRequested, controlsChanged, committed)
             }
             if stop { break }
             if restart {
@@ -349,6 +373,10 @@ public final class CaptureSession: FrameSource, @unchecked Sendable {
                 resolved = current
                 everStreamed = false
                 retry = 0.05
+            }
+            if restart || controlsOnly {
+                resolved = current
+                controls.reconfigure(current.configuration.controls, stream: stream)
             }
 
             if stream == nil {
@@ -372,6 +400,7 @@ public final class CaptureSession: FrameSource, @unchecked Sendable {
                     if let want = c.frameRate, let got = s.frameRate, abs(want - got) / want > 0.01 { reason += " (asked \(formatRate(want)) fps)" }
                     if s.frameRateIgnored { reason += " (the driver cannot set a frame rate)" }
                     emit(.started, reason)
+                    controls.opened(s) // apply controls: first start, reopen, re-plug
                     everStreamed = true
                     busyReported = false
                     lastErrorReported = nil
@@ -409,6 +438,7 @@ public final class CaptureSession: FrameSource, @unchecked Sendable {
             let stallTimeout = resolved.configuration.stallTimeout
             let now = monotonicSeconds()
             let result = s.next(timeout: max(0.01, min(0.1, lastFrame + stallTimeout - now)))
+            controls.drainEvents(s)
             switch result {
             case .frame(let plane, let sequence, let timestamp):
                 let t = monotonicSeconds()
@@ -427,6 +457,7 @@ public final class CaptureSession: FrameSource, @unchecked Sendable {
                     setInterrupted(false)
                     emit(.interruptionEnded)
                 }
+                controls.frame(plane, stream: s) // exposure metering
             case .corrupt:
                 cond.locked { _statistics.errorBuffers += 1 }
             case .timeout:

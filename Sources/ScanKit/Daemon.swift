@@ -113,8 +113,9 @@ final class EventEmitter: @unchecked Sendable {
                 switch event {
                 case .presence(let p) where p.transition == .appeared: present[PresenceKey(p)] = (seq, p)
                 case .presence(let p): present[PresenceKey(p)] = nil
-                case .device(let d): deviceKinds[d.device] = d.kind
-                case .metadata: break
+                case .device(let d) where ![.controlChanged, .adjustingExposureStarted, .adjustingExposureEnded].contains(d.kind):
+                    deviceKinds[d.device] = d.kind // the device's state; control events leave it alone
+                case .device, .metadata: break
                 }
                 for sink in sinks { sink.deliver(encoded) }
                 countLock.withLock { published = seq }

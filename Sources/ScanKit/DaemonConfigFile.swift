@@ -51,6 +51,9 @@ public struct DaemonConfigFile: Sendable, Equatable {
     public var logLevel: String?
     public var socket = Socket()
     public var presence = Presence()
+    /// Camera controls by `v4l2-ctl` name: `{"brightness": 140, "auto_exposure": "manual_mode"}` (issue 18).
+    /// Values are kept as text (numbers, true/false, menu item names) and checked against the device at start.
+    public var controls: [String: String]?
 
     public init() {}
 
@@ -173,7 +176,7 @@ private struct Coded: Decodable {
         let c = try decoder.container(keyedBy: Key.self)
         try rejectUnknown(c, known: ["input", "device", "types", "rectOfInterest", "tryInverted", "code39FullASCII", "scanDensity", "models",
                                      "metadata", "pacing", "loop", "exitAtEnd", "stdout", "stdoutQueue", "maxPixels", "logLevel",
-                                     "socket", "presence"], at: "")
+                                     "socket", "presence", "controls"], at: "")
         func get<T: Decodable>(_ k: String, _ t: T.Type) throws -> T? { try c.decodeIfPresent(T.self, forKey: Key(k)) }
         value.input = try get("input", String.self)
         value.device = try get("device", String.self)
@@ -208,6 +211,18 @@ private struct Coded: Decodable {
             value.socket.clientQueue = try s.decodeIfPresent(Int.self, forKey: Key("clientQueue"))
             value.socket.stallTimeout = try s.decodeIfPresent(Double.self, forKey: Key("stallTimeout"))
             value.socket.sendBuffer = try s.decodeIfPresent(Int.self, forKey: Key("sendBuffer"))
+        }
+        if c.contains(Key("controls")) {
+            // Camera controls (issue 18): an object of control name → number, boolean or menu item name.
+            let k = try c.nestedContainer(keyedBy: Key.self, forKey: Key("controls"))
+            var controls: [String: String] = [:]
+            for key in k.allKeys {
+                if let b = try? k.decode(Bool.self, forKey: key) { controls[key.stringValue] = b ? "1" : "0" }
+                else if let n = try? k.decode(Int64.self, forKey: key) { controls[key.stringValue] = String(n) }
+                else if let s = try? k.decode(String.self, forKey: key) { controls[key.stringValue] = s }
+                else { throw ConfigKeyError(path: ["controls", key.stringValue], message: "'controls.\(StrictJSON.printable(key.stringValue))' takes a whole number, true/false or a menu item name") }
+            }
+            value.controls = controls
         }
         if c.contains(Key("presence")) {
             let p = try c.nestedContainer(keyedBy: Key.self, forKey: Key("presence"))

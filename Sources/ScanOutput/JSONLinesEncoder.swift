@@ -35,7 +35,7 @@ public struct JSONLinesEncoder: Sendable {
                                            seq: seq, timestamp: timestamp.map { r($0, 6) }))
         case .device(let d):
             line = encodeLine(DeviceLine(event: "device", kind: d.kind.rawValue, device: d.device, reason: d.reason,
-                                         seq: seq, timestamp: timestamp.map { r($0, 6) }))
+                                         control: d.control, value: d.value, seq: seq, timestamp: timestamp.map { r($0, 6) }))
         }
         return EncodedEvent(name: event.name, objectTypes: event.objectTypes, line: line, seq: seq)
     }
@@ -134,5 +134,6 @@ struct PresenceLine: Encodable {
 struct DeviceLine: Encodable {
     var event: String, kind: String, device: String
     var reason: String?
+    var control: String?, value: Int64?
     var seq: UInt64?, timestamp: Double?
 }

@@ -84,6 +84,7 @@ struct RunCommand: ParsableCommand {
     @OptionGroup var detection: DetectionOptions
     @OptionGroup var logging: LoggingOptions
     @OptionGroup(title: "Live capture") var capture: CaptureOptions
+    @OptionGroup(title: "Camera controls (with --device)") var cameraControls: ControlOptions
     @OptionGroup(title: "Preview (view coordinates)") var preview: PreviewOptions
     @OptionGroup(title: "Face options") var face: FaceOptions
 
@@ -122,6 +123,8 @@ struct RunCommand: ParsableCommand {
         var daemon = DaemonConfiguration()
         var exitAtEnd = false
         var logLevel = "warning"
+        /// Camera controls (config file `controls`, then the flags).
+        var deviceControls = ControlConfiguration()
     }
 
     func resolve() throws -> Resolved {
@@ -169,6 +172,7 @@ struct RunCommand: ParsableCommand {
         try preview.apply(to: &output, detection: detection)
         output.face = try face.configuration()
         r.daemon.output = output
+        if r.device != nil { r.deviceControls = try cameraControls.configuration(file: file.controls, rectOfInterest: output.rectOfInterest) }
 
         var p = PresenceConfiguration()
         p.enabled = presence ?? file.presence.enabled ?? p.enabled
@@ -365,6 +369,7 @@ struct RunCommand: ParsableCommand {
         if let device = r.device {
             var configuration = capture.captureConfiguration() ?? CaptureConfiguration(device: device)
             configuration.device = device
+            configuration.controls = r.deviceControls
             return openDeviceSource(configuration)
         }
         guard let input = r.input else {

@@ -27,6 +27,7 @@ struct ScanCommand: ParsableCommand {
     @OptionGroup(title: "Face options") var face: FaceOptions
     @OptionGroup var logging: LoggingOptions
     @OptionGroup(title: "Live capture") var capture: CaptureOptions
+    @OptionGroup(title: "Camera controls (with --device)") var cameraControls: ControlOptions
 
     @Option(name: .long, help: ArgumentHelp("Read input paths from FILE, one per line (for very many inputs).", valueName: "file"))
     var filesFrom: String?
@@ -44,6 +45,7 @@ struct ScanCommand: ParsableCommand {
     func validate() throws {
         let hasFiles = !inputs.isEmpty || filesFrom != nil
         if capture.device != nil && hasFiles { throw ValidationError("give --device or input files, not both") }
+        if capture.device == nil && !cameraControls.isEmpty { throw ValidationError("camera controls (--control, --*-mode, --exposure-*) need --device") }
         if capture.device == nil && !hasFiles {
             throw ValidationError("no inputs: give image, video or Y4M files, '-' for Y4M on stdin, or --device")
         }
@@ -76,7 +78,8 @@ struct ScanCommand: ParsableCommand {
             logger.critical("\(error)")
             throw ExitCode(ExitStatus.failure)
         }
-        if let live = capture.captureConfiguration() {
+        if var live = capture.captureConfiguration() {
+            live.controls = try cameraControls.configuration(rectOfInterest: configuration.rectOfInterest)
             try LiveScan.run(configuration: live, frames: capture.frames, duration: capture.duration, output: output, logger: logger,
                              mode: script.mode, oneshot: script.oneshot, quiet: quiet)
             return
