@@ -230,11 +230,3 @@ extension String {
         return String(s)
     }
 }
-
-/// A control whose value changed (`V4L2_EVENT_CTRL`), by scand or by another process.
-public struct ControlChange: Sendable, Hashable {
-    public var id: UInt32
-    public var name: String
-    public var value: Int64
-    public init(id: UInt32, name: String, value: Int64) { self.id = id; self.name = name; self.value = value }
-}

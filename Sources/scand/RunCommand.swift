@@ -93,6 +93,7 @@ struct RunCommand: ParsableCommand {
 
     func validate() throws {
         if input != nil && device != nil { throw ValidationError("give --input or --device, not both") }
+        if input != nil && !cameraControls.isEmpty { throw ValidationError("camera controls (--control, --*-mode, --exposure-*) need --device, not --input") }
         if capture.frames != nil || capture.duration != nil {
             throw ValidationError("--frames and --duration belong to 'scand scan'; 'scand run' serves until stopped")
         }
