@@ -59,7 +59,11 @@ final class SessionControls {
     func opened(_ stream: V4L2Stream) {
         let controls = stream.controls()
         names = Dictionary(controls.map { ($0.id, $0.name) }, uniquingKeysWith: { a, _ in a })
-        stream.subscribeControlEvents(ids: controls.filter { $0.kind != .button && $0.kind != .compound }.map(\.id))
+        // Read-only and volatile controls change by themselves (status counters, gain under autogain: vivid's
+        // read_only_integer_32_bits changes every frame); only settable controls become events.
+        stream.subscribeControlEvents(ids: controls.filter {
+            $0.kind != .button && $0.kind != .compound && !$0.isReadOnly && !$0.isVolatile
+        }.map(\.id))
         apply(configuration, to: stream, controls: controls)
     }
 
