@@ -62,7 +62,7 @@ public final class QueuedSink: EventSink, @unchecked Sendable {
             }
             guard let (batch, lost) = next else { return }
             if lost > 0 {
-                target.write(JSONLinesEncoder().encodeLine(Overflow(dropped: lost, timestamp: wallClockNow())))
+                target.write(JSONLinesEncoder().encodeLine(Overflow(dropped: lost, timestamp: wallClockSeconds())))
             }
             for event in batch where !target.hasFailed { target.deliver(event) }
             monitor.withLock {

@@ -4,11 +4,13 @@ import ScanCore
 import ScanKit
 import ScanOutput
 import ScanCapture
+import ScanDaemon
+import ServiceLifecycle
 #if canImport(Glibc)
 import Glibc
 #endif
 
-struct RunCommand: ParsableCommand {
+struct RunCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run",
         abstract: "Run as a service: read a camera or a file, publish events on stdout and/or a Unix socket.",
@@ -193,19 +195,23 @@ struct RunCommand: ParsableCommand {
         return r
     }
 
-    func run() throws {
-        // First, before any thread exists: signals become commands for the loop below.
-        let control = DaemonControl()
-        var logger = try logging.makeLogger()
+    func run() async throws {
+        // A parent may have started us with these signals blocked (the mask is inherited across exec);
+        // unblock them first, before any thread exists, so every thread inherits the open mask. Until the
+        // service group runs, SIGTERM/SIGINT end the process at once (nothing to drain yet).
+        unblockControlSignals()
+        let mailbox = DaemonMailbox()
+        var baseLogger = try logging.makeLogger()
         var resolved: Resolved
         do {
             resolved = try resolve()
         } catch let error as ScanError {
             throw ValidationError(error.description)
         }
-        logger.logLevel = Logger.Level(rawValue: resolved.logLevel) ?? .warning
+        baseLogger.logLevel = Logger.Level(rawValue: resolved.logLevel) ?? .warning
+        let logger = baseLogger
         // OpenCV's own size cap is an environment variable it reads once; set it before any decoding
-        // (the only other thread now is the signal reader, which does not touch the environment).
+        // (no other thread exists yet).
         ImageDecoder.prepareCodecsPlugin(limits: resolved.limits)
 
         let source: DaemonSource
@@ -222,20 +228,20 @@ struct RunCommand: ParsableCommand {
             // stdout gets a bounded queue and a thread of its own: a stalled reader loses its oldest events
             // (with an `overflow` line), never slows the pipeline, a camera or the socket clients.
             let stdoutSink = FileDescriptorSink(fd: 1, name: "stdout") { failure in
-                control.post(.ended(failure == .readerGone ? .outputClosed : .outputFailed(failure.description)))
+                mailbox.post(.ended(failure == .readerGone ? .outputClosed : .outputFailed(failure.description)))
             }
             let queued = QueuedSink(target: stdoutSink, capacity: resolved.stdoutQueue)
             if script.raw || script.rawBytes || script.oneshot {
                 sinks.append(ScriptStdoutSink(target: queued, mode: script.mode, oneshot: script.oneshot, logger: logger) {
-                    control.post(.ended(.completed))
+                    mailbox.post(.ended(.completed))
                 })
             } else {
                 sinks.append(queued)
             }
         }
+        let ownedSinks = sinks
 
         var server: SocketServer?
-        var serverForSnapshots: SocketServer?
         var ownedSocket: BoundSocket?
         do {
             let activated = try UnixSocketListener.activatedSockets()
@@ -257,7 +263,6 @@ struct RunCommand: ParsableCommand {
                 for fd in fds { try s.listen(fd: fd) }
                 server = s
                 sinks.append(s)
-                serverForSnapshots = s
                 logger.notice("listening", metadata: ["socket": "\(ownedSocket?.path ?? "socket activation")"])
             }
         } catch let error as ScanError {
@@ -269,8 +274,8 @@ struct RunCommand: ParsableCommand {
         }
 
         let daemon = Daemon(configuration: resolved.daemon, source: source, sinks: sinks, logger: logger,
-                            onEnd: { control.post(.ended($0)) })
-        serverForSnapshots?.setStateProvider(daemon)
+                            onEnd: { mailbox.post(.ended($0)) })
+        server?.setStateProvider(daemon)
         do {
             try daemon.start()
         } catch {
@@ -279,65 +284,35 @@ struct RunCommand: ParsableCommand {
             ownedSocket?.removeIfStillOurs()
             throw ExitCode(ExitStatus.failure)
         }
-        control.markRunning()
-        let notifier = SystemdNotifier()
-        notifier.notify("READY=1\nSTATUS=serving \(source.name)")
-        logger.notice("ready", metadata: ["source": "\(source.name)"])
 
-        var status = ExitStatus.success
-        var completed = false
-        loop: while true {
-            switch control.next() {
-            case .terminate(let sig):
-                logger.notice("stopping on signal \(sig == SIGINT ? "SIGINT" : "SIGTERM")")
-                break loop
-            case .reload:
-                notifier.notify("RELOADING=1")
-                reload(daemon: daemon, server: server, current: &resolved, logger: logger)
-                notifier.notify("READY=1")
-            case .ended(.outputClosed):
-                logger.notice("stdout reader went away; stopping")
-                break loop
-            case .ended(.outputFailed(let message)):
-                // A full disk or an I/O error: never a success. The other sinks are told and keep being
-                // served; with no other sink there is nothing left to do.
-                logger.error("\(message)")
-                daemon.outputFailed(output: "stdout", reason: message)
-                status = ExitStatus.failure
-                if server == nil { break loop }
-                notifier.notify("STATUS=stdout failed: \(message); serving the socket")
-            case .ended(.completed):
-                logger.notice("--oneshot: first object delivered; stopping")
-                completed = true
-                break loop
-            case .ended(.sourceEnded):
-                if resolved.exitAtEnd {
-                    if script.oneshot && !completed { status = ExitStatus.nothingFound }
-                    break loop
-                }
-                logger.notice("source ended; serving clients until stopped")
-                notifier.notify("STATUS=source ended; serving clients until stopped")
-            case .ended(.sourceFailed(let message)):
-                notifier.notify("STATUS=source failed: \(message)")
-                if resolved.exitAtEnd { status = max(status, ExitStatus.inputFailed); break loop }
-            case .ended(.stopped):
-                break
-            }
-        }
-        notifier.notify("STOPPING=1")
-        daemon.stop()
-        for sink in sinks { sink.finish() }
-        if let ownedSocket, ownedSocket.removeIfStillOurs() == .notOurs {
-            logger.notice("socket path now names another file; left in place", metadata: ["path": "\(ownedSocket.path)"])
-        }
+        // The services: the socket server (and, later, HTTP and MQTT) serve until the group shuts down;
+        // the pipeline is last so it stops first. Its control loop below decides the exit status.
+        let notifier = SystemdNotifier()
+        let control = RunControl(command: self, resolved: resolved, daemon: daemon, server: server,
+                                 notifier: notifier, logger: logger)
+        let pipeline = PipelineService(
+            daemon: daemon, mailbox: mailbox, ownedSinks: ownedSinks, logger: logger,
+            onReady: {
+                notifier.notify("READY=1\nSTATUS=serving \(source.name)")
+                logger.notice("ready", metadata: ["source": "\(source.name)"])
+            },
+            onStopping: { notifier.notify("STOPPING=1") },
+            handle: { await control.handle($0) })
+        var others: [any Service] = []
+        if let server { others.append(SocketServerService(server: server, ownedSocket: ownedSocket, logger: logger)) }
+        let group = ServiceGroup(configuration: .daemon(pipeline: pipeline, otherServices: others,
+                                                        stopTimeout: resolved.daemon.stopTimeout, logger: logger))
+        try await group.run()
+
         let stats = daemon.statistics
         logger.notice("stopped", metadata: ["frames": "\(stats.framesProcessed)", "dropped": "\(stats.framesDropped)",
                                             "events": "\(stats.events)"])
+        let status = await control.status
         if status != ExitStatus.success { throw ExitCode(status) }
     }
 
     /// SIGHUP: re-reads the config file and applies what can change while running.
-    private func reload(daemon: Daemon, server: SocketServer?, current: inout Resolved, logger: Logger) {
+    func reload(daemon: Daemon, server: SocketServer?, current: inout Resolved, logger: Logger) {
         guard config != nil else {
             logger.notice("SIGHUP: no --config file to reload")
             return
@@ -383,6 +358,72 @@ struct RunCommand: ParsableCommand {
             try openFileSource(path: path, limits: limits)
         }
     }
+}
+
+/// `scand run`'s control loop: what each command means for this run, and the exit status it leads to.
+actor RunControl {
+    private let command: RunCommand
+    private var resolved: RunCommand.Resolved
+    private let daemon: Daemon
+    private let server: SocketServer?
+    private let notifier: SystemdNotifier
+    private let logger: Logger
+    private(set) var status = ExitStatus.success
+    private var completed = false
+
+    init(command: RunCommand, resolved: RunCommand.Resolved, daemon: Daemon, server: SocketServer?,
+         notifier: SystemdNotifier, logger: Logger) {
+        self.command = command; self.resolved = resolved; self.daemon = daemon; self.server = server
+        self.notifier = notifier; self.logger = logger
+    }
+
+    func handle(_ command: DaemonCommand) -> DaemonDecision {
+        switch command {
+        case .reload:
+            notifier.notify("RELOADING=1")
+            self.command.reload(daemon: daemon, server: server, current: &resolved, logger: logger)
+            notifier.notify("READY=1")
+            return .keepRunning
+        case .ended(.outputClosed):
+            logger.notice("stdout reader went away; stopping")
+            return .stop
+        case .ended(.outputFailed(let message)):
+            // A full disk or an I/O error: never a success. The other sinks are told and keep being
+            // served; with no other sink there is nothing left to do.
+            logger.error("\(message)")
+            daemon.outputFailed(output: "stdout", reason: message)
+            status = ExitStatus.failure
+            if server == nil { return .stop }
+            notifier.notify("STATUS=stdout failed: \(message); serving the socket")
+            return .keepRunning
+        case .ended(.completed):
+            logger.notice("--oneshot: first object delivered; stopping")
+            completed = true
+            return .stop
+        case .ended(.sourceEnded):
+            if resolved.exitAtEnd {
+                if self.command.script.oneshot && !completed { status = ExitStatus.nothingFound }
+                return .stop
+            }
+            logger.notice("source ended; serving clients until stopped")
+            notifier.notify("STATUS=source ended; serving clients until stopped")
+            return .keepRunning
+        case .ended(.sourceFailed(let message)):
+            notifier.notify("STATUS=source failed: \(message)")
+            if resolved.exitAtEnd { status = max(status, ExitStatus.inputFailed); return .stop }
+            return .keepRunning
+        case .ended(.stopped):
+            return .keepRunning
+        }
+    }
+}
+
+/// Unblocks SIGTERM, SIGINT and SIGHUP in this thread's mask (inherited by every thread started later).
+func unblockControlSignals() {
+    var set = sigset_t()
+    sigemptyset(&set)
+    for s in [SIGTERM, SIGINT, SIGHUP] { sigaddset(&set, s) }
+    pthread_sigmask(SIG_UNBLOCK, &set, nil)
 }
 
 /// `--device PATH`: a V4L2 `CaptureSession` is the frame source and, through ``SessionEvents``, the source

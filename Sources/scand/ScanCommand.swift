@@ -8,7 +8,7 @@ import ScanOutput
 import Glibc
 #endif
 
-struct ScanCommand: ParsableCommand {
+struct ScanCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "scan",
         abstract: "Scan images, videos and Y4M streams; print one JSON line per image or frame.",
@@ -64,7 +64,7 @@ struct ScanCommand: ParsableCommand {
         }
     }
 
-    func run() throws {
+    func run() async throws {
         let decoderLimits = try limits.decoderLimits()
         // Before any thread exists: OpenCV's own size cap is an environment variable it reads once.
         ImageDecoder.prepareCodecsPlugin(limits: decoderLimits)
@@ -80,9 +80,14 @@ struct ScanCommand: ParsableCommand {
         }
         if var live = capture.captureConfiguration() {
             live.controls = try cameraControls.configuration(rectOfInterest: configuration.rectOfInterest)
-            try LiveScan.run(configuration: live, frames: capture.frames, duration: capture.duration, output: output, logger: logger,
-                             mode: script.mode, oneshot: script.oneshot, quiet: quiet)
-            return
+            switch try await LiveScan.run(configuration: live, frames: capture.frames, duration: capture.duration, output: output,
+                                          logger: logger, mode: script.mode, oneshot: script.oneshot, quiet: quiet) {
+            case .finished: return
+            case .invalidArgument(let message): throw ValidationError(message)
+            case .failed(let message):
+                logger.critical("\(message)")
+                throw ExitCode(ExitStatus.failure)
+            }
         }
         var all = inputs.map(RawArguments.path)
         if let filesFrom {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import ScanKit
+import ScanDaemon
 
 /// Exit codes (documented in the README).
 enum ExitStatus {
@@ -15,7 +16,7 @@ enum ExitStatus {
     static let usage: Int32 = 64
 }
 
-struct Scand: ParsableCommand {
+struct Scand: AsyncParsableCommand {
     static let version = "0.1.0"
     static let configuration = CommandConfiguration(
         commandName: "scand",

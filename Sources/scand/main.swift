@@ -6,4 +6,7 @@ import Glibc
 
 // SIGPIPE would kill us when a reader goes away; we see EPIPE instead and stop cleanly.
 signal(SIGPIPE, SIG_IGN)
-Scand.main()
+/// Runs the root command through AsyncParsableCommand's `main()` (`run` is async: it hosts a ServiceGroup);
+/// a plain `Scand.main()` here would pick ParsableCommand's synchronous one.
+func runAsync<Command: AsyncParsableCommand>(_: Command.Type) async { await Command.main() }
+await runAsync(Scand.self)

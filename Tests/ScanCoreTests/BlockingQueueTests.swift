@@ -1,5 +1,5 @@
 import Testing
-@testable import ScanKit
+import ScanCore
 
 /// The hand-off queue between the daemon's source and pipeline threads holds frames (a megabyte or more
 /// each): a taken or dropped item must be released at once, or the daemon's memory grows with the

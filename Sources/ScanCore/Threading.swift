@@ -4,11 +4,14 @@ import Glibc
 
 /// A mutex and condition variable pair (pthread), for the blocking hand-offs between the source thread,
 /// the pipeline thread and the control thread.
-final class Monitor: @unchecked Sendable {
+public final class Monitor: @unchecked Sendable {
+    // Invariant for @unchecked Sendable: `mutex` and `cond` are allocated and initialised once in init,
+    // destroyed in deinit, and only used through the pthread calls, which are thread-safe. pthread (not
+    // Synchronization.Mutex) on purpose: ThreadSanitizer cannot see Mutex's futex lock on Linux (see Lock).
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let cond = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
 
-    init() {
+    public init() {
         pthread_mutex_init(mutex, nil)
         var attr = pthread_condattr_t()
         pthread_condattr_init(&attr)
@@ -22,14 +25,14 @@ final class Monitor: @unchecked Sendable {
         cond.deallocate(); mutex.deallocate()
     }
 
-    func withLock<T>(_ body: () throws -> T) rethrows -> T {
+    public func withLock<T>(_ body: () throws -> T) rethrows -> T {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body()
     }
 
     /// Waits (lock held) until signalled or until `deadline` (monotonic seconds) passes.
-    func wait(until deadline: Double? = nil) {
+    public func wait(until deadline: Double? = nil) {
         guard let deadline else { pthread_cond_wait(cond, mutex); return }
         var ts = timespec()
         ts.tv_sec = Int(deadline)
@@ -37,22 +40,24 @@ final class Monitor: @unchecked Sendable {
         pthread_cond_timedwait(cond, mutex, &ts)
     }
 
-    func broadcast() { pthread_cond_broadcast(cond) }
+    public func broadcast() { pthread_cond_broadcast(cond) }
 }
 
 /// A FIFO queue whose `take()` blocks. With `capacity`, `put` either waits for room (`lossless`) or
 /// drops the oldest item (newest wins), returning how many were dropped.
-final class BlockingQueue<Element: Sendable>: @unchecked Sendable {
+public final class BlockingQueue<Element: Sendable>: @unchecked Sendable {
+    // Invariant for @unchecked Sendable: `items`, `head` and `closed` are read and written only under
+    // `monitor`; `capacity` and `lossless` are immutable.
     private let monitor = Monitor()
     /// Slots before `head` were taken and are nil, so a taken item (a frame: a megabyte or more) is
     /// released at once, not when the array is next compacted.
     private var items: [Element?] = []
     private var head = 0
     private var closed = false
-    let capacity: Int
-    let lossless: Bool
+    public let capacity: Int
+    public let lossless: Bool
 
-    init(capacity: Int = .max, lossless: Bool = true) {
+    public init(capacity: Int = .max, lossless: Bool = true) {
         self.capacity = capacity; self.lossless = lossless
     }
 
@@ -61,7 +66,7 @@ final class BlockingQueue<Element: Sendable>: @unchecked Sendable {
     /// Adds `item`; returns the number of old items dropped to make room (newest-wins mode), or nil when
     /// the queue is closed.
     @discardableResult
-    func put(_ item: Element) -> Int? {
+    public func put(_ item: Element) -> Int? {
         monitor.withLock {
             var dropped = 0
             while !closed && count >= capacity {
@@ -75,10 +80,10 @@ final class BlockingQueue<Element: Sendable>: @unchecked Sendable {
     }
 
     /// Removes the oldest item, waiting for one; nil once closed and empty, or at `deadline`.
-    func take(until deadline: Double? = nil) -> Element? {
+    public func take(until deadline: Double? = nil) -> Element? {
         monitor.withLock {
             while count == 0 && !closed {
-                if let deadline, monotonicNow() >= deadline { return nil }
+                if let deadline, monotonicSeconds() >= deadline { return nil }
                 monitor.wait(until: deadline)
             }
             guard count > 0 else { return nil }
@@ -92,30 +97,16 @@ final class BlockingQueue<Element: Sendable>: @unchecked Sendable {
     }
 
     /// Wakes every waiter; later `put`s are refused, `take` returns what is left then nil.
-    func close() { monitor.withLock { closed = true; monitor.broadcast() } }
+    public func close() { monitor.withLock { closed = true; monitor.broadcast() } }
 
     /// Closes and discards what is queued.
-    func cancel() { monitor.withLock { closed = true; items.removeAll(); head = 0; monitor.broadcast() } }
-}
-
-/// Monotonic seconds.
-func monotonicNow() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-}
-
-/// Wall-clock seconds since the Unix epoch.
-func wallClockNow() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_REALTIME, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    public func cancel() { monitor.withLock { closed = true; items.removeAll(); head = 0; monitor.broadcast() } }
 }
 
 /// Sleeps until the monotonic clock reaches `deadline`, in slices so `shouldStop` is honoured within ~50 ms.
-func sleep(until deadline: Double, shouldStop: () -> Bool) {
+public func sleep(until deadline: Double, shouldStop: () -> Bool) {
     while !shouldStop() {
-        let left = deadline - monotonicNow()
+        let left = deadline - monotonicSeconds()
         if left <= 0 { return }
         let slice = min(left, 0.05)
         var ts = timespec(tv_sec: Int(slice), tv_nsec: Int((slice - Double(Int(slice))) * 1e9))
@@ -124,14 +115,16 @@ func sleep(until deadline: Double, shouldStop: () -> Bool) {
 }
 
 /// A joinable pthread running `body`; detached instead if it is never joined.
-final class WorkerThread: @unchecked Sendable {
+public final class WorkerThread: @unchecked Sendable {
+    // Invariant for @unchecked Sendable: `thread` is written once by pthread_create in init, before the
+    // object is shared; `done` and `joined` are touched only under `monitor`; `body` is immutable.
     private var thread = pthread_t()
     private let body: @Sendable () -> Void
     private let monitor = Monitor()
     private var done = false
     private var joined = false
 
-    init(_ body: @escaping @Sendable () -> Void) {
+    public init(_ body: @escaping @Sendable () -> Void) {
         self.body = body
         let box = Unmanaged.passRetained(self)
         let rc = pthread_create(&thread, nil, { arg in
@@ -154,11 +147,11 @@ final class WorkerThread: @unchecked Sendable {
     /// Waits for the thread to end, at most `timeout` seconds (nil: no limit). Returns false when it is
     /// still running (it is then detached and left to end with the process).
     @discardableResult
-    func join(timeout: Double? = nil) -> Bool {
-        let deadline = timeout.map { monotonicNow() + $0 }
+    public func join(timeout: Double? = nil) -> Bool {
+        let deadline = timeout.map { monotonicSeconds() + $0 }
         let (finished, first) = monitor.withLock { () -> (Bool, Bool) in
             while !done {
-                if let deadline, monotonicNow() >= deadline { break }
+                if let deadline, monotonicSeconds() >= deadline { break }
                 monitor.wait(until: deadline)
             }
             defer { joined = true }
@@ -168,4 +161,22 @@ final class WorkerThread: @unchecked Sendable {
         if finished { pthread_join(thread, nil) } else { pthread_detach(thread) }
         return finished
     }
+}
+
+/// Runs blocking `body` (a join, a flush, a device call) on a thread of its own and waits for it without
+/// holding a Swift concurrency thread.
+/// `body` is `sending`: it may hold non-Sendable state (a detector pipeline) that the caller gives up.
+public func onDedicatedThread<T: Sendable>(_ body: sending @escaping () -> T) async -> T {
+    let handOver = HandOver(body)
+    return await withCheckedContinuation { (continuation: CheckedContinuation<T, Never>) in
+        _ = WorkerThread { continuation.resume(returning: handOver.value()) }
+    }
+}
+
+/// Moves a value to another thread.
+private struct HandOver<Value>: @unchecked Sendable {
+    // Invariant for @unchecked Sendable: built from a `sending` value, which the caller no longer
+    // reaches; only the one thread it is handed to uses it.
+    let value: Value
+    init(_ value: sending Value) { self.value = value }
 }

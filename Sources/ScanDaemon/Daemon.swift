@@ -2,6 +2,7 @@ public import ScanCore
 public import Logging
 import ScanDetection
 public import ScanOutput
+public import ScanKit
 
 /// What `scand run` does with frames: detection, presence, and how a file source is replayed.
 public struct DaemonConfiguration: Sendable {
@@ -51,102 +52,13 @@ public struct DaemonStatistics: Sendable {
     public var events: UInt64 = 0
 }
 
-/// Numbers events and hands them to every sink, in one order for all sinks. It also keeps what the stream
-/// says is present now (each `appeared` not yet followed by its `lost`) and the last `device` event kind per
-/// device, for snapshots (``snapshot()``).
-///
-/// Every sink's `deliver` must return at once (the socket server queues per client; stdout goes through a
-/// ``QueuedSink``): the lock is held while delivering so that every sink sees the same `seq` order, and a
-/// device event emitted from a camera's thread never waits on an output.
-final class EventEmitter: @unchecked Sendable {
-    // Invariant for @unchecked Sendable: `seq`, `closed`, `present` and `deviceKinds` are touched
-    // only under `lock`, `published` only under `countLock`; `sinks`, `encoder` and `logger` are immutable.
-    private let lock = Lock()
-    private var seq: UInt64 = 0
-    private let sinks: [any EventSink]
-    private let encoder = JSONLinesEncoder()
-    private let logger: Logger
-
-    init(sinks: [any EventSink], logger: Logger) { self.sinks = sinks; self.logger = logger }
-
-    /// Events published so far (does not wait for a sink that is blocked).
-    var count: UInt64 { countLock.withLock { published } }
-    private let countLock = Lock()
-    private var published: UInt64 = 0
-
-    private var closed = false
-
-    /// Identifies one presence (a code value of a type, or a face) across its `appeared` and `lost`.
-    private struct PresenceKey: Hashable {
-        var type: MetadataObjectType, bytes: [UInt8]?, value: String?, faceID: Int?
-        init(_ p: PresenceEvent) {
-            type = p.type; faceID = p.faceID
-            bytes = p.payload; value = p.payload == nil ? p.value : nil
-        }
-    }
-    private var present: [PresenceKey: (order: UInt64, event: PresenceEvent)] = [:]
-    private var deviceKinds: [String: DeviceEvent.Kind] = [:]
-
-    /// What is present after the last published event (its `seq`), oldest `appeared` first.
-    func snapshot() -> PresenceSnapshot {
-        lock.withLock {
-            PresenceSnapshot(seq: seq, present: present.values.sorted { $0.order < $1.order }.map(\.event))
-        }
-    }
-
-    /// The kind of the last `device` event published for `device`.
-    func lastDeviceKind(_ device: String) -> DeviceEvent.Kind? { lock.withLock { deviceKinds[device] } }
-
-    /// Drops every later event: called once the daemon stopped, before the sinks finish, so a pipeline
-    /// thread that was abandoned mid-frame cannot deliver to a finished sink.
-    func close() { lock.withLock { closed = true } }
-
-    /// Gives each event the next `seq` and the current wall-clock `timestamp`, then delivers it.
-    func emit(_ events: [ScanEvent]) {
-        guard !events.isEmpty else { return }
-        lock.withLock {
-            guard !closed else { return }
-            for event in events {
-                seq += 1
-                let encoded = encoder.encode(event, seq: seq, timestamp: wallClockNow())
-                log(event, seq: seq)
-                switch event {
-                case .presence(let p) where p.transition == .appeared: present[PresenceKey(p)] = (seq, p)
-                case .presence(let p): present[PresenceKey(p)] = nil
-                case .device(let d) where ![.controlChanged, .adjustingExposureStarted, .adjustingExposureEnded].contains(d.kind):
-                    deviceKinds[d.device] = d.kind // the device's state; control events leave it alone
-                case .device, .metadata: break
-                }
-                for sink in sinks { sink.deliver(encoded) }
-                countLock.withLock { published = seq }
-            }
-        }
-    }
-
-    private func log(_ event: ScanEvent, seq: UInt64) {
-        switch event {
-        case .metadata(let m):
-            if logger.logLevel <= .trace {
-                logger.trace("frame", metadata: ["seq": "\(seq)", "frame": "\(m.frame)", "objects": "\(m.objects.count)"])
-            }
-        case .presence(let p):
-            var meta: Logger.Metadata = ["seq": "\(seq)", "type": "\(p.type.rawValue)"]
-            if let id = p.faceID { meta["faceID"] = "\(id)" }
-            if logger.logLevel <= .debug, let v = p.value { meta["value"] = "\(v)" } // payloads only when debugging
-            logger.info("\(p.transition.rawValue)", metadata: meta)
-        case .device(let d):
-            let level: Logger.Level = d.kind == .runtimeError ? .error : d.kind == .disconnected ? .warning : .notice
-            var meta: Logger.Metadata = ["device": "\(d.device)"]
-            if let reason = d.reason { meta["reason"] = "\(reason)" }
-            logger.log(level: level, "device \(d.kind.rawValue)", metadata: meta)
-        }
-    }
-}
-
 /// `scand run`'s pipeline: a source thread (paced file replay or camera) → a frame hand-off (newest wins
 /// when paced or live, lossless otherwise) → a pipeline thread running ``MetadataOutput`` and a
 /// ``PresenceTracker`` → numbered events (`seq`, `timestamp`) → every sink.
 public final class Daemon: @unchecked Sendable {
+    // Invariant for @unchecked Sendable: every `var` below is read and written only under `monitor`
+    // (the source thread, the pipeline thread and the control side all go through it); `source`,
+    // `logger`, `events`, `frameOutput` and `onEnd` are immutable and Sendable themselves.
     private struct Item: Sendable {
         var frame: Frame
         var info: SourceInfo
@@ -155,7 +67,11 @@ public final class Daemon: @unchecked Sendable {
 
     private let source: DaemonSource
     private let logger: Logger
-    private let emitter: EventEmitter
+    private let emitter: EventFanOut
+    /// The event fan-out: every published event (numbered, encoded), for a service to subscribe to.
+    public var events: EventFanOut { emitter }
+    /// The frame output: processed frames with their metadata objects, newest wins, for a preview.
+    public let frameOutput = VideoDataOutput()
     private let onEnd: @Sendable (DaemonEnd) -> Void
     private let monitor = Monitor()
     private var configuration: DaemonConfiguration
@@ -173,7 +89,7 @@ public final class Daemon: @unchecked Sendable {
         self.configuration = configuration
         self.source = source
         self.logger = logger
-        self.emitter = EventEmitter(sinks: sinks, logger: logger)
+        self.emitter = EventFanOut(sinks: sinks, logger: logger)
         self.onEnd = onEnd
     }
 
@@ -233,6 +149,7 @@ public final class Daemon: @unchecked Sendable {
     public func stop() {
         let (queue, threads) = monitor.withLock { () -> (BlockingQueue<Item>?, [WorkerThread]) in
             stopping = true
+            monitor.broadcast() // wakes a paced sleep and the pipeline thread waiting for the source's verdict
             return (frames, self.threads)
         }
         queue?.cancel()
@@ -249,6 +166,7 @@ public final class Daemon: @unchecked Sendable {
             if !threads[0].join(timeout: 1) { logger.notice("source still blocked in a read; not waiting for it") }
         }
         emitter.close()
+        frameOutput.close()
     }
 
     /// Publishes `device stopped` once, whichever of the pipeline thread and ``stop()`` gets there first.
@@ -277,7 +195,7 @@ public final class Daemon: @unchecked Sendable {
         var current: any FrameSource = first
         var offset = 0.0
         var lastTime = 0.0
-        let start = monotonicNow()
+        let start = monotonicSeconds()
         var failure: String?
         let config = monitor.withLock { configuration }
         readLoop: while true {
@@ -286,9 +204,7 @@ public final class Daemon: @unchecked Sendable {
             do {
                 while !isStopping, let frame = try current.nextFrame() {
                     let streamTime = offset + frame.time
-                    if config.pacing && !info.isLive {
-                        sleep(until: start + streamTime) { isStopping }
-                    }
+                    if config.pacing && !info.isLive { waitUnlessStopping(until: start + streamTime) }
                     lastTime = frame.time
                     guard let dropped = queue.put(Item(frame: frame, info: info, streamTime: streamTime)) else { break }
                     monitor.withLock { stats.framesRead += 1; stats.framesDropped += dropped }
@@ -313,7 +229,17 @@ public final class Daemon: @unchecked Sendable {
         }
         queue.close()
         let stopping = isStopping
-        monitor.withLock { if pendingEnd == nil { pendingEnd = stopping ? .stopped : (failure.map { .sourceFailed($0) } ?? .sourceEnded) } }
+        monitor.withLock {
+            if pendingEnd == nil { pendingEnd = stopping ? .stopped : (failure.map { .sourceFailed($0) } ?? .sourceEnded) }
+            monitor.broadcast()
+        }
+    }
+
+    /// Sleeps until the monotonic clock reaches `deadline` (seconds), or until ``stop()`` wakes it.
+    private func waitUnlessStopping(until deadline: Double) {
+        monitor.withLock {
+            while !stopping && monotonicSeconds() < deadline { monitor.wait(until: deadline) }
+        }
     }
 
     private var pendingEnd: DaemonEnd?
@@ -359,6 +285,7 @@ public final class Daemon: @unchecked Sendable {
             monitor.withLock { stats.framesProcessed += 1 }
             var events: [ScanEvent] = []
             if config.emitMetadata { events.append(.metadata(event)) }
+            frameOutput.publish { VideoFrame(frame: item.frame, metadata: event) }
             // A detector that tracks (faces) decides its own presence; the tracker handles the rest.
             let external = (output as AnyObject) as? any PresenceSource
             tracker.externallyTracked = external?.presenceTypes ?? []
@@ -379,16 +306,17 @@ public final class Daemon: @unchecked Sendable {
         publishStopped(device: last.source)
         if outputClosed {
             queue.cancel()
-            monitor.withLock { stopping = true }
+            monitor.withLock { stopping = true; monitor.broadcast() }
             finish(.outputClosed)
         } else {
             // Wait for the source thread's verdict (it closes the queue before setting it).
-            var end: DaemonEnd?
-            while end == nil {
-                end = monitor.withLock { pendingEnd ?? (stopping ? .stopped : nil) }
-                if end == nil { sleep(until: monotonicNow() + 0.01) { false } }
+            let end = monitor.withLock { () -> DaemonEnd in
+                while true {
+                    if let end = pendingEnd ?? (stopping ? .stopped : nil) { return end }
+                    monitor.wait()
+                }
             }
-            finish(end!)
+            finish(end)
         }
     }
 

@@ -1,6 +1,7 @@
 import Testing
 import ScanCore
 import ScanKit
+import ScanDaemon
 
 @Suite struct DaemonConfigFileTests {
     @Test func parsesEveryKey() throws {

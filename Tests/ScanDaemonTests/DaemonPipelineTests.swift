@@ -2,6 +2,7 @@ import Testing
 import Foundation
 import ScanCore
 import ScanKit
+import ScanDaemon
 import ScanOutput
 import ScanCapture
 import Logging
