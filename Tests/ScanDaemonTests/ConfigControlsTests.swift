@@ -1,6 +1,6 @@
 import Testing
 import ScanCore
-import ScanKit
+import ScanDaemon
 
 /// The config file's `controls` object (issue 18): control name → number, boolean or menu item name.
 @Suite struct ConfigControlsTests {
