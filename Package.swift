@@ -54,6 +54,10 @@ let package = Package(
             name: "CScanZXing",
             cxxSettings: [.unsafeFlags(["-Wall", "-Werror"])],
             linkerSettings: [.linkedLibrary("ZXing")]),
+        // libmosquitto (Debian libmosquitto-dev): the MQTT client behind ScanMQTT (issue 19).
+        .systemLibrary(
+            name: "CScanMosquitto", pkgConfig: "libmosquitto",
+            providers: [.apt(["libmosquitto-dev"])]),
         .target(
             name: "CScanV4L2",
             cSettings: [.unsafeFlags(["-Wall", "-Werror"])],
@@ -77,6 +81,11 @@ let package = Package(
                            .product(name: "NIOPosix", package: "swift-nio"),
                            .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict),
+        // The MQTT client: publishes the event stream into a broker with an outbox (issue 19).
+        .target(
+            name: "ScanMQTT",
+            dependencies: ["ScanCore", "CScanMosquitto", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict),
         .target(
             name: "ScanKit",
             dependencies: ["ScanCore", "ScanCapture", "ScanDetection", "ScanOutput",
@@ -86,17 +95,24 @@ let package = Package(
         // The daemon: config file, the service group (pipeline, socket server, later HTTP/MQTT), sd_notify.
         .target(
             name: "ScanDaemon",
-            dependencies: ["ScanKit", "ScanCore", "ScanCapture", "ScanDetection", "ScanOutput",
+            dependencies: ["ScanKit", "ScanCore", "ScanCapture", "ScanDetection", "ScanOutput", "ScanMQTT",
                            .product(name: "Logging", package: "swift-log"),
                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                            .product(name: "UnixSignals", package: "swift-service-lifecycle")],
             swiftSettings: strict),
         .executableTarget(
             name: "scand",
-            dependencies: ["ScanDaemon", "ScanKit", "ScanCapture",
+            dependencies: ["ScanDaemon", "ScanKit", "ScanCapture", "ScanMQTT",
                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                            .product(name: "ArgumentParser", package: "swift-argument-parser"),
                            .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict),
+
+        // The MQTT client's figures (bench/mqtt/measure.sh): throughput, outbox memory, drain time.
+        .executableTarget(
+            name: "scand-mqtt-bench",
+            dependencies: ["ScanMQTT", "ScanCore", .product(name: "Logging", package: "swift-log")],
+            path: "bench/mqtt/driver",
             swiftSettings: strict),
 
         // MARK: Tests mirror the modules, plus scandTests which runs the built binary.
@@ -107,6 +123,7 @@ let package = Package(
         .testTarget(name: "ScanOutputTests", dependencies: ["ScanOutput", "ScanCore", "ScanTestSupport"], swiftSettings: strict),
         .testTarget(name: "ScanKitTests", dependencies: ["ScanKit", "ScanCapture", "ScanOutput", "ScanTestSupport", .product(name: "Logging", package: "swift-log")], swiftSettings: strict),
         .testTarget(name: "ScanDaemonTests", dependencies: ["ScanDaemon", "ScanKit", "ScanCapture", "ScanOutput", "ScanTestSupport", .product(name: "Logging", package: "swift-log"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")], swiftSettings: strict),
+        .testTarget(name: "ScanMQTTTests", dependencies: ["ScanMQTT", "ScanCore", "ScanTestSupport"], swiftSettings: strict),
         .testTarget(name: "scandTests", dependencies: ["scand", "ScanTestSupport"], swiftSettings: strict),
     ],
     cxxLanguageStandard: .cxx17

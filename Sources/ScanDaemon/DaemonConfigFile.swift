@@ -54,6 +54,8 @@ public struct DaemonConfigFile: Sendable, Equatable {
     /// Camera controls by `v4l2-ctl` name: `{"brightness": 140, "auto_exposure": "manual_mode"}` (issue 18).
     /// Values are kept as text (numbers, true/false, menu item names) and checked against the device at start.
     public var controls: [String: String]?
+    /// The MQTT client (issue 19); see DaemonConfigFile+MQTT.swift.
+    public var mqtt = MQTTConfigSection()
 
     public init() {}
 
@@ -176,7 +178,7 @@ private struct Coded: Decodable {
         let c = try decoder.container(keyedBy: Key.self)
         try rejectUnknown(c, known: ["input", "device", "types", "rectOfInterest", "tryInverted", "code39FullASCII", "scanDensity", "models",
                                      "metadata", "pacing", "loop", "exitAtEnd", "stdout", "stdoutQueue", "maxPixels", "logLevel",
-                                     "socket", "presence", "controls"], at: "")
+                                     "socket", "presence", "controls", "mqtt"], at: "")
         func get<T: Decodable>(_ k: String, _ t: T.Type) throws -> T? { try c.decodeIfPresent(T.self, forKey: Key(k)) }
         value.input = try get("input", String.self)
         value.device = try get("device", String.self)
@@ -224,6 +226,7 @@ private struct Coded: Decodable {
             }
             value.controls = controls
         }
+        if c.contains(Key("mqtt")) { value.mqtt = try MQTTConfigSection(from: c.superDecoder(forKey: Key("mqtt"))) }
         if c.contains(Key("presence")) {
             let p = try c.nestedContainer(keyedBy: Key.self, forKey: Key("presence"))
             try rejectUnknown(p, known: ["enabled", "appearAfterFrames", "lostAfter", "cooldown", "faceLostAfter"], at: "presence.")

@@ -5,6 +5,7 @@ import ScanKit
 import ScanOutput
 import ScanCapture
 import ScanDaemon
+import ScanMQTT
 import ServiceLifecycle
 #if canImport(Glibc)
 import Glibc
@@ -89,6 +90,7 @@ struct RunCommand: AsyncParsableCommand {
     @OptionGroup(title: "Camera controls (with --device)") var cameraControls: ControlOptions
     @OptionGroup(title: "Preview (view coordinates)") var preview: PreviewOptions
     @OptionGroup(title: "Face options") var face: FaceOptions
+    @OptionGroup(title: "MQTT (publish events to a broker)") var mqtt: MQTTOptions
 
     /// The device from `--device` (the shared capture option group).
     var device: String? { capture.device }
@@ -128,6 +130,7 @@ struct RunCommand: AsyncParsableCommand {
         var logLevel = "warning"
         /// Camera controls (config file `controls`, then the flags).
         var deviceControls = ControlConfiguration()
+        var mqtt: MQTTConfiguration?
     }
 
     func resolve() throws -> Resolved {
@@ -192,6 +195,7 @@ struct RunCommand: AsyncParsableCommand {
         r.exitAtEnd = keepRunning ? false : (exitAtEnd ?? file.exitAtEnd ?? (r.device == nil))
         r.logLevel = logging.logLevel != "warning" ? logging.logLevel : (file.logLevel ?? "warning")
         guard Logger.Level(rawValue: r.logLevel) != nil else { throw ScanError.invalidArgument("unknown log level '\(r.logLevel)'") }
+        r.mqtt = try mqtt.configuration(file: file.mqtt, device: r.device ?? r.input ?? "-")
         return r
     }
 
@@ -269,13 +273,28 @@ struct RunCommand: AsyncParsableCommand {
             logger.critical("\(error)")
             throw ExitCode(ExitStatus.failure)
         }
-        guard !sinks.isEmpty else {
-            throw ValidationError("nothing to deliver to: give --stdout and/or --socket PATH (or start by socket activation)")
+        // MQTT: the client queues in its own outbox and owns its libmosquitto handle on its own thread.
+        var mqttClient: MQTTClient?
+        let mqttRelay = MQTTConnectionRelay(broker: resolved.mqtt?.endpoint.description ?? "mqtt")
+        if let config = resolved.mqtt {
+            do {
+                mqttClient = try MQTTClient(configuration: config, logger: logger) { mqttRelay.report($0) }
+            } catch let error as ScanError {
+                server?.finish()
+                ownedSocket?.removeIfStillOurs()
+                throw ValidationError(error.description)
+            }
+        }
+        guard !sinks.isEmpty || mqttClient != nil else {
+            throw ValidationError("nothing to deliver to: give --stdout, --socket PATH and/or --mqtt URL (or start by socket activation)")
         }
 
         let daemon = Daemon(configuration: resolved.daemon, source: source, sinks: sinks, logger: logger,
                             onEnd: { mailbox.post(.ended($0)) })
         server?.setStateProvider(daemon)
+        mqttRelay.attach(daemon)
+        // Subscribes to the fan-out now, before the first event.
+        let mqttService = mqttClient.map { MQTTService(client: $0, events: daemon.events, logger: logger) }
         do {
             try daemon.start()
         } catch {
@@ -289,7 +308,7 @@ struct RunCommand: AsyncParsableCommand {
         // the pipeline is last so it stops first. Its control loop below decides the exit status.
         let notifier = SystemdNotifier()
         let control = RunControl(command: self, resolved: resolved, daemon: daemon, server: server,
-                                 notifier: notifier, logger: logger)
+                                 notifier: notifier, logger: logger, mqtt: mqttClient != nil)
         let pipeline = PipelineService(
             daemon: daemon, mailbox: mailbox, ownedSinks: ownedSinks, logger: logger,
             onReady: {
@@ -300,6 +319,7 @@ struct RunCommand: AsyncParsableCommand {
             handle: { await control.handle($0) })
         var others: [any Service] = []
         if let server { others.append(SocketServerService(server: server, ownedSocket: ownedSocket, logger: logger)) }
+        if let mqttService { others.append(mqttService) }
         let group = ServiceGroup(configuration: .daemon(pipeline: pipeline, otherServices: others,
                                                         stopTimeout: resolved.daemon.stopTimeout, logger: logger))
         try await group.run()
@@ -368,13 +388,15 @@ actor RunControl {
     private let server: SocketServer?
     private let notifier: SystemdNotifier
     private let logger: Logger
+    /// An MQTT broker is served too (it keeps being served when stdout fails).
+    private let mqtt: Bool
     private(set) var status = ExitStatus.success
     private var completed = false
 
     init(command: RunCommand, resolved: RunCommand.Resolved, daemon: Daemon, server: SocketServer?,
-         notifier: SystemdNotifier, logger: Logger) {
+         notifier: SystemdNotifier, logger: Logger, mqtt: Bool = false) {
         self.command = command; self.resolved = resolved; self.daemon = daemon; self.server = server
-        self.notifier = notifier; self.logger = logger
+        self.notifier = notifier; self.logger = logger; self.mqtt = mqtt
     }
 
     func handle(_ command: DaemonCommand) -> DaemonDecision {
@@ -393,7 +415,7 @@ actor RunControl {
             logger.error("\(message)")
             daemon.outputFailed(output: "stdout", reason: message)
             status = ExitStatus.failure
-            if server == nil { return .stop }
+            if server == nil && !mqtt { return .stop }
             notifier.notify("STATUS=stdout failed: \(message); serving the socket")
             return .keepRunning
         case .ended(.completed):
