@@ -26,13 +26,16 @@ public struct CaptureConfiguration: Sendable, Hashable {
     /// When the device is absent at ``CaptureSession/startRunning()``: report `waiting` and start when it
     /// appears (true), or throw at once (false, the default: fail fast).
     public var waitForDevice = false
+    /// Controls, modes and exposure metering, applied each time the stream opens (so again after a re-plug).
+    /// A commit that changes only these applies them to the running stream, together, without a restart.
+    public var controls: ControlConfiguration
 
     public init(device: String, sessionPreset: SessionPreset = .high, frameSize: PixelSize? = nil,
                 frameRate: Double? = nil, stallTimeout: Double = 2, eioReopenThreshold: Int = 5,
-                maxRetryInterval: Double = 2, bufferCount: Int = 4) {
+                maxRetryInterval: Double = 2, bufferCount: Int = 4, controls: ControlConfiguration = ControlConfiguration()) {
         self.device = device; self.sessionPreset = sessionPreset; self.frameSize = frameSize
         self.frameRate = frameRate; self.stallTimeout = stallTimeout; self.eioReopenThreshold = eioReopenThreshold
-        self.maxRetryInterval = maxRetryInterval; self.bufferCount = bufferCount
+        self.maxRetryInterval = maxRetryInterval; self.bufferCount = bufferCount; self.controls = controls
     }
 }
 
@@ -97,6 +100,7 @@ public final class CaptureSession: FrameSource, @unchecked Sendable {
     private var committed: Resolved
     private var batchDepth = 0
     private var restartRequested = false
+    private var controlsChanged = false
     private var stopRequested = false
     private var thread: WorkerThread?
     private var slot: Frame?
@@ -155,6 +159,11 @@ public final class CaptureSession: FrameSource, @unchecked Sendable {
         get { configuration.frameRate }
         set { cond.withLock { staged.frameRate = newValue } }
     }
+    /// Controls, modes and exposure metering (staged; see ``CaptureConfiguration/controls``).
+    public var controls: ControlConfiguration {
+        get { configuration.controls }
+        set { cond.withLock { staged.controls = newValue } }
+    }
 
     /// Starts a batch of changes (`beginConfiguration`). Batches nest; the outermost commit applies them.
     public func beginConfiguration() { cond.withLock { batchDepth += 1 } }
@@ -176,8 +185,13 @@ public final class CaptureSession: FrameSource, @unchecked Sendable {
         }
         cond.withLock {
             guard resolved != committed else { return }
+            var a = resolved, b = committed
+            a.configuration.controls = ControlConfiguration()
+            b.configuration.controls = ControlConfiguration()
             committed = resolved
-            if _state != .stopped { restartRequested = true; cond.broadcast() }
+            guard _state != .stopped else { return }
+            if a == b { controlsChanged = true } else { restartRequested = true }
+            cond.broadcast()
         }
     }
 
@@ -200,6 +214,12 @@ public final class CaptureSession: FrameSource, @unchecked Sendable {
         let device = try DiscoverySession.device(named: c.device)
         let size: PixelSize
         if let s = c.frameSize { try device.validate(size: s); size = s } else { size = try device.resolve(c.sessionPreset) }
+        if !c.controls.isEmpty {
+            if let m = c.controls.exposureMetering { try m.validate() }
+            do { try c.controls.check(against: device.controls) } catch {
+                throw ScanError.device(path: c.device, reason: error.description)
+            }
+        }
         return Resolved(configuration: c, size: size, offered: device.offeredSummary)
     }
 
@@ -289,10 +309,11 @@ public final class CaptureSession: FrameSource, @unchecked Sendable {
         return stream
     }
 
-    private func emit(_ kind: DeviceEvent.Kind, _ reason: String? = nil) {
+    private func emit(_ kind: DeviceEvent.Kind, _ reason: String? = nil, control: String? = nil, value: Int64? = nil) {
         let (event, hs, cs) = cond.withLock { () -> (DeviceEvent, [@Sendable (DeviceEvent) -> Void], [AsyncStream<DeviceEvent>.Continuation]) in
             if kind == .runtimeError { _lastError = reason }
-            return (DeviceEvent(kind: kind, device: committed.configuration.device, reason: reason), handlers, Array(continuations.values))
+            return (DeviceEvent(kind: kind, device: committed.configuration.device, reason: reason, control: control, value: value),
+                    handlers, Array(continuations.values))
         }
         for h in hs { h(event) }
         for c in cs { c.yield(event) }
@@ -369,12 +390,15 @@ public final class CaptureSession: FrameSource, @unchecked Sendable {
             }
             return true
         }
+        let controls = SessionControls(resolved.configuration.controls) { [self] kind, reason, control, value in
+            emit(kind, reason, control: control, value: value)
+        }
 
         guard perform(machine.started()) else { return finishLoop(stream: &stream) }
         while true {
-            let (stop, restart, current) = cond.withLock { () -> (Bool, Bool, Resolved) in
-                defer { restartRequested = false }
-                return (stopRequested, restartRequested, committed)
+            let (stop, restart, controlsOnly, current) = cond.withLock { () -> (Bool, Bool, Bool, Resolved) in
+                defer { restartRequested = false; controlsChanged = false }
+                return (stopRequested, restartRequested, controlsChanged, committed)
             }
             if stop { break }
             if restart {
@@ -382,6 +406,10 @@ public final class CaptureSession: FrameSource, @unchecked Sendable {
                 resolved = current
                 machine.restarted()
                 retry = 0.05
+            }
+            if restart || controlsOnly {
+                resolved = current
+                controls.reconfigure(current.configuration.controls, stream: stream)
             }
 
             if stream == nil {
@@ -412,6 +440,7 @@ public final class CaptureSession: FrameSource, @unchecked Sendable {
                     if let want = c.frameRate, let got = s.frameRate, abs(want - got) / want > 0.01 { summary += " (asked \(formatRate(want)) fps)" }
                     if s.frameRateIgnored { summary += " (the driver cannot set a frame rate)" }
                     _ = perform(machine.opened(path: path, summary: summary))
+                    controls.opened(s) // apply controls: first start, reopen, re-plug
                     lastFrame = monotonicSeconds()
                 } catch let failure {
                     let kind: CaptureLoopMachine.OpenFailure
@@ -430,7 +459,9 @@ public final class CaptureSession: FrameSource, @unchecked Sendable {
             let stallTimeout = resolved.configuration.stallTimeout
             let now = monotonicSeconds()
             let read: CaptureLoopMachine.Read
-            switch s.next(timeout: max(0.01, min(0.1, lastFrame + stallTimeout - now))) {
+            let result = s.next(timeout: max(0.01, min(0.1, lastFrame + stallTimeout - now)))
+            controls.drainEvents(s)
+            switch result {
             case .frame(let plane, let sequence, let timestamp):
                 let t = monotonicSeconds()
                 lastFrame = t
@@ -444,6 +475,7 @@ public final class CaptureSession: FrameSource, @unchecked Sendable {
                     cond.broadcast()
                 }
                 read = .frame
+                controls.frame(plane, stream: s) // exposure metering
             case .corrupt:
                 cond.withLock { _statistics.errorBuffers += 1 }
                 read = .corrupt

@@ -101,12 +101,22 @@ public struct DeviceEvent: Sendable, Equatable {
         case stopped = "stopped"
         /// The device is not there (yet): the session waits for it and starts when it appears.
         case waiting = "waiting"
+        /// A control's value changed (by scand or another process, `V4L2_EVENT_CTRL`): `control`, `value`.
+        case controlChanged = "controlChanged"
+        /// The software exposure loop started stepping a control (`adjustingExposure` became true).
+        case adjustingExposureStarted = "adjustingExposureStarted"
+        /// The region reached its target, or the control its limit (`adjustingExposure` became false).
+        case adjustingExposureEnded = "adjustingExposureEnded"
     }
     public var kind: Kind
     public var device: String
     public var reason: String?
-    public init(kind: Kind, device: String, reason: String? = nil) {
-        self.kind = kind; self.device = device; self.reason = reason
+    /// The control's `v4l2-ctl` name (``Kind/controlChanged``, the exposure events).
+    public var control: String?
+    /// The control's new value, in its own units.
+    public var value: Int64?
+    public init(kind: Kind, device: String, reason: String? = nil, control: String? = nil, value: Int64? = nil) {
+        self.kind = kind; self.device = device; self.reason = reason; self.control = control; self.value = value
     }
 }
 

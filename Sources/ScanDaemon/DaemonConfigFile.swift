@@ -55,6 +55,9 @@ public struct DaemonConfigFile: Sendable, Equatable {
     public var logLevel: String?
     public var socket = Socket()
     public var presence = Presence()
+    /// Camera controls by `v4l2-ctl` name: `{"brightness": 140, "auto_exposure": "manual_mode"}` (issue 18).
+    /// Values are kept as text (numbers, true/false, menu item names) and checked against the device at start.
+    public var controls: [String: String]?
     /// The MQTT client (issue 19); see DaemonConfigFile+MQTT.swift.
     public var mqtt = MQTTConfigSection()
 
@@ -87,7 +90,8 @@ public struct DaemonConfigFile: Sendable, Equatable {
     public var mirrored: Bool?
     public var rectOfInterestView: NormalizedRect?
 
-    // Faces (`--face-cascade`, …).
+    // Faces (`--face-detector`, `--face-cascade`, …).
+    public var faceDetector: FaceDetectorKind?
     public var faceCascade: FaceCascade?
     public var minFaceSize: Int?
     public var maxFaceSize: Int?
@@ -235,7 +239,11 @@ public struct DaemonConfigFile: Sendable, Equatable {
 
     /// Sets the face settings the file gives.
     public func apply(to f: inout FaceConfiguration) {
-        if let v = faceCascade { f.cascade = v }
+        if let v = faceCascade { f.cascade = v; f.detector = v == .haar ? .haar : .lbp }
+        if let v = faceDetector {
+            f.detector = v
+            if let family = v.cascade { f.cascade = family }
+        }
         if let v = minFaceSize { f.minimumFaceSize = v }
         if let v = maxFaceSize { f.maximumFaceSize = v }
         if let v = faceInterval { f.detectionInterval = v }
@@ -410,6 +418,18 @@ private struct Coded: Decodable {
             value.socket.sendBuffer = try s.get("sendBuffer")
         }
         if let mqtt = try r.decoder("mqtt") { value.mqtt = try MQTTConfigSection(from: mqtt) }
+        if let controls = try r.decoder("controls") {
+            // Camera controls (issue 18): an object of control name → number, boolean or menu item name.
+            let k = try controls.container(keyedBy: Key.self)
+            var list: [String: String] = [:]
+            for key in k.allKeys {
+                if let b = try? k.decode(Bool.self, forKey: key) { list[key.stringValue] = b ? "1" : "0" }
+                else if let n = try? k.decode(Int64.self, forKey: key) { list[key.stringValue] = String(n) }
+                else if let s = try? k.decode(String.self, forKey: key) { list[key.stringValue] = s }
+                else { throw ConfigKeyError(path: ["controls", key.stringValue], message: "'controls.\(StrictJSON.printable(key.stringValue))' takes a whole number, true/false or a menu item name") }
+            }
+            value.controls = list
+        }
         try r.section("presence") { p in
             value.presence.enabled = try p.get("enabled")
             value.presence.appearAfterFrames = try p.get("appearAfterFrames")
@@ -453,6 +473,7 @@ private struct Coded: Decodable {
         value.mirrored = try r.get("mirrored")
         value.rectOfInterestView = try r.rect("rectOfInterestView")
         // Faces
+        value.faceDetector = try r.choice("faceDetector")
         value.faceCascade = try r.choice("faceCascade")
         value.minFaceSize = try r.get("minFaceSize")
         value.maxFaceSize = try r.get("maxFaceSize")

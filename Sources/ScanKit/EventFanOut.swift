@@ -137,8 +137,9 @@ public final class EventFanOut: @unchecked Sendable {
                 switch event {
                 case .presence(let p) where p.transition == .appeared: present[PresenceKey(p)] = (seq, p)
                 case .presence(let p): present[PresenceKey(p)] = nil
-                case .device(let d): deviceKinds[d.device] = d.kind
-                case .metadata, .configuration: break
+                case .device(let d) where ![.controlChanged, .adjustingExposureStarted, .adjustingExposureEnded].contains(d.kind):
+                    deviceKinds[d.device] = d.kind // the device's state; control events (issue 18) leave it alone
+                case .device, .metadata, .configuration: break
                 }
                 for s in earlySubscribers { s.sink.deliver(encoded) }
                 for sink in sinks { sink.deliver(encoded) }

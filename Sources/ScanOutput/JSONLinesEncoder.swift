@@ -35,7 +35,7 @@ public struct JSONLinesEncoder: Sendable {
                                            seq: seq, timestamp: timestamp.map { r($0, 6) }))
         case .device(let d):
             line = encodeLine(DeviceLine(event: "device", kind: d.kind.rawValue, device: d.device, reason: d.reason,
-                                         seq: seq, timestamp: timestamp.map { r($0, 6) }))
+                                         control: d.control, value: d.value, seq: seq, timestamp: timestamp.map { r($0, 6) }))
         case .configuration(let c):
             line = encodeLine(ConfigurationLine(rectOfInterest: c.rectOfInterest.map(RectLine.init), origin: c.origin,
                                                 seq: seq, timestamp: timestamp.map { r($0, 6) }))
@@ -144,5 +144,6 @@ struct ConfigurationLine: Encodable {
 struct DeviceLine: Encodable {
     var event: String, kind: String, device: String
     var reason: String?
+    var control: String?, value: Int64?
     var seq: UInt64?, timestamp: Double?
 }

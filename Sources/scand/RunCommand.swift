@@ -49,6 +49,7 @@ struct RunCommand: AsyncParsableCommand {
     @OptionGroup(title: "Presence (appeared/lost)") var presenceOptions: PresenceOptions
     @OptionGroup(title: "Preview (view coordinates)") var preview: PreviewOptions
     @OptionGroup(title: "Camera tuning (--device)") var capture: CaptureOptions
+    @OptionGroup(title: "Camera controls (with --device)") var cameraControls: ControlOptions
     @OptionGroup(title: "Reader tuning") var detection: DetectionOptions
     @OptionGroup(title: "Face tuning (--types face)") var face: FaceOptions
     @OptionGroup(title: "Configuration file") var configOptions: ConfigFileOptions
@@ -60,6 +61,7 @@ struct RunCommand: AsyncParsableCommand {
     func validate() throws {
         if configOptions.checkConfig != nil { return }
         if input != nil && device != nil { throw ValidationError("give --input or --device, not both") }
+        if sources.input != nil && !cameraControls.isEmpty { throw ValidationError("camera controls (--control, --*-mode, --exposure-*) need --device, not --input") }
         if sources.keepRunning && sources.exitAtEnd == true { throw ValidationError("give --keep-running or --exit-at-end, not both") }
         if (script.raw || script.rawBytes || script.oneshot) && presenceOptions.presence == false {
             throw ValidationError("--raw and --oneshot print appeared events: they need presence (drop --no-presence)")
@@ -93,6 +95,8 @@ struct RunCommand: AsyncParsableCommand {
         var exitAtEnd = false
         var logLevel = Logger.Level.warning
         var script = ScriptSettings()
+        /// Camera controls (config file `controls`, then the flags).
+        var deviceControls = ControlConfiguration()
         var mqtt: MQTTConfiguration?
     }
 
@@ -140,6 +144,10 @@ struct RunCommand: AsyncParsableCommand {
             r.daemon.output = try makeOutputConfiguration(types: types, detection: detection, preview: preview, face: face, file: file)
         } catch let e as ValidationError {
             throw ScanError.invalidArgument(e.message)
+        }
+        if r.device != nil {
+            r.deviceControls = try cameraControls.configuration(file: file.controls, rectOfInterest: r.daemon.output.rectOfInterest)
+            r.capture?.controls = r.deviceControls
         }
 
         var p = PresenceConfiguration()
@@ -590,7 +598,7 @@ func effectiveSettingsJSON(_ r: RunCommand.Resolved) throws -> String {
         "i25Checksum": .bool(b.requireI25Checksum), "minLinearQuality": .int(b.minimumLinearQuality),
         "confirm1D": .bool(b.confirmLinearCodes), "code39FullASCII": .bool(b.code39FullASCII),
         "parallelDetectors": .bool(o.parallelDetectors), "loadShedding": .bool(o.shedLoadWhenLate),
-        "faceCascade": .string(f.cascade.rawValue), "minFaceSize": .int(f.minimumFaceSize),
+        "faceDetector": .string(f.detector.rawValue), "faceCascade": .string(f.cascade.rawValue), "minFaceSize": .int(f.minimumFaceSize),
         "faceInterval": .int(f.detectionInterval), "faceScaleFactor": .double(f.scaleFactor),
         "faceMinNeighbors": .int(f.minNeighbors), "faceGrace": .double(f.presenceGrace),
         "metadata": .bool(r.daemon.emitMetadata), "pacing": .bool(r.daemon.pacing), "loop": .bool(r.daemon.loop),

@@ -41,6 +41,7 @@ struct ScanCommand: AsyncParsableCommand {
     @OptionGroup(title: "Types") var types: TypeOptions
     @OptionGroup(title: "Preview (view coordinates)") var preview: PreviewOptions
     @OptionGroup(title: "Camera tuning (--device)") var capture: CaptureOptions
+    @OptionGroup(title: "Camera controls (with --device)") var cameraControls: ControlOptions
     @OptionGroup(title: "Reader tuning") var detection: DetectionOptions
     @OptionGroup(title: "Face tuning (--types face)") var face: FaceOptions
     @OptionGroup(title: "Annotated images") var annotation: AnnotateOptions
@@ -48,6 +49,7 @@ struct ScanCommand: AsyncParsableCommand {
     func validate() throws {
         let hasFiles = !inputs.isEmpty || sources.filesFrom != nil
         if sources.device != nil && hasFiles { throw ValidationError("give --device or input files, not both") }
+        if sources.device == nil && !cameraControls.isEmpty { throw ValidationError("camera controls (--control, --*-mode, --exposure-*) need --device") }
         if sources.device == nil && !hasFiles {
             throw ValidationError("no inputs: give image, video or Y4M files, '-' for Y4M on stdin, or --device")
         }
@@ -82,7 +84,8 @@ struct ScanCommand: AsyncParsableCommand {
         }
         if let device = sources.device {
             if annotation.annotate != nil { throw ValidationError("--annotate writes files' frames; with --device use 'scand run --http' and /snapshot.jpg?annotate=1") }
-            let live = try capture.captureConfiguration(device: device)
+            var live = try capture.captureConfiguration(device: device)
+            live.controls = try cameraControls.configuration(rectOfInterest: configuration.rectOfInterest)
             switch try await LiveScan.run(configuration: live, frames: sources.frames, duration: sources.duration, output: output,
                                           logger: logger, mode: script.mode, oneshot: script.oneshot, quiet: notes.quiet) {
             case .finished: return
