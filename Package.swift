@@ -27,6 +27,12 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        // Issue 17: the preview page, /metrics and /events (ScanHTTP).
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         // MARK: C and C++ shims
@@ -39,6 +45,8 @@ let package = Package(
             linkerSettings: [
                 .linkedLibrary("opencv_core"), .linkedLibrary("opencv_imgproc"),
                 .linkedLibrary("opencv_objdetect"), .linkedLibrary("png16"), .linkedLibrary("jpeg"),
+                // The neural face detector (issue 14): ~4 ms of start-up.
+                .linkedLibrary("opencv_dnn"),
                 .linkedLibrary("dl"),
             ]),
         .target(
@@ -54,6 +62,15 @@ let package = Package(
             name: "CScanZXing",
             cxxSettings: [.unsafeFlags(["-Wall", "-Werror"])],
             linkerSettings: [.linkedLibrary("ZXing")]),
+        // libjpeg-turbo encoder for the preview page and annotated images (imported by ScanHTTP only).
+        .target(
+            name: "CScanJPEG",
+            cSettings: [.unsafeFlags(["-Wall", "-Werror"])],
+            linkerSettings: [.linkedLibrary("jpeg")]),
+        // libmosquitto (Debian libmosquitto-dev): the MQTT client behind ScanMQTT (issue 19).
+        .systemLibrary(
+            name: "CScanMosquitto", pkgConfig: "libmosquitto",
+            providers: [.apt(["libmosquitto-dev"])]),
         .target(
             name: "CScanV4L2",
             cSettings: [.unsafeFlags(["-Wall", "-Werror"])],
@@ -77,6 +94,11 @@ let package = Package(
                            .product(name: "NIOPosix", package: "swift-nio"),
                            .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict),
+        // The MQTT client: publishes the event stream into a broker with an outbox (issue 19).
+        .target(
+            name: "ScanMQTT",
+            dependencies: ["ScanCore", "CScanMosquitto", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict),
         .target(
             name: "ScanKit",
             dependencies: ["ScanCore", "ScanCapture", "ScanDetection", "ScanOutput",
@@ -86,27 +108,55 @@ let package = Package(
         // The daemon: config file, the service group (pipeline, socket server, later HTTP/MQTT), sd_notify.
         .target(
             name: "ScanDaemon",
-            dependencies: ["ScanKit", "ScanCore", "ScanCapture", "ScanDetection", "ScanOutput",
+            dependencies: ["ScanKit", "ScanCore", "ScanCapture", "ScanDetection", "ScanOutput", "ScanMQTT",
                            .product(name: "Logging", package: "swift-log"),
                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                            .product(name: "UnixSignals", package: "swift-service-lifecycle")],
             swiftSettings: strict),
+        // `scand bench`: the benchmark harness and the naive baseline it reports ratios against.
+        .target(
+            name: "ScanBenchmark",
+            dependencies: ["ScanKit", "ScanCore", "ScanCapture", "ScanDetection", "ScanOutput", "CScanZBar", "CScanOpenCV"],
+            swiftSettings: strict),
+        // The HTTP server inside the daemon (issue 17): live page, MJPEG, snapshots, /state, /metrics,
+        // WebSocket /events; and the overlay drawing shared with `scan --annotate`.
+        .target(
+            name: "ScanHTTP",
+            dependencies: ["ScanCore", "ScanOutput", "ScanKit", "CScanJPEG",
+                           .product(name: "Hummingbird", package: "hummingbird"),
+                           .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                           .product(name: "Metrics", package: "swift-metrics"),
+                           .product(name: "Prometheus", package: "swift-prometheus"),
+                           .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                           .product(name: "HTTPTypes", package: "swift-http-types"),
+                           .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict),
         .executableTarget(
             name: "scand",
-            dependencies: ["ScanDaemon", "ScanKit", "ScanCapture",
+            dependencies: ["ScanDaemon", "ScanBenchmark", "ScanKit", "ScanCapture", "ScanDetection", "ScanHTTP", "ScanMQTT",
                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                            .product(name: "ArgumentParser", package: "swift-argument-parser"),
                            .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict),
 
+        // The MQTT client's figures (bench/mqtt/measure.sh): throughput, outbox memory, drain time.
+        .executableTarget(
+            name: "scand-mqtt-bench",
+            dependencies: ["ScanMQTT", "ScanCore", .product(name: "Logging", package: "swift-log")],
+            path: "bench/mqtt/driver",
+            swiftSettings: strict),
+
         // MARK: Tests mirror the modules, plus scandTests which runs the built binary.
-        .target(name: "ScanTestSupport", path: "Tests/ScanTestSupport", swiftSettings: strict),
+        .target(name: "ScanTestSupport", dependencies: ["ScanCore", "ScanKit"], path: "Tests/ScanTestSupport", swiftSettings: strict),
         .testTarget(name: "ScanCoreTests", dependencies: ["ScanCore", "ScanTestSupport"], swiftSettings: strict),
         .testTarget(name: "ScanCaptureTests", dependencies: ["ScanCapture", "ScanCore", "ScanTestSupport"], swiftSettings: strict),
         .testTarget(name: "ScanDetectionTests", dependencies: ["ScanDetection", "ScanCapture", "ScanCore", "ScanTestSupport"], swiftSettings: strict),
         .testTarget(name: "ScanOutputTests", dependencies: ["ScanOutput", "ScanCore", "ScanTestSupport"], swiftSettings: strict),
         .testTarget(name: "ScanKitTests", dependencies: ["ScanKit", "ScanCapture", "ScanOutput", "ScanTestSupport", .product(name: "Logging", package: "swift-log")], swiftSettings: strict),
+        .testTarget(name: "ScanBenchmarkTests", dependencies: ["ScanBenchmark", "ScanKit", "ScanCapture", "ScanCore", "ScanTestSupport"], swiftSettings: strict),
         .testTarget(name: "ScanDaemonTests", dependencies: ["ScanDaemon", "ScanKit", "ScanCapture", "ScanOutput", "ScanTestSupport", .product(name: "Logging", package: "swift-log"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")], swiftSettings: strict),
+        .testTarget(name: "ScanHTTPTests", dependencies: ["ScanHTTP", "ScanCore", "ScanOutput", "ScanTestSupport"], swiftSettings: strict),
+        .testTarget(name: "ScanMQTTTests", dependencies: ["ScanMQTT", "ScanCore", "ScanTestSupport", .product(name: "Logging", package: "swift-log")], swiftSettings: strict),
         .testTarget(name: "scandTests", dependencies: ["scand", "ScanTestSupport"], swiftSettings: strict),
     ],
     cxxLanguageStandard: .cxx17

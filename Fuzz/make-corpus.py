@@ -101,6 +101,17 @@ def main():
         '{"socket": {"clientQueue": 1e12}}',
         '{"loop": true, "loop": false}',
         '{"device": "/dev/video0", "socket": {"stallTimeout": -1}}',
+        # issue 20: the reader, camera, preview, face and script keys
+        '{"engine": "zxing", "passes": ["plain", "inverted"], "extraPasses": false, "codabarMinLength": 8,\n'
+        ' "preset": "vga640x480", "fps": 15, "viewSize": "1080x1920", "orientation": "portrait",\n'
+        ' "faceCascade": "haar", "minFaceSize": 30, "faceScaleFactor": 1.2, "raw": true, "keepRunning": true}\n',
+        '{"engine": "zbr"}',
+        '{"enigne": "zbar"}',
+        '{"minFaceSize": 4}',
+        '{"preset": "high", "size": "640x480"}',
+        '{"size": "0x0", "viewSize": "-1x2"}',
+        '{"passes": "plain,sharpened"}',
+        '{"types": "qrcode,i25,databar"}',
     ]):
         write("config", "config-%02d" % i, text)
     # json: kind byte, then length-prefixed string a, string b, payload, then flags, frame (2 bytes), type index.

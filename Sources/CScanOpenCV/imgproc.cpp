@@ -44,3 +44,5 @@ extern "C" scv_status scv_equalize(const uint8_t *src, int w, int h, int stride,
         return SCV_OK;
     } catch (...) { return SCV_ERR_OPENCV; }
 }
+
+extern "C" const char *scv_opencv_version(void) { return CV_VERSION; }

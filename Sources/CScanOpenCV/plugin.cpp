@@ -90,11 +90,16 @@ scv_status ensure(const char *directory, uint64_t max_pixels, char *message, siz
     prepare_locked(max_pixels > SCV_DEFAULT_MAX_PIXELS ? max_pixels : SCV_DEFAULT_MAX_PIXELS);
     plugin.error.clear();
     const std::string name = "libscand-opencv-codecs.so";
-    std::string dirs[4];
+    // The installed layout (scripts/install): <prefix>/bin/scand and <prefix>/lib/scand/<plugin>; then the
+    // build folder (plugin next to the binary).
+    std::string dirs[5];
     int count = 0;
     if (directory && *directory) dirs[count++] = directory;
     if (const char *env = getenv("SCAND_PLUGIN_DIR")) dirs[count++] = env;
-    dirs[count++] = executable_dir();
+    const std::string exe = executable_dir();
+    const auto slash = exe.rfind('/');
+    dirs[count++] = (slash == std::string::npos || slash == 0 ? std::string() : exe.substr(0, slash)) + "/lib/scand";
+    dirs[count++] = exe;
     dirs[count++] = "/usr/local/lib/scand";
     for (int i = 0; i < count; i++) {
         if (try_open(dirs[i] + "/" + name)) return SCV_OK;

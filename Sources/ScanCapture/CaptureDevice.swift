@@ -98,8 +98,27 @@ public struct CaptureDevice: Sendable, Hashable, Encodable {
     public var deviceCaps: UInt32
     /// Native formats, in the driver's order.
     public var formats: [CaptureFormat]
+    /// Every control (`VIDIOC_QUERY_EXT_CTRL` through libv4l2) with its value when discovery ran.
+    public var controls: [CaptureDeviceControl]
+    /// The descriptor held between ``lockForConfiguration()`` and ``unlockForConfiguration()`` (shared by copies).
+    private let configurationLock = ConfigurationLock()
 
-    enum CodingKeys: String, CodingKey { case path, id, driver, card, bus, formats }
+    public init(path: String, uniqueID: String? = nil, driver: String, card: String, bus: String, deviceCaps: UInt32,
+                formats: [CaptureFormat], controls: [CaptureDeviceControl] = []) {
+        self.path = path; self.uniqueID = uniqueID; self.driver = driver; self.card = card; self.bus = bus
+        self.deviceCaps = deviceCaps; self.formats = formats; self.controls = controls
+    }
+
+    public static func == (a: CaptureDevice, b: CaptureDevice) -> Bool {
+        (a.path, a.uniqueID, a.driver, a.card, a.bus, a.deviceCaps) == (b.path, b.uniqueID, b.driver, b.card, b.bus, b.deviceCaps)
+            && a.formats == b.formats && a.controls == b.controls
+    }
+    public func hash(into h: inout Hasher) {
+        h.combine(path); h.combine(uniqueID); h.combine(driver); h.combine(card); h.combine(bus); h.combine(deviceCaps)
+        h.combine(formats); h.combine(controls)
+    }
+
+    enum CodingKeys: String, CodingKey { case path, id, driver, card, bus, formats, controls, supportedModes }
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(path, forKey: .path)
@@ -108,6 +127,61 @@ public struct CaptureDevice: Sendable, Hashable, Encodable {
         try c.encode(card, forKey: .card)
         try c.encode(bus, forKey: .bus)
         try c.encode(formats, forKey: .formats)
+        try c.encode(controls, forKey: .controls)
+        try c.encode(SupportedModes(controls: controls), forKey: .supportedModes)
+    }
+
+    // MARK: Modes (AVCaptureDevice)
+
+    /// `isFocusModeSupported(_:)`, from the controls discovery found.
+    public func isFocusModeSupported(_ mode: FocusMode) -> Bool { ModeMapping.isSupported(mode, controls: controls) }
+    /// `isExposureModeSupported(_:)`.
+    public func isExposureModeSupported(_ mode: ExposureMode) -> Bool { ModeMapping.isSupported(mode, controls: controls) }
+    /// `isWhiteBalanceModeSupported(_:)`.
+    public func isWhiteBalanceModeSupported(_ mode: WhiteBalanceMode) -> Bool { ModeMapping.isSupported(mode, controls: controls) }
+    /// `isTorchModeSupported(_:)`.
+    public func isTorchModeSupported(_ mode: TorchMode) -> Bool { ModeMapping.isSupported(mode, controls: controls) }
+
+    // MARK: Configuration lock (AVCaptureDevice.lockForConfiguration)
+
+    /// Opens the node for control changes and takes an exclusive advisory lock on it (`flock`), so a second
+    /// scand (or a second caller) trying to configure the same camera gets an error instead of a tug of war.
+    /// Streaming needs no lock; a ``CaptureSession`` applies its own ``CaptureConfiguration/controls``.
+    /// - Throws: ``ScanError/device(path:reason:)`` when the node cannot be opened or someone else holds the lock.
+    public func lockForConfiguration() throws {
+        try configurationLock.lock(path: path)
+    }
+
+    /// Releases what ``lockForConfiguration()`` took. Safe to call when not locked.
+    public func unlockForConfiguration() { configurationLock.unlock() }
+
+    /// Sets modes and controls now, together (one `VIDIOC_S_EXT_CTRLS`), in the order of ``ModeMapping/plan(modes:settings:controls:)``.
+    /// Needs ``lockForConfiguration()``.
+    /// - Throws: ``ControlError``: not locked, an unsupported mode (listing what the device can do), an unknown
+    ///   control (listing the names), a value out of range, or the driver's refusal.
+    public func setControls(modes: DeviceModes = DeviceModes(), settings: [ControlSetting] = []) throws(ControlError) {
+        try configurationLock.withDescriptor(path: path) { (fd: Int32) throws(ControlError) in
+            let live = V4L2Controls.query(fd: fd, ioctl: libIoctl)
+            try V4L2Controls.apply(try ModeMapping.plan(modes: modes, settings: settings, controls: live), fd: fd, ioctl: libIoctl)
+        }
+    }
+
+    /// `focusMode` setter. Needs ``lockForConfiguration()``.
+    public func setFocusMode(_ mode: FocusMode) throws(ControlError) { try setControls(modes: DeviceModes(focusMode: mode)) }
+    /// `exposureMode` setter. Needs ``lockForConfiguration()``.
+    public func setExposureMode(_ mode: ExposureMode) throws(ControlError) { try setControls(modes: DeviceModes(exposureMode: mode)) }
+    /// `whiteBalanceMode` setter. Needs ``lockForConfiguration()``.
+    public func setWhiteBalanceMode(_ mode: WhiteBalanceMode) throws(ControlError) { try setControls(modes: DeviceModes(whiteBalanceMode: mode)) }
+    /// `torchMode` setter. Needs ``lockForConfiguration()``.
+    public func setTorchMode(_ mode: TorchMode) throws(ControlError) { try setControls(modes: DeviceModes(torchMode: mode)) }
+
+    /// The controls as they are now (read through the locked descriptor, or a short-lived one when not locked).
+    public func currentControls() -> [CaptureDeviceControl] {
+        if let live = configurationLock.query() { return live }
+        let fd = scan_v4l2_open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { return [] }
+        defer { scan_v4l2_close(fd) }
+        return V4L2Controls.query(fd: fd, ioctl: libIoctl)
     }
 
     /// Every discrete size of a convertible format, largest first, without duplicates.
@@ -222,7 +296,16 @@ public enum DiscoverySession {
             throw ScanError.device(path: path, reason: "\(what) (device_caps 0x\(String(caps, radix: 16)))")
         }
         return CaptureDevice(path: path, uniqueID: byID[path], driver: cString(cap.driver), card: cString(cap.card),
-                             bus: cString(cap.bus_info), deviceCaps: caps, formats: enumerateFormats(fd: fd, ioctl: rawIoctl))
+                             bus: cString(cap.bus_info), deviceCaps: caps, formats: enumerateFormats(fd: fd, ioctl: rawIoctl),
+                             controls: queryControls(path: path))
+    }
+
+    /// The node's controls through libv4l2 (which may add its software controls), on a descriptor of its own.
+    static func queryControls(path: String) -> [CaptureDeviceControl] {
+        let fd = scan_v4l2_open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { return [] }
+        defer { scan_v4l2_close(fd) }
+        return V4L2Controls.query(fd: fd, ioctl: libIoctl)
     }
 
     /// Enumerates native formats, sizes and intervals through `ioctl` (raw or libv4l2). Emulated formats are left out.
@@ -325,28 +408,54 @@ func cString<T>(_ tuple: T) -> String {
     withUnsafeBytes(of: tuple) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
 }
 
-func errnoText(_ code: Int32) -> String {
-    let name: String
-    switch code {
-    case EBUSY: name = "EBUSY"
-    case ENODEV: name = "ENODEV"
-    case ENOENT: name = "ENOENT"
-    case EINVAL: name = "EINVAL"
-    case EIO: name = "EIO"
-    case EACCES: name = "EACCES"
-    case EPERM: name = "EPERM"
-    case ENXIO: name = "ENXIO"
-    case ENOMEM: name = "ENOMEM"
-    case ENOSPC: name = "ENOSPC"
-    default: name = "errno \(code)"
-    }
-    return "\(String(cString: strerror(code))) (\(name))"
-}
-
 extension String {
     func trimmingSuffixSpaces() -> String {
         var s = Substring(self)
         while s.last == " " { s = s.dropLast() }
         return String(s)
+    }
+}
+
+/// The descriptor of ``CaptureDevice/lockForConfiguration()``.
+/// Invariant (`@unchecked Sendable`): `fd` is read and written only inside `lock`.
+final class ConfigurationLock: @unchecked Sendable {
+    private let lock = Lock()
+    private var fd: Int32 = -1
+
+    deinit { if fd >= 0 { scan_v4l2_close(fd) } }
+
+    func lock(path: String) throws {
+        try lock.withLock {
+            guard fd < 0 else { return }
+            let f = scan_v4l2_open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC)
+            guard f >= 0 else { throw ScanError.device(path: path, reason: "cannot open for configuration: \(errnoText(errno))") }
+            guard flock(f, LOCK_EX | LOCK_NB) == 0 else {
+                let e = errno
+                scan_v4l2_close(f)
+                throw ScanError.device(path: path, reason: e == EWOULDBLOCK ? "locked for configuration by another process" : "flock: \(errnoText(e))")
+            }
+            fd = f
+        }
+    }
+
+    func unlock() {
+        lock.withLock {
+            guard fd >= 0 else { return }
+            scan_v4l2_close(fd) // closing drops the flock
+            fd = -1
+        }
+    }
+
+    /// Runs `body` with the locked descriptor (lent for the call only).
+    func withDescriptor(path: String, _ body: (Int32) throws(ControlError) -> Void) throws(ControlError) {
+        let result: Result<Void, ControlError> = lock.withLock {
+            guard fd >= 0 else { return .failure(.notLocked(device: path)) }
+            do throws(ControlError) { try body(fd); return .success(()) } catch { return .failure(error) }
+        }
+        try result.get()
+    }
+
+    func query() -> [CaptureDeviceControl]? {
+        lock.withLock { fd >= 0 ? V4L2Controls.query(fd: fd, ioctl: libIoctl) : nil }
     }
 }

@@ -23,13 +23,19 @@ public struct CaptureConfiguration: Sendable, Hashable {
     public var maxRetryInterval: Double
     /// Buffers asked with `REQBUFS` (drivers may grant fewer).
     public var bufferCount: Int
+    /// When the device is absent at ``CaptureSession/startRunning()``: report `waiting` and start when it
+    /// appears (true), or throw at once (false, the default: fail fast).
+    public var waitForDevice = false
+    /// Controls, modes and exposure metering, applied each time the stream opens (so again after a re-plug).
+    /// A commit that changes only these applies them to the running stream, together, without a restart.
+    public var controls: ControlConfiguration
 
     public init(device: String, sessionPreset: SessionPreset = .high, frameSize: PixelSize? = nil,
                 frameRate: Double? = nil, stallTimeout: Double = 2, eioReopenThreshold: Int = 5,
-                maxRetryInterval: Double = 2, bufferCount: Int = 4) {
+                maxRetryInterval: Double = 2, bufferCount: Int = 4, controls: ControlConfiguration = ControlConfiguration()) {
         self.device = device; self.sessionPreset = sessionPreset; self.frameSize = frameSize
         self.frameRate = frameRate; self.stallTimeout = stallTimeout; self.eioReopenThreshold = eioReopenThreshold
-        self.maxRetryInterval = maxRetryInterval; self.bufferCount = bufferCount
+        self.maxRetryInterval = maxRetryInterval; self.bufferCount = bufferCount; self.controls = controls
     }
 }
 
@@ -81,18 +87,22 @@ public struct CaptureStatistics: Sendable, Hashable {
 ///
 /// The capture thread keeps the session alive while it runs: call ``stopRunning()`` (or ``close()``) when done.
 public final class CaptureSession: FrameSource, @unchecked Sendable {
+    // Invariant for @unchecked Sendable: every `var` is read and written only under `cond` (the capture
+    // thread, the consumer and the configuring caller all go through it); the stream itself lives in
+    // the capture thread's locals only.
     /// `starting` until the first frame stream is on, `running` until stopped (also while interrupted or
     /// disconnected: see ``isInterrupted``), `stopped` after ``stopRunning()`` or a fatal error.
     public enum State: String, Sendable { case starting, running, stopped }
 
-    private let cond = Condition()
+    private let cond = Monitor()
     // Everything below is guarded by `cond`.
     private var staged: CaptureConfiguration
     private var committed: Resolved
     private var batchDepth = 0
     private var restartRequested = false
+    private var controlsChanged = false
     private var stopRequested = false
-    private var thread: pthread_t?
+    private var thread: WorkerThread?
     private var slot: Frame?
     private var fatal: ScanError?
     private var _state: State = .stopped
@@ -104,6 +114,8 @@ public final class CaptureSession: FrameSource, @unchecked Sendable {
     private var continuations: [Int: AsyncStream<DeviceEvent>.Continuation] = [:]
     private var nextContinuation = 0
     private var startClock = 0.0
+    /// Started with the device absent and ``CaptureConfiguration/waitForDevice`` set; cleared once it appeared.
+    private var waitingForDevice = false
 
     /// A configuration checked against the device.
     struct Resolved: Sendable, Hashable {
@@ -124,52 +136,62 @@ public final class CaptureSession: FrameSource, @unchecked Sendable {
 
     /// The configuration that changes through the properties below and becomes active at commit/start.
     public var configuration: CaptureConfiguration {
-        get { cond.locked { staged } }
-        set { cond.locked { staged = newValue } }
+        get { cond.withLock { staged } }
+        set { cond.withLock { staged = newValue } }
     }
     /// The device by path or by-id name (staged).
     public var device: String {
         get { configuration.device }
-        set { cond.locked { staged.device = newValue } }
+        set { cond.withLock { staged.device = newValue } }
     }
     /// The preset (staged).
     public var sessionPreset: SessionPreset {
         get { configuration.sessionPreset }
-        set { cond.locked { staged.sessionPreset = newValue; staged.frameSize = nil } }
+        set { cond.withLock { staged.sessionPreset = newValue; staged.frameSize = nil } }
     }
     /// An explicit size (staged; overrides the preset).
     public var frameSize: PixelSize? {
         get { configuration.frameSize }
-        set { cond.locked { staged.frameSize = newValue } }
+        set { cond.withLock { staged.frameSize = newValue } }
     }
     /// The frame rate to ask for (staged).
     public var frameRate: Double? {
         get { configuration.frameRate }
-        set { cond.locked { staged.frameRate = newValue } }
+        set { cond.withLock { staged.frameRate = newValue } }
+    }
+    /// Controls, modes and exposure metering (staged; see ``CaptureConfiguration/controls``).
+    public var controls: ControlConfiguration {
+        get { configuration.controls }
+        set { cond.withLock { staged.controls = newValue } }
     }
 
     /// Starts a batch of changes (`beginConfiguration`). Batches nest; the outermost commit applies them.
-    public func beginConfiguration() { cond.locked { batchDepth += 1 } }
+    public func beginConfiguration() { cond.withLock { batchDepth += 1 } }
 
     /// Ends a batch (`commitConfiguration`). The outermost commit checks the whole staged configuration against
     /// the device and, on a running session, applies it with one restart of streaming. Nothing is applied when
     /// the check fails: the active configuration stays, and the staged one is reset to it.
     /// - Throws: ``ScanError`` saying why (unknown device, preset or size the device does not offer).
     public func commitConfiguration() throws {
-        let (outermost, candidate) = cond.locked { () -> (Bool, CaptureConfiguration) in
+        let (outermost, candidate) = cond.withLock { () -> (Bool, CaptureConfiguration) in
             batchDepth = max(0, batchDepth - 1)
             return (batchDepth == 0, staged)
         }
         guard outermost else { return }
         let resolved: Resolved
         do { resolved = try Self.resolve(candidate) } catch {
-            cond.locked { if _state != .stopped { staged = committed.configuration } }
+            cond.withLock { if _state != .stopped { staged = committed.configuration } }
             throw error
         }
-        cond.locked {
+        cond.withLock {
             guard resolved != committed else { return }
+            var a = resolved, b = committed
+            a.configuration.controls = ControlConfiguration()
+            b.configuration.controls = ControlConfiguration()
             committed = resolved
-            if _state != .stopped { restartRequested = true; cond.broadcast() }
+            guard _state != .stopped else { return }
+            if a == b { controlsChanged = true } else { restartRequested = true }
+            cond.broadcast()
         }
     }
 
@@ -192,6 +214,12 @@ public final class CaptureSession: FrameSource, @unchecked Sendable {
         let device = try DiscoverySession.device(named: c.device)
         let size: PixelSize
         if let s = c.frameSize { try device.validate(size: s); size = s } else { size = try device.resolve(c.sessionPreset) }
+        if !c.controls.isEmpty {
+            if let m = c.controls.exposureMetering { try m.validate() }
+            do { try c.controls.check(against: device.controls) } catch {
+                throw ScanError.device(path: c.device, reason: error.description)
+            }
+        }
         return Resolved(configuration: c, size: size, offered: device.offeredSummary)
     }
 
@@ -200,18 +228,27 @@ public final class CaptureSession: FrameSource, @unchecked Sendable {
     /// Checks the staged configuration and starts the capture thread. Returns at once; frames and events follow.
     /// - Throws: ``ScanError`` when the device does not exist, is not a capture device, or refuses the size.
     public func startRunning() throws {
-        let candidate = cond.locked { staged }
-        let resolved = try Self.resolve(candidate)
+        let candidate = cond.withLock { staged }
+        let resolved: Resolved
+        var waiting = false
+        do {
+            resolved = try Self.resolve(candidate)
+        } catch ScanError.device where candidate.waitForDevice {
+            // Absent (or not a capture device yet): the thread reports `waiting` and starts when it appears.
+            resolved = Resolved(configuration: candidate, size: PixelSize(width: 0, height: 0), offered: "")
+            waiting = true
+        }
         // A thread that ended by itself (fatal error) is joined before a new one starts.
-        let finished = cond.locked { () -> pthread_t? in
+        let finished = cond.withLock { () -> WorkerThread? in
             guard _state == .stopped, let t = thread else { return nil }
             thread = nil
             return t
         }
-        if let finished { pthread_join(finished, nil) }
-        cond.locked {
+        finished?.join()
+        cond.withLock {
             guard _state == .stopped, thread == nil else { return }
             committed = resolved
+            waitingForDevice = waiting
             stopRequested = false
             restartRequested = false
             fatal = nil
@@ -219,61 +256,64 @@ public final class CaptureSession: FrameSource, @unchecked Sendable {
             _state = .starting
             _statistics = CaptureStatistics()
             startClock = monotonicSeconds()
-            thread = startThread { [self] in captureLoop() }
+            thread = WorkerThread { [self] in captureLoop() }
         }
     }
 
     /// Stops streaming and waits for the capture thread to end. ``nextFrame()`` then returns nil.
     /// Safe to call from several threads at once, and from an event handler.
     public func stopRunning() {
-        let t = cond.locked { () -> pthread_t? in
+        let t = cond.withLock { () -> WorkerThread? in
             stopRequested = true
             cond.broadcast()
             defer { thread = nil }
             return thread
         }
         if let t {
-            if pthread_equal(t, pthread_self()) != 0 { pthread_detach(t); return }
-            pthread_join(t, nil)
+            // From an event handler (the capture thread itself): it ends on its own; the WorkerThread,
+            // never joined, is detached when released.
+            if t.isCurrent { return }
+            t.join()
         } else {
-            cond.locked { while _state != .stopped { cond.wait(seconds: 0.05) } }
+            cond.withLock { while _state != .stopped { cond.wait() } }
         }
     }
 
     /// The session state.
-    public var state: State { cond.locked { _state } }
+    public var state: State { cond.withLock { _state } }
     /// True between `wasInterrupted`/`deviceDisconnected` and the next frame.
-    public var isInterrupted: Bool { cond.locked { _interrupted } }
+    public var isInterrupted: Bool { cond.withLock { _interrupted } }
     /// The negotiated format of the current stream (nil before the first stream starts).
-    public var activeFormat: ActiveFormat? { cond.locked { _activeFormat } }
+    public var activeFormat: ActiveFormat? { cond.withLock { _activeFormat } }
     /// Counters since start.
-    public var statistics: CaptureStatistics { cond.locked { _statistics } }
+    public var statistics: CaptureStatistics { cond.withLock { _statistics } }
     /// The last runtime error's reason, if any.
-    public var lastError: String? { cond.locked { _lastError } }
+    public var lastError: String? { cond.withLock { _lastError } }
 
     // MARK: Events
 
     /// Calls `handler` on the capture thread for every device event. Keep it short: frames wait meanwhile.
     public func addEventHandler(_ handler: @escaping @Sendable (DeviceEvent) -> Void) {
-        cond.locked { handlers.append(handler) }
+        cond.withLock { handlers.append(handler) }
     }
 
     /// A stream of device events from now on (buffering the newest 64 when the reader is slow).
     public func deviceEvents() -> AsyncStream<DeviceEvent> {
         let (stream, continuation) = AsyncStream.makeStream(of: DeviceEvent.self, bufferingPolicy: .bufferingNewest(64))
-        let id = cond.locked { () -> Int in
+        let id = cond.withLock { () -> Int in
             defer { nextContinuation += 1 }
             continuations[nextContinuation] = continuation
             return nextContinuation
         }
-        continuation.onTermination = { [weak self] _ in self?.cond.locked { _ = self?.continuations.removeValue(forKey: id) } }
+        continuation.onTermination = { [weak self] _ in self?.cond.withLock { _ = self?.continuations.removeValue(forKey: id) } }
         return stream
     }
 
-    private func emit(_ kind: DeviceEvent.Kind, _ reason: String? = nil) {
-        let (event, hs, cs) = cond.locked { () -> (DeviceEvent, [@Sendable (DeviceEvent) -> Void], [AsyncStream<DeviceEvent>.Continuation]) in
+    private func emit(_ kind: DeviceEvent.Kind, _ reason: String? = nil, control: String? = nil, value: Int64? = nil) {
+        let (event, hs, cs) = cond.withLock { () -> (DeviceEvent, [@Sendable (DeviceEvent) -> Void], [AsyncStream<DeviceEvent>.Continuation]) in
             if kind == .runtimeError { _lastError = reason }
-            return (DeviceEvent(kind: kind, device: committed.configuration.device, reason: reason), handlers, Array(continuations.values))
+            return (DeviceEvent(kind: kind, device: committed.configuration.device, reason: reason, control: control, value: value),
+                    handlers, Array(continuations.values))
         }
         for h in hs { h(event) }
         for c in cs { c.yield(event) }
@@ -282,7 +322,7 @@ public final class CaptureSession: FrameSource, @unchecked Sendable {
     // MARK: FrameSource
 
     public var info: SourceInfo {
-        cond.locked { SourceInfo(name: committed.configuration.device, frameRate: _activeFormat?.frameRate, isLive: true) }
+        cond.withLock { SourceInfo(name: committed.configuration.device, frameRate: _activeFormat?.frameRate, isLive: true) }
     }
 
     /// Blocks until a frame newer than the last one returned is ready; nil once ``stopRunning()`` was called
@@ -295,7 +335,7 @@ public final class CaptureSession: FrameSource, @unchecked Sendable {
     /// Like ``nextFrame()`` but gives up after `timeout` seconds (returning nil while still running).
     public func nextFrame(timeout: Double?) throws -> Frame? {
         let deadline = timeout.map { monotonicSeconds() + $0 }
-        return try cond.locked { () throws -> Frame? in
+        return try cond.withLock { () throws -> Frame? in
             while true {
                 if let fatal { throw fatal }
                 if _state == .stopped || stopRequested { return nil }
@@ -320,150 +360,151 @@ public final class CaptureSession: FrameSource, @unchecked Sendable {
 
     // MARK: The capture thread
 
-    private enum Phase { case opening, streaming }
-
+    /// The capture thread: opens the stream, reads frames into the slot, and lets ``CaptureLoopMachine``
+    /// decide what each open and read means (events, reopening, backing off, failing).
     private func captureLoop() {
         var stream: V4L2Stream?
-        var resolved = cond.locked { committed }
-        var everStreamed = false          // with the current configuration
-        var disconnected = false
-        var interrupted = false
-        var busyReported = false
-        var lastErrorReported: String?
+        var (resolved, waiting) = cond.withLock { (committed, waitingForDevice) }
+        var machine = CaptureLoopMachine(waitingForDevice: waiting,
+                                         eioReopenThreshold: resolved.configuration.eioReopenThreshold)
         var retry = 0.05
         var lastFrame = monotonicSeconds()
-        var consecutiveEIO = 0
         var index = 0
 
-        func closeStream() { stream?.close(); stream = nil }
-        func setInterrupted(_ v: Bool) { interrupted = v; cond.locked { _interrupted = v || disconnected } }
+        /// Performs the machine's actions; false when the session failed.
+        func perform(_ actions: [CaptureLoopMachine.Action]) -> Bool {
+            let interrupted = machine.isInterrupted
+            cond.withLock { _interrupted = interrupted }
+            for action in actions {
+                switch action {
+                case .emit(let kind, let reason): emit(kind, reason)
+                case .closeStream: stream?.close(); stream = nil
+                case .resetBackOff: retry = 0.05
+                case .backOff:
+                    waitForStop(seconds: retry)
+                    retry = min(retry * 2, resolved.configuration.maxRetryInterval)
+                case .fail(let why):
+                    cond.withLock { fatal = ScanError.device(path: resolved.configuration.device, reason: why) }
+                    return false
+                }
+            }
+            return true
+        }
+        let controls = SessionControls(resolved.configuration.controls) { [self] kind, reason, control, value in
+            emit(kind, reason, control: control, value: value)
+        }
 
+        guard perform(machine.started()) else { return finishLoop(stream: &stream) }
         while true {
-            let (stop, restart, current) = cond.locked { () -> (Bool, Bool, Resolved) in
-                defer { restartRequested = false }
-                return (stopRequested, restartRequested, committed)
+            let (stop, restart, controlsOnly, current) = cond.withLock { () -> (Bool, Bool, Bool, Resolved) in
+                defer { restartRequested = false; controlsChanged = false }
+                return (stopRequested, restartRequested, controlsChanged, committed)
             }
             if stop { break }
             if restart {
-                closeStream()
+                stream?.close(); stream = nil
                 resolved = current
-                everStreamed = false
+                machine.restarted()
                 retry = 0.05
+            }
+            if restart || controlsOnly {
+                resolved = current
+                controls.reconfigure(current.configuration.controls, stream: stream)
             }
 
             if stream == nil {
+                // Waiting for a device that was absent at start: check it (and the configuration) each turn.
+                if waiting {
+                    do {
+                        resolved = try Self.resolve(resolved.configuration)
+                        cond.withLock { committed = resolved; waitingForDevice = false }
+                        waiting = false
+                    } catch ScanError.device {
+                        if perform(machine.openFailed(.quiet)) { continue } else { break }
+                    } catch {
+                        if perform(machine.openFailed(.refused("\(error)"))) { continue } else { break }
+                    }
+                }
                 let c = resolved.configuration
                 do {
                     let path = try DiscoverySession.resolve(c.device)
                     let s = try openStream(path: path, resolved: resolved)
                     stream = s
                     let format = ActiveFormat(path: path, size: s.size, sourceFourcc: s.sourceFourcc, frameRate: s.frameRate)
-                    cond.locked {
+                    cond.withLock {
                         _activeFormat = format
                         _statistics.streamStarts += 1
                         if _state == .starting { _state = .running }
                     }
-                    if disconnected {
-                        disconnected = false
-                        cond.locked { _interrupted = interrupted }
-                        emit(.connected, path)
-                    }
-                    var reason = format.summary
-                    if let want = c.frameRate, let got = s.frameRate, abs(want - got) / want > 0.01 { reason += " (asked \(formatRate(want)) fps)" }
-                    if s.frameRateIgnored { reason += " (the driver cannot set a frame rate)" }
-                    emit(.started, reason)
-                    everStreamed = true
-                    busyReported = false
-                    lastErrorReported = nil
-                    retry = 0.05
+                    var summary = format.summary
+                    if let want = c.frameRate, let got = s.frameRate, abs(want - got) / want > 0.01 { summary += " (asked \(formatRate(want)) fps)" }
+                    if s.frameRateIgnored { summary += " (the driver cannot set a frame rate)" }
+                    _ = perform(machine.opened(path: path, summary: summary))
+                    controls.opened(s) // apply controls: first start, reopen, re-plug
                     lastFrame = monotonicSeconds()
-                    consecutiveEIO = 0
                 } catch let failure {
+                    let kind: CaptureLoopMachine.OpenFailure
                     switch failure {
-                    case ScanError.device(_, let why) where !disconnected && !interrupted && !everStreamed:
-                        // The node vanished between the check and the open: treat as unplugged.
-                        disconnected = true
-                        emit(.disconnected, why)
-                    case StreamFailure.busy(let why):
-                        if !busyReported { busyReported = true; emit(.runtimeError, why + "; retrying") }
-                    case StreamFailure.refused(let why):
-                        if !everStreamed && !disconnected && !interrupted {
-                            cond.locked { fatal = ScanError.device(path: c.device, reason: why) }
-                            emit(.runtimeError, why)
-                            break
-                        }
-                        if lastErrorReported != why { lastErrorReported = why; emit(.runtimeError, why + "; retrying") }
-                    case StreamFailure.other(let why):
-                        if lastErrorReported != why { lastErrorReported = why; emit(.runtimeError, why + "; retrying") }
-                    default:
-                        break // gone / not a capture device now: wait quietly for it to return
+                    case ScanError.device(_, let why): kind = .absent(why)
+                    case StreamFailure.busy(let why): kind = .busy(why)
+                    case StreamFailure.refused(let why): kind = .refused(why)
+                    case StreamFailure.other(let why): kind = .other(why)
+                    default: kind = .quiet // gone / not a capture device now: wait quietly for it to return
                     }
-                    if cond.locked({ fatal != nil }) { break }
-                    waitForStop(seconds: retry)
-                    retry = min(retry * 2, c.maxRetryInterval)
-                    continue
+                    if perform(machine.openFailed(kind)) { continue } else { break }
                 }
             }
 
             guard let s = stream else { continue }
             let stallTimeout = resolved.configuration.stallTimeout
             let now = monotonicSeconds()
+            let read: CaptureLoopMachine.Read
             let result = s.next(timeout: max(0.01, min(0.1, lastFrame + stallTimeout - now)))
+            controls.drainEvents(s)
             switch result {
             case .frame(let plane, let sequence, let timestamp):
                 let t = monotonicSeconds()
                 lastFrame = t
-                consecutiveEIO = 0
                 let clock = timestamp ?? t
                 let frame = Frame(luma: plane, index: index, time: max(0, clock - startClock), sequence: sequence, captureClock: clock)
                 index += 1
-                cond.locked {
+                cond.withLock {
                     if slot != nil { _statistics.framesDroppedLate += 1 }
                     slot = frame
                     _statistics.framesCaptured += 1
                     cond.broadcast()
                 }
-                if interrupted {
-                    setInterrupted(false)
-                    emit(.interruptionEnded)
-                }
+                read = .frame
+                controls.frame(plane, stream: s) // exposure metering
             case .corrupt:
-                cond.locked { _statistics.errorBuffers += 1 }
+                cond.withLock { _statistics.errorBuffers += 1 }
+                read = .corrupt
             case .timeout:
-                break
+                read = .timeout
             case .eio:
-                consecutiveEIO += 1
-                cond.locked { _statistics.eioErrors += 1 }
-                if consecutiveEIO >= resolved.configuration.eioReopenThreshold {
-                    emit(.runtimeError, "\(consecutiveEIO) consecutive EIO errors from DQBUF; reopening the device")
-                    consecutiveEIO = 0
-                    closeStream()
-                }
+                cond.withLock { _statistics.eioErrors += 1 }
+                read = .eio
             case .gone:
-                closeStream()
-                disconnected = true
-                cond.locked { _interrupted = true }
-                emit(.disconnected, "the device went away (POLLERR/ENODEV); waiting for it to return")
-                retry = 0.05
+                read = .gone
                 lastFrame = monotonicSeconds()
             case .error(let why):
-                emit(.runtimeError, why + "; reopening")
-                closeStream()
-                waitForStop(seconds: retry)
-                retry = min(retry * 2, resolved.configuration.maxRetryInterval)
+                read = .error(why)
             }
+            _ = perform(machine.read(read))
 
             if stream != nil, monotonicSeconds() - lastFrame > stallTimeout {
-                if !interrupted && !disconnected {
-                    setInterrupted(true)
-                    emit(.interrupted, "no frame for \(formatRate(stallTimeout)) s; reopening the device")
-                }
-                closeStream()
+                _ = perform(machine.stalled(stallTimeout: stallTimeout))
                 lastFrame = monotonicSeconds()
             }
         }
-        closeStream()
-        let wasFatal = cond.locked { () -> Bool in
+        finishLoop(stream: &stream)
+    }
+
+    /// Closes the stream, marks the session stopped and reports `stopped` (not after a fatal error).
+    private func finishLoop(stream: inout V4L2Stream?) {
+        stream?.close()
+        stream = nil
+        let wasFatal = cond.withLock { () -> Bool in
             _state = .stopped
             _interrupted = false
             cond.broadcast()
@@ -481,7 +522,7 @@ public final class CaptureSession: FrameSource, @unchecked Sendable {
     /// Sleeps up to `seconds`, waking early when stop or a restart is requested.
     private func waitForStop(seconds: Double) {
         let deadline = monotonicSeconds() + seconds
-        cond.locked {
+        cond.withLock {
             while !stopRequested && !restartRequested {
                 let left = deadline - monotonicSeconds()
                 if left <= 0 { break }
@@ -495,66 +536,4 @@ public final class CaptureSession: FrameSource, @unchecked Sendable {
 func formatRate(_ r: Double) -> String {
     let rounded = (r * 100).rounded() / 100
     return rounded == rounded.rounded() ? String(Int(rounded)) : String(rounded)
-}
-
-// MARK: - Threads and a condition variable
-
-/// A mutex with a condition variable (monotonic clock for timed waits).
-final class Condition: @unchecked Sendable {
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    private let condition: UnsafeMutablePointer<pthread_cond_t>
-
-    init() {
-        mutex = .allocate(capacity: 1)
-        condition = .allocate(capacity: 1)
-        pthread_mutex_init(mutex, nil)
-        var attr = pthread_condattr_t()
-        pthread_condattr_init(&attr)
-        pthread_condattr_setclock(&attr, CLOCK_MONOTONIC)
-        pthread_cond_init(condition, &attr)
-        pthread_condattr_destroy(&attr)
-    }
-
-    deinit {
-        pthread_cond_destroy(condition)
-        pthread_mutex_destroy(mutex)
-        condition.deallocate()
-        mutex.deallocate()
-    }
-
-    func locked<T>(_ body: () throws -> T) rethrows -> T {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return try body()
-    }
-
-    /// Waits (the mutex must be held) until signalled or `seconds` pass.
-    func wait(seconds: Double) {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        let total = Double(ts.tv_nsec) / 1e9 + max(0, seconds)
-        ts.tv_sec += Int(total)
-        ts.tv_nsec = Int((total - Double(Int(total))) * 1e9)
-        pthread_cond_timedwait(condition, mutex, &ts)
-    }
-
-    func broadcast() { pthread_cond_broadcast(condition) }
-}
-
-private final class ThreadBody {
-    let body: () -> Void
-    init(_ body: @escaping () -> Void) { self.body = body }
-}
-
-/// Starts a joinable thread running `body`.
-func startThread(_ body: @escaping () -> Void) -> pthread_t {
-    let context = Unmanaged.passRetained(ThreadBody(body)).toOpaque()
-    var thread = pthread_t()
-    let status = pthread_create(&thread, nil, { raw in
-        let box = Unmanaged<ThreadBody>.fromOpaque(raw!).takeRetainedValue()
-        box.body()
-        return nil
-    }, context)
-    precondition(status == 0, "pthread_create failed: \(status)")
-    return thread
 }

@@ -5,6 +5,7 @@ internal import CScanOpenCV
 /// PGM/PPM/PBM in Swift, anything else through OpenCV's imgcodecs (loaded on demand). Colour becomes luma
 /// (BT.601 weights).
 public final class ImageSource: FrameSource, @unchecked Sendable {
+    // Invariant for @unchecked Sendable: `frame` is touched only under `lock`; `info` is immutable.
     public let info: SourceInfo
     private var frame: Frame?
     private let lock = Lock()

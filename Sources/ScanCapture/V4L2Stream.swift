@@ -54,6 +54,34 @@ final class V4L2Stream {
     init(path: String, size wanted: PixelSize, frameRate wantedRate: Double?, bufferCount: Int,
          offered: () -> String) throws(StreamFailure) {
         self.path = path
+        let fd = try Self.open(path)
+        let format: NegotiatedFormat
+        let rate: NegotiatedRate
+        do {
+            try Self.checkCapabilities(fd)
+            format = try Self.setFormat(fd, size: wanted, offered: offered)
+            rate = try Self.setFrameRate(fd, wantedRate)
+        } catch {
+            scan_v4l2_close(fd)
+            throw error
+        }
+        self.fd = fd
+        size = format.size
+        stride = format.stride
+        sourceFourcc = format.sourceFourcc
+        frameRate = rate.rate
+        frameRateIgnored = rate.ignored
+        do {
+            try mapBuffers(count: bufferCount)
+            try startStreaming()
+        } catch {
+            close()
+            throw error
+        }
+    }
+
+    /// `v4l2_open`, errors sorted by what the session does about them.
+    private static func open(_ path: String) throws(StreamFailure) -> Int32 {
         let fd = scan_v4l2_open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else {
             let e = errno
@@ -63,10 +91,11 @@ final class V4L2Stream {
             default: throw .other("cannot open: \(errnoText(e))")
             }
         }
-        self.fd = fd
-        var ok = false
-        defer { if !ok { scan_v4l2_close(fd) } }
+        return fd
+    }
 
+    /// `QUERYCAP`: video capture and streaming I/O, now.
+    private static func checkCapabilities(_ fd: Int32) throws(StreamFailure) {
         var cap = v4l2_capability()
         guard libIoctl(fd, SCAN_VIDIOC_QUERYCAP, &cap) == 0 else {
             let e = errno
@@ -80,8 +109,13 @@ final class V4L2Stream {
         guard caps & UInt32(V4L2_CAP_STREAMING) != 0 else {
             throw .refused("does not support streaming I/O (device_caps 0x\(String(caps, radix: 16)))")
         }
+    }
 
-        // Format: YU12 out of libv4l2's converter at exactly the wanted size.
+    private struct NegotiatedFormat { var size: PixelSize; var stride: Int; var sourceFourcc: String }
+    private struct NegotiatedRate { var rate: Double?; var ignored: Bool }
+
+    /// `S_FMT`: YU12 out of libv4l2's converter at exactly `wanted`; the driver's native format read back raw.
+    private static func setFormat(_ fd: Int32, size wanted: PixelSize, offered: () -> String) throws(StreamFailure) -> NegotiatedFormat {
         var fmt = v4l2_format()
         fmt.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
         fmt.fmt.pix.width = UInt32(wanted.width)
@@ -100,13 +134,14 @@ final class V4L2Stream {
         guard got == wanted, fmt.fmt.pix.pixelformat == fourccCode("YU12") else {
             throw .refused("refuses \(wanted.width)x\(wanted.height) (the driver chose \(got.width)x\(got.height) \(fourccString(fmt.fmt.pix.pixelformat))); it offers: \(offered())")
         }
-        size = got
-        stride = max(got.width, Int(fmt.fmt.pix.bytesperline))
         var native = v4l2_format()
         native.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
-        sourceFourcc = rawIoctl(fd, SCAN_VIDIOC_G_FMT, &native) == 0 ? fourccString(native.fmt.pix.pixelformat) : "YU12"
+        let source = rawIoctl(fd, SCAN_VIDIOC_G_FMT, &native) == 0 ? fourccString(native.fmt.pix.pixelformat) : "YU12"
+        return NegotiatedFormat(size: got, stride: max(got.width, Int(fmt.fmt.pix.bytesperline)), sourceFourcc: source)
+    }
 
-        // Frame rate: S_PARM, then read back what the driver chose.
+    /// `S_PARM` when a rate is wanted and the driver can set one, then `G_PARM` for what it chose.
+    private static func setFrameRate(_ fd: Int32, _ wantedRate: Double?) throws(StreamFailure) -> NegotiatedRate {
         var parm = v4l2_streamparm()
         parm.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
         let hasParm = libIoctl(fd, SCAN_VIDIOC_G_PARM, &parm) == 0
@@ -117,13 +152,15 @@ final class V4L2Stream {
             if libIoctl(fd, SCAN_VIDIOC_S_PARM, &parm) != 0 && errno == EBUSY { throw .busy(Self.busyText) }
             _ = libIoctl(fd, SCAN_VIDIOC_G_PARM, &parm)
         }
-        frameRateIgnored = wantedRate != nil && !canSet
         let tpf = parm.parm.capture.timeperframe
-        frameRate = hasParm && tpf.numerator > 0 && tpf.denominator > 0 ? Double(tpf.denominator) / Double(tpf.numerator) : nil
+        return NegotiatedRate(rate: hasParm && tpf.numerator > 0 && tpf.denominator > 0 ? Double(tpf.denominator) / Double(tpf.numerator) : nil,
+                              ignored: wantedRate != nil && !canSet)
+    }
 
-        // Buffers.
+    /// `REQBUFS`, then `QUERYBUF` + `v4l2_mmap` + `QBUF` for each granted buffer.
+    private func mapBuffers(count: Int) throws(StreamFailure) {
         var req = v4l2_requestbuffers()
-        req.count = UInt32(bufferCount)
+        req.count = UInt32(count)
         req.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
         req.memory = V4L2_MEMORY_MMAP.rawValue
         if libIoctl(fd, SCAN_VIDIOC_REQBUFS, &req) != 0 {
@@ -138,34 +175,44 @@ final class V4L2Stream {
             buf.index = i
             buf.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
             buf.memory = V4L2_MEMORY_MMAP.rawValue
-            guard libIoctl(fd, SCAN_VIDIOC_QUERYBUF, &buf) == 0 else {
-                let e = errno
-                releaseBuffers()
-                throw .other("QUERYBUF \(i): \(errnoText(e))")
-            }
+            guard libIoctl(fd, SCAN_VIDIOC_QUERYBUF, &buf) == 0 else { throw .other("QUERYBUF \(i): \(errnoText(errno))") }
             let p = scan_v4l2_mmap(nil, Int(buf.length), PROT_READ | PROT_WRITE, MAP_SHARED, fd, Int64(buf.m.offset))
-            guard let p, p != MAP_FAILED else {
-                let e = errno
-                releaseBuffers()
-                throw .other("v4l2_mmap buffer \(i): \(errnoText(e))")
-            }
+            guard let p, p != MAP_FAILED else { throw .other("v4l2_mmap buffer \(i): \(errnoText(errno))") }
             buffers.append((p, Int(buf.length)))
-            guard libIoctl(fd, SCAN_VIDIOC_QBUF, &buf) == 0 else {
-                let e = errno
-                releaseBuffers()
-                throw .other("QBUF \(i): \(errnoText(e))")
-            }
+            guard libIoctl(fd, SCAN_VIDIOC_QBUF, &buf) == 0 else { throw .other("QBUF \(i): \(errnoText(errno))") }
         }
+    }
+
+    /// `STREAMON`.
+    private func startStreaming() throws(StreamFailure) {
         var type = Int32(V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue)
         guard libIoctl(fd, SCAN_VIDIOC_STREAMON, &type) == 0 else {
             let e = errno
-            releaseBuffers()
             if e == EBUSY { throw .busy(Self.busyText) }
             if e == ENODEV { throw .gone("STREAMON: \(errnoText(e))") }
             throw .other("STREAMON: \(errnoText(e))")
         }
         streaming = true
-        ok = true
+    }
+
+    // MARK: Controls (through this stream's descriptor)
+
+    /// The device's controls with their current values.
+    func controls() -> [CaptureDeviceControl] { V4L2Controls.query(fd: fd, ioctl: libIoctl) }
+
+    /// Writes `writes` together (`S_EXT_CTRLS`).
+    func apply(_ writes: [ControlWrite]) throws(ControlError) { try V4L2Controls.apply(writes, fd: fd, ioctl: libIoctl) }
+
+    /// Subscribes to value changes of `ids` (`V4L2_EVENT_CTRL`, with feedback); they come out of ``takeControlEvents()``.
+    @discardableResult
+    func subscribeControlEvents(ids: [UInt32]) -> Int { V4L2Controls.subscribe(fd: fd, ids: ids, ioctl: libIoctl) }
+
+    private var pendingControlEvents: [(id: UInt32, value: Int64)] = []
+
+    /// Control changes dequeued by ``next(timeout:)`` since the last call.
+    func takeControlEvents() -> [(id: UInt32, value: Int64)] {
+        defer { pendingControlEvents.removeAll() }
+        return pendingControlEvents
     }
 
     static let busyText = "device busy: another process is using it (EBUSY)"
@@ -199,10 +246,14 @@ final class V4L2Stream {
 
     /// Waits up to `timeout` seconds for a buffer, copies its luma plane out and requeues it.
     func next(timeout: Double) -> DequeueResult {
-        var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        var p = pollfd(fd: fd, events: Int16(POLLIN | POLLPRI), revents: 0)
         let r = poll(&p, 1, Int32(max(1, (timeout * 1000).rounded())))
         if r == 0 { return .timeout }
         if r < 0 { return errno == EINTR ? .timeout : .error("poll: \(errnoText(errno))") }
+        if p.revents & Int16(POLLPRI) != 0 {
+            pendingControlEvents += V4L2Controls.dequeue(fd: fd, ioctl: libIoctl)
+            if p.revents & Int16(POLLIN | POLLERR | POLLHUP | POLLNVAL) == 0 { return .timeout }
+        }
         let hangup = p.revents & Int16(POLLHUP | POLLNVAL) != 0
         var buf = v4l2_buffer()
         buf.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue

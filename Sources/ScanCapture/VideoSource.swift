@@ -4,6 +4,8 @@ internal import CScanOpenCV
 /// A video file (mp4, mkv, avi, …) decoded frame by frame through OpenCV's videoio (FFmpeg),
 /// loaded on demand. Memory is bounded by one frame.
 public final class VideoSource: FrameSource, @unchecked Sendable {
+    // Invariant for @unchecked Sendable: `handle` (the one owner of the decoder) and `index` are touched
+    // only under `lock`; `info` is immutable.
     public let info: SourceInfo
     private var handle: OpaquePointer?
     private var index = 0

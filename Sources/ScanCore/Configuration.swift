@@ -92,7 +92,7 @@ public struct BarcodeConfiguration: Sendable, Hashable {
     /// a second frame) reads it too. Blurred low-resolution EAN/UPC codes otherwise read as other digits with a
     /// valid check digit on those passes (docs/reader.md, "Confirming transformed reads"). Plain-pass reads
     /// and 2-D codes (with their error correction) are never held back.
-    public var confirmTransformedLinearReads: Bool = true
+    public var confirmTransformedLinearReads: Bool = false
     /// Decode Code 39 symbols that are Code 32 (Italian Pharmacode: 6 characters of its base-32 alphabet
     /// spelling 9 digits with a valid check digit) as "A" and the 9 digits, as printed under them; `value` and
     /// `bytes` then hold that text (the type stays `code39`). Off by default: about 1 in 60 random 6-character

@@ -7,6 +7,9 @@ public enum ScanEvent: Sendable {
     case presence(PresenceEvent)
     /// A capture device changed state (`"event":"device"`).
     case device(DeviceEvent)
+    /// The running configuration changed (`"event":"configuration"`), e.g. the rect of interest set on the
+    /// live page.
+    case configuration(ConfigurationEvent)
 
     /// The JSON `event` name.
     public var name: String {
@@ -14,6 +17,7 @@ public enum ScanEvent: Sendable {
         case .metadata: return "metadata"
         case .presence(let p): return p.transition.rawValue
         case .device: return "device"
+        case .configuration: return "configuration"
         }
     }
 
@@ -22,7 +26,7 @@ public enum ScanEvent: Sendable {
         switch self {
         case .metadata(let m): return Set(m.objects.map(\.type))
         case .presence(let p): return [p.type]
-        case .device: return []
+        case .device, .configuration: return []
         }
     }
 }
@@ -74,6 +78,17 @@ public struct PresenceEvent: Sendable {
     }
 }
 
+/// A change of the running configuration, applied between two frames.
+public struct ConfigurationEvent: Sendable, Equatable {
+    /// The new rect of interest (normalized device coordinates), when that is what changed.
+    public var rectOfInterest: NormalizedRect?
+    /// Who changed it: `http` (the live page).
+    public var origin: String
+    public init(rectOfInterest: NormalizedRect?, origin: String) {
+        self.rectOfInterest = rectOfInterest; self.origin = origin
+    }
+}
+
 /// A capture device state change (`AVCaptureSession` notifications).
 public struct DeviceEvent: Sendable, Equatable {
     public enum Kind: String, Sendable {
@@ -84,12 +99,24 @@ public struct DeviceEvent: Sendable, Equatable {
         case runtimeError = "runtimeError"
         case started = "started"
         case stopped = "stopped"
+        /// The device is not there (yet): the session waits for it and starts when it appears.
+        case waiting = "waiting"
+        /// A control's value changed (by scand or another process, `V4L2_EVENT_CTRL`): `control`, `value`.
+        case controlChanged = "controlChanged"
+        /// The software exposure loop started stepping a control (`adjustingExposure` became true).
+        case adjustingExposureStarted = "adjustingExposureStarted"
+        /// The region reached its target, or the control its limit (`adjustingExposure` became false).
+        case adjustingExposureEnded = "adjustingExposureEnded"
     }
     public var kind: Kind
     public var device: String
     public var reason: String?
-    public init(kind: Kind, device: String, reason: String? = nil) {
-        self.kind = kind; self.device = device; self.reason = reason
+    /// The control's `v4l2-ctl` name (``Kind/controlChanged``, the exposure events).
+    public var control: String?
+    /// The control's new value, in its own units.
+    public var value: Int64?
+    public init(kind: Kind, device: String, reason: String? = nil, control: String? = nil, value: Int64? = nil) {
+        self.kind = kind; self.device = device; self.reason = reason; self.control = control; self.value = value
     }
 }
 

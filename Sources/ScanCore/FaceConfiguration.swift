@@ -22,9 +22,51 @@ public enum FaceCascade: String, Sendable, Hashable, CaseIterable {
     public static let eyeFile = "haarcascade_eye.xml"
 }
 
+/// Which detector finds faces (`--face-detector`).
+public enum FaceDetectorKind: String, Sendable, Hashable, CaseIterable {
+    /// CenterFace, a small neural network (`Models/centerface.onnx`) run by OpenCV's dnn: finds more faces
+    /// than the cascades on varied people and gives five landmarks (roll from the eye line, yaw from the nose).
+    /// Falls back to ``FaceConfiguration/cascade`` when the model cannot be loaded.
+    case centerface
+    /// OpenCV's Haar frontal cascade (with roll search, eye-pair roll and profile yaw).
+    case haar
+    /// OpenCV's LBP frontal cascade (faster than Haar, finds fewer faces).
+    case lbp
+
+    /// The cascade family of a cascade detector; nil for the neural one.
+    public var cascade: FaceCascade? {
+        switch self {
+        case .centerface: return nil
+        case .haar: return .haar
+        case .lbp: return .lbp
+        }
+    }
+}
+
+/// Maps a detector's raw face box to the face square (brow to chin, cheek to cheek), as measured against
+/// hand-marked squares on real photographs by `bench/faces/calibrate.py` (marks in `bench/faces/marks.json`).
+public struct FaceBoxCalibration: Sendable, Hashable {
+    /// Face square side / raw box side.
+    public var scale: Double
+    /// Shift of the centre along the face's downward axis, in raw box sides (positive: toward the chin).
+    public var shiftDown: Double
+
+    public init(scale: Double, shiftDown: Double) { self.scale = scale; self.shiftDown = shiftDown }
+
+    public static let identity = FaceBoxCalibration(scale: 1, shiftDown: 0)
+}
+
 /// How faces are found and tracked (`AVMetadataFaceObject`). All sizes are frame pixels, times seconds.
 public struct FaceConfiguration: Sendable, Hashable {
-    /// Cascade family (`--face-cascade`).
+    /// The detector (`--face-detector`).
+    public var detector: FaceDetectorKind
+    /// Input width of the neural detector's full-frame search, pixels (a multiple of 32; the height follows
+    /// the frame's aspect, rounded up to a multiple of 32). Faces smaller than ~1/25 of it are missed.
+    public var neuralInputWidth: Int
+    /// Score a neural detection needs (0…1).
+    public var neuralThreshold: Double
+    /// Cascade family (`--face-cascade`): the detector when ``detector`` is a cascade, the fallback when the
+    /// neural model is missing.
     public var cascade: FaceCascade
     /// Smallest face side searched for on full-frame detection, in frame pixels (`--min-face-size`).
     public var minimumFaceSize: Int
@@ -65,11 +107,13 @@ public struct FaceConfiguration: Sendable, Hashable {
     /// window search around known faces is unaffected.
     public var analysisShortSide: Int?
 
-    public init(cascade: FaceCascade = .lbp, minimumFaceSize: Int = 40, maximumFaceSize: Int? = nil,
+    public init(detector: FaceDetectorKind = .centerface, neuralInputWidth: Int = 320, neuralThreshold: Double = 0.5,
+                cascade: FaceCascade = .haar, minimumFaceSize: Int = 40, maximumFaceSize: Int? = nil,
                 detectionInterval: Int = 8, windowSearch: Bool = true, rollSearch: Bool = true,
                 rollSearchAngle: Double = 30, eyeRoll: Bool = true, estimateYaw: Bool = true,
                 scaleFactor: Double = 1.15, minNeighbors: Int = 3, maxMissedFrames: Int = 20,
                 confirmationFrames: Int = 2, presenceGrace: Double = 0.5, analysisShortSide: Int? = 480) {
+        self.detector = detector; self.neuralInputWidth = neuralInputWidth; self.neuralThreshold = neuralThreshold
         self.cascade = cascade; self.minimumFaceSize = minimumFaceSize; self.maximumFaceSize = maximumFaceSize
         self.detectionInterval = detectionInterval; self.windowSearch = windowSearch
         self.rollSearch = rollSearch; self.rollSearchAngle = rollSearchAngle; self.eyeRoll = eyeRoll
@@ -80,6 +124,10 @@ public struct FaceConfiguration: Sendable, Hashable {
 
     /// A description of the first invalid setting, or nil when the configuration is usable.
     public var validationError: String? {
+        if neuralInputWidth < 64 || neuralInputWidth > 1920 || neuralInputWidth % 32 != 0 {
+            return "neural input width must be a multiple of 32 in 64…1920"
+        }
+        if !(neuralThreshold > 0 && neuralThreshold < 1) { return "neural threshold must be in (0, 1)" }
         if minimumFaceSize < 8 { return "minimum face size must be at least 8 pixels" }
         if let m = maximumFaceSize, m < minimumFaceSize { return "maximum face size must be at least the minimum" }
         if detectionInterval < 1 { return "face detection interval must be at least 1" }

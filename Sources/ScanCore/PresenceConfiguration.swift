@@ -19,15 +19,14 @@ public struct PresenceConfiguration: Sendable, Hashable {
         self.lostAfter = lostAfter; self.cooldown = cooldown; self.faceLostAfter = faceLostAfter
     }
 
-    /// Checks ranges; the message names the setting.
-    public func validate() throws {
-        guard appearAfterFrames >= 1 && appearAfterFrames <= 1000 else {
-            throw ScanError.invalidArgument("presence appearAfterFrames must be 1...1000, got \(appearAfterFrames)")
-        }
-        for (name, v) in [("lostAfter", lostAfter), ("cooldown", cooldown), ("faceLostAfter", faceLostAfter)] {
-            guard v.isFinite && v >= 0 && v <= 86_400 else {
-                throw ScanError.invalidArgument("presence \(name) must be 0...86400 seconds, got \(v)")
-            }
+    /// Checks ranges; the error names the setting (`presence.lostAfter`, `--lost-after`).
+    public func validate() throws(InvalidSetting) {
+        try InvalidSetting.check((1...1000).contains(appearAfterFrames), key: "presence.appearAfterFrames", flag: "--appear-after",
+                                 "must be 1...1000, got \(appearAfterFrames)")
+        for (name, flag, v) in [("lostAfter", "--lost-after", lostAfter), ("cooldown", "--cooldown", cooldown),
+                                ("faceLostAfter", "--face-lost-after", faceLostAfter)] {
+            try InvalidSetting.check(v.isFinite && v >= 0 && v <= 86_400, key: "presence." + name, flag: flag,
+                                     "must be 0...86400 seconds, got \(v)")
         }
     }
 }

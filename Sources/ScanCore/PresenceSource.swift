@@ -2,12 +2,10 @@
 /// knows when a face is gone. The daemon's presence stage leaves those types to it and publishes its
 /// transitions in the same `seq` stream.
 ///
-/// The daemon looks for this on its `MetadataOutput` (`extension MetadataOutput: PresenceSource`), so
-/// a detector that tracks can plug in without changing the pipeline.
+/// `MetadataOutput` conforms (`extension MetadataOutput: PresenceSource`): the transitions it decides on
+/// a frame come back from that frame's `processFrame(_:source:)` call (`FrameResult.facePresence`), not
+/// through a property read afterwards, and the daemon leaves ``presenceTypes`` out of its own stage.
 public protocol PresenceSource: AnyObject {
     /// Types whose `appeared` / `lost` this source decides (e.g. `[.face]`).
     var presenceTypes: Set<MetadataObjectType> { get }
-    /// The transitions decided on the frame `event` describes (called once per frame, after detection).
-    /// `streamTime` is seconds of stream time (continuous across `--loop` passes).
-    func presenceTransitions(after event: MetadataEvent, streamTime: Double) -> [PresenceEvent]
 }

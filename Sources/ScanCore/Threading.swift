@@ -40,6 +40,9 @@ public final class Monitor: @unchecked Sendable {
         pthread_cond_timedwait(cond, mutex, &ts)
     }
 
+    /// Waits (lock held) until signalled or `seconds` pass.
+    public func wait(seconds: Double) { wait(until: monotonicSeconds() + max(0, seconds)) }
+
     public func broadcast() { pthread_cond_broadcast(cond) }
 }
 
@@ -143,6 +146,9 @@ public final class WorkerThread: @unchecked Sendable {
         let unjoined = monitor.withLock { !joined }
         if unjoined { pthread_detach(thread) }
     }
+
+    /// True when called on this thread.
+    public var isCurrent: Bool { pthread_equal(thread, pthread_self()) != 0 }
 
     /// Waits for the thread to end, at most `timeout` seconds (nil: no limit). Returns false when it is
     /// still running (it is then detached and left to end with the process).

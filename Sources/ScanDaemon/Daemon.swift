@@ -81,6 +81,18 @@ public final class Daemon: @unchecked Sendable {
     private var stats = DaemonStatistics()
     private var frames: BlockingQueue<Item>?
     private var threads: [WorkerThread] = []
+    private var frameObserver: FrameObserver?
+
+    /// Sees every processed frame on the pipeline thread, after its events were published: the frame, what
+    /// was found on it, the stage times of ``MetadataOutput/lastTimings`` and the counters so far. It must
+    /// return at once (the HTTP server's frame output only keeps a reference to the newest frame).
+    public typealias FrameObserver = @Sendable (Frame, MetadataEvent, MetadataOutput.StageTimings, DaemonStatistics) -> Void
+
+    /// Sets (or clears) the ``FrameObserver``; takes effect from the next frame.
+    public func setFrameObserver(_ observer: FrameObserver?) { monitor.withLock { frameObserver = observer } }
+
+    /// The configuration in force (the last one given to ``reload(_:)``, or the initial one).
+    public var currentConfiguration: DaemonConfiguration { monitor.withLock { configuration } }
 
     /// - Parameters:
     ///   - onEnd: called once, from a pipeline thread, when the pipeline stops on its own or is stopped.
@@ -114,15 +126,23 @@ public final class Daemon: @unchecked Sendable {
     public func start() throws {
         let config = monitor.withLock { configuration }
         try Self.validate(config)
-        let first = try source.open()
+        if let events = source.deviceEvents {
+            // A camera reports its own `waiting` (absent at start) and `started` (with the negotiated format)
+            // from its thread, which opening starts: listen first so none is lost.
+            events.startReporting { [emitter] event in emitter.emit([.device(event)]) }
+        }
+        let first: any FrameSource
+        do {
+            first = try source.open()
+        } catch {
+            source.deviceEvents?.stopReporting()
+            throw error
+        }
         let live = first.info.isLive
         monitor.withLock { sourceIsLive = live }
         let queue = BlockingQueue<Item>(capacity: (config.pacing || live) ? 1 : 4, lossless: !(config.pacing || live))
         monitor.withLock { frames = queue }
-        if let events = source.deviceEvents {
-            // A camera reports its own `started` (with the negotiated format) when streaming begins.
-            events.startReporting { [emitter] event in emitter.emit([.device(event)]) }
-        } else {
+        if source.deviceEvents == nil {
             emitter.emit([.device(DeviceEvent(kind: .started, device: first.info.name))])
         }
         let readThread = WorkerThread { [self] in readFrames(first: first, queue: queue) }
@@ -142,6 +162,18 @@ public final class Daemon: @unchecked Sendable {
             configuration = c
             pendingConfiguration = c
         }
+    }
+
+    /// Sets the rect of interest (normalized device coordinates, within the frame) from the next frame on,
+    /// and publishes a `configuration` event naming `origin`. A later SIGHUP reload sets it from the config
+    /// file again.
+    /// - Throws: when the rectangle is not a valid rect of interest; the running one is kept.
+    public func setRectOfInterest(_ rect: NormalizedRect, origin: String) throws {
+        var c = currentConfiguration
+        c.output.rectOfInterest = rect
+        c.output.rectOfInterestView = nil
+        try reload(c)
+        emitter.emit([.configuration(ConfigurationEvent(rectOfInterest: rect, origin: origin))])
     }
 
     /// Stops reading, lets the pipeline finish its current frame, reports `lost` for everything still
@@ -265,7 +297,8 @@ public final class Daemon: @unchecked Sendable {
                 return pendingConfiguration
             }) {
                 do {
-                    output = try MetadataOutput(configuration: newConfig.output)
+                    // The face tracker (faceIDs, presence) carries over: IDs never restart after a SIGHUP.
+                    output = try MetadataOutput(configuration: newConfig.output, continuing: output)
                     config = newConfig
                     tracker.configuration = newConfig.presence
                     logger.notice("configuration applied", metadata: [
@@ -275,22 +308,22 @@ public final class Daemon: @unchecked Sendable {
                     logger.error("reloaded configuration not applied: \(error)")
                 }
             }
-            let event: MetadataEvent
+            let result: MetadataOutput.FrameResult
             do {
-                event = try output.process(item.frame, source: item.info)
+                result = try output.processFrame(item.frame, source: item.info)
             } catch {
                 logger.error("frame \(item.frame.index) of \(item.info.name): \(error)")
                 continue
             }
+            let event = result.event
             monitor.withLock { stats.framesProcessed += 1 }
             var events: [ScanEvent] = []
             if config.emitMetadata { events.append(.metadata(event)) }
             frameOutput.publish { VideoFrame(frame: item.frame, metadata: event) }
             // A detector that tracks (faces) decides its own presence; the tracker handles the rest.
-            let external = (output as AnyObject) as? any PresenceSource
-            tracker.externallyTracked = external?.presenceTypes ?? []
-            if config.presence.enabled, let external {
-                events += external.presenceTransitions(after: event, streamTime: item.streamTime).map(ScanEvent.presence)
+            tracker.externallyTracked = output.presenceTypes
+            if config.presence.enabled {
+                events += result.facePresence.map(ScanEvent.presence)
             }
             for p in tracker.update(objects: event.objects, source: event.source, frame: event.frame, time: item.streamTime) {
                 var p = p
@@ -298,10 +331,18 @@ public final class Daemon: @unchecked Sendable {
                 events.append(.presence(p))
             }
             emitter.emit(events)
+            if let observer = monitor.withLock({ frameObserver }) {
+                var s = monitor.withLock { stats }
+                s.events = emitter.count
+                observer(item.frame, event, result.timings, s)
+            }
             last = (event.source, event.frame, event.time)
             if outputGone() { outputClosed = true; break }
         }
-        let lost = tracker.flush(source: last.source, frame: last.frame, time: last.time).map(ScanEvent.presence)
+        // Faces still present end with the face tracker's own `lost` (it decides face presence), then the rest.
+        let facesLost = config.presence.enabled ? output.finishPresence(sourceName: last.source, frame: last.frame, time: last.time)
+            .map { p -> ScanEvent in var p = p; p.time = last.time; return .presence(p) } : []
+        let lost = facesLost + tracker.flush(source: last.source, frame: last.frame, time: last.time).map(ScanEvent.presence)
         emitter.emit(lost)
         publishStopped(device: last.source)
         if outputClosed {

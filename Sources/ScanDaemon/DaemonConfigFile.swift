@@ -1,9 +1,13 @@
 public import ScanCore
+public import ScanCapture
+public import ScanKit
 import FoundationEssentials
 import Logging
 
-/// The `scand run --config FILE` format: one JSON object; every key is optional and command-line flags
-/// override it. Unknown keys, duplicate keys and values outside the flags' bounds are errors (a typo must
+/// The `scand run --config FILE` format: one JSON object; every key is optional and an explicit command-line
+/// flag always overrides it. Every option of `run` has a key: the flag's long name in camelCase
+/// (`--scan-density` → `scanDensity`, `--face-cascade` → `faceCascade`), except the socket's and presence's,
+/// which sit in the `socket` and `presence` objects. Unknown keys, duplicate keys and values outside the flags' bounds are errors (a typo must
 /// not be silently ignored), and every error names the file, the line and the column. See docs/daemon.md.
 ///
 /// ```json
@@ -37,6 +41,10 @@ public struct DaemonConfigFile: Sendable, Equatable {
     public var tryInverted: Bool?
     /// Decode Code 39 as Full ASCII (`--code39-full-ascii`).
     public var code39FullASCII: Bool?
+    /// Decode Code 32 (Italian Pharmacode) symbols as "A" + 9 digits (`--code32`).
+    public var code32: Bool?
+    /// Hold back 1-D reads from transformed passes until confirmed (`--confirm-transformed`).
+    public var confirmTransformed: Bool?
     public var scanDensity: Int?
     public var models: String?
     public var metadata: Bool?
@@ -51,6 +59,62 @@ public struct DaemonConfigFile: Sendable, Equatable {
     public var logLevel: String?
     public var socket = Socket()
     public var presence = Presence()
+    /// Camera controls by `v4l2-ctl` name: `{"brightness": 140, "auto_exposure": "manual_mode"}` (issue 18).
+    /// Values are kept as text (numbers, true/false, menu item names) and checked against the device at start.
+    public var controls: [String: String]?
+    /// The MQTT client (issue 19); see DaemonConfigFile+MQTT.swift.
+    public var mqtt = MQTTConfigSection()
+
+    // Reader (`--engine`, `--passes`, …), as the flags of the same name.
+    public var engine: BarcodeEngine?
+    public var passes: [ReaderPass]?
+    public var extraPasses: Bool?
+    public var codabarMinLength: Int?
+    public var i25MinLength: Int?
+    public var i25Checksum: Bool?
+    public var minLinearQuality: Int?
+    public var zbarUncertainty: Int?
+    public var confirm1D: Bool?
+    public var streamSteps: Int?
+    public var allPassesOnStreams: Bool?
+    public var streamScanDensity: Int?
+    public var parallelDetectors: Bool?
+    public var loadShedding: Bool?
+
+    // Camera (`--preset`, `--size`, `--fps`, `--stall-timeout`).
+    public var preset: SessionPreset?
+    public var size: PixelSize?
+    public var fps: Double?
+    public var stallTimeout: Double?
+
+    // Preview (`--view-size`, …): view coordinates for every object.
+    public var viewSize: ViewSize?
+    public var videoGravity: VideoGravity?
+    public var orientation: VideoOrientation?
+    public var mirrored: Bool?
+    public var rectOfInterestView: NormalizedRect?
+
+    // Faces (`--face-detector`, `--face-cascade`, …).
+    public var faceDetector: FaceDetectorKind?
+    public var faceCascade: FaceCascade?
+    public var minFaceSize: Int?
+    public var maxFaceSize: Int?
+    public var faceInterval: Int?
+    public var faceAnalysisSize: Int?
+    public var faceWindow: Bool?
+    public var rollSearch: Bool?
+    public var eyeRoll: Bool?
+    public var yaw: Bool?
+    public var faceMaxMisses: Int?
+    public var faceGrace: Double?
+    public var faceScaleFactor: Double?
+    public var faceMinNeighbors: Int?
+
+    // Script output and the end of the input (`--raw`, `--raw-bytes`, `--oneshot`, `--keep-running`).
+    public var raw: Bool?
+    public var rawBytes: Bool?
+    public var oneshot: Bool?
+    public var keepRunning: Bool?
 
     public init() {}
 
@@ -106,27 +170,115 @@ public struct DaemonConfigFile: Sendable, Equatable {
         return value
     }
 
-    /// Checks every value against the same bounds as the command-line flags.
+    /// Checks every value against the same bounds as the command-line flags: the keys that belong to a
+    /// configuration type (reader, faces, camera, presence) are checked by building that type from the file
+    /// alone and calling its `validate()`, so the bounds live in one place.
     /// - Throws: a ``ConfigKeyError`` naming the key.
     func validate() throws {
         func check(_ ok: Bool, _ path: String, _ message: String) throws {
             if !ok { throw ConfigKeyError(path: path.split(separator: ".").map(String.init), message: "'\(path)' \(message)") }
         }
-        if let v = scanDensity { try check((1...16).contains(v), "scanDensity", "must be 1...16, got \(v)") }
         if let v = stdoutQueue { try check((1...1_000_000).contains(v), "stdoutQueue", "must be 1...1000000, got \(v)") }
         if let v = maxPixels { try check((1...(1 << 32)).contains(v), "maxPixels", "must be 1...\(1 << 32), got \(v)") }
         if let r = rectOfInterest {
             try check([r.x, r.y, r.width, r.height].allSatisfy(\.isFinite), "rectOfInterest", "must be four finite numbers")
         }
+        if let r = rectOfInterestView {
+            try check([r.x, r.y, r.width, r.height].allSatisfy(\.isFinite) && r.width > 0 && r.height > 0, "rectOfInterestView",
+                      "must be four finite numbers with a positive width and height")
+        }
         if let v = logLevel { try check(Logger.Level(rawValue: v) != nil, "logLevel", "must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")), got '\(StrictJSON.printable(v))'") }
         if let v = socket.clientQueue { try check((1...1_000_000).contains(v), "socket.clientQueue", "must be 1...1000000, got \(v)") }
         if let v = socket.stallTimeout { try check(v > 0 && v <= 86_400, "socket.stallTimeout", "must be more than 0 and at most 86400 seconds, got \(v)") }
         if let v = socket.sendBuffer { try check((1024...(64 << 20)).contains(v), "socket.sendBuffer", "must be 1024...\(64 << 20) bytes, got \(v)") }
-        if let v = presence.appearAfterFrames { try check((1...1000).contains(v), "presence.appearAfterFrames", "must be 1...1000, got \(v)") }
-        for (key, v) in [("presence.lostAfter", presence.lostAfter), ("presence.cooldown", presence.cooldown),
-                         ("presence.faceLostAfter", presence.faceLostAfter)] {
-            if let v { try check(v >= 0 && v <= 86_400, key, "must be 0...86400 seconds, got \(v)") }
+        try check(!(preset != nil && size != nil), "size", "and 'preset' exclude each other: give one")
+        try check(!(rectOfInterest != nil && rectOfInterestView != nil), "rectOfInterestView", "and 'rectOfInterest' exclude each other: give one")
+        do {
+            var output = OutputConfiguration()
+            if let types {
+                do {
+                    output.metadataObjectTypes = try MetadataObjectType.parseList(types, available: MetadataOutput.availableMetadataObjectTypes)
+                } catch {
+                    throw ConfigKeyError(path: ["types"], message: "'types': \(error)")
+                }
+            }
+            apply(to: &output)
+            try output.barcode.validate()
+            try output.face.validate()
+            var capture = CaptureConfiguration(device: device ?? "")
+            apply(to: &capture)
+            try capture.validate()
+            var presence = PresenceConfiguration()
+            apply(to: &presence)
+            try presence.validate()
+        } catch let error as InvalidSetting {
+            throw ConfigKeyError(path: error.key.split(separator: ".").map(String.init), message: error.fileDescription)
         }
+    }
+
+    /// Sets the reader, face, model and rect-of-interest settings the file gives (not `types`, which the
+    /// caller parses, nor the preview, which needs the flags' view size).
+    public func apply(to o: inout OutputConfiguration) {
+        if let v = rectOfInterest { o.rectOfInterest = v }
+        if let v = tryInverted { o.barcode.tryInverted = v }
+        if let v = code39FullASCII { o.barcode.code39FullASCII = v }
+        if let v = code32 { o.barcode.code32 = v }
+        if let v = confirmTransformed { o.barcode.confirmTransformedLinearReads = v }
+        if let v = scanDensity { o.barcode.scanDensity = v }
+        if let v = models { o.models = ModelConfiguration(directory: v) }
+        if let v = engine { o.barcode.engine = v }
+        if let v = passes { o.barcode.passes = v }
+        if let v = extraPasses { o.barcode.extraPasses = v }
+        if let v = codabarMinLength { o.barcode.minimumCodabarLength = v }
+        if let v = i25MinLength { o.barcode.minimumI25Length = v }
+        if let v = i25Checksum { o.barcode.requireI25Checksum = v }
+        if let v = minLinearQuality { o.barcode.minimumLinearQuality = v }
+        if let v = zbarUncertainty { o.barcode.zbarUncertainty = v }
+        if let v = confirm1D { o.barcode.confirmLinearCodes = v }
+        if let v = streamSteps { o.barcode.streamStepsPerFrame = v }
+        if allPassesOnStreams == true { o.barcode.streamStepsPerFrame = nil }
+        if let v = streamScanDensity { o.barcode.streamScanDensity = v }
+        if let v = parallelDetectors { o.parallelDetectors = v }
+        if let v = loadShedding { o.shedLoadWhenLate = v }
+        apply(to: &o.face)
+    }
+
+    /// Sets the face settings the file gives.
+    public func apply(to f: inout FaceConfiguration) {
+        if let v = faceCascade { f.cascade = v; f.detector = v == .haar ? .haar : .lbp }
+        if let v = faceDetector {
+            f.detector = v
+            if let family = v.cascade { f.cascade = family }
+        }
+        if let v = minFaceSize { f.minimumFaceSize = v }
+        if let v = maxFaceSize { f.maximumFaceSize = v }
+        if let v = faceInterval { f.detectionInterval = v }
+        if let v = faceAnalysisSize { f.analysisShortSide = v > 0 ? v : nil }
+        if let v = faceWindow { f.windowSearch = v }
+        if let v = rollSearch { f.rollSearch = v }
+        if let v = eyeRoll { f.eyeRoll = v }
+        if let v = yaw { f.estimateYaw = v }
+        if let v = faceMaxMisses { f.maxMissedFrames = v }
+        if let v = faceGrace { f.presenceGrace = v }
+        if let v = faceScaleFactor { f.scaleFactor = v }
+        if let v = faceMinNeighbors { f.minNeighbors = v }
+    }
+
+    /// Sets the camera settings the file gives (not the device).
+    public func apply(to c: inout CaptureConfiguration) {
+        if let v = preset { c.sessionPreset = v; c.frameSize = nil }
+        if let v = size { c.frameSize = v }
+        if let v = fps { c.frameRate = v }
+        if let v = stallTimeout { c.stallTimeout = v }
+    }
+
+    /// Sets the presence settings the file gives.
+    public func apply(to p: inout PresenceConfiguration) {
+        if let v = presence.enabled { p.enabled = v }
+        if let v = presence.appearAfterFrames { p.appearAfterFrames = v }
+        if let v = presence.lostAfter { p.lostAfter = v }
+        if let v = presence.cooldown { p.cooldown = v }
+        if let v = presence.faceLostAfter { p.faceLostAfter = v }
     }
 
     static func pathText(_ path: [any CodingKey]) -> String {
@@ -159,64 +311,195 @@ private struct Key: CodingKey {
     init?(intValue: Int) { nil }
 }
 
-private func rejectUnknown(_ c: KeyedDecodingContainer<Key>, known: Set<String>, at prefix: String) throws {
-    for k in c.allKeys where !known.contains(k.stringValue) {
-        let path = prefix.split(separator: ".").map(String.init) + [k.stringValue]
-        throw ConfigKeyError(path: path, message: "unknown config key '\(prefix)\(StrictJSON.printable(k.stringValue))' (known: \(known.sorted().joined(separator: ", ")))")
+/// Reads one JSON object of the config file. Every key read is recorded; ``finish()`` then rejects the keys
+/// nobody read, so a new key needs one line (`value.x = try r.get("x")`) and nothing else.
+private struct KeyReader {
+    let container: KeyedDecodingContainer<Key>
+    let prefix: String
+    private(set) var known: Set<String> = []
+
+    init(_ container: KeyedDecodingContainer<Key>, prefix: String = "") {
+        self.container = container; self.prefix = prefix
     }
+
+    private func path(_ key: String) -> [String] { prefix.split(separator: ".").map(String.init) + [key] }
+
+    mutating func get<T: Decodable>(_ key: String, as: T.Type = T.self) throws -> T? {
+        known.insert(key)
+        return try container.decodeIfPresent(T.self, forKey: Key(key))
+    }
+
+    /// A string naming one case of `T` (its raw value), e.g. `"engine": "zxing"`.
+    mutating func choice<T: CaseIterable & RawRepresentable>(_ key: String, as: T.Type = T.self) throws -> T? where T.RawValue == String {
+        guard let text: String = try get(key) else { return nil }
+        guard let value = T(rawValue: text) ?? T.allCases.first(where: { $0.rawValue.lowercased() == text.lowercased() }) else {
+            throw ConfigKeyError(path: path(key), message: "'\(prefix)\(key)' must be one of \(T.allCases.map(\.rawValue).joined(separator: ", ")), got '\(StrictJSON.printable(text))'")
+        }
+        return value
+    }
+
+    /// A comma-separated string or an array of strings, joined with commas.
+    mutating func list(_ key: String) throws -> String? {
+        known.insert(key)
+        guard container.contains(Key(key)) else { return nil }
+        if let list = try? container.decode([String].self, forKey: Key(key)) { return list.joined(separator: ",") }
+        return try container.decode(String.self, forKey: Key(key))
+    }
+
+    /// `[x, y, width, height]`.
+    mutating func rect(_ key: String) throws -> NormalizedRect? {
+        guard let r: [Double] = try get(key) else { return nil }
+        guard r.count == 4 else { throw ConfigKeyError(path: path(key), message: "'\(prefix)\(key)' takes [x, y, width, height]") }
+        return NormalizedRect(x: r[0], y: r[1], width: r[2], height: r[3])
+    }
+
+    /// `"WxH"`, parsed by `parse`.
+    mutating func size<T>(_ key: String, _ parse: (String) -> T?) throws -> T? {
+        guard let text: String = try get(key) else { return nil }
+        guard let value = parse(text) else {
+            throw ConfigKeyError(path: path(key), message: "'\(prefix)\(key)' takes \"WxH\" with positive sizes (e.g. \"1280x720\"), got '\(StrictJSON.printable(text))'")
+        }
+        return value
+    }
+
+    /// The decoder of a nested value that decodes itself (a section another module owns, e.g. `mqtt`); nil
+    /// when absent. That section rejects its own unknown keys.
+    mutating func decoder(_ key: String) throws -> (any Decoder)? {
+        known.insert(key)
+        guard container.contains(Key(key)) else { return nil }
+        return try container.superDecoder(forKey: Key(key))
+    }
+
+    /// A nested object, read by `body`; nil when absent.
+    mutating func section(_ key: String, _ body: (inout KeyReader) throws -> Void) throws {
+        known.insert(key)
+        guard container.contains(Key(key)) else { return }
+        var inner = KeyReader(try container.nestedContainer(keyedBy: Key.self, forKey: Key(key)), prefix: prefix + key + ".")
+        try body(&inner)
+        try inner.finish()
+    }
+
+    /// Rejects every key that was not read.
+    func finish() throws {
+        for k in container.allKeys where !known.contains(k.stringValue) {
+            let hint = closestName(to: k.stringValue, among: known, maximumDistance: 3).map { "did you mean '\(prefix)\($0)'?" }
+                ?? "known: \(known.sorted().joined(separator: ", "))"
+            throw ConfigKeyError(path: path(k.stringValue), message: "unknown config key '\(prefix)\(StrictJSON.printable(k.stringValue))' (\(hint))")
+        }
+    }
+}
+
+private func parseViewSizeText(_ text: String) -> ViewSize? {
+    let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false).map { Double(String($0)) }
+    guard parts.count == 2, let w = parts[0], let h = parts[1], w.isFinite, h.isFinite, w > 0, h > 0 else { return nil }
+    return ViewSize(width: w, height: h)
 }
 
 private struct Coded: Decodable {
     var value = DaemonConfigFile()
 
     init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: Key.self)
-        try rejectUnknown(c, known: ["input", "device", "types", "rectOfInterest", "tryInverted", "code39FullASCII", "scanDensity", "models",
-                                     "metadata", "pacing", "loop", "exitAtEnd", "stdout", "stdoutQueue", "maxPixels", "logLevel",
-                                     "socket", "presence"], at: "")
-        func get<T: Decodable>(_ k: String, _ t: T.Type) throws -> T? { try c.decodeIfPresent(T.self, forKey: Key(k)) }
-        value.input = try get("input", String.self)
-        value.device = try get("device", String.self)
-        if c.contains(Key("types")) {
-            if let list = try? c.decode([String].self, forKey: Key("types")) {
-                value.types = list.joined(separator: ",")
-            } else {
-                value.types = try get("types", String.self)
+        var r = KeyReader(try decoder.container(keyedBy: Key.self))
+        value.input = try r.get("input")
+        value.device = try r.get("device")
+        value.types = try r.list("types")
+        value.rectOfInterest = try r.rect("rectOfInterest")
+        value.tryInverted = try r.get("tryInverted")
+        value.code39FullASCII = try r.get("code39FullASCII")
+        value.code32 = try r.get("code32")
+        value.confirmTransformed = try r.get("confirmTransformed")
+        value.scanDensity = try r.get("scanDensity")
+        value.models = try r.get("models")
+        value.metadata = try r.get("metadata")
+        value.pacing = try r.get("pacing")
+        value.loop = try r.get("loop")
+        value.exitAtEnd = try r.get("exitAtEnd")
+        value.stdout = try r.get("stdout")
+        value.stdoutQueue = try r.get("stdoutQueue")
+        value.maxPixels = try r.get("maxPixels")
+        value.logLevel = try r.get("logLevel")
+        try r.section("socket") { s in
+            value.socket.path = try s.get("path")
+            value.socket.group = try s.get("group")
+            value.socket.clientQueue = try s.get("clientQueue")
+            value.socket.stallTimeout = try s.get("stallTimeout")
+            value.socket.sendBuffer = try s.get("sendBuffer")
+        }
+        if let mqtt = try r.decoder("mqtt") { value.mqtt = try MQTTConfigSection(from: mqtt) }
+        if let controls = try r.decoder("controls") {
+            // Camera controls (issue 18): an object of control name → number, boolean or menu item name.
+            let k = try controls.container(keyedBy: Key.self)
+            var list: [String: String] = [:]
+            for key in k.allKeys {
+                if let b = try? k.decode(Bool.self, forKey: key) { list[key.stringValue] = b ? "1" : "0" }
+                else if let n = try? k.decode(Int64.self, forKey: key) { list[key.stringValue] = String(n) }
+                else if let s = try? k.decode(String.self, forKey: key) { list[key.stringValue] = s }
+                else { throw ConfigKeyError(path: ["controls", key.stringValue], message: "'controls.\(StrictJSON.printable(key.stringValue))' takes a whole number, true/false or a menu item name") }
             }
+            value.controls = list
         }
-        if let r = try get("rectOfInterest", [Double].self) {
-            guard r.count == 4 else { throw ConfigKeyError(path: ["rectOfInterest"], message: "'rectOfInterest' takes [x, y, width, height]") }
-            value.rectOfInterest = NormalizedRect(x: r[0], y: r[1], width: r[2], height: r[3])
+        try r.section("presence") { p in
+            value.presence.enabled = try p.get("enabled")
+            value.presence.appearAfterFrames = try p.get("appearAfterFrames")
+            value.presence.lostAfter = try p.get("lostAfter")
+            value.presence.cooldown = try p.get("cooldown")
+            value.presence.faceLostAfter = try p.get("faceLostAfter")
         }
-        value.tryInverted = try get("tryInverted", Bool.self)
-        value.code39FullASCII = try get("code39FullASCII", Bool.self)
-        value.scanDensity = try get("scanDensity", Int.self)
-        value.models = try get("models", String.self)
-        value.metadata = try get("metadata", Bool.self)
-        value.pacing = try get("pacing", Bool.self)
-        value.loop = try get("loop", Bool.self)
-        value.exitAtEnd = try get("exitAtEnd", Bool.self)
-        value.stdout = try get("stdout", Bool.self)
-        value.stdoutQueue = try get("stdoutQueue", Int.self)
-        value.maxPixels = try get("maxPixels", Int.self)
-        value.logLevel = try get("logLevel", String.self)
-        if c.contains(Key("socket")) {
-            let s = try c.nestedContainer(keyedBy: Key.self, forKey: Key("socket"))
-            try rejectUnknown(s, known: ["path", "group", "clientQueue", "stallTimeout", "sendBuffer"], at: "socket.")
-            value.socket.path = try s.decodeIfPresent(String.self, forKey: Key("path"))
-            value.socket.group = try s.decodeIfPresent(String.self, forKey: Key("group"))
-            value.socket.clientQueue = try s.decodeIfPresent(Int.self, forKey: Key("clientQueue"))
-            value.socket.stallTimeout = try s.decodeIfPresent(Double.self, forKey: Key("stallTimeout"))
-            value.socket.sendBuffer = try s.decodeIfPresent(Int.self, forKey: Key("sendBuffer"))
+        // Reader
+        value.engine = try r.choice("engine")
+        if let text = try r.list("passes") {
+            var list: [ReaderPass] = []
+            for name in text.split(separator: ",").map({ $0.filter { $0 != " " } }) {
+                guard let pass = ReaderPass(rawValue: name) else {
+                    throw ConfigKeyError(path: ["passes"], message: "unknown pass '\(StrictJSON.printable(name))' in 'passes'; passes: \(ReaderPass.allCases.map(\.rawValue).joined(separator: ", "))")
+                }
+                list.append(pass)
+            }
+            value.passes = list
         }
-        if c.contains(Key("presence")) {
-            let p = try c.nestedContainer(keyedBy: Key.self, forKey: Key("presence"))
-            try rejectUnknown(p, known: ["enabled", "appearAfterFrames", "lostAfter", "cooldown", "faceLostAfter"], at: "presence.")
-            value.presence.enabled = try p.decodeIfPresent(Bool.self, forKey: Key("enabled"))
-            value.presence.appearAfterFrames = try p.decodeIfPresent(Int.self, forKey: Key("appearAfterFrames"))
-            value.presence.lostAfter = try p.decodeIfPresent(Double.self, forKey: Key("lostAfter"))
-            value.presence.cooldown = try p.decodeIfPresent(Double.self, forKey: Key("cooldown"))
-            value.presence.faceLostAfter = try p.decodeIfPresent(Double.self, forKey: Key("faceLostAfter"))
-        }
+        value.extraPasses = try r.get("extraPasses")
+        value.codabarMinLength = try r.get("codabarMinLength")
+        value.i25MinLength = try r.get("i25MinLength")
+        value.i25Checksum = try r.get("i25Checksum")
+        value.minLinearQuality = try r.get("minLinearQuality")
+        value.zbarUncertainty = try r.get("zbarUncertainty")
+        value.confirm1D = try r.get("confirm1D")
+        value.streamSteps = try r.get("streamSteps")
+        value.allPassesOnStreams = try r.get("allPassesOnStreams")
+        value.streamScanDensity = try r.get("streamScanDensity")
+        value.parallelDetectors = try r.get("parallelDetectors")
+        value.loadShedding = try r.get("loadShedding")
+        // Camera
+        value.preset = try r.choice("preset")
+        value.size = try r.size("size", parsePixelSize)
+        value.fps = try r.get("fps")
+        value.stallTimeout = try r.get("stallTimeout")
+        // Preview
+        value.viewSize = try r.size("viewSize", parseViewSizeText)
+        value.videoGravity = try r.choice("videoGravity")
+        value.orientation = try r.choice("orientation")
+        value.mirrored = try r.get("mirrored")
+        value.rectOfInterestView = try r.rect("rectOfInterestView")
+        // Faces
+        value.faceDetector = try r.choice("faceDetector")
+        value.faceCascade = try r.choice("faceCascade")
+        value.minFaceSize = try r.get("minFaceSize")
+        value.maxFaceSize = try r.get("maxFaceSize")
+        value.faceInterval = try r.get("faceInterval")
+        value.faceAnalysisSize = try r.get("faceAnalysisSize")
+        value.faceWindow = try r.get("faceWindow")
+        value.rollSearch = try r.get("rollSearch")
+        value.eyeRoll = try r.get("eyeRoll")
+        value.yaw = try r.get("yaw")
+        value.faceMaxMisses = try r.get("faceMaxMisses")
+        value.faceGrace = try r.get("faceGrace")
+        value.faceScaleFactor = try r.get("faceScaleFactor")
+        value.faceMinNeighbors = try r.get("faceMinNeighbors")
+        // Script output
+        value.raw = try r.get("raw")
+        value.rawBytes = try r.get("rawBytes")
+        value.oneshot = try r.get("oneshot")
+        value.keepRunning = try r.get("keepRunning")
+        try r.finish()
     }
 }

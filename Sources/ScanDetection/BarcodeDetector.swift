@@ -1,5 +1,7 @@
 public import ScanCore
-internal import CScanZBar
+// `package`, not public: the benchmark's naive baseline (ScanBenchmark) maps zbar's types through
+// `metadataType`; no C type reaches the public API.
+package import CScanZBar
 
 /// Reads machine-readable codes (`AVCaptureMetadataOutput` for codes) with zbar and zxing-cpp, in passes.
 ///
@@ -805,7 +807,7 @@ public final class BarcodeDetector: MetadataDetector {
         return out
     }
 
-    static func metadataType(_ t: zbar_symbol_type_t, bytes: [UInt8], enabled: Set<MetadataObjectType>) -> MetadataObjectType? {
+    package static func metadataType(_ t: zbar_symbol_type_t, bytes: [UInt8], enabled: Set<MetadataObjectType>) -> MetadataObjectType? {
         let type: MetadataObjectType
         switch t {
         case ZBAR_QRCODE: type = .qr
@@ -839,7 +841,7 @@ public final class BarcodeDetector: MetadataDetector {
         }
     }
 
-    static func fourcc(_ s: String) -> UInt {
+    package static func fourcc(_ s: String) -> UInt {
         let b = Array(s.utf8)
         return UInt(b[0]) | UInt(b[1]) << 8 | UInt(b[2]) << 16 | UInt(b[3]) << 24
     }

@@ -1,5 +1,7 @@
 public import ScanCore
-internal import CScanOpenCV
+// `package`, not public: the benchmark's naive baseline (ScanBenchmark) runs a `Cascade`; no C type
+// reaches the public API.
+package import CScanOpenCV
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -17,21 +19,69 @@ public struct FaceCandidate: Sendable, Hashable {
     public var yaw: Double?
     /// Found only by the profile cascade (its box is less reliable: half-occluded frontal faces fire too).
     public var isProfile: Bool
+    /// How the detector's raw box (`centerX`, `centerY`, `size`) maps to the face square.
+    public var calibration: FaceBoxCalibration
 
-    public init(centerX: Double, centerY: Double, size: Double, roll: Double? = nil, yaw: Double? = nil, isProfile: Bool = false) {
+    public init(centerX: Double, centerY: Double, size: Double, roll: Double? = nil, yaw: Double? = nil, isProfile: Bool = false,
+                calibration: FaceBoxCalibration = .identity) {
         self.centerX = centerX; self.centerY = centerY; self.size = size; self.roll = roll; self.yaw = yaw
-        self.isProfile = isProfile
+        self.isProfile = isProfile; self.calibration = calibration
+    }
+
+    /// The face square (brow to chin, cheek to cheek) in frame pixels: centre and side, after calibration.
+    /// Upright: rotating it by `roll` about its centre lines it up with the face.
+    public var faceSquare: (centerX: Double, centerY: Double, side: Double) {
+        let a = (roll ?? 0) * .pi / 180
+        let d = calibration.shiftDown * size
+        return (centerX - sin(a) * d, centerY + cos(a) * d, size * calibration.scale)
     }
 
     /// The upright face square, normalized device coordinates of a frame of `frameSize`.
     public func bounds(in frameSize: PixelSize) -> NormalizedRect {
-        NormalizedRect(x: (centerX - size / 2) / Double(frameSize.width), y: (centerY - size / 2) / Double(frameSize.height),
-                       width: size / Double(frameSize.width), height: size / Double(frameSize.height))
+        let q = faceSquare
+        return NormalizedRect(x: (q.centerX - q.side / 2) / Double(frameSize.width), y: (q.centerY - q.side / 2) / Double(frameSize.height),
+                              width: q.side / Double(frameSize.width), height: q.side / Double(frameSize.height))
+    }
+}
+
+/// The loaded CenterFace network (`centerface.onnx`). Owns its handle; not thread-safe.
+final class CenterFaceNet {
+    let handle: OpaquePointer
+    let path: String
+    private var results = [scv_face_hit](repeating: scv_face_hit(), count: 64)
+
+    /// - Throws: ``ScanError/model(file:reason:)`` naming `path` when it is missing or not a CenterFace network.
+    init(path: String) throws {
+        var message = [CChar](repeating: 0, count: 512)
+        var out: OpaquePointer?
+        let status = scv_face_net_load(path, &out, &message, message.count)
+        guard status == SCV_OK, let out else {
+            let reason = message.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+            throw ScanError.model(file: path, reason: reason.isEmpty ? "cannot load the network" : reason)
+        }
+        handle = out
+        self.path = path
+    }
+
+    deinit { scv_face_net_free(handle) }
+
+    /// Faces on a packed `width`×`height` luma buffer (multiples of 32), boxes and landmarks in its pixels.
+    func detect(_ pixels: [UInt8], width: Int, height: Int, threshold: Double) throws -> [scv_face_hit] {
+        var count: Int32 = 0
+        let capacity = Int32(results.count)
+        let status = pixels.withUnsafeBufferPointer { px in
+            results.withUnsafeMutableBufferPointer { out in
+                scv_face_net_detect(handle, px.baseAddress, Int32(width), Int32(height), Int32(width), Float(threshold),
+                                    out.baseAddress, capacity, &count)
+            }
+        }
+        guard status == SCV_OK else { throw ScanError.detector("face network \(path): OpenCV failed (status \(status.rawValue))") }
+        return Array(results.prefix(Int(min(count, capacity))))
     }
 }
 
 /// One loaded OpenCV cascade. Owns its handle; not thread-safe.
-final class Cascade {
+package final class Cascade {
     let handle: OpaquePointer
     let path: String
     /// Training window side (the larger of width and height), pixels.
@@ -39,7 +89,7 @@ final class Cascade {
     private var results = [scv_rect](repeating: scv_rect(), count: 128)
 
     /// - Throws: ``ScanError/model(file:reason:)`` naming `path` when it is missing or not a cascade.
-    init(path: String) throws {
+    package init(path: String) throws {
         var message = [CChar](repeating: 0, count: 512)
         var out: OpaquePointer?
         let status = scv_cascade_load(path, &out, &message, message.count)
@@ -57,7 +107,7 @@ final class Cascade {
     deinit { scv_cascade_free(handle) }
 
     /// Detections (pixel rectangles of `pixels`, a packed `width`×`height` buffer).
-    func detect(_ pixels: [UInt8], width: Int, height: Int, stride: Int? = nil, scaleFactor: Double,
+    package func detect(_ pixels: [UInt8], width: Int, height: Int, stride: Int? = nil, scaleFactor: Double,
                 minNeighbors: Int, minSize: Int, maxSize: Int) throws -> [scv_rect] {
         var count: Int32 = 0
         let capacity = Int32(results.count)
@@ -127,35 +177,88 @@ public final class FaceDetector: MetadataDetector {
     let frontal: Cascade
     let profile: Cascade?
     let eyes: Cascade?
+    /// The neural network when ``FaceConfiguration/detector`` is `.centerface` and its model loaded.
+    let net: CenterFaceNet?
+    /// Why the neural detector is not used although it was asked for (the model file is missing or
+    /// unreadable); the cascades of ``FaceConfiguration/cascade`` work instead. nil otherwise.
+    public let fallbackReason: String?
 
     public var availableTypes: Set<MetadataObjectType> { [.face] }
 
-    /// Loads the cascades named by `configuration.cascade` from `modelDirectory`.
-    /// - Throws: ``ScanError/model(file:reason:)`` naming the missing or corrupt file.
-    public convenience init(configuration: FaceConfiguration = FaceConfiguration(), modelDirectory: String) throws {
-        let dir = modelDirectory.hasSuffix("/") ? modelDirectory : modelDirectory + "/"
-        try self.init(configuration: configuration,
-                      frontalPath: dir + configuration.cascade.frontalFile,
-                      profilePath: configuration.estimateYaw ? dir + configuration.cascade.profileFile : nil,
-                      eyePath: configuration.eyeRoll ? dir + FaceCascade.eyeFile : nil)
+    /// The detector actually in use (`.centerface`, or the cascade family after a fallback).
+    public var activeKind: FaceDetectorKind {
+        net != nil ? .centerface : (configuration.cascade == .haar ? .haar : .lbp)
     }
 
-    /// Loads explicit cascade files (profile and eyes optional).
-    /// - Throws: ``ScanError/model(file:reason:)`` naming the missing or corrupt file, or
+    /// Whether the neural network finds the faces (false: cascades, asked for or after a fallback).
+    public var isNeural: Bool { net != nil }
+
+    /// The neural model's file name inside the models directory.
+    public static let neuralModelFile = "centerface.onnx"
+
+    /// Loads the detector named by `configuration.detector` from `modelDirectory`: the neural model (falling
+    /// back to the cascades of `configuration.cascade`, with ``fallbackReason`` set, when it cannot be loaded)
+    /// or the cascades.
+    /// - Throws: ``ScanError/model(file:reason:)`` naming the missing or corrupt cascade file.
+    public convenience init(configuration: FaceConfiguration = FaceConfiguration(), modelDirectory: String) throws {
+        let dir = modelDirectory.hasSuffix("/") ? modelDirectory : modelDirectory + "/"
+        var c = configuration
+        if let family = configuration.detector.cascade { c.cascade = family }
+        let neural = configuration.detector == .centerface
+        try self.init(configuration: c,
+                      frontalPath: dir + c.cascade.frontalFile,
+                      profilePath: c.estimateYaw ? dir + c.cascade.profileFile : nil,
+                      eyePath: c.eyeRoll ? dir + FaceCascade.eyeFile : nil,
+                      netPath: neural ? dir + Self.neuralModelFile : nil)
+    }
+
+    /// Loads explicit cascade files (profile and eyes optional) and, with `netPath`, the neural model; when
+    /// the model cannot be loaded the cascades are used and ``fallbackReason`` says why. The profile and eye
+    /// cascades are not loaded while the network works (its landmarks give roll and yaw).
+    /// - Throws: ``ScanError/model(file:reason:)`` naming the missing or corrupt cascade file, or
     ///   ``ScanError/invalidArgument(_:)`` for an invalid configuration.
-    public init(configuration: FaceConfiguration, frontalPath: String, profilePath: String?, eyePath: String?) throws {
+    public init(configuration: FaceConfiguration, frontalPath: String, profilePath: String?, eyePath: String?,
+                netPath: String? = nil) throws {
         if let problem = configuration.validationError { throw ScanError.invalidArgument(problem) }
         self.configuration = configuration
+        var net: CenterFaceNet?
+        var reason: String?
+        if let netPath {
+            do {
+                net = try CenterFaceNet(path: netPath)
+            } catch let ScanError.model(file, why) {
+                reason = "neural face model \(file): \(why); using the \(configuration.cascade.rawValue) cascades instead"
+            }
+        }
+        self.net = net
+        fallbackReason = reason
         frontal = try Cascade(path: frontalPath)
-        profile = try profilePath.map { try Cascade(path: $0) }
-        eyes = try eyePath.map { try Cascade(path: $0) }
+        profile = net == nil ? try profilePath.map { try Cascade(path: $0) } : nil
+        eyes = net == nil ? try eyePath.map { try Cascade(path: $0) } : nil
     }
+
+    /// Raw box → face square of each detector, measured by `bench/faces/calibrate.py` against the
+    /// hand-marked squares of `bench/faces/marks.json`.
+    public static func calibration(for kind: FaceDetectorKind) -> FaceBoxCalibration {
+        switch kind {
+        case .centerface: return FaceBoxCalibration(scale: 0.936, shiftDown: -0.004)
+        case .haar: return FaceBoxCalibration(scale: 0.863, shiftDown: 0.041)
+        case .lbp: return FaceBoxCalibration(scale: 1.25, shiftDown: -0.028)
+        }
+    }
+
+    var cascadeCalibration: FaceBoxCalibration { Self.calibration(for: configuration.cascade == .haar ? .haar : .lbp) }
 
     /// Full-frame detection (no faceIDs), for still images: every frontal face within `rectOfInterest`
     /// (normalized device coordinates) with roll and yaw, plus (with ``FaceConfiguration/estimateYaw``) profile
     /// faces from the profile cascade and its mirror (yaw 90/270, roll unknown). Bounds are relative to the
     /// whole frame.
     public func detect(in frame: Frame, rectOfInterest: NormalizedRect = .unit) throws -> [MetadataObject] {
+        if net != nil {
+            return try detectFaces(in: frame.luma, rectOfInterest: rectOfInterest).map {
+                MetadataObject(type: .face, bounds: $0.bounds(in: frame.size), rollAngle: $0.roll, yawAngle: $0.yaw)
+            }
+        }
         var faces = try detectFaces(in: frame.luma, rectOfInterest: rectOfInterest)
         for i in faces.indices {
             refineRoll(&faces[i], in: frame.luma)
@@ -195,6 +298,9 @@ public final class FaceDetector: MetadataDetector {
         let w = max(1, Int((Double(region.width) * s).rounded())), h = max(1, Int((Double(region.height) * s).rounded()))
         let cx = Double(region.x) + Double(region.width) / 2, cy = Double(region.y) + Double(region.height) / 2
         let angles = angles ?? searchAngles(cycle: nil)
+        if net != nil {
+            return Self.suppressDuplicates(try angles.flatMap { try neuralFaces(in: luma, region: region, angle: $0) })
+        }
         let minSize = max(frontal.window, Int((Double(configuration.minimumFaceSize) * s).rounded()))
         let maxSize = configuration.maximumFaceSize.map { max(minSize, Int(Double($0) * s)) } ?? 0
         var found: [FaceCandidate] = []
@@ -214,9 +320,78 @@ public final class FaceDetector: MetadataDetector {
             let p = view.framePoint(x: Double(r.x) + Double(r.width) / 2, y: Double(r.y) + Double(r.height) / 2)
             guard p.x >= Double(region.x), p.y >= Double(region.y),
                   p.x < Double(region.x + region.width), p.y < Double(region.y + region.height) else { return nil }
-            return FaceCandidate(centerX: p.x, centerY: p.y, size: Double(r.width) / view.scale, roll: view.angle, yaw: 0)
+            return FaceCandidate(centerX: p.x, centerY: p.y, size: Double(r.width) / view.scale, roll: view.angle, yaw: 0,
+                                 calibration: cascadeCalibration)
         }
     }
+
+    // MARK: Neural detector
+
+    /// Neural faces centred inside `region` (frame pixels) of `luma`, searched on a copy turned by `angle`
+    /// degrees and scaled so its longer side is ``FaceConfiguration/neuralInputWidth`` (at most 1:1).
+    func neuralFaces(in luma: LumaPlane, region: PixelRect, angle: Double) throws -> [FaceCandidate] {
+        guard let net else { return [] }
+        let longSide = Double(max(region.width, region.height))
+        let s = min(1.0, Double(configuration.neuralInputWidth) / longSide)
+        let w = Self.roundUp32(Double(region.width) * s), h = Self.roundUp32(Double(region.height) * s)
+        let view = try RotatedView(luma, centerX: Double(region.x) + Double(region.width) / 2,
+                                   centerY: Double(region.y) + Double(region.height) / 2, angle: angle, scale: s, width: w, height: h)
+        return try net.detect(view.pixels, width: w, height: h, threshold: configuration.neuralThreshold).compactMap { hit in
+            let c = candidate(from: hit, in: view)
+            guard c.centerX >= Double(region.x), c.centerY >= Double(region.y),
+                  c.centerX < Double(region.x + region.width), c.centerY < Double(region.y + region.height) else { return nil }
+            return c
+        }
+    }
+
+    /// Re-detects a known face with the network in a window of 2.2 face sizes around `predicted`, turned
+    /// upright by its roll and scaled to 96×96, with a lower score threshold (0.6 × ``FaceConfiguration/neuralThreshold``:
+    /// a face is expected there). Faces within 0.7 face sizes of the prediction, nearest first.
+    func neuralSearch(around predicted: FaceCandidate, in luma: LumaPlane) throws -> [FaceCandidate] {
+        guard let net else { return [] }
+        let side = 96
+        let k = Double(side) / (2.2 * max(predicted.size, 8))
+        let view = try RotatedView(luma, centerX: predicted.centerX, centerY: predicted.centerY, angle: predicted.roll ?? 0,
+                                   scale: k, width: side, height: side)
+        let found = try net.detect(view.pixels, width: side, height: side, threshold: 0.6 * configuration.neuralThreshold).map {
+            candidate(from: $0, in: view)
+        }
+        return nearestFirst(found.filter {
+            hypot($0.centerX - predicted.centerX, $0.centerY - predicted.centerY) < 0.7 * predicted.size
+                && $0.size < 2 * predicted.size && $0.size > 0.5 * predicted.size
+        }, to: predicted)
+    }
+
+    /// A network hit on `view` as a face in frame pixels: coarse yaw from how far the nose lies from the
+    /// box centre (``yaw(noseOffset:)``), roll from the eye line (the view's angle for faces turned 90°, whose
+    /// eye landmarks are unreliable).
+    func candidate(from hit: scv_face_hit, in view: RotatedView) -> FaceCandidate {
+        let bx = Double(hit.x) + Double(hit.width) / 2, by = Double(hit.y) + Double(hit.height) / 2
+        let p = view.framePoint(x: bx, y: by)
+        let sizeView = (Double(hit.width) * Double(hit.height)).squareRoot()
+        let m = hit.landmarks
+        let lx = Double(m.0), ly = Double(m.1), rx = Double(m.2), ry = Double(m.3), nx = Double(m.4)
+        let yaw = Self.yaw(noseOffset: (nx - bx) / max(sizeView, 1))
+        var roll = view.angle
+        if (yaw == 0 || yaw == 45 || yaw == 315) && rx > lx {
+            roll = view.angle + atan2(ry - ly, rx - lx) * 180 / .pi
+        }
+        return FaceCandidate(centerX: p.x, centerY: p.y, size: sizeView / view.scale, roll: roll, yaw: yaw,
+                             calibration: Self.calibration(for: .centerface))
+    }
+
+    /// AVFoundation's coarse yaw from the nose tip's offset from the centre of the network's box, in box
+    /// sides (positive: toward the image's right with the face upright): 0 below 0.1, 45/315 below 0.2,
+    /// 90/270 beyond. Frontal faces measure at most ±0.07, skimage's cameraman (turned right) 0.26–0.39
+    /// (`bench/faces`); a face turned to the image's right (nose right) gets 45/90, as the profile cascade's.
+    static func yaw(noseOffset r: Double) -> Double {
+        let a = abs(r)
+        if a < 0.1 { return 0 }
+        if a < 0.2 { return r > 0 ? 45 : 315 }
+        return r > 0 ? 90 : 270
+    }
+
+    static func roundUp32(_ v: Double) -> Int { max(32, (Int(v.rounded(.up)) + 31) / 32 * 32) }
 
     /// One piece of the full-frame search of a stream, which ``FaceTracker`` spreads over
     /// ``FaceConfiguration/detectionInterval`` frames so no frame pays for a whole search.
@@ -348,6 +523,7 @@ public final class FaceDetector: MetadataDetector {
     /// the window upright). Tries the predicted roll, then ±15°, then the profile cascade and its mirror.
     /// Returns every face found in the window (frame pixels), nearest first.
     public func search(around predicted: FaceCandidate, in luma: LumaPlane) throws -> [FaceCandidate] {
+        if net != nil { return try neuralSearch(around: predicted, in: luma) }
         let target = max(Double(frontal.window) * 1.3, 36)
         let k = target / max(predicted.size, 1)
         let side = Int((target * 2.0).rounded())
@@ -364,7 +540,8 @@ public final class FaceDetector: MetadataDetector {
             if !rects.isEmpty {
                 return nearestFirst(rects.map { r in
                     let p = view.framePoint(x: Double(r.x) + Double(r.width) / 2, y: Double(r.y) + Double(r.height) / 2)
-                    return FaceCandidate(centerX: p.x, centerY: p.y, size: Double(r.width) / k, roll: angle, yaw: 0)
+                    return FaceCandidate(centerX: p.x, centerY: p.y, size: Double(r.width) / k, roll: angle, yaw: 0,
+                                         calibration: cascadeCalibration)
                 }, to: predicted)
             }
         }

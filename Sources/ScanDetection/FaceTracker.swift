@@ -44,11 +44,15 @@ public final class FaceTracker {
         var lastSeen: Double
         var lastSeenFrame: Int
         var present = false
+        /// Centre where the face was last detected (frame pixels).
+        var seenX: Double
+        var seenY: Double
         var roll: Double?
         var yaw: Double?
     }
 
-    public let configuration: FaceConfiguration
+    /// Settings; may change between frames (a configuration reload keeps the tracker and its IDs).
+    public var configuration: FaceConfiguration
     private var tracks: [Track] = []
     /// Ended tracks whose `lost` transition waits for the grace period.
     private var ending: [Track] = []
@@ -121,7 +125,20 @@ public final class FaceTracker {
             }
         }
         var fullHits: [FaceCandidate] = []
-        if stream {
+        if stream && detector.isNeural {
+            // The network searches the whole frame in one pass: upright on the first frame of each cycle, a
+            // rotated copy (alternating sides) half a cycle later, so no frame pays for two passes.
+            var angles: [Double] = []
+            let rotated = Array(detector.searchAngles(cycle: cycle).dropFirst())
+            if first { angles = detector.searchAngles(cycle: nil) }
+            else if skipSearch { angles = [] }
+            else if interval == 1 { angles = detector.searchAngles(cycle: cycle) }
+            else if position == 0 { angles = [0] }
+            else if position == interval / 2 { angles = rotated }
+            if !angles.isEmpty {
+                fullHits = try detector.detectFaces(in: frame.luma, rectOfInterest: rectOfInterest, angles: angles)
+            }
+        } else if stream {
             let jobs = first ? detector.allSearchJobs(frameSize: frame.size, rectOfInterest: rectOfInterest)
                 : skipSearch ? []
                 : detector.streamSearchJobs(frame: frameCount - 1, interval: interval, frameSize: frame.size,
@@ -142,7 +159,9 @@ public final class FaceTracker {
         let candidates = FaceDetector.suppressDuplicates(windowHits + fullHits)
 
         // 3. Assignment.
-        let pairs = Self.assign(tracks: tracks.map(\.face), candidates: candidates)
+        let pairs = Self.assign(tracks: tracks.map(\.face), candidates: candidates) { [tracks] ti, ci in
+            Self.reacquires(tracks[ti], candidates[ci])
+        }
         var matchedCandidates = Set<Int>()
         var next: [Track] = []
         for (ti, var t) in tracks.enumerated() {
@@ -175,7 +194,8 @@ public final class FaceTracker {
             guard roi.intersection(b).area > 0 else { continue }
             if c.yaw == 0 { detector.refineRoll(&c, in: frame.luma) }
             detector.classifyYaw(&c, in: frame.luma)
-            var t = Track(face: c, lastSeen: frame.time, lastSeenFrame: frame.index, roll: c.roll, yaw: c.yaw)
+            var t = Track(face: c, lastSeen: frame.time, lastSeenFrame: frame.index, seenX: c.centerX, seenY: c.centerY,
+                          roll: c.roll, yaw: c.yaw)
             if first || configuration.confirmationFrames <= 1 { confirm(&t) }
             next.append(t)
         }
@@ -261,6 +281,7 @@ public final class FaceTracker {
         t.misses = 0
         t.lastSeen = frame.time
         t.lastSeenFrame = frame.index
+        t.seenX = c.centerX; t.seenY = c.centerY
         if t.id == nil && t.hits >= configuration.confirmationFrames { confirm(&t) }
     }
 
@@ -276,10 +297,22 @@ public final class FaceTracker {
         t.lastSeenFrame = frame.index
     }
 
+    /// Whether candidate `c` may continue track `t`: always while the face is seen; after a miss only near
+    /// where it was last detected (0.5 face sizes, plus 0.02 per missed frame, at most 0.8), so a face that
+    /// vanishes and is found again far away starts a new track (new faceID) even if the coasting prediction
+    /// drifted toward it, while a short miss in place keeps the ID.
+    static func reacquires(_ t: Track, _ c: FaceCandidate) -> Bool {
+        guard t.misses > 0 else { return true }
+        let reach = min(0.8, 0.5 + 0.02 * Double(t.misses)) * max(t.face.size, 1)
+        return hypot(c.centerX - t.seenX, c.centerY - t.seenY) <= reach
+    }
+
     /// Minimum-cost assignment of candidates to tracks. Cost: centre distance in face sizes plus the
     /// log size ratio; pairs farther than 0.8 face sizes or more than 1.6× apart in size are not allowed.
     /// Exact (exhaustive) for up to 7 tracks, greedy by cost beyond. Returns candidate index per track.
-    static func assign(tracks: [FaceCandidate], candidates: [FaceCandidate]) -> [Int?] {
+    /// `allowed(track, candidate)` may forbid more pairs (``reacquires(_:_:)``).
+    static func assign(tracks: [FaceCandidate], candidates: [FaceCandidate],
+                       allowed: (Int, Int) -> Bool = { _, _ in true }) -> [Int?] {
         let n = tracks.count, m = candidates.count
         var cost = [[Double?]](repeating: [Double?](repeating: nil, count: m), count: n)
         for i in 0..<n {
@@ -287,7 +320,7 @@ public final class FaceTracker {
                 let t = tracks[i], c = candidates[j]
                 let d = hypot(t.centerX - c.centerX, t.centerY - c.centerY) / max(t.size, 1)
                 let r = abs(log(max(c.size, 1) / max(t.size, 1)))
-                if d < 0.8 && r < log(1.6) { cost[i][j] = d + r }
+                if d < 0.8 && r < log(1.6) && allowed(i, j) { cost[i][j] = d + r }
             }
         }
         var result = [Int?](repeating: nil, count: n)

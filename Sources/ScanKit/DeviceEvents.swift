@@ -1,4 +1,5 @@
 public import ScanCore
+public import ScanCapture
 
 /// Reports capture device state changes (`AVCaptureSession` notifications: connected, disconnected,
 /// interrupted, interruption ended, runtime error) to the daemon, which publishes each as a `device`
@@ -28,4 +29,42 @@ public struct DaemonSource: Sendable {
                 open: @escaping @Sendable () throws -> any FrameSource) {
         self.name = name; self.open = open; self.deviceEvents = deviceEvents; self.canReopen = canReopen
     }
+}
+
+/// `--device PATH`: a V4L2 `CaptureSession` is the frame source and, through ``SessionEvents``, the source
+/// of the daemon's `device` events (connected, disconnected, interrupted, resumed, runtime errors).
+public func openDeviceSource(_ configuration: CaptureConfiguration) -> DaemonSource {
+    let session = CaptureSession(configuration: configuration)
+    return DaemonSource(name: configuration.device, canReopen: false, deviceEvents: SessionEvents(session)) {
+        try session.startRunning()
+        return session
+    }
+}
+
+/// Adapts a `CaptureSession`'s event handlers to the daemon's ``DeviceEventSource``.
+public final class SessionEvents: DeviceEventSource, @unchecked Sendable {
+    // Invariant for @unchecked Sendable: `handler` and `registered` are touched only under `lock`;
+    // `session` is immutable (and Sendable).
+    private let session: CaptureSession
+    private let lock = Lock()
+    private var handler: (@Sendable (DeviceEvent) -> Void)?
+    private var registered = false
+
+    public init(_ session: CaptureSession) { self.session = session }
+
+    public func startReporting(_ handler: @escaping @Sendable (DeviceEvent) -> Void) {
+        let register = lock.withLock { () -> Bool in
+            self.handler = handler
+            defer { registered = true }
+            return !registered
+        }
+        if register {
+            session.addEventHandler { [weak self] event in
+                guard let self, let h = self.lock.withLock({ self.handler }) else { return }
+                h(event)
+            }
+        }
+    }
+
+    public func stopReporting() { lock.withLock { handler = nil } }
 }

@@ -31,13 +31,14 @@ public struct EventSubscription: Hashable, Sendable {
 /// every sink sees the same `seq` order, and a device event emitted from a camera's thread never waits on
 /// an output.
 public final class EventFanOut: @unchecked Sendable {
-    // Invariant for @unchecked Sendable: `seq`, `closed`, `present`, `deviceKinds`, `subscribers`,
+    // Invariant for @unchecked Sendable: `seq`, `closed`, `present`, `deviceKinds`, `subscribers`, `earlySubscribers`,
     // `streams` and `nextID` are touched only under `lock`, `published` only under `countLock`; `sinks`,
     // `encoder` and `logger` are immutable.
     private let lock = Lock()
     private var seq: UInt64 = 0
     private let sinks: [any EventSink]
     private var subscribers: [(id: UInt64, sink: any EventSink)] = []
+    private var earlySubscribers: [(id: UInt64, sink: any EventSink)] = []
     private var streams: [(id: UInt64, continuation: AsyncStream<PublishedEvent>.Continuation)] = []
     private var nextID: UInt64 = 0
     private let encoder = JSONLinesEncoder()
@@ -75,17 +76,22 @@ public final class EventFanOut: @unchecked Sendable {
 
     /// Adds a sink that gets every later event (its `deliver` must return at once). `finish()` is not
     /// called by the fan-out: the subscriber owns its sink.
-    public func subscribe(_ sink: any EventSink) -> EventSubscription {
+    /// - Parameter beforeSinks: deliver to it before the daemon's own sinks (stdout), so that an event on
+    ///   stdout was already handed to it (the MQTT spool: printed implies spooled, even across a SIGKILL).
+    public func subscribe(_ sink: any EventSink, beforeSinks: Bool = false) -> EventSubscription {
         lock.withLock {
             nextID += 1
-            subscribers.append((nextID, sink))
+            if beforeSinks { earlySubscribers.append((nextID, sink)) } else { subscribers.append((nextID, sink)) }
             return EventSubscription(id: nextID)
         }
     }
 
     /// Ends a subscription; no delivery to it starts after this returns.
     public func unsubscribe(_ subscription: EventSubscription) {
-        lock.withLock { subscribers.removeAll { $0.id == subscription.id } }
+        lock.withLock {
+            subscribers.removeAll { $0.id == subscription.id }
+            earlySubscribers.removeAll { $0.id == subscription.id }
+        }
     }
 
     /// Every later event as an async sequence, with at most `limit` events buffered for a slow reader
@@ -131,9 +137,11 @@ public final class EventFanOut: @unchecked Sendable {
                 switch event {
                 case .presence(let p) where p.transition == .appeared: present[PresenceKey(p)] = (seq, p)
                 case .presence(let p): present[PresenceKey(p)] = nil
-                case .device(let d): deviceKinds[d.device] = d.kind
-                case .metadata: break
+                case .device(let d) where ![.controlChanged, .adjustingExposureStarted, .adjustingExposureEnded].contains(d.kind):
+                    deviceKinds[d.device] = d.kind // the device's state; control events (issue 18) leave it alone
+                case .device, .metadata, .configuration: break
                 }
+                for s in earlySubscribers { s.sink.deliver(encoded) }
                 for sink in sinks { sink.deliver(encoded) }
                 for s in subscribers { s.sink.deliver(encoded) }
                 if !streams.isEmpty {
@@ -156,6 +164,9 @@ public final class EventFanOut: @unchecked Sendable {
             if let id = p.faceID { meta["faceID"] = "\(id)" }
             if logger.logLevel <= .debug, let v = p.value { meta["value"] = "\(v)" } // payloads only when debugging
             logger.info("\(p.transition.rawValue)", metadata: meta)
+        case .configuration(let c):
+            logger.notice("configuration changed", metadata: ["origin": "\(c.origin)",
+                "rectOfInterest": "\(c.rectOfInterest.map { "\($0.x),\($0.y),\($0.width),\($0.height)" } ?? "-")"])
         case .device(let d):
             let level: Logger.Level = d.kind == .runtimeError ? .error : d.kind == .disconnected ? .warning : .notice
             var meta: Logger.Metadata = ["device": "\(d.device)"]

@@ -71,6 +71,12 @@ public struct FileScanner {
     public var oneshot = false
     /// Do not log the notes that are not errors (`-q`: skipped binary payloads).
     public var quiet = false
+    /// Sees each frame with what was found on it, before its line is delivered (`scan --annotate`). An
+    /// error it throws fails the input (it names what could not be written).
+    public var frameObserver: ((Frame, MetadataEvent, SourceInfo) throws -> Void)?
+    /// Called after each frame with the input's name, the frames scanned from it so far and the frame's time
+    /// in seconds of the input (for a progress line; nil: no calls).
+    public var onFrame: (@Sendable (_ input: String, _ frames: Int, _ time: Double) -> Void)?
 
     public init(output: MetadataOutput, logger: Logger, frameLimit: Int? = nil, limits: DecoderLimits = DecoderLimits()) {
         self.output = output; self.logger = logger; self.frameLimit = frameLimit; self.limits = limits
@@ -116,7 +122,9 @@ public struct FileScanner {
         frames: while let frame = try source.nextFrame() {
             let event = try output.process(frame, source: source.info)
             summary.frames += 1
+            if let frameObserver { try frameObserver(frame, event, source.info) }
             summary.objects += event.objects.count
+            onFrame?(source.info.name, count + 1, frame.time)
             switch mode {
             case .json:
                 sink.deliver(encoder.encode(.metadata(event)))

@@ -58,7 +58,10 @@ public enum LiveScan {
                 return .failure(.init(message: "\(error)"))
             }
         }
-        let group = ServiceGroup(services: [service], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        // The scan ending by itself (frames, duration, --oneshot, stdout gone) ends the group normally.
+        let group = ServiceGroup(configuration: ServiceGroupConfiguration(
+            services: [.init(service: service, successTerminationBehavior: .gracefullyShutdownGroup)],
+            gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
         let scanned = service.result ?? .success(0)
 

@@ -2,6 +2,7 @@ public import ScanCore
 import Dispatch
 import ScanDetection
 import ScanCapture
+import Logging
 
 /// What the pipeline does with each frame (`AVCaptureMetadataOutput`'s settings).
 public struct OutputConfiguration: Sendable {
@@ -49,6 +50,8 @@ public struct OutputConfiguration: Sendable {
 /// Runs the detectors on frames and produces one ``MetadataEvent`` per frame
 /// (`AVCaptureMetadataOutput`). Owns its detectors; use from one thread at a time.
 public final class MetadataOutput {
+    static let logger = Logger(label: "scand.faces")
+
     /// Every type this build can report (`availableMetadataObjectTypes`), with every engine, faces included.
     public static var availableMetadataObjectTypes: Set<MetadataObjectType> {
         BarcodeDetector.availableTypes(engine: .both).union([.face])
@@ -68,14 +71,16 @@ public final class MetadataOutput {
     var perFrameSize: [PixelSize: FrameSizeSettings] = [:]
     private let faces: FaceDetector?
     private let faceTracker: FaceTracker?
-    /// Face presence changes decided by the last ``process(_:source:)`` call (`appeared` / `lost`, per
-    /// faceID, `lost` after ``FaceConfiguration/presenceGrace``); empty when faces are off.
-    public private(set) var lastPresenceEvents: [PresenceEvent] = []
     private var confirmation: LinearCodeConfirmation?
     private var confirmationSource: String?
 
+    /// Why the neural face detector was asked for but the cascades work instead (missing model); nil otherwise.
+    public var faceDetectorFallback: String? { faces?.fallbackReason }
+
+    /// - Parameter previous: the output this one replaces (a configuration reload): its face tracker, with its
+    ///   tracks, faceIDs and presence, carries over (with the new face settings), so IDs never restart or repeat.
     /// - Throws: ``ScanError`` when a type is unavailable or a model cannot be loaded.
-    public init(configuration: OutputConfiguration) throws {
+    public init(configuration: OutputConfiguration, continuing previous: MetadataOutput? = nil) throws {
         var configuration = configuration
         let engineTypes = Self.availableMetadataObjectTypes(engine: configuration.barcode.engine)
         if configuration.metadataObjectTypes == Self.defaultTypes {
@@ -105,8 +110,15 @@ public final class MetadataOutput {
         if configuration.metadataObjectTypes.contains(.face) {
             if let problem = configuration.face.validationError { throw ScanError.invalidArgument(problem) }
             let directory = try ModelLocator.directory(configuration.models)
-            faces = try FaceDetector(configuration: configuration.face, modelDirectory: directory)
-            faceTracker = FaceTracker(configuration: configuration.face)
+            let detector = try FaceDetector(configuration: configuration.face, modelDirectory: directory)
+            if let note = detector.fallbackReason { Self.logger.warning("\(note)") }
+            faces = detector
+            if let kept = previous?.faceTracker {
+                kept.configuration = configuration.face
+                faceTracker = kept
+            } else {
+                faceTracker = FaceTracker(configuration: configuration.face)
+            }
         } else {
             faces = nil
             faceTracker = nil
@@ -154,7 +166,12 @@ public final class MetadataOutput {
 
     /// Ends every tracked face of `source` (end of input or shutdown) and returns their `lost` events.
     public func finishPresence(source: SourceInfo, frame: Int, time: Double) -> [PresenceEvent] {
-        (faceTracker?.finish(frame: frame, time: time) ?? []).map { Self.presenceEvent($0, source: source.name) }
+        finishPresence(sourceName: source.name, frame: frame, time: time)
+    }
+
+    /// ``finishPresence(source:frame:time:)`` by source name.
+    public func finishPresence(sourceName: String, frame: Int, time: Double) -> [PresenceEvent] {
+        (faceTracker?.finish(frame: frame, time: time) ?? []).map { Self.presenceEvent($0, source: sourceName) }
     }
 
     static func presenceEvent(_ t: FacePresenceTransition, source: String) -> PresenceEvent {
@@ -162,7 +179,7 @@ public final class MetadataOutput {
                       frame: t.frame, time: t.time, bounds: t.bounds)
     }
 
-    /// Seconds spent in each stage by the last ``process(_:source:)`` call (for benchmarks).
+    /// Seconds spent in each stage of one ``processFrame(_:source:)`` call (for benchmarks).
     public struct StageTimings: Sendable {
         /// Code detection (all passes, all engines).
         public var barcode = 0.0
@@ -171,7 +188,18 @@ public final class MetadataOutput {
         /// Presence bookkeeping and view geometry.
         public var tracking = 0.0
     }
-    public private(set) var lastTimings = StageTimings()
+
+    /// Everything one call decided about one frame: returned, never left behind in a property.
+    public struct FrameResult: Sendable {
+        /// The frame's `metadata` event (objects in normalized device coordinates, plus view geometry
+        /// when a preview is configured).
+        public var event: MetadataEvent
+        /// Face presence changes the tracker decided on this frame (`appeared` / `lost` per faceID,
+        /// `lost` after ``FaceConfiguration/presenceGrace``); empty when faces are off.
+        public var facePresence: [PresenceEvent]
+        /// Seconds spent in each stage.
+        public var timings: StageTimings
+    }
     /// Wall seconds the previous ``process(_:source:)`` call took (for ``OutputConfiguration/shedLoadWhenLate``).
     private var lastFrameSeconds = 0.0
     /// Frames on which the code reader's extra steps were skipped because the pipeline was late.
@@ -208,12 +236,16 @@ public final class MetadataOutput {
     /// ``OutputConfiguration/parallelDetectors``), the two detectors run at the same time on two threads:
     /// each detector is still used by one thread at a time.
     public func process(_ frame: Frame, source: SourceInfo) throws -> MetadataEvent {
+        try processFrame(frame, source: source).event
+    }
+
+    /// Like ``process(_:source:)``, with the face presence changes and stage timings of this frame.
+    public func processFrame(_ frame: Frame, source: SourceInfo) throws -> FrameResult {
         frameStarted = monotonicSeconds()
         defer { lastFrameSeconds = monotonicSeconds() - frameStarted }
         let settings = try frameSizeSettings(for: frame.size, source: source)
         var objects: [MetadataObject] = []
         var timings = StageTimings()
-        lastPresenceEvents = []
         let work = DetectionWork(output: self, frame: frame, source: source, rectOfInterest: settings.rectOfInterest)
         if barcodes != nil && faces != nil && configuration.parallelDetectors {
             DispatchQueue.concurrentPerform(iterations: 2) { i in
@@ -224,7 +256,7 @@ public final class MetadataOutput {
             work.runFaces()
         }
         objects = try work.codes.get() + work.faces.get().objects
-        lastPresenceEvents = try work.faces.get().transitions.map { Self.presenceEvent($0, source: source.name) }
+        let facePresence = try work.faces.get().transitions.map { Self.presenceEvent($0, source: source.name) }
         timings.barcode = work.codeSeconds
         timings.face = work.faceSeconds
         let t2 = monotonicSeconds()
@@ -232,17 +264,22 @@ public final class MetadataOutput {
             objects = objects.map(geometry.transformed)
         }
         timings.tracking = monotonicSeconds() - t2
-        lastTimings = timings
-        return MetadataEvent(source: source.name, frame: frame.index, time: frame.time,
-                             width: frame.width, height: frame.height, objects: objects,
-                             captureClock: frame.captureClock)
+        let event = MetadataEvent(source: source.name, frame: frame.index, time: frame.time,
+                                  width: frame.width, height: frame.height, objects: objects,
+                                  captureClock: frame.captureClock)
+        return FrameResult(event: event, facePresence: facePresence, timings: timings)
     }
 }
 
-/// One frame's detection work, shared by the two threads of ``MetadataOutput/process(_:source:)``: the
-/// code thread touches only the code reader and `codes`, the face thread only the face detector, tracker
-/// and `faces`; `concurrentPerform` returns after both, which orders their writes before the reads.
+/// One frame's detection work, shared by the two threads of ``MetadataOutput/processFrame(_:source:)``.
 private final class DetectionWork: @unchecked Sendable {
+    // Invariant for @unchecked Sendable: both threads write, to disjoint state. The code thread
+    // (runCodes) writes `codes`, `codeSeconds` and, in `output`, the code reader, `shedFrames`, the
+    // 1-D confirmation and `confirmationSource`; the face thread (runFaces) writes `faces`,
+    // `faceSeconds` and, in `output`, the face detector, the tracker, `skippedFaceSearch` and
+    // `skippedFaceSearches`. Both only read the rest of `output` (configuration, `frameStarted`,
+    // `lastFrameSeconds`, written before the threads start). `concurrentPerform` returns after both,
+    // which orders their writes before the caller reads them.
     let output: MetadataOutput
     let frame: Frame
     let source: SourceInfo
@@ -267,4 +304,10 @@ private final class DetectionWork: @unchecked Sendable {
         faces = Result { try output.readFaces(frame, source: source, rectOfInterest: rectOfInterest) }
         faceSeconds = monotonicSeconds() - t
     }
+}
+
+/// The face tracker decides face presence (`appeared` when a faceID is confirmed, `lost` after
+/// ``FaceConfiguration/presenceGrace``); the daemon publishes these instead of its generic presence stage.
+extension MetadataOutput: PresenceSource {
+    public var presenceTypes: Set<MetadataObjectType> { faceTracker == nil ? [] : [.face] }
 }

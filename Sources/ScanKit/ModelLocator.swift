@@ -3,9 +3,10 @@ public import ScanCore
 import Glibc
 #endif
 
-/// Finds the `Models/` directory: `--models DIR`, then `$SCAND_MODELS`, then a `Models` folder next to the
-/// executable or up to three levels above it (a SwiftPM build folder inside the repository), then
-/// `/usr/local/share/scand/Models` and `/usr/share/scand/Models`.
+/// Finds the `Models/` directory: `--models DIR`, then `$SCAND_MODELS`, then the installed place relative
+/// to the executable (`<prefix>/bin/scand` → `<prefix>/share/scand/Models`, as scripts/install lays it out),
+/// then a `Models` folder next to the executable or up to three levels above it (a SwiftPM build folder
+/// inside the repository), then `/usr/local/share/scand/Models` and `/usr/share/scand/Models`.
 public enum ModelLocator {
     public static func directory(_ configuration: ModelConfiguration) throws -> String {
         if let dir = configuration.directory {
@@ -15,6 +16,7 @@ public enum ModelLocator {
         var candidates: [String] = []
         if let env = getenv("SCAND_MODELS") { candidates.append(String(cString: env)) }
         var dir = executableDirectory()
+        candidates.append(parent(dir) + "/share/scand/Models")
         for _ in 0..<4 {
             candidates.append(dir + "/Models")
             dir = parent(dir)

@@ -35,7 +35,10 @@ public struct JSONLinesEncoder: Sendable {
                                            seq: seq, timestamp: timestamp.map { r($0, 6) }))
         case .device(let d):
             line = encodeLine(DeviceLine(event: "device", kind: d.kind.rawValue, device: d.device, reason: d.reason,
-                                         seq: seq, timestamp: timestamp.map { r($0, 6) }))
+                                         control: d.control, value: d.value, seq: seq, timestamp: timestamp.map { r($0, 6) }))
+        case .configuration(let c):
+            line = encodeLine(ConfigurationLine(rectOfInterest: c.rectOfInterest.map(RectLine.init), origin: c.origin,
+                                                seq: seq, timestamp: timestamp.map { r($0, 6) }))
         }
         return EncodedEvent(name: event.name, objectTypes: event.objectTypes, line: line, seq: seq)
     }
@@ -131,8 +134,16 @@ struct PresenceLine: Encodable {
     var seq: UInt64?, timestamp: Double?
 }
 
+struct ConfigurationLine: Encodable {
+    var event = "configuration"
+    var rectOfInterest: RectLine?
+    var origin: String
+    var seq: UInt64?, timestamp: Double?
+}
+
 struct DeviceLine: Encodable {
     var event: String, kind: String, device: String
     var reason: String?
+    var control: String?, value: Int64?
     var seq: UInt64?, timestamp: Double?
 }

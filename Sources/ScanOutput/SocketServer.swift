@@ -48,7 +48,7 @@ public struct ServerBanner: Sendable, Hashable {
 
 /// A client's filter: nil fields mean "everything".
 public struct Subscription: Sendable, Hashable {
-    public static let eventNames: Set<String> = ["metadata", "appeared", "lost", "device"]
+    public static let eventNames: Set<String> = ["metadata", "appeared", "lost", "device", "configuration"]
     public var types: Set<MetadataObjectType>?
     public var events: Set<String>?
     public init(types: Set<MetadataObjectType>? = nil, events: Set<String>? = nil) {
@@ -198,6 +198,8 @@ public struct CommandError: Error, Sendable {
 /// with an `overflow` line), and a client stuck past ``SocketServerConfiguration/clientStallTimeout`` is
 /// disconnected. Other clients and the pipeline are never slowed.
 public final class SocketServer: EventSink, @unchecked Sendable {
+    // Invariant for @unchecked Sendable: `listeners` and the other fields marked below as under `lock`
+    // are touched only under `lock`; the fields marked loop-confined only on `loop`; the rest is immutable.
     public let configuration: SocketServerConfiguration
     private let logger: Logger
     private let group: MultiThreadedEventLoopGroup
@@ -225,16 +227,7 @@ public final class SocketServer: EventSink, @unchecked Sendable {
         self.loop = group.next()
     }
 
-    static func encodeBanner(_ banner: ServerBanner) -> [UInt8] {
-        struct Hello: Encodable {
-            var event = "hello", version: String, `protocol`: Int, types: [String], events: [String]
-            var timestamp: Double
-        }
-        return JSONLinesEncoder().encodeLine(Hello(
-            version: banner.version, protocol: JSONLinesEncoder.protocolVersion,
-            types: banner.types.map(\.rawValue).sorted(), events: Subscription.eventNames.sorted(),
-            timestamp: wallClock()))
-    }
+    static func encodeBanner(_ banner: ServerBanner) -> [UInt8] { ClientLines.hello(banner) }
 
     /// Starts serving on an already listening descriptor (from ``UnixSocketListener`` or socket
     /// activation). The server owns it from now on and closes it at ``finish()``.
@@ -364,6 +357,8 @@ public final class SocketServer: EventSink, @unchecked Sendable {
 /// pauses again as soon as the next pending connection takes the freed descriptor), never a line per failure.
 /// Loop-confined: every method runs on the listening channel's event loop.
 private final class AcceptPause: ChannelInboundHandler, @unchecked Sendable {
+    // Invariant for @unchecked Sendable: loop-confined, every mutable field is touched only on the
+    // listening channel's event loop (NIO calls handlers there; the retry is scheduled there).
     typealias InboundIn = any Channel
     typealias InboundOut = any Channel
 
@@ -443,15 +438,10 @@ private final class AcceptPause: ChannelInboundHandler, @unchecked Sendable {
     }
 }
 
-/// Seconds since the Unix epoch.
-func wallClock() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_REALTIME, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-}
-
 /// One client connection. Loop-confined (all methods run on the server's event loop).
 private final class ClientHandler: ChannelInboundHandler, @unchecked Sendable {
+    // Invariant for @unchecked Sendable: loop-confined, every mutable field is touched only on the
+    // server's event loop (deliveries from the pipeline are hopped onto it with `execute`).
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
@@ -485,9 +475,9 @@ private final class ClientHandler: ChannelInboundHandler, @unchecked Sendable {
         // What is in view now, right after the banner; events already reflected in it are not sent again.
         let snapshot = server.snapshot()
         snapshotSeq = snapshot.seq
-        let now = wallClock()
-        for p in snapshot.present {
-            context.write(wrapOutboundOut(ByteBuffer(bytes: JSONLinesEncoder().encodeLine(SnapshotLine(p, timestamp: now)))), promise: nil)
+        let now = wallClockSeconds()
+        for line in ClientLines.snapshot(snapshot, timestamp: now) {
+            context.write(wrapOutboundOut(ByteBuffer(bytes: line)), promise: nil)
         }
         context.flush()
         context.fireChannelActive()
@@ -555,9 +545,7 @@ private final class ClientHandler: ChannelInboundHandler, @unchecked Sendable {
             case .poll: poll(); return
             case .devices: devices(); return
             }
-            struct Subscribed: Encodable { var event = "subscribed"; var types: [String]?; var events: [String]? }
-            control(JSONLinesEncoder().encodeLine(Subscribed(types: subscription.types?.map(\.rawValue).sorted(),
-                                                             events: subscription.events?.sorted())))
+            control(ClientLines.subscribed(subscription))
         } catch {
             reply(error: error.message)
         }
@@ -567,34 +555,19 @@ private final class ClientHandler: ChannelInboundHandler, @unchecked Sendable {
     /// `{"event":"polled","present":N,"lastSeq":S,"timestamp":T}` (S: the last event the snapshot reflects).
     private func poll() {
         let snapshot = server.snapshot()
-        let now = wallClock()
-        var count = 0
-        for p in snapshot.present where subscription.types.map({ $0.contains(p.type) }) ?? true {
-            control(JSONLinesEncoder().encodeLine(SnapshotLine(p, timestamp: now)))
-            count += 1
-        }
-        struct Polled: Encodable { var event = "polled"; var present: Int; var lastSeq: UInt64; var timestamp: Double }
-        control(JSONLinesEncoder().encodeLine(Polled(present: count, lastSeq: snapshot.seq, timestamp: r(now, 6))))
+        let now = wallClockSeconds()
+        let lines = ClientLines.snapshot(snapshot, types: subscription.types, timestamp: now)
+        for line in lines { control(line) }
+        control(ClientLines.polled(present: lines.count, lastSeq: snapshot.seq, timestamp: now))
     }
 
     /// `devices`: `{"event":"devices","devices":[{"device":…,"state":…,"live":…,"framesRead":…,…}],"timestamp":T}`.
     private func devices() {
-        struct Line: Encodable {
-            struct Device: Encodable {
-                var device: String, state: String, live: Bool, framesRead: Int, framesProcessed: Int, framesDropped: Int
-            }
-            var event = "devices"; var devices: [Device]; var timestamp: Double
-        }
-        let list = server.sourceStates().map {
-            Line.Device(device: $0.device, state: $0.state, live: $0.live, framesRead: $0.framesRead,
-                        framesProcessed: $0.framesProcessed, framesDropped: $0.framesDropped)
-        }
-        control(JSONLinesEncoder().encodeLine(Line(devices: list, timestamp: r(wallClock(), 6))))
+        control(ClientLines.devices(server.sourceStates()))
     }
 
     private func reply(error message: String) {
-        struct ErrorLine: Encodable { var event = "error"; var message: String; var timestamp: Double }
-        control(JSONLinesEncoder().encodeLine(ErrorLine(message: message, timestamp: wallClock())))
+        control(ClientLines.error(message))
     }
 
     /// Replies go through the same bounded queue, so a client cannot make the server buffer without limit.
@@ -614,7 +587,7 @@ private final class ClientHandler: ChannelInboundHandler, @unchecked Sendable {
             queue.removeFirst()
             dropped += 1
             totalDropped += 1
-            let now = monotonic()
+            let now = monotonicSeconds()
             if stalledSince == nil { stalledSince = now }
             if let since = stalledSince, now - since >= configuration.clientStallTimeout {
                 logger.warning("disconnecting stalled client", metadata: [
@@ -635,8 +608,7 @@ private final class ClientHandler: ChannelInboundHandler, @unchecked Sendable {
         var wrote = false
         while context.channel.isWritable {
             if dropped > 0 {
-                struct Overflow: Encodable { var event = "overflow"; var dropped: Int; var timestamp: Double }
-                let line = JSONLinesEncoder().encodeLine(Overflow(dropped: dropped, timestamp: wallClock()))
+                let line = ClientLines.overflow(dropped: dropped)
                 logger.notice("client too slow, dropped its oldest events", metadata: ["client": "\(id)", "dropped": "\(dropped)"])
                 dropped = 0
                 context.write(wrapOutboundOut(ByteBuffer(bytes: line)), promise: nil)
@@ -667,9 +639,4 @@ private final class ClientHandler: ChannelInboundHandler, @unchecked Sendable {
         return closed
     }
 
-    private func monotonic() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-    }
 }

@@ -21,9 +21,42 @@ public struct StderrLogHandler: LogHandler {
     /// - Parameters:
     ///   - label: the logger's label (shown after the level).
     ///   - fd: where lines go (stderr by default).
-    public init(label: String, fd: Int32 = 2) {
+    /// Journal form (systemd-journald reads stderr): no timestamp (the journal keeps its own) and a
+    /// `<N>` syslog priority prefix on each line, which journald strips and stores as the priority.
+    private let journal: Bool
+
+    /// - Parameters:
+    ///   - label: the logger's label (shown after the level).
+    ///   - fd: where lines go (stderr by default).
+    ///   - journal: write the journal form; default: whether `fd` is the stream `$JOURNAL_STREAM` names.
+    public init(label: String, fd: Int32 = 2, journal: Bool? = nil) {
         self.label = label
         self.fd = fd
+        self.journal = journal ?? Self.isJournalStream(fd: fd, environment: getenv("JOURNAL_STREAM").map { String(cString: $0) })
+    }
+
+    /// Whether `fd` is the journal's stream: `$JOURNAL_STREAM` is `DEVICE:INODE` of the stream systemd
+    /// connected, and a process whose stderr was redirected elsewhere (a pipe to a file) must not use the
+    /// journal form although it inherited the variable (systemd.exec(5)).
+    public static func isJournalStream(fd: Int32, environment value: String?) -> Bool {
+        guard let value else { return false }
+        let parts = value.split(separator: ":")
+        guard parts.count == 2, let device = UInt64(parts[0]), let inode = UInt64(parts[1]) else { return false }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { return false }
+        return UInt64(st.st_dev) == device && UInt64(st.st_ino) == inode
+    }
+
+    /// The syslog priority journald stores for `level` (sd-daemon(3)'s `<N>` prefixes).
+    public static func syslogPriority(_ level: Logger.Level) -> Int {
+        switch level {
+        case .trace, .debug: return 7
+        case .info: return 6
+        case .notice: return 5
+        case .warning: return 4
+        case .error: return 3
+        case .critical: return 2
+        }
     }
 
     public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
@@ -37,7 +70,9 @@ public struct StderrLogHandler: LogHandler {
         if let extra = event.metadata { all.merge(extra) { _, new in new } }
         let meta = all.isEmpty ? "" : " " + all.sorted { $0.key < $1.key }
             .map { "\(Self.escaped($0.key))=\(Self.escaped("\($0.value)"))" }.joined(separator: " ")
-        let line = "\(Self.timestamp()) \(event.level) \(label):\(meta) [\(event.source)] \(Self.escaped(event.message.description))\n"
+        let line = journal
+            ? "<\(Self.syslogPriority(event.level))>\(event.level) \(label):\(meta) [\(event.source)] \(Self.escaped(event.message.description))\n"
+            : "\(Self.timestamp()) \(event.level) \(label):\(meta) [\(event.source)] \(Self.escaped(event.message.description))\n"
         var bytes = Array(line.utf8)
         bytes.withUnsafeMutableBytes { raw in
             var offset = 0

@@ -206,7 +206,6 @@ public enum UnixSocketListener {
     static let linuxOPath: Int32 = 0o10000000
     static let linuxATEmptyPath: Int32 = 0x1000
 
-    static func errnoText() -> String { String(cString: strerror(errno)) }
 }
 
 /// The socket file ``UnixSocketListener/bind(path:group:mode:backlog:)`` created: its path and its identity
@@ -255,11 +254,11 @@ public struct BoundSocket: Sendable, Hashable {
     @discardableResult
     public func removeIfStillOurs() -> Removal {
         var st = stat()
-        guard lstat(path, &st) == 0 else { return errno == ENOENT ? .alreadyGone : .failed(UnixSocketListener.errnoText()) }
+        guard lstat(path, &st) == 0 else { return errno == ENOENT ? .alreadyGone : .failed(errnoText()) }
         guard (st.st_mode & S_IFMT) == S_IFSOCK, UInt64(st.st_dev) == device, UInt64(st.st_ino) == inode else {
             return .notOurs
         }
         if unlink(path) == 0 { return .removed }
-        return errno == ENOENT ? .alreadyGone : .failed(UnixSocketListener.errnoText())
+        return errno == ENOENT ? .alreadyGone : .failed(errnoText())
     }
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import FoundationEssentials
 import ScanCore
 import ScanKit
+import ScanBenchmark
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -19,6 +20,11 @@ struct BenchCommand: ParsableCommand {
         clip's rate, newest wins, as a camera delivers them: live fps, drops, latency), --runs times; then once \
         the full-frame reference (every lever off). Prints each figure for scand, the baseline and their ratio \
         (medians of the runs); --json writes every run.
+
+        EXAMPLES:
+          bench/pipeline/make_clips.py && scand bench           # every case, 3 runs each
+          scand bench --only 640x480-codes --runs 5 --json out.json
+          scand bench --only both --engine zbar --no-reference  # one lever changed
         """)
 
     @Option(help: ArgumentHelp("Directory with the clips and their .truth.json files.", valueName: "dir"))
@@ -42,12 +48,19 @@ struct BenchCommand: ParsableCommand {
     @Flag(help: "Skip the full-frame reference (scand with every lever off, one run per case; it gives the recall the levers must not lose).")
     var noReference = false
 
-    @OptionGroup var detection: DetectionOptions
-    @OptionGroup var faces: FaceOptions
+    @OptionGroup(title: "Reader tuning") var detection: DetectionOptions
+    @OptionGroup(title: "Face tuning") var faces: FaceOptions
 
     func run() throws {
-        var configuration = try detection.outputConfiguration()
-        configuration.face = try faces.configuration()
+        var configuration = OutputConfiguration()
+        try detection.apply(to: &configuration)
+        faces.apply(to: &configuration.face)
+        do {
+            try configuration.barcode.validate()
+            try configuration.face.validate()
+        } catch {
+            throw ValidationError(error.description)
+        }
         let cascade = try ModelLocator.file("haarcascade_frontalface_default.xml", in: configuration.models)
         let codes = Set(MetadataOutput.availableMetadataObjectTypes.filter(\.isMachineReadableCode))
         // (case name, clip, types). "idle": the faces clip (no code in it) with every detector on, as a

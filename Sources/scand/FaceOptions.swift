@@ -4,64 +4,69 @@ import ScanKit
 
 /// Face detection and tracking options (used with `--types face`).
 struct FaceOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("Face cascade family: lbp (fast, faces from 45 px) or haar (slower, smaller faces).", valueName: "haar|lbp"))
-    var faceCascade: String = FaceConfiguration().cascade.rawValue
+    @Option(name: .long, help: ArgumentHelp("Face detector: centerface (neural network, Models/centerface.onnx; default: finds the most faces at real-time speed, landmarks give roll and yaw), haar or lbp (OpenCV cascades with roll search). Without the model file, centerface falls back to the --face-cascade family with a warning. See docs/faces.md.", valueName: "centerface|haar|lbp"))
+    var faceDetector: FaceDetectorKind?
 
-    @Option(name: .long, help: ArgumentHelp("Smallest face side to look for, in frame pixels.", valueName: "px"))
-    var minFaceSize: Int = FaceConfiguration().minimumFaceSize
+    @Option(name: .long, help: ArgumentHelp("Cascade family: the detector when --face-detector is not given as centerface (same as --face-detector haar|lbp), and the fallback of centerface.", valueName: "haar|lbp"))
+    var faceCascade: FaceCascade?
+
+    @Option(name: .long, help: ArgumentHelp("Smallest face side to look for, in frame pixels (default \(FaceConfiguration().minimumFaceSize)).", valueName: "px"))
+    var minFaceSize: Int?
 
     @Option(name: .long, help: ArgumentHelp("Largest face side to look for, in frame pixels (default: no limit).", valueName: "px"))
     var maxFaceSize: Int?
 
-    @Option(name: .long, help: ArgumentHelp("Search the whole frame every N frames; known faces are re-detected in a window around them on every frame. 1 = whole frame every frame. On video and cameras the search is spread over the N frames, and faces of twice the smallest size are looked for on every frame.", valueName: "N"))
-    var faceInterval: Int = FaceConfiguration().detectionInterval
+    @Option(name: .long, help: ArgumentHelp("Search the whole frame every N frames; known faces are re-detected in a window around them on every frame. 1 = whole frame every frame. On video and cameras the search is spread over the N frames, and faces of twice the smallest size are looked for on every frame (default \(FaceConfiguration().detectionInterval)).", valueName: "N"))
+    var faceInterval: Int?
 
-    @Option(name: .long, help: ArgumentHelp("On video and cameras, search for new faces on a copy of the frame scaled down to this shorter side (0 = full resolution). At 1280x720 the default makes the smallest face 1.5x --min-face-size (LBP: 67 px). Still images always use full resolution.", valueName: "px"))
-    var faceAnalysisSize: Int = FaceConfiguration().analysisShortSide ?? 0
+    @Option(name: .long, help: ArgumentHelp("On video and cameras, search for new faces on a copy of the frame scaled down to this shorter side (0 = full resolution; default \(FaceConfiguration().analysisShortSide ?? 0)). At 1280x720 the default makes the smallest face 1.5x --min-face-size (LBP: 67 px). Still images always use full resolution.", valueName: "px"))
+    var faceAnalysisSize: Int?
 
-    @Flag(name: .long, help: "Do not re-detect known faces in a window between full-frame searches (they are then reported only on full-search frames).")
-    var noFaceWindow = false
+    @Flag(inversion: .prefixedNo, help: "Re-detect known faces in a window between full-frame searches (default on; off: they are reported only on full-search frames).")
+    var faceWindow: Bool?
 
-    @Flag(name: .long, help: "Search upright faces only (faster; faces rolled beyond about ±15° are missed).")
-    var noRollSearch = false
+    @Flag(inversion: .prefixedNo, help: "Search rolled faces too (default on; off: upright only, faster, faces rolled beyond about ±15° are missed).")
+    var rollSearch: Bool?
 
-    @Flag(name: .long, help: "Do not estimate roll from the eyes (roll is then the coarse search angle).")
-    var noEyeRoll = false
+    @Flag(inversion: .prefixedNo, help: "Estimate roll from the eyes (default on; off: roll is the coarse search angle).")
+    var eyeRoll: Bool?
 
-    @Flag(name: .long, help: "Do not run the profile cascades (no yawAngle 45/90/270/315, turned faces are lost).")
-    var noYaw = false
+    @Flag(inversion: .prefixedNo, help: "Run the profile cascades for yawAngle 45/90/270/315 (default on; off: turned faces are lost).")
+    var yaw: Bool?
 
-    @Option(name: .long, help: ArgumentHelp("Frames a face may go undetected and keep its faceID.", valueName: "N"))
-    var faceMaxMisses: Int = FaceConfiguration().maxMissedFrames
+    @Option(name: .long, help: ArgumentHelp("Frames a face may go undetected and keep its faceID (default \(FaceConfiguration().maxMissedFrames)).", valueName: "N"))
+    var faceMaxMisses: Int?
 
-    @Option(name: .long, help: ArgumentHelp("Seconds a face must stay undetected before a 'lost' presence transition.", valueName: "s"))
-    var faceGrace: Double = FaceConfiguration().presenceGrace
+    @Option(name: .long, help: ArgumentHelp("Seconds a face must stay undetected before a 'lost' presence transition (the one face grace setting; `scand run --face-lost-after` is an alias; default \(format(FaceConfiguration().presenceGrace))).", valueName: "s"))
+    var faceGrace: Double?
 
-    @Option(name: .long, help: ArgumentHelp("Pyramid scale step of the full-frame search (1.05 slow and thorough … 1.3 fast).", valueName: "f"))
-    var faceScaleFactor: Double = FaceConfiguration().scaleFactor
+    @Option(name: .long, help: ArgumentHelp("Pyramid scale step of the full-frame search (1.05 slow and thorough … 1.3 fast; default \(format(FaceConfiguration().scaleFactor))).", valueName: "f"))
+    var faceScaleFactor: Double?
 
-    @Option(name: .long, help: ArgumentHelp("Cascade min neighbours of the full-frame search (higher: fewer false faces, more misses).", valueName: "n"))
-    var faceMinNeighbors: Int = FaceConfiguration().minNeighbors
+    @Option(name: .long, help: ArgumentHelp("Cascade min neighbours of the full-frame search (higher: fewer false faces, more misses; default \(FaceConfiguration().minNeighbors)).", valueName: "n"))
+    var faceMinNeighbors: Int?
 
-    func configuration() throws -> FaceConfiguration {
-        var c = FaceConfiguration()
-        guard let cascade = FaceCascade(rawValue: faceCascade.lowercased()) else {
-            throw ValidationError("--face-cascade must be haar or lbp, got '\(faceCascade)'")
+    /// Sets what was given on the command line (over the defaults or the config file's values).
+    func apply(to c: inout FaceConfiguration) {
+        if let faceCascade {
+            c.cascade = faceCascade
+            c.detector = faceCascade == .haar ? .haar : .lbp
         }
-        c.cascade = cascade
-        c.minimumFaceSize = minFaceSize
-        c.maximumFaceSize = maxFaceSize
-        c.detectionInterval = faceInterval
-        c.analysisShortSide = faceAnalysisSize > 0 ? faceAnalysisSize : nil
-        c.windowSearch = !noFaceWindow
-        c.rollSearch = !noRollSearch
-        c.eyeRoll = !noEyeRoll
-        c.estimateYaw = !noYaw
-        c.maxMissedFrames = faceMaxMisses
-        c.presenceGrace = faceGrace
-        c.scaleFactor = faceScaleFactor
-        c.minNeighbors = faceMinNeighbors
-        if let problem = c.validationError { throw ValidationError(problem) }
-        return c
+        if let faceDetector {
+            c.detector = faceDetector
+            if let family = faceDetector.cascade { c.cascade = family }
+        }
+        if let minFaceSize { c.minimumFaceSize = minFaceSize }
+        if let maxFaceSize { c.maximumFaceSize = maxFaceSize }
+        if let faceInterval { c.detectionInterval = faceInterval }
+        if let faceAnalysisSize { c.analysisShortSide = faceAnalysisSize > 0 ? faceAnalysisSize : nil }
+        if let faceWindow { c.windowSearch = faceWindow }
+        if let rollSearch { c.rollSearch = rollSearch }
+        if let eyeRoll { c.eyeRoll = eyeRoll }
+        if let yaw { c.estimateYaw = yaw }
+        if let faceMaxMisses { c.maxMissedFrames = faceMaxMisses }
+        if let faceGrace { c.presenceGrace = faceGrace }
+        if let faceScaleFactor { c.scaleFactor = faceScaleFactor }
+        if let faceMinNeighbors { c.minNeighbors = faceMinNeighbors }
     }
 }

@@ -1,136 +1,174 @@
-import ArgumentParser
+public import ArgumentParser
 import Logging
 import ScanCore
 import ScanKit
+import ScanDaemon
 import ScanOutput
+import ScanCapture
 
-/// Options shared by every command that runs detectors (`scan`, and later `run`).
-struct DetectionOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("Comma-separated metadata object types to report (metadataObjectTypes), or 'all'/'codes'. See 'scand types'.", valueName: "types"))
+/// Enum options parse through ArgumentParser: a bad value is echoed with the list of valid ones, and the
+/// shell completions offer the names.
+extension BarcodeEngine: ExpressibleByArgument {}
+extension SessionPreset: ExpressibleByArgument {}
+extension FaceCascade: ExpressibleByArgument {}
+extension FaceDetectorKind: ExpressibleByArgument {}
+extension VideoGravity: ExpressibleByArgument {}
+extension VideoOrientation: ExpressibleByArgument {}
+extension Logger.Level: @retroactive ExpressibleByArgument {}
+
+/// The barcode types and the rect of interest: which objects to report (shared by `scan` and `run`).
+struct TypeOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("Comma-separated metadata object types to report (metadataObjectTypes), or 'all'/'codes'. zbar's names (qrcode, i25, databar, …) are aliases. See 'scand types'.", valueName: "types"))
     var types: String?
 
     @Option(name: .long, help: ArgumentHelp("Scan only this part of the frame: x,y,w,h in normalized device coordinates (0..1, origin top-left). Results stay relative to the whole frame.", valueName: "x,y,w,h"))
     var rectOfInterest: String?
+}
 
-    @Flag(name: .long, help: "Do not retry frames with no code as inverted (light-on-dark) luma.")
-    var noInverted = false
+/// Reader tuning shared by every command that reads codes (`scan`, `run`). Every option is optional: one
+/// given on the command line overrides the config file, one not given leaves the file's value (or the
+/// default) in place.
+struct DetectionOptions: ParsableArguments {
+    @Flag(inversion: .prefixedNo, help: "Retry frames with no code as inverted (light-on-dark) luma (default on).")
+    var inverted: Bool?
 
-    @Option(name: .long, help: ArgumentHelp("zbar scan density: pixels between scan lines (1 = every line).", valueName: "n"))
-    var scanDensity: Int = 1
+    @Option(name: .long, help: ArgumentHelp("zbar scan density: pixels between scan lines (1 = every line; default 1).", valueName: "n"))
+    var scanDensity: Int?
 
-    @Option(name: .long, help: ArgumentHelp("Barcode engine: zbar, zxing, or both (zbar first; zxing-cpp where zbar reads nothing and for Data Matrix, Aztec, PDF417, Micro QR).", valueName: "engine"))
-    var engine: String = "both"
+    @Option(name: .long, help: ArgumentHelp("Barcode engine: zbar, zxing, or both (default; zbar first, zxing-cpp where zbar reads nothing and for Data Matrix, Aztec, PDF417, Micro QR).", valueName: "engine"))
+    var engine: BarcodeEngine?
 
     @Option(name: .long, help: ArgumentHelp("Reader passes in order, tried only while nothing has decoded: plain,inverted,downscaled,upscaled,thresholded,upscaled-thresholded (default all).", valueName: "passes"))
     var passes: String?
 
-    @Flag(name: .long, help: "Only the plain and inverted passes (no downscaled, upscaled, thresholded or upscaled-thresholded retries).")
-    var noExtraPasses = false
+    @Flag(inversion: .prefixedNo, help: "Extra passes (downscaled, upscaled, thresholded, upscaled-thresholded) after plain and inverted (default on).")
+    var extraPasses: Bool?
 
-    @Option(name: .long, help: ArgumentHelp("Minimum Codabar length, start/stop characters included.", valueName: "n"))
-    var codabarMinLength: Int = 6
+    @Option(name: .long, help: ArgumentHelp("Minimum Codabar length, start/stop characters included (default 6).", valueName: "n"))
+    var codabarMinLength: Int?
 
-    @Option(name: .long, help: ArgumentHelp("Minimum Interleaved 2 of 5 length.", valueName: "n"))
-    var i25MinLength: Int = 6
+    @Option(name: .long, help: ArgumentHelp("Minimum Interleaved 2 of 5 length (default 6).", valueName: "n"))
+    var i25MinLength: Int?
 
-    @Flag(name: .long, help: "Require a valid mod-10 check digit on Interleaved 2 of 5.")
-    var i25Checksum = false
+    @Flag(inversion: .prefixedNo, help: "Require a valid mod-10 check digit on Interleaved 2 of 5 (default off).")
+    var i25Checksum: Bool?
 
-    @Option(name: .long, help: ArgumentHelp("Drop 1-D codes read on fewer scan lines than this (0 keeps all).", valueName: "n"))
-    var minLinearQuality: Int = 2
+    @Option(name: .long, help: ArgumentHelp("Drop 1-D codes read on fewer scan lines than this (0 keeps all; default 2).", valueName: "n"))
+    var minLinearQuality: Int?
 
     @Option(name: .long, help: ArgumentHelp("zbar uncertainty for 1-D codes (extra agreeing decodes required); default: zbar's own.", valueName: "n"))
     var zbarUncertainty: Int?
 
-    @Flag(name: .customLong("confirm-1d"), help: "On video and streams, report a 1-D code only after it was read in two frames (within 3 frames).")
-    var confirm1D = false
+    @Flag(name: .customLong("confirm-1d"), inversion: .prefixedNo, help: "On video and streams, report a 1-D code only after it was read in two frames (within 3 frames; default off).")
+    var confirm1D: Bool?
 
-    @Option(name: .long, help: ArgumentHelp("Directory holding the model (cascade) files.", valueName: "dir"))
+    @Option(name: .long, help: ArgumentHelp("Directory holding the model (cascade) files (default: found next to the binary, or <prefix>/share/scand/Models).", valueName: "dir"))
     var models: String?
 
-    @Option(name: .long, help: ArgumentHelp("On video, Y4M and cameras: further reading steps (one pass with one engine) per frame after the plain zbar pass finds nothing; they rotate across frames.", valueName: "n"))
-    var streamSteps: Int = 1
+    @Option(name: .long, help: ArgumentHelp("On video, Y4M and cameras: further reading steps (one pass with one engine) per frame after the plain zbar pass finds nothing; they rotate across frames (default 1).", valueName: "n"))
+    var streamSteps: Int?
 
-    @Flag(name: .long, help: "On video, Y4M and cameras, try every pass and engine on every frame (as for still images; slow on frames with no code).")
-    var allPassesOnStreams = false
+    @Flag(inversion: .prefixedNo, help: "On video, Y4M and cameras, try every pass and engine on every frame (as for still images; slow on frames with no code; default off).")
+    var allPassesOnStreams: Bool?
 
-    @Option(name: .long, help: ArgumentHelp("zbar scan density on video, Y4M and cameras (pixels between scan lines; --scan-density is for still images).", valueName: "n"))
-    var streamScanDensity: Int = 2
+    @Option(name: .long, help: ArgumentHelp("zbar scan density on video, Y4M and cameras (pixels between scan lines; --scan-density is for still images; default 2).", valueName: "n"))
+    var streamScanDensity: Int?
 
-    @Flag(name: .long, help: "Read codes and faces one after the other instead of at the same time on two threads.")
-    var noParallelDetectors = false
+    @Flag(inversion: .prefixedNo, help: "Read codes and faces at the same time on two threads (default on).")
+    var parallelDetectors: Bool?
 
-    @Flag(name: .customLong("code39-full-ascii"), help: "Decode Code 39 as Full ASCII (+A → a, %J → ?, /A → !); default: plain Code 39 (see docs/reader.md).")
-    var code39FullASCII = false
+    @Flag(name: .customLong("code39-full-ascii"), inversion: .prefixedNo, help: "Decode Code 39 as Full ASCII (+A → a, %J → ?, /A → !); default: plain Code 39 (see docs/reader.md).")
+    var code39FullASCII: Bool?
 
-    @Flag(name: .customLong("code32"), help: "Decode Code 39 symbols that are Code 32 (Italian Pharmacode) as \"A\" + 9 digits; default: off (see docs/reader.md).")
-    var code32 = false
+    @Flag(name: .customLong("code32"), inversion: .prefixedNo, help: "Decode Code 39 symbols that are Code 32 (Italian Pharmacode) as \"A\" + 9 digits; default: off (see docs/reader.md).")
+    var code32: Bool?
 
-    @Flag(name: .long, help: "Report 1-D reads from transformed passes (inverted, scaled, thresholded) without confirming them (more misreads on blurred EAN/UPC; see docs/reader.md).")
-    var noConfirmTransformed = false
+    @Flag(inversion: .prefixedNo, help: "Hold back 1-D reads from transformed passes (inverted, scaled, thresholded) until confirmed; default off: fewer blurred EAN/UPC misreads, but fewer noisy codes read (see docs/reader.md).")
+    var confirmTransformed: Bool?
 
-    @Flag(name: .long, help: "Cameras: never shed optional work when late (code steps past the frame's deadline, the face-search slice after a late frame).")
-    var noLoadShedding = false
+    @Flag(inversion: .prefixedNo, help: "Cameras: shed optional work when late (code steps past the frame's deadline, the face-search slice after a late frame; default on).")
+    var loadShedding: Bool?
 
-    func outputConfiguration() throws -> OutputConfiguration {
-        var config = OutputConfiguration()
-        if let types {
-            // Every type this build has; MetadataOutput names the engine a type needs.
-            config.metadataObjectTypes = try MetadataObjectType.parseList(types, available: MetadataOutput.availableMetadataObjectTypes)
+    /// Sets what was given on the command line (over the defaults or the config file's values).
+    func apply(to config: inout OutputConfiguration) throws {
+        if let inverted { config.barcode.tryInverted = inverted }
+        if let scanDensity { config.barcode.scanDensity = scanDensity }
+        if let engine { config.barcode.engine = engine }
+        if let passes { config.barcode.passes = try parsePasses(passes) }
+        if let extraPasses { config.barcode.extraPasses = extraPasses }
+        if let codabarMinLength { config.barcode.minimumCodabarLength = codabarMinLength }
+        if let i25MinLength { config.barcode.minimumI25Length = i25MinLength }
+        if let i25Checksum { config.barcode.requireI25Checksum = i25Checksum }
+        if let minLinearQuality { config.barcode.minimumLinearQuality = minLinearQuality }
+        if let zbarUncertainty { config.barcode.zbarUncertainty = zbarUncertainty }
+        if let confirm1D { config.barcode.confirmLinearCodes = confirm1D }
+        if let models { config.models = ModelConfiguration(directory: models) }
+        if let streamSteps { config.barcode.streamStepsPerFrame = streamSteps }
+        if let allPassesOnStreams {
+            config.barcode.streamStepsPerFrame = allPassesOnStreams ? nil : (streamSteps ?? BarcodeConfiguration().streamStepsPerFrame)
         }
-        if let rectOfInterest { config.rectOfInterest = try parseRect(rectOfInterest, name: "--rect-of-interest") }
-        config.barcode.tryInverted = !noInverted
-        guard scanDensity >= 1 && scanDensity <= 16 else { throw ValidationError("--scan-density must be 1...16") }
-        config.barcode.scanDensity = scanDensity
-        guard let engine = BarcodeEngine(rawValue: engine.lowercased()) else {
-            throw ValidationError("--engine must be zbar, zxing or both, got '\(self.engine)'")
-        }
-        config.barcode.engine = engine
-        if let passes {
-            var list: [ReaderPass] = []
-            for raw in passes.split(separator: ",") {
-                let name = raw.filter { $0 != " " }
-                guard let p = ReaderPass(rawValue: String(name)) else {
-                    throw ValidationError("unknown pass '\(name)' in --passes; passes: \(ReaderPass.allCases.map(\.rawValue).joined(separator: ","))")
-                }
-                list.append(p)
-            }
-            config.barcode.passes = list
-        }
-        config.barcode.extraPasses = !noExtraPasses
-        guard codabarMinLength >= 3, i25MinLength >= 2, minLinearQuality >= 0 else {
-            throw ValidationError("--codabar-min-length must be ≥ 3, --i25-min-length ≥ 2, --min-linear-quality ≥ 0")
-        }
-        config.barcode.minimumCodabarLength = codabarMinLength
-        config.barcode.minimumI25Length = i25MinLength
-        config.barcode.requireI25Checksum = i25Checksum
-        config.barcode.minimumLinearQuality = minLinearQuality
-        if let zbarUncertainty, zbarUncertainty < 0 { throw ValidationError("--zbar-uncertainty must be ≥ 0") }
-        config.barcode.zbarUncertainty = zbarUncertainty
-        config.barcode.confirmLinearCodes = confirm1D
-        guard streamSteps >= 0 else { throw ValidationError("--stream-steps must be ≥ 0") }
-        config.barcode.streamStepsPerFrame = allPassesOnStreams ? nil : streamSteps
-        config.models = ModelConfiguration(directory: models)
-        config.parallelDetectors = !noParallelDetectors
-        config.shedLoadWhenLate = !noLoadShedding
-        config.barcode.code39FullASCII = code39FullASCII
-        config.barcode.confirmTransformedLinearReads = !noConfirmTransformed
-        config.barcode.code32 = code32
-        guard streamScanDensity >= 1 && streamScanDensity <= 16 else { throw ValidationError("--stream-scan-density must be 1...16") }
-        config.barcode.streamScanDensity = streamScanDensity
-        return config
+        if let streamScanDensity { config.barcode.streamScanDensity = streamScanDensity }
+        if let parallelDetectors { config.parallelDetectors = parallelDetectors }
+        if let code39FullASCII { config.barcode.code39FullASCII = code39FullASCII }
+        if let loadShedding { config.shedLoadWhenLate = loadShedding }
+        if let code32 { config.barcode.code32 = code32 }
+        if let confirmTransformed { config.barcode.confirmTransformedLinearReads = confirmTransformed }
     }
+
+    private func parsePasses(_ text: String) throws -> [ReaderPass] {
+        var list: [ReaderPass] = []
+        for raw in text.split(separator: ",") {
+            let name = String(raw.filter { $0 != " " })
+            guard let p = ReaderPass(rawValue: name) else {
+                let hint = closestName(to: name, among: ReaderPass.allCases.map(\.rawValue)).map { " (did you mean '\($0)'?)" } ?? ""
+                throw ValidationError("unknown pass '\(name)' in --passes '\(text)'\(hint); passes: \(ReaderPass.allCases.map(\.rawValue).joined(separator: ","))")
+            }
+            list.append(p)
+        }
+        return list
+    }
+}
+
+/// Builds the output configuration: defaults, then the config file (`file`), then the flags given. The
+/// preview and faces come from their own option groups. Every configuration type then validates itself.
+/// - Throws: `ValidationError` naming the flag (or the file's key) and echoing the value.
+func makeOutputConfiguration(types: TypeOptions, detection: DetectionOptions, preview: PreviewOptions, face: FaceOptions,
+                             file: DaemonConfigFile = DaemonConfigFile()) throws -> OutputConfiguration {
+    var config = OutputConfiguration()
+    do {
+        if let list = types.types ?? file.types {
+            // Every type this build has; MetadataOutput names the engine a type needs.
+            config.metadataObjectTypes = try MetadataObjectType.parseList(list, available: MetadataOutput.availableMetadataObjectTypes)
+        }
+    } catch ScanError.invalidArgument(let message) {
+        throw ValidationError(types.types != nil ? "--types '\(types.types!)': \(message)" : "config file: 'types': \(message)")
+    }
+    file.apply(to: &config)
+    if let roi = types.rectOfInterest {
+        config.rectOfInterest = try parseRect(roi, name: "--rect-of-interest")
+    }
+    try detection.apply(to: &config)
+    try preview.apply(to: &config, rectOfInterestFlag: types.rectOfInterest, file: file)
+    face.apply(to: &config.face)
+    do {
+        try config.barcode.validate()
+        try config.face.validate()
+        try config.preview?.validate()
+    } catch {
+        throw ValidationError(error.description)
+    }
+    return config
 }
 
 /// Logging options shared by every command.
 struct LoggingOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("Log level on stderr: trace, debug, info, notice, warning, error, critical.", valueName: "level"))
-    var logLevel: String = "warning"
+    @Option(name: .long, help: ArgumentHelp("Log level on stderr: trace, debug, info, notice, warning (default), error, critical.", valueName: "level"))
+    var logLevel: Logger.Level?
 
-    func makeLogger(label: String = "scand") throws -> Logger {
-        guard let level = Logger.Level(rawValue: logLevel) else { throw ValidationError("unknown --log-level '\(logLevel)'") }
+    /// A logger at `--log-level`, else `fallback`; on stderr, in journald's form when stderr is the journal.
+    func makeLogger(label: String = "scand", fallback: Logger.Level = .warning) -> Logger {
         var logger = Logger(label: label) { StderrLogHandler(label: $0) }
-        logger.logLevel = level
+        logger.logLevel = logLevel ?? fallback
         return logger
     }
 }

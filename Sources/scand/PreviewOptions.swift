@@ -1,6 +1,8 @@
 import ArgumentParser
 import ScanCore
 import ScanKit
+import ScanDaemon
+import ScanCapture
 
 /// The consumer's preview (`AVCaptureVideoPreviewLayer`), shared by every command that reports objects
 /// (`scan`, and the daemon). With `--view-size`, every object gets `view` geometry in view points.
@@ -8,41 +10,47 @@ struct PreviewOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Size of the consumer's preview in view points, WxH (e.g. 1080x1920). Adds \"view\" geometry to every object.", valueName: "WxH"))
     var viewSize: String?
 
-    @Option(name: .long, help: ArgumentHelp("How the picture fits the view: resize (stretch), resizeAspect (fit, letterbox), resizeAspectFill (fill, crop). Default resizeAspect.", valueName: "gravity"), transform: parseCase)
+    @Option(name: .long, help: ArgumentHelp("How the picture fits the view: resize (stretch), resizeAspect (fit, letterbox), resizeAspectFill (fill, crop). Default resizeAspect.", valueName: "gravity"))
     var videoGravity: VideoGravity?
 
-    @Option(name: .long, help: ArgumentHelp("How the picture is turned for display: landscapeRight (as captured), portrait (90° clockwise), landscapeLeft (180°), portraitUpsideDown (270°). Default landscapeRight.", valueName: "orientation"), transform: parseCase)
+    @Option(name: .long, help: ArgumentHelp("How the picture is turned for display: landscapeRight (as captured), portrait (90° clockwise), landscapeLeft (180°), portraitUpsideDown (270°). Default landscapeRight.", valueName: "orientation"))
     var orientation: VideoOrientation?
 
-    @Flag(name: .long, help: "The preview is mirrored left-right after rotation (isVideoMirrored), as a selfie view is.")
-    var mirrored = false
+    @Flag(inversion: .prefixedNo, help: "The preview is mirrored left-right after rotation (isVideoMirrored), as a selfie view is (default off).")
+    var mirrored: Bool?
 
     @Option(name: .long, help: ArgumentHelp("Scan only the part of the picture shown in this rectangle of the view: x,y,w,h in view points. Needs --view-size; not with --rect-of-interest.", valueName: "x,y,w,h"))
     var rectOfInterestView: String?
 
-    /// The preview configuration, or nil without `--view-size`.
-    /// - Throws: `ValidationError` for malformed values, or preview options without `--view-size`.
-    func previewConfiguration() throws -> PreviewConfiguration? {
-        guard let viewSize else {
+    /// The preview configuration from the flags, each falling back to `file`'s value; nil without a view size.
+    /// - Throws: `ValidationError` for malformed values, or preview options without a view size.
+    func previewConfiguration(file: DaemonConfigFile = DaemonConfigFile()) throws -> PreviewConfiguration? {
+        let size: ViewSize
+        if let viewSize {
+            size = try parseViewSize(viewSize)
+        } else if let fileSize = file.viewSize {
+            size = fileSize
+        } else {
             var given: [String] = []
-            if videoGravity != nil { given.append("--video-gravity") }
-            if orientation != nil { given.append("--orientation") }
-            if mirrored { given.append("--mirrored") }
-            if rectOfInterestView != nil { given.append("--rect-of-interest-view") }
+            if videoGravity != nil || file.videoGravity != nil { given.append("--video-gravity") }
+            if orientation != nil || file.orientation != nil { given.append("--orientation") }
+            if mirrored != nil || file.mirrored != nil { given.append("--mirrored") }
+            if rectOfInterestView != nil || file.rectOfInterestView != nil { given.append("--rect-of-interest-view") }
             if !given.isEmpty { throw ValidationError("\(given.joined(separator: ", ")) needs --view-size WxH") }
             return nil
         }
-        return PreviewConfiguration(viewSize: try parseViewSize(viewSize),
-                                    videoGravity: videoGravity ?? .resizeAspect,
-                                    orientation: orientation ?? .landscapeRight,
-                                    isMirrored: mirrored)
+        return PreviewConfiguration(viewSize: size,
+                                    videoGravity: videoGravity ?? file.videoGravity ?? .resizeAspect,
+                                    orientation: orientation ?? file.orientation ?? .landscapeRight,
+                                    isMirrored: mirrored ?? file.mirrored ?? false)
     }
 
-    /// Adds the preview and the view rect of interest to `config` (built from `detection`).
-    func apply(to config: inout OutputConfiguration, detection: DetectionOptions) throws {
-        config.preview = try previewConfiguration()
+    /// Adds the preview and the view rect of interest to `config`. The two rects of interest are one setting:
+    /// a flag for either replaces the file's (whichever the file gives).
+    func apply(to config: inout OutputConfiguration, rectOfInterestFlag: String?, file: DaemonConfigFile = DaemonConfigFile()) throws {
+        config.preview = try previewConfiguration(file: file)
         if let rectOfInterestView {
-            guard detection.rectOfInterest == nil else {
+            guard rectOfInterestFlag == nil else {
                 throw ValidationError("--rect-of-interest-view and --rect-of-interest exclude each other")
             }
             let r = try parseRect(rectOfInterestView, name: "--rect-of-interest-view")
@@ -50,6 +58,9 @@ struct PreviewOptions: ParsableArguments {
                !(r.width > 0 && r.height > 0 && r.minX >= 0 && r.minY >= 0 && r.maxX <= view.width && r.maxY <= view.height) {
                 throw ValidationError("--rect-of-interest-view must be a non-empty rectangle inside the \(format(view.width))x\(format(view.height)) view, got '\(rectOfInterestView)'")
             }
+            config.rectOfInterest = .unit
+            config.rectOfInterestView = ViewRect(x: r.x, y: r.y, width: r.width, height: r.height)
+        } else if rectOfInterestFlag == nil, let r = file.rectOfInterestView {
             config.rectOfInterestView = ViewRect(x: r.x, y: r.y, width: r.width, height: r.height)
         }
     }
@@ -62,14 +73,6 @@ func parseViewSize(_ text: String) throws -> ViewSize {
         throw ValidationError("--view-size takes WxH with positive numbers (e.g. 1080x1920), got '\(text)'")
     }
     return ViewSize(width: w, height: h)
-}
-
-/// Parses one of an enum's raw names (AVFoundation's case names), listing them when `text` is none of them.
-func parseCase<T: RawRepresentable & CaseIterable>(_ text: String) throws -> T where T.RawValue == String {
-    guard let value = T(rawValue: text) else {
-        throw ValidationError("'\(text)' is not one of \(T.allCases.map(\.rawValue).joined(separator: ", "))")
-    }
-    return value
 }
 
 /// A number as a user would write it: no trailing `.0`.

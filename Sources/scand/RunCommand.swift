@@ -1,10 +1,13 @@
 import ArgumentParser
+import FoundationEssentials
 import Logging
 import ScanCore
 import ScanKit
 import ScanOutput
 import ScanCapture
 import ScanDaemon
+import ScanHTTP
+import ScanMQTT
 import ServiceLifecycle
 #if canImport(Glibc)
 import Glibc
@@ -21,93 +24,59 @@ struct RunCommand: AsyncParsableCommand {
         send {"subscribe":{"types":[...],"events":[...]}}, {"poll":{}} or {"devices":{}}. A file or stdin \
         ends the run at its end (exit 0) unless --loop or --keep-running; a camera runs until stopped. \
         --oneshot prints the first object that appears (its appeared event, or its value with --raw) and \
-        exits 0 (4 if the input ended first). SIGHUP reloads --config, SIGTERM/SIGINT drain and exit 0. \
-        See docs/daemon.md.
+        exits 0 (4 if the input ended first). Every option has a --config key (the flag in camelCase: \
+        --scan-density is "scanDensity"); a flag given on the command line wins over the file. SIGHUP \
+        reloads --config, SIGTERM/SIGINT drain and exit 0. See docs/daemon.md and scand(1).
+
+        EXAMPLES:
+          # print every code in a clip as it appears, then exit at its end
+          scand run --input demo/demo.y4m --stdout --no-metadata
+          # a kiosk login: wait for one QR code, print its text, exit
+          code=$(scand run --device /dev/video0 --types qr --oneshot --raw)
+          # a service: camera events on a socket, settings from a file
+          scand run --config /etc/scand/scand.json --socket /run/scand/scand.sock
+          # check a config file (names the line and column of a mistake)
+          scand run --check-config /etc/scand/scand.json
         """)
 
-    @Option(name: .long, help: ArgumentHelp("Replay this file (Y4M, video, image) or '-' for Y4M on stdin.", valueName: "file"))
-    var input: String?
-
-    @Option(name: .long, help: ArgumentHelp("JSON configuration file (see docs/daemon.md); flags override it; SIGHUP reloads it.", valueName: "file"))
-    var config: String?
-
-    @Flag(inversion: .prefixedNo, help: "Write events to stdout as JSON lines.")
-    var stdout: Bool?
-
-    @Option(name: .long, help: ArgumentHelp("Serve events on this Unix socket (created 0660).", valueName: "path"))
-    var socket: String?
-
-    @Option(name: .long, help: ArgumentHelp("Group owning the socket file (name or number).", valueName: "group"))
-    var socketGroup: String?
-
-    @Flag(inversion: .prefixedNo, help: "Publish a metadata event per frame (--no-metadata: only appeared/lost/device).")
-    var metadata: Bool?
-
-    @Flag(inversion: .prefixedNo, help: "Replay files at their frame rate (--no-pacing: as fast as possible, no frame dropped).")
-    var pacing: Bool?
-
-    @Flag(inversion: .prefixedNo, help: "Start the file again when it ends.")
-    var loop: Bool?
-
-    @Flag(inversion: .prefixedNo, help: "Exit when the file or stdin ends (the default for files; --no-exit-at-end is --keep-running).")
-    var exitAtEnd: Bool?
-
-    @Flag(name: .long, help: "When the file or stdin ends, keep serving socket clients until stopped (SIGTERM/SIGINT).")
-    var keepRunning = false
-
-    @OptionGroup(title: "Script output (stdout)") var script: ScriptOutputOptions
-
-    @Flag(inversion: .prefixedNo, help: "Publish appeared/lost presence events.")
-    var presence: Bool?
-
-    @Option(name: .long, help: ArgumentHelp("Seconds a code value must be absent before 'lost' (grace period; default 1.0).", valueName: "s"))
-    var lostAfter: Double?
-
-    @Option(name: .long, help: ArgumentHelp("Seconds after 'lost' before the same value can appear again (default 0.5).", valueName: "s"))
-    var cooldown: Double?
-
-    @Option(name: .long, help: ArgumentHelp("Frames a value must be seen in before 'appeared' (default 1).", valueName: "n"))
-    var appearAfter: Int?
-
-    @Option(name: .long, help: ArgumentHelp("Seconds a face (faceID) must be absent before 'lost' (default 0.5).", valueName: "s"))
-    var faceLostAfter: Double?
-
-    @Option(name: .long, help: ArgumentHelp("Events queued per slow socket client before its oldest are dropped (default 1024).", valueName: "n"))
-    var clientQueue: Int?
-
-    @Option(name: .long, help: ArgumentHelp("Disconnect a socket client stuck this many seconds while dropping events (default 10).", valueName: "s"))
-    var clientStallTimeout: Double?
-
-    @Option(name: .long, help: ArgumentHelp("Events kept waiting for a slow stdout reader before its oldest are dropped with an 'overflow' line (default 1024); stdout never slows the pipeline or the socket clients.", valueName: "n"))
-    var stdoutQueue: Int?
-
-    @OptionGroup var limits: DecoderLimitOptions
-
-    @OptionGroup var detection: DetectionOptions
-    @OptionGroup var logging: LoggingOptions
-    @OptionGroup(title: "Live capture") var capture: CaptureOptions
+    @OptionGroup(title: "Sources") var sources: RunSourceOptions
+    @OptionGroup(title: "Outputs") var outputs: RunOutputOptions
+    @OptionGroup(title: "Outputs") var script: ScriptOutputOptions
+    @OptionGroup(title: "Outputs") var logging: LoggingOptions
+    @OptionGroup(title: "MQTT (publish events to a broker)") var mqtt: MQTTOptions
+    @OptionGroup(title: "HTTP (live page, snapshots, metrics, WebSocket events)") var httpOptions: HTTPOptions
+    @OptionGroup(title: "Types") var types: TypeOptions
+    @OptionGroup(title: "Presence (appeared/lost)") var presenceOptions: PresenceOptions
     @OptionGroup(title: "Preview (view coordinates)") var preview: PreviewOptions
-    @OptionGroup(title: "Face options") var face: FaceOptions
+    @OptionGroup(title: "Camera tuning (--device)") var capture: CaptureOptions
+    @OptionGroup(title: "Camera controls (with --device)") var cameraControls: ControlOptions
+    @OptionGroup(title: "Reader tuning") var detection: DetectionOptions
+    @OptionGroup(title: "Face tuning (--types face)") var face: FaceOptions
+    @OptionGroup(title: "Configuration file") var configOptions: ConfigFileOptions
 
-    /// The device from `--device` (the shared capture option group).
-    var device: String? { capture.device }
+    var input: String? { sources.input }
+    var device: String? { sources.device }
+    var config: String? { configOptions.config }
 
     func validate() throws {
+        if configOptions.checkConfig != nil { return }
         if input != nil && device != nil { throw ValidationError("give --input or --device, not both") }
-        if capture.frames != nil || capture.duration != nil {
-            throw ValidationError("--frames and --duration belong to 'scand scan'; 'scand run' serves until stopped")
-        }
-        if let clientQueue, clientQueue < 1 || clientQueue > 1_000_000 { throw ValidationError("--client-queue must be 1...1000000") }
-        if let clientStallTimeout, !(clientStallTimeout > 0 && clientStallTimeout <= 86_400) {
-            throw ValidationError("--client-stall-timeout must be more than 0 and at most 86400 seconds")
-        }
-        if let stdoutQueue, stdoutQueue < 1 || stdoutQueue > 1_000_000 { throw ValidationError("--stdout-queue must be 1...1000000") }
-        if keepRunning && exitAtEnd == true { throw ValidationError("give --keep-running or --exit-at-end, not both") }
-        if (script.raw || script.rawBytes || script.oneshot) && presence == false {
+        if sources.input != nil && !cameraControls.isEmpty { throw ValidationError("camera controls (--control, --*-mode, --exposure-*) need --device, not --input") }
+        if sources.keepRunning && sources.exitAtEnd == true { throw ValidationError("give --keep-running or --exit-at-end, not both") }
+        if (script.raw || script.rawBytes || script.oneshot) && presenceOptions.presence == false {
             throw ValidationError("--raw and --oneshot print appeared events: they need presence (drop --no-presence)")
         }
-        if (script.raw || script.rawBytes || script.oneshot) && stdout == false {
+        if (script.raw || script.rawBytes || script.oneshot) && outputs.stdout == false {
             throw ValidationError("--raw and --oneshot write to stdout: drop --no-stdout")
+        }
+        // Here, not in run(): a usage error then names 'scand run' and its usage.
+        let r: Resolved
+        do { r = try resolve() } catch let error as ScanError { throw ValidationError(error.description) }
+        if r.input == nil && r.device == nil {
+            throw ValidationError("no source: give --input FILE (or '-') or --device PATH (or \"input\"/\"device\" in --config)")
+        }
+        if !r.stdout && r.socketPath == nil && r.mqtt == nil && getenv("LISTEN_FDS") == nil {
+            throw ValidationError("nothing to deliver to: give --stdout, --socket PATH and/or --mqtt URL (or start by socket activation)")
         }
     }
 
@@ -115,6 +84,7 @@ struct RunCommand: AsyncParsableCommand {
     struct Resolved {
         var input: String?
         var device: String?
+        var capture: CaptureConfiguration?
         var stdout = false
         var stdoutQueue = 1024
         var limits = DecoderLimits()
@@ -123,95 +93,144 @@ struct RunCommand: AsyncParsableCommand {
         var server = SocketServerConfiguration()
         var daemon = DaemonConfiguration()
         var exitAtEnd = false
-        var logLevel = "warning"
+        var logLevel = Logger.Level.warning
+        var script = ScriptSettings()
+        /// Camera controls (config file `controls`, then the flags).
+        var deviceControls = ControlConfiguration()
+        var mqtt: MQTTConfiguration?
     }
 
-    func resolve() throws -> Resolved {
-        let file = try config.map { try DaemonConfigFile.load(path: $0) } ?? DaemonConfigFile()
+    /// Merges the defaults, the config file (`path`, else `--config`) and the flags given, in that order, and
+    /// validates every configuration type.
+    /// - Throws: `ScanError.invalidArgument` naming the file's line and column, or the flag and its value.
+    func resolve(configPath: String? = nil) throws -> Resolved {
+        let path = configPath ?? config
+        let file = try path.map { try DaemonConfigFile.load(path: $0) } ?? DaemonConfigFile()
         var r = Resolved()
         r.input = input ?? (device == nil ? file.input : nil)
         r.device = device ?? (input == nil ? file.device : nil)
-        if r.input != nil && r.device != nil { throw ScanError.invalidArgument("\(config ?? "config"): give input or device, not both") }
-        r.stdout = stdout ?? file.stdout ?? false
-        if script.raw || script.rawBytes || script.oneshot { r.stdout = true }
-        r.stdoutQueue = stdoutQueue ?? file.stdoutQueue ?? r.stdoutQueue
-        r.limits = try limits.decoderLimits(fileValue: file.maxPixels)
-        r.socketPath = socket ?? file.socket.path
-        r.socketGroup = socketGroup ?? file.socket.group
-        if let q = clientQueue ?? file.socket.clientQueue {
-            guard q >= 1 else { throw ScanError.invalidArgument("socket.clientQueue must be at least 1") }
+        if r.input != nil && r.device != nil { throw ScanError.invalidArgument("\(path ?? "config"): give input or device, not both") }
+        // Flags that can only switch these on: the file's true adds to them.
+        r.script = ScriptSettings(raw: script.raw || file.raw == true, rawBytes: script.rawBytes || file.rawBytes == true,
+                                  oneshot: script.oneshot || file.oneshot == true)
+        let scripted = r.script.raw || r.script.rawBytes || r.script.oneshot
+        r.stdout = outputs.stdout ?? file.stdout ?? false
+        if scripted { r.stdout = true }
+        r.stdoutQueue = outputs.stdoutQueue ?? file.stdoutQueue ?? r.stdoutQueue
+        r.limits = try sources.limits.decoderLimits(fileValue: file.maxPixels)
+        r.socketPath = outputs.socket ?? file.socket.path
+        r.socketGroup = outputs.socketGroup ?? file.socket.group
+        if let q = outputs.clientQueue ?? file.socket.clientQueue {
+            guard (1...1_000_000).contains(q) else { throw ScanError.invalidArgument("--client-queue must be 1...1000000, got \(q)") }
             r.server.clientQueueLimit = q
         }
-        if let t = clientStallTimeout ?? file.socket.stallTimeout {
-            guard t > 0 else { throw ScanError.invalidArgument("socket.stallTimeout must be positive") }
+        if let t = outputs.clientStallTimeout ?? file.socket.stallTimeout {
+            guard t > 0 && t <= 86_400 else {
+                throw ScanError.invalidArgument("--client-stall-timeout must be more than 0 and at most 86400 seconds, got \(t)")
+            }
             r.server.clientStallTimeout = t
         }
-        if let b = file.socket.sendBuffer {
-            guard b >= 1024 else { throw ScanError.invalidArgument("socket.sendBuffer must be at least 1024 bytes") }
-            r.server.clientSendBufferBytes = b
+        if let b = file.socket.sendBuffer { r.server.clientSendBufferBytes = b }
+        if !(1...1_000_000).contains(r.stdoutQueue) { throw ScanError.invalidArgument("--stdout-queue must be 1...1000000, got \(r.stdoutQueue)") }
+        if let device = r.device {
+            do { r.capture = try capture.captureConfiguration(device: device, file: file) } catch let e as ValidationError {
+                throw ScanError.invalidArgument(e.message)
+            }
+        } else if capture.anyGiven {
+            throw ScanError.invalidArgument("--preset, --size, --fps and --stall-timeout need --device (or \"device\" in the config file)")
         }
 
-        // Detection: config file first, then flags (flags at their defaults do not override the file).
-        // Every detection flag first (engine, passes, misread filters, …), then the file where a flag was not given.
-        var output = try detection.outputConfiguration()
-        if let types = detection.types ?? file.types {
-            output.metadataObjectTypes = try MetadataObjectType.parseList(types, available: MetadataOutput.availableMetadataObjectTypes)
+        do {
+            r.daemon.output = try makeOutputConfiguration(types: types, detection: detection, preview: preview, face: face, file: file)
+        } catch let e as ValidationError {
+            throw ScanError.invalidArgument(e.message)
         }
-        if let roi = detection.rectOfInterest {
-            output.rectOfInterest = try parseRect(roi, name: "--rect-of-interest")
-        } else if let roi = file.rectOfInterest {
-            output.rectOfInterest = roi
+        if r.device != nil {
+            r.deviceControls = try cameraControls.configuration(file: file.controls, rectOfInterest: r.daemon.output.rectOfInterest)
+            r.capture?.controls = r.deviceControls
         }
-        output.barcode.tryInverted = detection.noInverted ? false : (file.tryInverted ?? true)
-        output.barcode.code39FullASCII = detection.code39FullASCII || (file.code39FullASCII ?? false)
-        let density = detection.scanDensity != 1 ? detection.scanDensity : (file.scanDensity ?? 1)
-        guard density >= 1 && density <= 16 else { throw ScanError.invalidArgument("scan density must be 1...16") }
-        output.barcode.scanDensity = density
-        output.models = ModelConfiguration(directory: detection.models ?? file.models)
-        try preview.apply(to: &output, detection: detection)
-        output.face = try face.configuration()
-        r.daemon.output = output
 
         var p = PresenceConfiguration()
-        p.enabled = presence ?? file.presence.enabled ?? p.enabled
-        p.appearAfterFrames = appearAfter ?? file.presence.appearAfterFrames ?? p.appearAfterFrames
-        p.lostAfter = lostAfter ?? file.presence.lostAfter ?? p.lostAfter
-        p.cooldown = cooldown ?? file.presence.cooldown ?? p.cooldown
-        p.faceLostAfter = faceLostAfter ?? file.presence.faceLostAfter ?? p.faceLostAfter
-        try p.validate()
+        file.apply(to: &p)
+        presenceOptions.apply(to: &p)
+        // One face grace setting (issue 14): --face-grace, else its alias --face-lost-after, else the file's
+        // faceGrace, else its alias presence.faceLostAfter; the presence stage and the face tracker share it.
+        if face.faceGrace == nil, file.faceGrace == nil || presenceOptions.faceLostAfter != nil,
+           let grace = presenceOptions.faceLostAfter ?? file.presence.faceLostAfter {
+            r.daemon.output.face.presenceGrace = grace
+        }
+        p.faceLostAfter = r.daemon.output.face.presenceGrace
+        do { try p.validate() } catch { throw ScanError.invalidArgument(error.description) }
         r.daemon.presence = p
-        r.daemon.emitMetadata = metadata ?? file.metadata ?? true
-        r.daemon.pacing = pacing ?? file.pacing ?? true
-        r.daemon.loop = loop ?? file.loop ?? false
+        if scripted && !p.enabled {
+            throw ScanError.invalidArgument("--raw and --oneshot print appeared events: they need presence (the config file sets presence.enabled false)")
+        }
+        r.daemon.emitMetadata = outputs.metadata ?? file.metadata ?? true
+        r.daemon.pacing = sources.pacing ?? file.pacing ?? true
+        r.daemon.loop = sources.loop ?? file.loop ?? false
         // A file or stdin ends the run at its end unless told to keep serving; a camera runs until stopped.
-        r.exitAtEnd = keepRunning ? false : (exitAtEnd ?? file.exitAtEnd ?? (r.device == nil))
-        r.logLevel = logging.logLevel != "warning" ? logging.logLevel : (file.logLevel ?? "warning")
-        guard Logger.Level(rawValue: r.logLevel) != nil else { throw ScanError.invalidArgument("unknown log level '\(r.logLevel)'") }
+        let keepRunning = sources.keepRunning || (sources.exitAtEnd == nil && file.keepRunning == true)
+        r.exitAtEnd = keepRunning ? false : (sources.exitAtEnd ?? file.exitAtEnd ?? (r.device == nil))
+        if let level = logging.logLevel {
+            r.logLevel = level
+        } else if let text = file.logLevel, let level = Logger.Level(rawValue: text) {
+            r.logLevel = level
+        }
+        r.mqtt = try mqtt.configuration(file: file.mqtt, device: r.device ?? r.input ?? "-")
         return r
     }
 
+    /// `--check-config FILE`: parses and validates the file with the flags given, reports on stderr, and exits
+    /// 0 (valid) or 1 (the error names FILE:LINE:COLUMN).
+    private func checkConfig(_ path: String) throws {
+        do {
+            let r = try resolve(configPath: path)
+            _ = try MetadataOutput(configuration: r.daemon.output)
+            writeStderr("\(path): valid configuration\n")
+            // The settings that would run, as one JSON line (config-file keys), so a script or a test can see
+            // which of the file and the flags won.
+            let line = try effectiveSettingsJSON(r)
+            let sink = FileDescriptorSink()
+            sink.write(Array((line + "\n").utf8))
+            try exitOnWriteError(sink, logger: logging.makeLogger())
+        } catch let exit as ExitCode {
+            throw exit
+        } catch {
+            writeStderr("scand run: \(error)\n")
+            throw ExitCode(ExitStatus.inputFailed)
+        }
+    }
+
     func run() async throws {
+        if let path = configOptions.checkConfig { return try checkConfig(path) }
         // A parent may have started us with these signals blocked (the mask is inherited across exec);
         // unblock them first, before any thread exists, so every thread inherits the open mask. Until the
         // service group runs, SIGTERM/SIGINT end the process at once (nothing to drain yet).
         unblockControlSignals()
         let mailbox = DaemonMailbox()
-        var baseLogger = try logging.makeLogger()
+        var baseLogger = logging.makeLogger()
         var resolved: Resolved
         do {
             resolved = try resolve()
         } catch let error as ScanError {
             throw ValidationError(error.description)
         }
-        baseLogger.logLevel = Logger.Level(rawValue: resolved.logLevel) ?? .warning
+        baseLogger.logLevel = resolved.logLevel
         let logger = baseLogger
+        let script = resolved.script
         // OpenCV's own size cap is an environment variable it reads once; set it before any decoding
         // (no other thread exists yet).
         ImageDecoder.prepareCodecsPlugin(limits: resolved.limits)
 
         let source: DaemonSource
+        // A camera that is not there yet (boot, USB re-enumeration) is waited for, unless --fail-fast.
+        let camera = resolved.capture.map { configuration -> CaptureSession in
+            var c = configuration
+            c.waitForDevice = !sources.failFast
+            return CaptureSession(configuration: c)
+        }
         do {
-            source = try makeSource(resolved)
+            source = try makeSource(resolved, camera: camera)
         } catch let error as ScanError {
             if case .invalidArgument(let m) = error { throw ValidationError(m) }
             logger.critical("\(error)")
@@ -264,14 +283,40 @@ struct RunCommand: AsyncParsableCommand {
             logger.critical("\(error)")
             throw ExitCode(ExitStatus.failure)
         }
-        guard !sinks.isEmpty else {
-            throw ValidationError("nothing to deliver to: give --stdout and/or --socket PATH (or start by socket activation)")
+        let httpLink = DaemonLink()
+        let http: HTTPServer?
+        do {
+            http = try httpOptions.makeServer(output: resolved.daemon.output,
+                                              banner: ServerBanner(version: Scand.version, types: resolved.daemon.output.metadataObjectTypes.sorted()),
+                                              clientQueue: resolved.server.clientQueueLimit, link: httpLink, logger: logger)
+        } catch let error as ScanError {
+            throw ValidationError(error.description)
+        }
+        if let http { sinks.append(http.events) }
+        // MQTT: the client queues in its own outbox and owns its libmosquitto handle on its own thread.
+        var mqttClient: MQTTClient?
+        let mqttRelay = MQTTConnectionRelay(broker: resolved.mqtt?.endpoint.description ?? "mqtt")
+        if let config = resolved.mqtt {
+            do {
+                mqttClient = try MQTTClient(configuration: config, logger: logger) { mqttRelay.report($0) }
+            } catch let error as ScanError {
+                server?.finish()
+                ownedSocket?.removeIfStillOurs()
+                throw ValidationError(error.description)
+            }
+        }
+        guard !sinks.isEmpty || mqttClient != nil else {
+            throw ValidationError("nothing to deliver to: give --stdout, --socket PATH, --http HOST:PORT and/or --mqtt URL (or start by socket activation)")
         }
 
         let daemon = Daemon(configuration: resolved.daemon, source: source, sinks: sinks, logger: logger,
                             onEnd: { mailbox.post(.ended($0)) })
         server?.setStateProvider(daemon)
+        mqttRelay.attach(daemon)
+        // Subscribes to the fan-out now, before the first event.
+        let mqttService = mqttClient.map { MQTTService(client: $0, events: daemon.events, logger: logger) }
         do {
+            http?.attach(daemon: daemon, socket: server, link: httpLink)
             try daemon.start()
         } catch {
             logger.critical("\(error)")
@@ -283,8 +328,8 @@ struct RunCommand: AsyncParsableCommand {
         // The services: the socket server (and, later, HTTP and MQTT) serve until the group shuts down;
         // the pipeline is last so it stops first. Its control loop below decides the exit status.
         let notifier = SystemdNotifier()
-        let control = RunControl(command: self, resolved: resolved, daemon: daemon, server: server,
-                                 notifier: notifier, logger: logger)
+        let control = RunControl(command: self, resolved: resolved, daemon: daemon, server: server, camera: camera,
+                                 notifier: notifier, logger: logger, mqtt: mqttClient != nil)
         let pipeline = PipelineService(
             daemon: daemon, mailbox: mailbox, ownedSinks: ownedSinks, logger: logger,
             onReady: {
@@ -295,6 +340,8 @@ struct RunCommand: AsyncParsableCommand {
             handle: { await control.handle($0) })
         var others: [any Service] = []
         if let server { others.append(SocketServerService(server: server, ownedSocket: ownedSocket, logger: logger)) }
+        if let http { others.append(http) }
+        if let mqttService { others.append(mqttService) }
         let group = ServiceGroup(configuration: .daemon(pipeline: pipeline, otherServices: others,
                                                         stopTimeout: resolved.daemon.stopTimeout, logger: logger))
         try await group.run()
@@ -307,7 +354,7 @@ struct RunCommand: AsyncParsableCommand {
     }
 
     /// SIGHUP: re-reads the config file and applies what can change while running.
-    func reload(daemon: Daemon, server: SocketServer?, current: inout Resolved, logger: Logger) {
+    func reload(daemon: Daemon, server: SocketServer?, camera: CaptureSession?, current: inout Resolved, logger: Logger) {
         guard config != nil else {
             logger.notice("SIGHUP: no --config file to reload")
             return
@@ -325,6 +372,21 @@ struct RunCommand: AsyncParsableCommand {
             if next.server != current.server { needsRestart.append("socket client limits") }
             if next.daemon.pacing != current.daemon.pacing || next.daemon.loop != current.daemon.loop { needsRestart.append("pacing/loop") }
             if next.logLevel != current.logLevel { needsRestart.append("logLevel") }
+            if next.capture != current.capture, let camera, let wanted = next.capture, wanted.device == current.capture?.device {
+                // The running session takes the new preset, size, rate and stall timeout with one restart of
+                // streaming (commitConfiguration); a device that does not offer them keeps the old ones.
+                var staged = wanted
+                staged.waitForDevice = !sources.failFast
+                camera.beginConfiguration()
+                camera.configuration = staged
+                do {
+                    try camera.commitConfiguration()
+                    current.capture = wanted
+                    logger.notice("SIGHUP: camera settings applied", metadata: ["device": "\(wanted.device)"])
+                } catch {
+                    logger.error("SIGHUP: camera settings not applied, keeping the running ones: \(error)")
+                }
+            }
             if !needsRestart.isEmpty {
                 logger.warning("SIGHUP: these settings take effect only after a restart: \(needsRestart.joined(separator: ", "))")
             }
@@ -336,12 +398,8 @@ struct RunCommand: AsyncParsableCommand {
         }
     }
 
-    private func makeSource(_ r: Resolved) throws -> DaemonSource {
-        if let device = r.device {
-            var configuration = capture.captureConfiguration() ?? CaptureConfiguration(device: device)
-            configuration.device = device
-            return openDeviceSource(configuration)
-        }
+    private func makeSource(_ r: Resolved, camera: CaptureSession?) throws -> DaemonSource {
+        if let camera { return openDeviceSource(camera) }
         guard let input = r.input else {
             throw ScanError.invalidArgument("no source: give --input FILE (or '-') or --device PATH")
         }
@@ -360,22 +418,25 @@ actor RunControl {
     private var resolved: RunCommand.Resolved
     private let daemon: Daemon
     private let server: SocketServer?
+    private let camera: CaptureSession?
     private let notifier: SystemdNotifier
     private let logger: Logger
+    /// An MQTT broker is served too (it keeps being served when stdout fails).
+    private let mqtt: Bool
     private(set) var status = ExitStatus.success
     private var completed = false
 
-    init(command: RunCommand, resolved: RunCommand.Resolved, daemon: Daemon, server: SocketServer?,
-         notifier: SystemdNotifier, logger: Logger) {
-        self.command = command; self.resolved = resolved; self.daemon = daemon; self.server = server
-        self.notifier = notifier; self.logger = logger
+    init(command: RunCommand, resolved: RunCommand.Resolved, daemon: Daemon, server: SocketServer?, camera: CaptureSession?,
+         notifier: SystemdNotifier, logger: Logger, mqtt: Bool = false) {
+        self.command = command; self.resolved = resolved; self.daemon = daemon; self.server = server; self.camera = camera
+        self.notifier = notifier; self.logger = logger; self.mqtt = mqtt
     }
 
     func handle(_ command: DaemonCommand) -> DaemonDecision {
         switch command {
         case .reload:
             notifier.notify("RELOADING=1")
-            self.command.reload(daemon: daemon, server: server, current: &resolved, logger: logger)
+            self.command.reload(daemon: daemon, server: server, camera: camera, current: &resolved, logger: logger)
             notifier.notify("READY=1")
             return .keepRunning
         case .ended(.outputClosed):
@@ -387,7 +448,7 @@ actor RunControl {
             logger.error("\(message)")
             daemon.outputFailed(output: "stdout", reason: message)
             status = ExitStatus.failure
-            if server == nil { return .stop }
+            if server == nil && !mqtt { return .stop }
             notifier.notify("STATUS=stdout failed: \(message); serving the socket")
             return .keepRunning
         case .ended(.completed):
@@ -396,7 +457,7 @@ actor RunControl {
             return .stop
         case .ended(.sourceEnded):
             if resolved.exitAtEnd {
-                if self.command.script.oneshot && !completed { status = ExitStatus.nothingFound }
+                if resolved.script.oneshot && !completed { status = ExitStatus.nothingFound }
                 return .stop
             }
             logger.notice("source ended; serving clients until stopped")
@@ -422,36 +483,165 @@ func unblockControlSignals() {
 
 /// `--device PATH`: a V4L2 `CaptureSession` is the frame source and, through ``SessionEvents``, the source
 /// of the daemon's `device` events (connected, disconnected, interrupted, resumed, runtime errors).
-func openDeviceSource(_ configuration: CaptureConfiguration) -> DaemonSource {
-    let session = CaptureSession(configuration: configuration)
-    return DaemonSource(name: configuration.device, canReopen: false, deviceEvents: SessionEvents(session)) {
+func openDeviceSource(_ session: CaptureSession) -> DaemonSource {
+    DaemonSource(name: session.configuration.device, canReopen: false, deviceEvents: SessionEvents(session)) {
         try session.startRunning()
         return session
     }
 }
 
-/// Adapts a `CaptureSession`'s event handlers to the daemon's ``DeviceEventSource``.
-final class SessionEvents: DeviceEventSource, @unchecked Sendable {
-    private let session: CaptureSession
-    private let lock = Lock()
-    private var handler: (@Sendable (DeviceEvent) -> Void)?
-    private var registered = false
 
-    init(_ session: CaptureSession) { self.session = session }
+/// `run`'s sources: a file or stdin, or a camera, and how a file is replayed.
+struct RunSourceOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("Replay this file (Y4M, video, image) or '-' for Y4M on stdin.", valueName: "file"))
+    var input: String?
 
-    func startReporting(_ handler: @escaping @Sendable (DeviceEvent) -> Void) {
-        let register = lock.withLock { () -> Bool in
-            self.handler = handler
-            defer { registered = true }
-            return !registered
-        }
-        if register {
-            session.addEventHandler { [weak self] event in
-                guard let self, let h = self.lock.withLock({ self.handler }) else { return }
-                h(event)
-            }
+    @Option(name: .long, help: ArgumentHelp("Capture from this V4L2 device: a node (/dev/video0) or a /dev/v4l/by-id name. See 'scand devices'.", valueName: "path-or-id"))
+    var device: String?
+
+    @Flag(inversion: .prefixedNo, help: "Replay files at their frame rate (default; --no-pacing: as fast as possible, no frame dropped).")
+    var pacing: Bool?
+
+    @Flag(inversion: .prefixedNo, help: "Start the file again when it ends (default off).")
+    var loop: Bool?
+
+    @Flag(inversion: .prefixedNo, help: "Exit when the file or stdin ends (the default for files; --no-exit-at-end is --keep-running).")
+    var exitAtEnd: Bool?
+
+    @Flag(name: .long, help: "When the file or stdin ends, keep serving socket clients until stopped (SIGTERM/SIGINT).")
+    var keepRunning = false
+
+    @Flag(name: .long, help: "With --device: exit 2 at once when the device is absent (default: report 'waiting' and start when it appears).")
+    var failFast = false
+
+    @OptionGroup var limits: DecoderLimitOptions
+}
+
+/// `run`'s outputs: stdout, the Unix socket and their queues.
+struct RunOutputOptions: ParsableArguments {
+    @Flag(inversion: .prefixedNo, help: "Write events to stdout as JSON lines (default off unless --raw/--oneshot).")
+    var stdout: Bool?
+
+    @Option(name: .long, help: ArgumentHelp("Serve events on this Unix socket (created 0660).", valueName: "path"))
+    var socket: String?
+
+    @Option(name: .long, help: ArgumentHelp("Group owning the socket file (name or number).", valueName: "group"))
+    var socketGroup: String?
+
+    @Flag(inversion: .prefixedNo, help: "Publish a metadata event per frame (default; --no-metadata: only appeared/lost/device).")
+    var metadata: Bool?
+
+    @Option(name: .long, help: ArgumentHelp("Events queued per slow socket client before its oldest are dropped (default 1024).", valueName: "n"))
+    var clientQueue: Int?
+
+    @Option(name: .long, help: ArgumentHelp("Disconnect a socket client stuck this many seconds while dropping events (default 10).", valueName: "s"))
+    var clientStallTimeout: Double?
+
+    @Option(name: .long, help: ArgumentHelp("Events kept waiting for a slow stdout reader before its oldest are dropped with an 'overflow' line (default 1024); stdout never slows the pipeline or the socket clients.", valueName: "n"))
+    var stdoutQueue: Int?
+}
+
+/// Presence (`appeared`/`lost`) settings; each overrides the config file's `presence` object.
+struct PresenceOptions: ParsableArguments {
+    @Flag(inversion: .prefixedNo, help: "Publish appeared/lost presence events (default on).")
+    var presence: Bool?
+
+    @Option(name: .long, help: ArgumentHelp("Seconds a code value must be absent before 'lost' (grace period; default 1.0).", valueName: "s"))
+    var lostAfter: Double?
+
+    @Option(name: .long, help: ArgumentHelp("Seconds after 'lost' before the same value can appear again (default 0.5).", valueName: "s"))
+    var cooldown: Double?
+
+    @Option(name: .long, help: ArgumentHelp("Frames a value must be seen in before 'appeared' (default 1).", valueName: "n"))
+    var appearAfter: Int?
+
+    @Option(name: .long, help: ArgumentHelp("Alias of --face-grace: seconds a face (faceID) must be absent before 'lost' (default 0.5).", valueName: "s"))
+    var faceLostAfter: Double?
+
+    func apply(to p: inout PresenceConfiguration) {
+        if let presence { p.enabled = presence }
+        if let appearAfter { p.appearAfterFrames = appearAfter }
+        if let lostAfter { p.lostAfter = lostAfter }
+        if let cooldown { p.cooldown = cooldown }
+        if let faceLostAfter { p.faceLostAfter = faceLostAfter }
+    }
+}
+
+/// `--config` and `--check-config`.
+struct ConfigFileOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("JSON configuration file (see docs/daemon.md): every option has a key; a flag given on the command line wins; SIGHUP reloads it.", valueName: "file"))
+    var config: String?
+
+    @Option(name: .long, help: ArgumentHelp("Check this configuration file (with the flags given) and exit: 0 valid, 1 invalid (the error names FILE:LINE:COLUMN).", valueName: "file"))
+    var checkConfig: String?
+}
+
+/// Writes `text` to stderr (best effort: stderr is where errors are reported).
+func writeStderr(_ text: String) {
+    var bytes = Array(text.utf8)
+    var offset = 0
+    while offset < bytes.count {
+        let n = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress! + offset, $0.count - offset) }
+        if n <= 0 { if n < 0 && errno == EINTR { continue }; return }
+        offset += n
+    }
+}
+
+/// The resolved settings of `run` as one JSON object keyed like the config file (`--check-config` prints it).
+func effectiveSettingsJSON(_ r: RunCommand.Resolved) throws -> String {
+    let o = r.daemon.output, b = o.barcode, f = o.face
+    var settings: [String: EffectiveValue] = [
+        "types": .strings(o.metadataObjectTypes.map(\.rawValue).sorted()),
+        "engine": .string(b.engine.rawValue), "passes": .strings(b.passes.map(\.rawValue)),
+        "scanDensity": .int(b.scanDensity), "tryInverted": .bool(b.tryInverted), "extraPasses": .bool(b.extraPasses),
+        "codabarMinLength": .int(b.minimumCodabarLength), "i25MinLength": .int(b.minimumI25Length),
+        "i25Checksum": .bool(b.requireI25Checksum), "minLinearQuality": .int(b.minimumLinearQuality),
+        "confirm1D": .bool(b.confirmLinearCodes), "code39FullASCII": .bool(b.code39FullASCII),
+        "code32": .bool(b.code32), "confirmTransformed": .bool(b.confirmTransformedLinearReads),
+        "parallelDetectors": .bool(o.parallelDetectors), "loadShedding": .bool(o.shedLoadWhenLate),
+        "faceDetector": .string(f.detector.rawValue), "faceCascade": .string(f.cascade.rawValue), "minFaceSize": .int(f.minimumFaceSize),
+        "faceInterval": .int(f.detectionInterval), "faceScaleFactor": .double(f.scaleFactor),
+        "faceMinNeighbors": .int(f.minNeighbors), "faceGrace": .double(f.presenceGrace),
+        "metadata": .bool(r.daemon.emitMetadata), "pacing": .bool(r.daemon.pacing), "loop": .bool(r.daemon.loop),
+        "exitAtEnd": .bool(r.exitAtEnd), "stdout": .bool(r.stdout), "stdoutQueue": .int(r.stdoutQueue),
+        "maxPixels": .int(r.limits.maxPixels), "logLevel": .string(r.logLevel.rawValue),
+        "presence.enabled": .bool(r.daemon.presence.enabled), "presence.lostAfter": .double(r.daemon.presence.lostAfter),
+        "presence.cooldown": .double(r.daemon.presence.cooldown),
+        "presence.appearAfterFrames": .int(r.daemon.presence.appearAfterFrames),
+    ]
+    if let v = b.streamStepsPerFrame { settings["streamSteps"] = .int(v) } else { settings["allPassesOnStreams"] = .bool(true) }
+    if let v = b.streamScanDensity { settings["streamScanDensity"] = .int(v) }
+    if let v = r.input { settings["input"] = .string(v) }
+    if let c = r.capture {
+        settings["device"] = .string(c.device)
+        settings["preset"] = .string(c.sessionPreset.rawValue)
+        if let s = c.frameSize { settings["size"] = .string("\(s.width)x\(s.height)") }
+        if let v = c.frameRate { settings["fps"] = .double(v) }
+        settings["stallTimeout"] = .double(c.stallTimeout)
+    }
+    if let p = o.preview {
+        settings["viewSize"] = .string("\(format(p.viewSize.width))x\(format(p.viewSize.height))")
+        settings["videoGravity"] = .string(p.videoGravity.rawValue)
+        settings["orientation"] = .string(p.orientation.rawValue)
+        settings["mirrored"] = .bool(p.isMirrored)
+    }
+    if let v = r.socketPath { settings["socket.path"] = .string(v) }
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    return String(decoding: try encoder.encode(["effective": settings]), as: UTF8.self)
+}
+
+/// One value of ``effectiveSettingsJSON(_:)``.
+enum EffectiveValue: Encodable {
+    case string(String), strings([String]), int(Int), double(Double), bool(Bool)
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.singleValueContainer()
+        switch self {
+        case .string(let v): try c.encode(v)
+        case .strings(let v): try c.encode(v)
+        case .int(let v): try c.encode(v)
+        case .double(let v): try c.encode(v)
+        case .bool(let v): try c.encode(v)
         }
     }
-
-    func stopReporting() { lock.withLock { handler = nil } }
 }

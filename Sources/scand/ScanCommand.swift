@@ -19,33 +19,42 @@ struct ScanCommand: AsyncParsableCommand {
         2 nothing could be scanned, 4 every input was scanned but some held no object (as zbarimg; failures \
         take precedence: 1 or 2), 64 usage error. --raw prints each code's value alone on a line (faces are \
         not printed; a binary payload is skipped with one note per input, or printed as its exact bytes with \
-        --raw-bytes; a value holding a newline is printed as is).
+        --raw-bytes; a value holding a newline is printed as is). At the end a summary line goes to stderr \
+        (inputs, frames, objects, time; -q drops it); on a terminal, inputs longer than a few seconds get a \
+        progress line.
+
+        EXAMPLES:
+          scand scan photo.jpg                        # one JSON line per image
+          scand scan --raw --types qrcode *.png       # values only (zbar's type names work)
+          scand scan --types all clip.mp4 | jq -c '.objects[]'
+          scand scan --device /dev/video0 --types qr --oneshot --raw
+          scand scan --files-from list.txt -q || echo "exit $? (4: no code found)"
         """)
-
-    @OptionGroup var detection: DetectionOptions
-    @OptionGroup(title: "Preview (view coordinates)") var preview: PreviewOptions
-    @OptionGroup(title: "Face options") var face: FaceOptions
-    @OptionGroup var logging: LoggingOptions
-    @OptionGroup(title: "Live capture") var capture: CaptureOptions
-
-    @Option(name: .long, help: ArgumentHelp("Read input paths from FILE, one per line (for very many inputs).", valueName: "file"))
-    var filesFrom: String?
 
     @Argument(help: ArgumentHelp("Files to scan; '-' reads a Y4M stream from stdin.", valueName: "input"))
     var inputs: [String] = []
 
-    @OptionGroup var limits: DecoderLimitOptions
-
-    @OptionGroup(title: "Script output") var script: ScriptOutputOptions
-
-    @Flag(name: .shortAndLong, help: "Quiet, as zbarimg -q: no notes on stderr that are not errors (skipped binary payloads, inputs with no object). Errors naming failed inputs are still printed.")
-    var quiet = false
+    @OptionGroup(title: "Sources") var sources: ScanSourceOptions
+    @OptionGroup(title: "Outputs") var script: ScriptOutputOptions
+    @OptionGroup(title: "Outputs") var notes: QuietOption
+    @OptionGroup(title: "Outputs") var logging: LoggingOptions
+    @OptionGroup(title: "Types") var types: TypeOptions
+    @OptionGroup(title: "Preview (view coordinates)") var preview: PreviewOptions
+    @OptionGroup(title: "Camera tuning (--device)") var capture: CaptureOptions
+    @OptionGroup(title: "Camera controls (with --device)") var cameraControls: ControlOptions
+    @OptionGroup(title: "Reader tuning") var detection: DetectionOptions
+    @OptionGroup(title: "Face tuning (--types face)") var face: FaceOptions
+    @OptionGroup(title: "Annotated images") var annotation: AnnotateOptions
 
     func validate() throws {
-        let hasFiles = !inputs.isEmpty || filesFrom != nil
-        if capture.device != nil && hasFiles { throw ValidationError("give --device or input files, not both") }
-        if capture.device == nil && !hasFiles {
+        let hasFiles = !inputs.isEmpty || sources.filesFrom != nil
+        if sources.device != nil && hasFiles { throw ValidationError("give --device or input files, not both") }
+        if sources.device == nil && !cameraControls.isEmpty { throw ValidationError("camera controls (--control, --*-mode, --exposure-*) need --device") }
+        if sources.device == nil && !hasFiles {
             throw ValidationError("no inputs: give image, video or Y4M files, '-' for Y4M on stdin, or --device")
+        }
+        if sources.device == nil && (capture.anyGiven || sources.duration != nil) {
+            throw ValidationError("--preset, --size, --fps, --stall-timeout and --duration need --device")
         }
         _ = try outputConfiguration()
     }
@@ -53,20 +62,17 @@ struct ScanCommand: AsyncParsableCommand {
     /// The detection and preview options as one configuration; option errors become usage errors (exit 64).
     func outputConfiguration() throws -> OutputConfiguration {
         do {
-            var configuration = try detection.outputConfiguration()
-            try preview.apply(to: &configuration, detection: detection)
-            configuration.face = try face.configuration()
-            return configuration
+            return try makeOutputConfiguration(types: types, detection: detection, preview: preview, face: face)
         } catch ScanError.invalidArgument(let message) {
             throw ValidationError(message)
         }
     }
 
     func run() async throws {
-        let decoderLimits = try limits.decoderLimits()
+        let decoderLimits = try sources.limits.decoderLimits()
         // Before any thread exists: OpenCV's own size cap is an environment variable it reads once.
         ImageDecoder.prepareCodecsPlugin(limits: decoderLimits)
-        let logger = try logging.makeLogger()
+        let logger = logging.makeLogger()
         let configuration = try outputConfiguration()
         let output: MetadataOutput
         do {
@@ -76,9 +82,12 @@ struct ScanCommand: AsyncParsableCommand {
             logger.critical("\(error)")
             throw ExitCode(ExitStatus.failure)
         }
-        if let live = capture.captureConfiguration() {
-            switch try await LiveScan.run(configuration: live, frames: capture.frames, duration: capture.duration, output: output,
-                                          logger: logger, mode: script.mode, oneshot: script.oneshot, quiet: quiet) {
+        if let device = sources.device {
+            if annotation.annotate != nil { throw ValidationError("--annotate writes files' frames; with --device use 'scand run --http' and /snapshot.jpg?annotate=1") }
+            var live = try capture.captureConfiguration(device: device)
+            live.controls = try cameraControls.configuration(rectOfInterest: configuration.rectOfInterest)
+            switch try await LiveScan.run(configuration: live, frames: sources.frames, duration: sources.duration, output: output,
+                                          logger: logger, mode: script.mode, oneshot: script.oneshot, quiet: notes.quiet) {
             case .finished: return
             case .invalidArgument(let message): throw ValidationError(message)
             case .failed(let message):
@@ -87,17 +96,34 @@ struct ScanCommand: AsyncParsableCommand {
             }
         }
         var all = inputs.map(RawArguments.path)
-        if let filesFrom {
+        if let filesFrom = sources.filesFrom {
             do { all += try readPathList(RawArguments.path(filesFrom)) } catch {
                 logger.critical("\(error)")
                 throw ExitCode(ExitStatus.failure)
             }
         }
-        var scanner = FileScanner(output: output, logger: logger, frameLimit: capture.frames, limits: decoderLimits)
+        var scanner = FileScanner(output: output, logger: logger, frameLimit: sources.frames, limits: decoderLimits)
         scanner.mode = script.mode
         scanner.oneshot = script.oneshot
-        scanner.quiet = quiet
+        scanner.quiet = notes.quiet
+        if let directory = annotation.annotate {
+            let writer: AnnotationWriter
+            do { writer = try AnnotationWriter(directory: directory, frames: annotation.annotateFrames) } catch {
+                logger.critical("\(error)")
+                throw ExitCode(ExitStatus.failure)
+            }
+            scanner.frameObserver = { frame, event, source in try writer.write(frame, event, source) }
+        }
+        let progress = ProgressLine()
+        if !notes.quiet && ProgressLine.stderrIsTerminal {
+            scanner.onFrame = { progress.frame(input: $0, frames: $1, time: $2) }
+        }
+        let started = ProgressLine.now()
         let summary = scanner.scan(inputs: all, sink: FileDescriptorSink())
+        progress.finishInput()
+        if !notes.quiet && !summary.outputClosed && summary.outputError == nil && !summary.completed {
+            writeStderr(summaryLine(summary, seconds: ProgressLine.now() - started) + "\n")
+        }
         if let outputError = summary.outputError {
             // A full disk or an I/O error on stdout: what was scanned is not all written. Never exit 0.
             logger.critical("\(outputError)")
@@ -110,7 +136,7 @@ struct ScanCommand: AsyncParsableCommand {
             throw ExitCode(summary.failedInputs.count == summary.inputs ? ExitStatus.failure : ExitStatus.inputFailed)
         }
         if summary.inputs > 0 && summary.inputsWithoutObjects.count == summary.inputs {
-            if !quiet {
+            if !notes.quiet {
                 let names = summary.inputsWithoutObjects
                 let list = names.prefix(5).joined(separator: ", ") + (names.count > 5 ? ", …" : "")
                 logger.warning("no object found in any input: \(list)")
@@ -153,4 +179,40 @@ struct ScriptOutputOptions: ParsableArguments {
     var oneshot = false
 
     var mode: ScanOutputMode { (raw || rawBytes) ? .raw(bytes: rawBytes) : .json }
+}
+
+/// What `--raw`, `--raw-bytes` and `--oneshot` resolved to (flags, or `run`'s config file).
+struct ScriptSettings: Equatable {
+    var raw = false
+    var rawBytes = false
+    var oneshot = false
+    var mode: ScanOutputMode { (raw || rawBytes) ? .raw(bytes: rawBytes) : .json }
+}
+
+/// `scand scan`'s sources besides the input files: a list of paths, a camera, and their limits.
+struct ScanSourceOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("Read input paths from FILE, one per line (for very many inputs).", valueName: "file"))
+    var filesFrom: String?
+
+    @Option(name: .long, help: ArgumentHelp("Capture from this V4L2 device instead of files: a node (/dev/video0) or a /dev/v4l/by-id name. See 'scand devices'.", valueName: "path-or-id"))
+    var device: String?
+
+    @Option(name: .long, help: ArgumentHelp("Stop after N frames (for files: per input).", valueName: "N"))
+    var frames: Int?
+
+    @Option(name: .long, help: ArgumentHelp("Stop live capture after S seconds.", valueName: "S"))
+    var duration: Double?
+
+    @OptionGroup var limits: DecoderLimitOptions
+
+    func validate() throws {
+        if let frames, frames < 1 { throw ValidationError("--frames must be at least 1, got \(frames)") }
+        if let duration, !(duration > 0) { throw ValidationError("--duration must be positive, got \(duration)") }
+    }
+}
+
+/// `-q`, as zbarimg has it.
+struct QuietOption: ParsableArguments {
+    @Flag(name: .shortAndLong, help: "Quiet, as zbarimg -q: no notes on stderr that are not errors (skipped binary payloads, inputs with no object, the summary). Errors naming failed inputs are still printed.")
+    var quiet = false
 }

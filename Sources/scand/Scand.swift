@@ -1,5 +1,6 @@
 import ArgumentParser
 import ScanKit
+import ScanDetection
 import ScanDaemon
 
 /// Exit codes (documented in the README).
@@ -22,7 +23,7 @@ struct Scand: AsyncParsableCommand {
         commandName: "scand",
         abstract: "Machine-readable code and face scanner: images, video, Y4M and V4L2 cameras to JSON lines.",
         discussion: "stdout carries only JSON lines (one event per line); logs go to stderr.",
-        version: version,
+        version: "\(version) (\(LibraryVersions.summary))",
         subcommands: [ScanCommand.self, TypesCommand.self, DevicesCommand.self, RunCommand.self, WatchCommand.self, BenchCommand.self],
         defaultSubcommand: nil)
 }

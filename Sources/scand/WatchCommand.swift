@@ -18,7 +18,7 @@ struct WatchCommand: ParsableCommand {
         applied here. Exit status: 0 at least one event was printed, 1 none (the -x time ran out or the \
         daemon closed the connection), 2 cannot connect (the message names the path), 64 usage error.
 
-        Examples:
+        EXAMPLES:
           scand watch -n 1 --types qr --raw     # the next QR value
           scand watch -x 10 | jq -c 'select(.event=="lost")'
         """)
@@ -188,9 +188,3 @@ private struct FileDescriptorOutput {
     }
 }
 
-/// Monotonic seconds.
-func monotonicSeconds() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-}

@@ -1,6 +1,7 @@
 import Testing
 import ScanCore
 import ScanKit
+import ScanCapture
 import ScanDaemon
 
 @Suite struct DaemonConfigFileTests {
@@ -84,5 +85,74 @@ import ScanDaemon
         let text = #"{"socket": {"clientQueue": 1000000, "stallTimeout": 0.5, "sendBuffer": 1024}, "scanDensity": 16, "stdoutQueue": 1, "maxPixels": 1000, "logLevel": "trace", "presence": {"lostAfter": 0}}"#
         let c = try DaemonConfigFile.parse(Array(text.utf8), name: "t")
         #expect(c.socket.clientQueue == 1_000_000 && c.scanDensity == 16 && c.stdoutQueue == 1 && c.maxPixels == 1000)
+    }
+}
+
+/// Issue 16/20: every option of `run` has a key, each is typed and checked by its configuration type's
+/// `validate()`, and errors name the line and the column.
+@Suite struct DaemonConfigFileRunKeysTests {
+    @Test func readerCameraPreviewAndFaceKeysParseAndApply() throws {
+        let text = """
+        {"engine": "zxing", "passes": ["plain", "inverted"], "extraPasses": false, "codabarMinLength": 8,
+         "i25MinLength": 10, "i25Checksum": true, "minLinearQuality": 3, "zbarUncertainty": 1, "confirm1D": true,
+         "streamSteps": 2, "streamScanDensity": 3, "parallelDetectors": false, "loadShedding": false,
+         "code32": true, "confirmTransformed": true, "preset": "vga640x480", "fps": 15, "stallTimeout": 4,
+         "viewSize": "1080x1920", "videoGravity": "resizeAspectFill", "orientation": "portrait", "mirrored": true,
+         "faceCascade": "haar", "minFaceSize": 30, "maxFaceSize": 300, "faceInterval": 4, "faceAnalysisSize": 0,
+         "faceWindow": false, "rollSearch": false, "eyeRoll": false, "yaw": false, "faceMaxMisses": 5,
+         "faceGrace": 1.5, "faceScaleFactor": 1.2, "faceMinNeighbors": 4, "raw": true, "oneshot": true, "keepRunning": true}
+        """
+        let c = try DaemonConfigFile.parse(Array(text.utf8), name: "t.json")
+        var o = OutputConfiguration()
+        c.apply(to: &o)
+        #expect(o.barcode.engine == .zxing && o.barcode.passes == [.plain, .inverted] && !o.barcode.extraPasses)
+        #expect(o.barcode.minimumCodabarLength == 8 && o.barcode.minimumI25Length == 10 && o.barcode.requireI25Checksum)
+        #expect(o.barcode.minimumLinearQuality == 3 && o.barcode.zbarUncertainty == 1 && o.barcode.confirmLinearCodes)
+        #expect(o.barcode.streamStepsPerFrame == 2 && o.barcode.streamScanDensity == 3 && !o.parallelDetectors && !o.shedLoadWhenLate)
+        #expect(o.barcode.code32 && o.barcode.confirmTransformedLinearReads)
+        #expect(o.face.cascade == .haar && o.face.minimumFaceSize == 30 && o.face.maximumFaceSize == 300)
+        #expect(o.face.detectionInterval == 4 && o.face.analysisShortSide == nil && !o.face.windowSearch)
+        #expect(!o.face.rollSearch && !o.face.eyeRoll && !o.face.estimateYaw && o.face.maxMissedFrames == 5)
+        #expect(o.face.presenceGrace == 1.5 && o.face.scaleFactor == 1.2 && o.face.minNeighbors == 4)
+        var capture = CaptureConfiguration(device: "/dev/video0")
+        c.apply(to: &capture)
+        #expect(capture.sessionPreset == .vga640x480 && capture.frameRate == 15 && capture.stallTimeout == 4)
+        #expect(c.viewSize == ViewSize(width: 1080, height: 1920) && c.videoGravity == .resizeAspectFill)
+        #expect(c.orientation == .portrait && c.mirrored == true)
+        #expect(c.raw == true && c.oneshot == true && c.keepRunning == true)
+        let sized = try DaemonConfigFile.parse(Array(#"{"size": "1280x720", "passes": "plain,thresholded"}"#.utf8), name: "t")
+        #expect(sized.size == PixelSize(width: 1280, height: 720) && sized.passes == [.plain, .thresholded])
+    }
+
+    @Test func newKeysAreCheckedWithLineAndColumn() {
+        let cases: [(String, String)] = [
+            ("{\n  \"engine\": \"zbr\"\n}", "t.json:2:3: 'engine' must be one of zbar, zxing, both, got 'zbr'"),
+            ("{\n  \"enigne\": \"zbar\"\n}", "t.json:2:3: unknown config key 'enigne' (did you mean 'engine'?)"),
+            ("{\"scanDensity\": 1,\n \"minFaceSize\": 4}", "t.json:2:2: 'minFaceSize' must be 8...16384 pixels, got 4"),
+            ("{\"faceScaleFactor\": 3}", "t.json:1:2: 'faceScaleFactor' must be more than 1 and less than 2, got 3.0"),
+            ("{\"fps\": 0}", "t.json:1:2: 'fps' must be more than 0 and at most 1000, got 0.0"),
+            ("{\"size\": \"big\"}", "t.json:1:2: 'size' takes \"WxH\""),
+            ("{\"preset\": \"high\", \"size\": \"640x480\"}", "t.json:1:20: 'size' and 'preset' exclude each other"),
+            ("{\"passes\": [\"plain\", \"sharpened\"]}", "t.json:1:2: unknown pass 'sharpened' in 'passes'"),
+            ("{\"streamScanDensity\": 17}", "t.json:1:2: 'streamScanDensity' must be 1...16, got 17"),
+            ("{\"types\": \"qrcod\"}", "t.json:1:2: 'types': unknown metadata object type 'qrcod' (did you mean 'qr'?)"),
+            ("{\"presence\": {\"lostAfter\": -1}}", "t.json:1:15: 'presence.lostAfter' must be 0...86400 seconds, got -1.0"),
+        ]
+        for (text, message) in cases {
+            do {
+                _ = try DaemonConfigFile.parse(Array(text.utf8), name: "t.json")
+                Issue.record("accepted \(text)")
+            } catch {
+                #expect("\(error)".contains(message), "\(text): \(error)")
+            }
+        }
+    }
+
+    @Test func zbarTypeNamesAreAliases() throws {
+        let all = Set(MetadataObjectType.allCases)
+        #expect(try MetadataObjectType.parseList("qrcode,i25,databar,databar-exp,ean-13,isbn13,upca", available: all)
+                == [.qr, .interleaved2of5, .gs1DataBar, .gs1DataBarExpanded, .ean13])
+        #expect(MetadataObjectType.suggestion(for: "datamatirx") == .dataMatrix)
+        #expect(MetadataObjectType.suggestion(for: "zzzzzz") == nil)
     }
 }

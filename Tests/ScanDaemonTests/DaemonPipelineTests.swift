@@ -6,24 +6,7 @@ import ScanDaemon
 import ScanOutput
 import ScanCapture
 import Logging
-
-/// Collects delivered lines.
-final class DaemonCollectingSink: EventSink, @unchecked Sendable {
-    private let lock = Lock()
-    private var _events: [EncodedEvent] = []
-    var events: [EncodedEvent] { lock.withLock { _events } }
-    func deliver(_ event: EncodedEvent) { lock.withLock { _events.append(event) } }
-    func finish() {}
-}
-
-/// Stands in for the capture layer's device-event reporting (the seam `--device` plugs into).
-final class DaemonManualDeviceEvents: DeviceEventSource, @unchecked Sendable {
-    private let lock = Lock()
-    private var handler: (@Sendable (DeviceEvent) -> Void)?
-    func startReporting(_ handler: @escaping @Sendable (DeviceEvent) -> Void) { lock.withLock { self.handler = handler } }
-    func stopReporting() { lock.withLock { handler = nil } }
-    func send(_ e: DeviceEvent) { lock.withLock { handler }?(e) }
-}
+import ScanTestSupport
 
 @Suite struct DaemonPipelineTests {
     /// A blank mono Y4M file of `frames` frames at 25 fps.
@@ -38,8 +21,8 @@ final class DaemonManualDeviceEvents: DeviceEventSource, @unchecked Sendable {
     @Test func deviceEventsAreNumberedInTheSameStreamAndEveryFrameIsPublished() throws {
         let path = try blankY4M(frames: 50)
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let sink = DaemonCollectingSink()
-        let devices = DaemonManualDeviceEvents()
+        let sink = CollectingSink()
+        let devices = ManualDeviceEvents()
         let ended = Lock()
         nonisolated(unsafe) var end: DaemonEnd?
         let source = DaemonSource(name: path, canReopen: true, deviceEvents: devices) { try openFileSource(path: path) }
@@ -68,7 +51,7 @@ final class DaemonManualDeviceEvents: DeviceEventSource, @unchecked Sendable {
     @Test func loopingContinuesStreamTimeAndStopEndsIt() throws {
         let path = try blankY4M(frames: 10)
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let sink = DaemonCollectingSink()
+        let sink = CollectingSink()
         let source = DaemonSource(name: path, canReopen: true) { try openFileSource(path: path) }
         var config = DaemonConfiguration(pacing: false, loop: true)
         config.emitMetadata = true

@@ -12,9 +12,9 @@ import Logging
 /// (zbar on the generated QR clip).
 @Suite struct SeamsTests {
     /// Runs the daemon on `clip-mono.y4m` without pacing until its source ends, then stops it.
-    func runClip(_ body: (Daemon) -> Void = { _ in }) throws -> (Daemon, DaemonCollectingSink) {
+    func runClip(_ body: (Daemon) -> Void = { _ in }) throws -> (Daemon, CollectingSink) {
         let path = Fixtures.path("clip-mono.y4m")
-        let sink = DaemonCollectingSink()
+        let sink = CollectingSink()
         let ended = Monitor()
         nonisolated(unsafe) var end: DaemonEnd?
         let source = DaemonSource(name: path, canReopen: true) { try openFileSource(path: path) }
@@ -34,7 +34,7 @@ import Logging
 
     @Test("a subscribed sink and an event stream get the same numbered events as the fixed sinks")
     func fanOutGivesEverySubscriberTheSameStream() async throws {
-        let extra = DaemonCollectingSink()
+        let extra = CollectingSink()
         nonisolated(unsafe) var stream: AsyncStream<PublishedEvent>?
         let (_, fixed) = try runClip { daemon in
             _ = daemon.events.subscribe(extra)
@@ -56,7 +56,7 @@ import Logging
 
     @Test("an unsubscribed sink gets nothing more")
     func unsubscribeStopsDelivery() throws {
-        let extra = DaemonCollectingSink()
+        let extra = CollectingSink()
         let fanOut = EventFanOut(sinks: [], logger: Logger(label: "test"))
         let token = fanOut.subscribe(extra)
         fanOut.emit([.device(DeviceEvent(kind: .started, device: "a"))])
@@ -64,6 +64,25 @@ import Logging
         fanOut.emit([.device(DeviceEvent(kind: .stopped, device: "a"))])
         #expect(extra.events.compactMap(\.seq) == [1])
         #expect(fanOut.count == 2)
+    }
+
+    @Test("a beforeSinks subscriber gets each event before the daemon's own sinks (the MQTT spool: printed implies spooled)")
+    func beforeSinksSubscriberIsFirst() throws {
+        final class Recorder: EventSink, @unchecked Sendable {
+            // Invariant for @unchecked Sendable: `order` is touched only under `lock`.
+            let lock = Lock(); var order: [String] = []; let name: String; let shared: Recorder?
+            init(_ name: String, shared: Recorder?) { self.name = name; self.shared = shared }
+            func deliver(_ event: EncodedEvent) { let r = shared ?? self; r.lock.withLock { r.order.append("\(name)\(event.seq ?? 0)") } }
+            func finish() {}
+        }
+        let log = Recorder("log", shared: nil)
+        let fanOut = EventFanOut(sinks: [Recorder("stdout", shared: log)], logger: Logger(label: "test"))
+        _ = fanOut.subscribe(Recorder("late", shared: log))
+        let early = fanOut.subscribe(Recorder("early", shared: log), beforeSinks: true)
+        fanOut.emit([.device(DeviceEvent(kind: .started, device: "a")), .device(DeviceEvent(kind: .stopped, device: "a"))])
+        fanOut.unsubscribe(early)
+        fanOut.emit([.device(DeviceEvent(kind: .started, device: "a"))])
+        #expect(log.lock.withLock { log.order } == ["early1", "stdout1", "late1", "early2", "stdout2", "late2", "stdout3", "late3"])
     }
 
     @Test("frames carry their own metadata objects and encode to a JPEG of the frame's size")

@@ -50,8 +50,11 @@ struct FaceSearchJobTests {
         return (LumaPlane(width: width, height: height, bytes: bytes), box)
     }
 
+    /// The sliced search belongs to the cascades; these figures are LBP's (45 px window).
     func detector(_ configure: (inout FaceConfiguration) -> Void = { _ in }) throws -> FaceDetector {
         var c = FaceConfiguration()
+        c.detector = .lbp
+        c.cascade = .lbp
         configure(&c)
         return try FaceDetector(configuration: c, modelDirectory: Self.models)
     }

@@ -59,23 +59,22 @@ struct ShelfMisreadTests {
     static let misreads = ShelfFixtures.cases.filter { !$0.baseMisreads.isEmpty }
     static let keepers = ShelfFixtures.cases.filter { $0.baseMisreads.isEmpty }
 
-    @Test("no wrong digits on still images; with confirmation off the fixture gives the base's misread",
+    @Test("no wrong digits on still images with confirmation on; the default (off) gives the base's misread",
           arguments: ShelfMisreadTests.misreads)
     func stillImage(_ c: ShelfFixtures.Case) throws {
         let frame = try ShelfFixtures.frame(c)
-        let found = try BarcodeDetector().detect(in: frame).map(text)
+        let found = try BarcodeDetector(configuration: Self.confirming).detect(in: frame).map(text)
         #expect(found.allSatisfy { $0 == c.value }, "\(c.file): read \(found), truth \(c.value)")
 
-        var off = BarcodeConfiguration()
-        off.confirmTransformedLinearReads = false
-        let unconfirmed = try BarcodeDetector(configuration: off).detect(in: frame).map(text)
+        #expect(!BarcodeConfiguration().confirmTransformedLinearReads)
+        let unconfirmed = try BarcodeDetector().detect(in: frame).map(text)
         #expect(unconfirmed.contains { c.baseMisreads.contains($0) }, "\(c.file): without confirmation read \(unconfirmed)")
     }
 
     @Test("codes only the upscaled pass reads are still read (confirmed by their scan-line count)",
           arguments: ShelfMisreadTests.keepers)
     func kept(_ c: ShelfFixtures.Case) throws {
-        let detector = BarcodeDetector()
+        let detector = BarcodeDetector(configuration: Self.confirming)
         let found = try detector.detect(in: try ShelfFixtures.frame(c))
         #expect(found.map(text) == [c.value], "\(c.file)")
         #expect(detector.lastPass == .upscaled)
@@ -85,7 +84,7 @@ struct ShelfMisreadTests {
     @Test("on a stream (12 frames, one step per frame) no frame reports wrong digits", arguments: ShelfFixtures.cases)
     func stream(_ c: ShelfFixtures.Case) throws {
         let frame = try ShelfFixtures.frame(c)
-        let detector = BarcodeDetector()
+        let detector = BarcodeDetector(configuration: Self.confirming)
         var reads: [String] = []
         for _ in 0..<12 { reads += try detector.detectStream(in: frame, steps: 1).map(text) }
         #expect(reads.allSatisfy { $0 == c.value }, "\(c.file): \(Set(reads)), confirmations \(detector.confirmations)")
@@ -93,7 +92,7 @@ struct ShelfMisreadTests {
 
     @Test("a transformed read two pass images agree on is confirmed; one seen once is not")
     func secondPass() throws {
-        let detector = BarcodeDetector()
+        let detector = BarcodeDetector(configuration: Self.confirming)
         var pending = BarcodeDetector.PendingReads()
         let o = MetadataObject(type: .ean13, bounds: NormalizedRect(x: 0.4, y: 0.4, width: 0.2, height: 0.05),
                                corners: [NormalizedPoint(x: 0.4, y: 0.4), NormalizedPoint(x: 0.6, y: 0.4),

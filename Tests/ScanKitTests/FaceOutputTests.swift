@@ -33,18 +33,19 @@ struct FaceOutputTests {
         let output = try MetadataOutput(configuration: config)
         let face = try loadPGM("astronaut.pgm")
         let source = SourceInfo(name: "test", frameRate: 30)
-        let first = try output.process(Frame(luma: face, index: 0, time: 0), source: source)
+        let firstResult = try output.processFrame(Frame(luma: face, index: 0, time: 0), source: source)
+        let first = firstResult.event
         #expect(first.objects.count == 1 && first.objects[0].type == .face)
         let id = try #require(first.objects.first?.faceID)
-        #expect(output.lastPresenceEvents.map(\.transition) == [.appeared])
-        #expect(output.lastPresenceEvents.first?.faceID == id)
+        #expect(firstResult.facePresence.map(\.transition) == [.appeared])
+        #expect(firstResult.facePresence.first?.faceID == id)
         // The face vanishes: a flat grey frame of the same size.
         let blank = LumaPlane(width: face.width, height: face.height, bytes: [UInt8](repeating: 128, count: face.width * face.height))
         var lostAt: Int?
         for i in 1...6 {
-            let e = try output.process(Frame(luma: blank, index: i, time: Double(i) / 30), source: source)
-            #expect(e.objects.isEmpty)
-            if output.lastPresenceEvents.contains(where: { $0.transition == .lost && $0.faceID == id }) { lostAt = i }
+            let r = try output.processFrame(Frame(luma: blank, index: i, time: Double(i) / 30), source: source)
+            #expect(r.event.objects.isEmpty)
+            if r.facePresence.contains(where: { $0.transition == .lost && $0.faceID == id }) { lostAt = i }
         }
         // 0.1 s grace at 30 fps: lost on frame 3 (0.1 s after the last sighting), not before.
         #expect(lostAt == 3)

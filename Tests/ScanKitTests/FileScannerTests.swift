@@ -5,14 +5,6 @@ import ScanOutput
 import ScanTestSupport
 @testable import ScanKit
 
-final class CollectingSink: EventSink, @unchecked Sendable {
-    private let lock = Lock()
-    private var items: [EncodedEvent] = []
-    var events: [EncodedEvent] { lock.withLock { items } }
-    func deliver(_ event: EncodedEvent) { lock.withLock { items.append(event) } }
-    func finish() {}
-}
-
 @Suite struct FileScannerTests {
     @Test func outputRejectsUnavailableTypesAndBadROI() {
         var c = OutputConfiguration()

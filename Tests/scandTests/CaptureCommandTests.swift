@@ -1,36 +1,14 @@
+import Foundation
 import Testing
+import ScanTestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// Runs the built `scand` (next to the test bundle) with `arguments`; returns exit status, stdout, stderr.
+/// Runs the built `scand` through the one test launcher; returns exit status, stdout, stderr.
 private func runScand(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-    var buf = [CChar](repeating: 0, count: 4096)
-    let n = readlink("/proc/self/exe", &buf, buf.count - 1)
-    #expect(n > 0)
-    let exe = String(decoding: buf.prefix(Int(n)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    let dir = exe.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
-    let binary = dir + "/scand"
-    let tag = "\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
-    let out = "/tmp/scand-capture-test-\(tag)-out", err = "/tmp/scand-capture-test-\(tag)-err"
-    defer { unlink(out); unlink(err) }
-    let quoted = ([binary] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
-    let status = system("\(quoted) >\(out) 2>\(err)")
-    func read(_ path: String) -> String {
-        guard let f = fopen(path, "r") else { return "" }
-        defer { fclose(f) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while true { let k = fread(&chunk, 1, chunk.count, f); if k <= 0 { break }; bytes += chunk.prefix(k) }
-        return String(decoding: bytes, as: UTF8.self)
-    }
-    return ((status >> 8) & 0xFF, read(out), read(err))
-}
-
-extension String {
-    fileprivate func replacingOccurrences(of a: String, with b: String) -> String {
-        split(separator: Character(a), omittingEmptySubsequences: false).joined(separator: b)
-    }
+    let r = try ScandBinary.run(arguments)
+    return (r.status, r.stdoutText, r.stderr)
 }
 
 @Suite struct CaptureCommandTests {
@@ -55,6 +33,37 @@ extension String {
         #expect(noDevice.stderr.contains("need --device"))
         let mixed = try runScand(["scan", "--device", "/dev/video0", "x.png"])
         #expect(mixed.status == 64)
+    }
+
+    @Test("run --device on an absent node reports waiting, serves its socket, and exits 0 on SIGTERM; --fail-fast exits 2")
+    func runWaitsForAnAbsentDevice() throws {
+        let failFast = try runScand(["run", "--device", "/dev/video-missing-9", "--stdout", "--fail-fast"])
+        #expect(failFast.status == 2)
+        #expect(failFast.stderr.contains("/dev/video-missing-9: no such device"))
+
+        let dir = DaemonPaths.tempDir("wait")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let sock = dir + "/s.sock"
+        let d = try DaemonProcess(["run", "--device", "/dev/video-missing-9", "--stdout", "--socket", sock, "--log-level", "notice"], dir: dir)
+        #expect(d.waitReady())
+        #expect(daemonEventually(10) { daemonReadText(d.stdoutPath).contains(#""kind":"waiting""#) })
+        // Still running and serving: a client gets the banner and the device state.
+        let fd = try connectUnixSocket(sock)
+        defer { close(fd) }
+        let request = Array(#"{"devices":{}}"#.utf8) + [10]
+        #expect(write(fd, request, request.count) == request.count)
+        var got: [UInt8] = []
+        var buf = [UInt8](repeating: 0, count: 4096)
+        _ = daemonEventually(10) {
+            let n = read(fd, &buf, buf.count)
+            if n > 0 { got += buf.prefix(n) }
+            return String(decoding: got, as: UTF8.self).contains(#""state":"waiting""#) || n <= 0
+        }
+        #expect(String(decoding: got, as: UTF8.self).contains(#""state":"waiting""#), "\(String(decoding: got, as: UTF8.self))")
+        #expect(d.process.isRunning)
+        #expect(d.terminate() == 0)
+        let lines = daemonReadText(d.stdoutPath).split(separator: "\n")
+        #expect(lines.first?.contains(#""kind":"waiting""#) == true && lines.last?.contains(#""kind":"stopped""#) == true)
     }
 
     @Test func devicesPrintsOnlyJSONLines() throws {

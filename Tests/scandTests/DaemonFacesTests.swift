@@ -28,3 +28,61 @@ import ScanTestSupport
         #expect(events.contains { $0["event"] as? String == "lost" && $0["type"] as? String == "qr" })
     }
 }
+
+/// Face tracking across a SIGHUP reload, and the one face grace setting (issue 14). Fixtures from
+/// scripts/make-face-fixtures.
+@Suite struct DaemonFaceReloadTests {
+    static let faces = Fixtures.repositoryRoot.appendingPathComponent("Tests/Fixtures/generated/faces").path
+
+    @Test func sighupInTheMiddleOfAClipKeepsEveryFaceID() throws {
+        let dir = DaemonPaths.tempDir("facehup")
+        defer { DaemonPaths.remove(dir) }
+        let config = dir + "/scand.json"
+        try #"{"metadata": true}"#.write(toFile: config, atomically: true, encoding: .utf8)
+        // Unpaced, so no frame is dropped however slow the machine; the reload comes after 60 frames.
+        let d = try DaemonProcess(["run", "--config", config, "--input", Self.faces + "/steady.y4m", "--stdout", "--exit-at-end",
+                                   "--no-pacing", "--types", "face", "--log-level", "notice"], dir: dir)
+        #expect(d.waitReady())
+        #expect(daemonEventually(60) { daemonReadText(d.stdoutPath).split(separator: "\n").count > 60 })
+        try #"{"metadata": true, "presence": {"lostAfter": 2.0}}"#.write(toFile: config, atomically: true, encoding: .utf8)
+        d.signal(SIGHUP)
+        #expect(daemonEventually(30) { d.stderr.contains("configuration applied") })
+        // The reload really happened in the middle of the clip (before its last frames were reported).
+        let reportedAtReload = daemonReadText(d.stdoutPath).split(separator: "\n").count
+        #expect(reportedAtReload < 220, "the clip was over before the reload: \(reportedAtReload) lines")
+        #expect(DaemonRun.wait(d.process, timeout: 120) == 0)
+        let events = daemonReadText(d.stdoutPath).split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        let metadata = events.filter { $0["event"] as? String == "metadata" }
+        #expect(metadata.count >= 200, "frames reported: \(metadata.count)")
+        let ids = metadata.flatMap { ($0["objects"] as? [[String: Any]] ?? []).compactMap { $0["faceID"] as? Int } }
+        #expect(Set(ids) == [1, 2], "faceIDs seen across the reload: \(Set(ids).sorted())")
+        let appeared = events.filter { $0["event"] as? String == "appeared" && $0["type"] as? String == "face" }
+        #expect(appeared.compactMap { $0["faceID"] as? Int }.sorted() == [1, 2], "one appeared per face: \(appeared)")
+        let lost = events.filter { $0["event"] as? String == "lost" && $0["type"] as? String == "face" }
+        // Lost only at the end of the input, once per face.
+        #expect(lost.compactMap { $0["faceID"] as? Int }.sorted() == [1, 2], "\(lost)")
+        #expect(lost.allSatisfy { ($0["frame"] as? Int ?? 0) >= 230 }, "\(lost)")
+    }
+
+    /// The frame of the face `lost` event of the first faceID, with `args` setting the grace.
+    func lostFrame(_ args: [String]) throws -> Int {
+        let r = try ScandBinary.run(["run", "--input", Self.faces + "/reenter.y4m", "--stdout", "--exit-at-end", "--no-pacing",
+                                     "--types", "face", "--no-metadata"] + args)
+        #expect(r.status == 0, "\(r.stderr)")
+        let lost = try r.jsonLines().filter { $0["event"] as? String == "lost" && $0["type"] as? String == "face" }
+        #expect(Set(lost.compactMap { $0["faceID"] as? Int }).count == lost.count, "one lost per faceID: \(lost)")
+        return try #require(lost.first?["frame"] as? Int)
+    }
+
+    @Test func presenceEventsFollowTheOneFaceGraceSetting() throws {
+        // The face leaves the picture around frame 24 (30 fps); lost comes one grace period after it was last seen.
+        let short = try lostFrame(["--face-grace", "0.1"])
+        let long = try lostFrame(["--face-grace", "0.5"])
+        let alias = try lostFrame(["--face-lost-after", "0.5"])
+        #expect(alias == long, "--face-lost-after is an alias of --face-grace")
+        #expect(abs((long - short) - 12) <= 2, "0.4 s more grace is 12 frames later: \(short) vs \(long)")
+        #expect(short >= 20 && short <= 32, "\(short)")
+    }
+}

@@ -96,7 +96,9 @@ struct InputNameTests {
         #expect(status == 2)
         let err = try [UInt8](Data(contentsOf: URL(fileURLWithPath: dir + "/err")))
         #expect(!err.contains(0x1B), "no raw ESC on stderr")
-        #expect(err.filter { $0 == 0x0A }.count == 1, "exactly one log line: \(String(decoding: err, as: UTF8.self))")
+        // One log line, then the summary line (which names no input).
+        #expect(err.filter { $0 == 0x0A }.count == 2, "exactly one log line and the summary: \(String(decoding: err, as: UTF8.self))")
+        #expect(String(decoding: err, as: UTF8.self).split(separator: "\n").last?.hasPrefix("scanned 0 objects from 1 input") == true)
         #expect(String(decoding: err, as: UTF8.self).contains("x\\x0a2026-01-01"))
     }
 

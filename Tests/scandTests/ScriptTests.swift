@@ -54,7 +54,8 @@ import Glibc
         // Values only; the newline inside a value is printed as is (zbarimg --raw does the same).
         #expect(r.stdoutText == "hello raw\nline1\nline2\n")
         let notes = r.stderr.split(separator: "\n")
-        #expect(notes.count == 1 && notes[0].contains("bin.png") && notes[0].contains("--raw-bytes"), "\(r.stderr)")
+        #expect(notes.count == 2 && notes[0].contains("bin.png") && notes[0].contains("--raw-bytes"), "\(r.stderr)")
+        #expect(notes.last?.hasPrefix("scanned 3 objects from 3 inputs (3 frames)") == true, "then the summary")
         // -q: no note; the value is still printed.
         let quiet = try ScandBinary.run(["scan", "--raw", "-q", binary, text])
         #expect(quiet.stdoutText == "hello raw\n" && quiet.stderr.isEmpty && quiet.status == 0)
@@ -68,7 +69,8 @@ import Glibc
         let r = try ScandBinary.run(["scan", "--raw-bytes", binary])
         #expect(r.status == 0)
         #expect(r.stdout == payload + [0x0A])
-        #expect(r.stderr.isEmpty)
+        #expect(r.stderr.hasPrefix("scanned 1 object from 1 input (1 frame) in "), "no note, only the summary: \(r.stderr)")
+        #expect(r.stderr.split(separator: "\n").count == 1)
     }
 
     @Test func rawOnAVideoPrintsEachShowingOnceNotEveryFrame() throws {

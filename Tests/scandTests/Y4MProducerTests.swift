@@ -138,7 +138,8 @@ private func values(_ lines: [[String: Any]]) -> [[String]] {
         #expect(alone.status == 2)
         #expect(values(try alone.jsonLines()) == (0..<8).map { ["f\($0)"] })
         #expect(alone.stderr.contains("cut.y4m: " + message))
-        #expect(alone.stderr.split(separator: "\n").count == 1)
+        #expect(alone.stderr.split(separator: "\n").count == 2, "the error, then the summary: \(alone.stderr)")
+        #expect(alone.stderr.split(separator: "\n").last?.hasPrefix("scanned 8 objects from 1 input (8 frames)") == true)
 
         let both = try ScandBinary.run(["scan", "cut.y4m", "good.y4m"], directory: dir.url)
         #expect(both.status == 1)

@@ -1,55 +1,56 @@
 #!/usr/bin/python3
 """Writes the face evaluation set: 640x480 Y4M clips plus exact ground truth (JSON) into bench/out/faces/.
 
-Source photograph: skimage.data.astronaut() (Eileen Collins, NASA photograph, public domain), shipped in
-Debian's python3-skimage. Backgrounds: other skimage.data images (coffee, chelsea, rocket, brick, gravel,
-grass, hubble_deep_field; public domain / CC0 per skimage's data README).
-The second "person" is the same photograph mirrored with a different tone curve: the tracker uses no
-appearance, only geometry, so for ID logic it is a distinct face.
+People: the real photographs of bench/faces/marks.json, each with a hand-marked face square and eye centres
+(licence, package and sha256 recorded there):
+  astronaut  Eileen Collins, skimage.data.astronaut (NASA, public domain)
+  hopper     Grace Hopper, matplotlib's sample_data/grace_hopper.jpg (US Navy, public domain) -- HELD OUT of all
+             tuning; score.py reports it separately
+  cameraman  skimage.data.camera (CC0, Lav Varshney), a profile turned to the image's right (yaw 90); mirrored
+             ("cameraman-m") it is a profile turned left (yaw 270)
+Backgrounds: other skimage.data images (coffee, chelsea, rocket, brick, gravel, grass, hubble_deep_field;
+public domain / CC0 per skimage's data README).
 
-Ground truth per face and frame: the upright face square (centre, side in pixels; the Haar box convention
-measured once on the photograph: x=177, y=66, side 95) and the roll (eye-line angle, degrees, clockwise
-positive, y down; 3.3 deg on the photograph, from hand-marked eye centres (202.7,100.7) and (247.3,103.3)).
-A face less than 80 % inside the frame is marked "ignore" (neither a miss nor a false positive).
+Ground truth per face and frame: the upright face square (the marked square moved, scaled and turned with the
+pasted head), the roll (the marked eye line plus the turn, degrees, clockwise positive, y down; profiles: the
+turn only) and the yaw (0, or 90/270 for the profiles). A face less than 80 % inside the frame is marked
+"ignore" (neither a miss nor a false positive).
 
 Usage: make_clips.py [OUTDIR] [--only NAME[,NAME]] [--frames-scale F]
 """
 import json, math, os, sys, zlib
 import numpy as np
-from PIL import Image, ImageDraw, ImageFilter
+from PIL import Image, ImageDraw, ImageFilter, ImageOps
 import skimage.data as data
 
 W, H, FPS = 640, 480, 30
-FACE_X, FACE_Y, FACE_S = 177, 66, 95          # face square on astronaut.png
-FACE_CX, FACE_CY = FACE_X + FACE_S / 2, FACE_Y + FACE_S / 2
-BASE_ROLL = math.degrees(math.atan2(103.3 - 100.7, 247.3 - 202.7))  # ~3.3 deg
-PATCH_R = 100                                  # head patch radius on the photograph
+MARKS = json.load(open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "marks.json")))["photos"]
 
 
-def luma(rgb):
-    a = np.asarray(rgb, dtype=np.float32)
-    return 0.299 * a[..., 0] + 0.587 * a[..., 1] + 0.114 * a[..., 2]
-
-
-def head_patch(mirrored=False, tone=1.0):
-    """Grey head patch centred on the face centre with a feathered elliptical alpha."""
-    img = Image.fromarray(data.astronaut()).convert("L")
-    box = (int(FACE_CX - PATCH_R), int(FACE_CY - PATCH_R), int(FACE_CX + PATCH_R), int(FACE_CY + PATCH_R))
-    patch = img.crop(box)
-    if tone != 1.0:
-        arr = np.asarray(patch, dtype=np.float32) / 255.0
-        patch = Image.fromarray(np.clip(255 * arr ** tone, 0, 255).astype(np.uint8))
+def head_patch(mark, mirrored=False):
+    """Grey head patch centred on the marked face square with a feathered elliptical alpha; returns
+    (patch, mask, face side in patch pixels, eye-line roll of the photograph in degrees)."""
+    img = Image.open(mark["path"]).convert("L")
+    x, y, side = mark["square"]
+    cx, cy = x + side / 2, y + side / 2
+    r = int(round(1.05 * side))
+    patch = img.crop((int(cx - r), int(cy - r), int(cx + r), int(cy + r)))
+    n = 2 * r
     mask = Image.new("L", patch.size, 0)
-    ImageDraw.Draw(mask).ellipse((18, 8, 2 * PATCH_R - 18, 2 * PATCH_R - 2), fill=255)
-    mask = mask.filter(ImageFilter.GaussianBlur(6))
+    ImageDraw.Draw(mask).ellipse((0.18 * n, 0.04 * n, 0.82 * n, 0.99 * n), fill=255)
+    mask = mask.filter(ImageFilter.GaussianBlur(max(2, n // 32)))
+    eyes = mark["eyes"]
+    roll = math.degrees(math.atan2(eyes[1][1] - eyes[0][1], eyes[1][0] - eyes[0][0])) if len(eyes) == 2 else 0.0
     if mirrored:
-        patch = patch.transpose(Image.FLIP_LEFT_RIGHT)
-        mask = mask.transpose(Image.FLIP_LEFT_RIGHT)
-    return patch, mask
+        patch, mask, roll = ImageOps.mirror(patch), ImageOps.mirror(mask), -roll
+    return patch, mask, side, roll
 
 
-PERSONS = {1: dict(patch=head_patch(), base_roll=BASE_ROLL),
-           2: dict(patch=head_patch(mirrored=True, tone=0.8), base_roll=-BASE_ROLL)}
+PERSONS = {}
+for m in MARKS:
+    PERSONS[m["person"]] = dict(patch=head_patch(m), yaw=m["yaw"], holdout=m["holdout"])
+    if m["yaw"] in (90, 270):
+        PERSONS[m["person"] + "-m"] = dict(patch=head_patch(m, mirrored=True), yaw=360 - m["yaw"], holdout=m["holdout"])
 
 
 def background(name):
@@ -62,15 +63,15 @@ def background(name):
 
 
 def paste_face(canvas, person, cx, cy, size, roll):
-    """Pastes `person`'s head so its face centre lands on (cx, cy) with face side `size` and eye-line roll
-    `roll` (degrees clockwise). Returns the ground-truth roll actually rendered."""
+    """Pastes `person`'s head so its face square centre lands on (cx, cy) with side `size` and eye-line roll
+    `roll` (degrees clockwise; for profiles the turn applied)."""
     p = PERSONS[person]
-    patch, mask = p["patch"]
-    f = size / FACE_S
-    n = max(4, int(round(2 * PATCH_R * f)))
+    patch, mask, side, base_roll = p["patch"]
+    f = size / side
+    n = max(4, int(round(patch.width * f)))
     patch = patch.resize((n, n), Image.BICUBIC)
     mask = mask.resize((n, n), Image.BICUBIC)
-    turn = roll - p["base_roll"]               # clockwise degrees to add; PIL rotates counter-clockwise
+    turn = roll - base_roll if p["yaw"] == 0 else roll   # clockwise degrees to add; PIL rotates counter-clockwise
     patch = patch.rotate(-turn, resample=Image.BICUBIC, expand=True)
     mask = mask.rotate(-turn, resample=Image.BICUBIC, expand=True)
     ox, oy = int(round(cx - patch.width / 2)), int(round(cy - patch.height / 2))
@@ -100,7 +101,8 @@ def write_clip(outdir, name, bg_name, n, faces_at, occluder=None, seed=0):
                 if vis <= 0:
                     continue
                 faces.append({"person": person, "segment": segment, "x": cx - size / 2, "y": cy - size / 2,
-                              "w": size, "h": size, "roll": roll, "ignore": vis < 0.8})
+                              "w": size, "h": size, "roll": roll, "yaw": PERSONS[person]["yaw"],
+                              "holdout": PERSONS[person]["holdout"], "ignore": vis < 0.8})
             if occluder:
                 box = occluder(i)
                 if box:
@@ -115,37 +117,48 @@ def write_clip(outdir, name, bg_name, n, faces_at, occluder=None, seed=0):
 
 
 def clips(scale=1.0):
+    """name -> (background, frames, faces_at(i) -> [(person, segment, cx, cy, side, roll)], occluder)."""
     def N(n): return max(10, int(n * scale))
     out = {}
-    n = N(150)
-    out["move"] = ("coffee", n, lambda i: [(1, 1, 320 + 200 * math.sin(i / 23.0), 240 + 120 * math.sin(i / 17.0), 110,
-                                            4 * math.sin(i / 11.0))], None)
-    n2 = N(150)
-    out["scale"] = ("rocket", n2, lambda i: [(1, 1, 300 + 60 * math.sin(i / 30.0), 250, 60 + 150 * (0.5 - 0.5 * math.cos(2 * math.pi * i / n2)), 0)], None)
-    n3 = N(180)
-    out["roll"] = ("brick", n3, lambda i: [(1, 1, 320 + 80 * math.sin(i / 40.0), 240, 120, 45 * math.sin(2 * math.pi * i / 90.0))], None)
-    n4 = N(150)
+    for tag, who, bg in [("", "astronaut", "coffee"), ("_h", "hopper", "grass")]:
+        n = N(150)
+        out["move" + tag] = (bg, n, lambda i, who=who: [(who, 1, 320 + 200 * math.sin(i / 23.0), 240 + 120 * math.sin(i / 17.0), 110,
+                                                        4 * math.sin(i / 11.0))], None)
+        out["scale" + tag] = ("rocket", n, lambda i, who=who, n=n: [(who, 1, 300 + 60 * math.sin(i / 30.0), 250,
+                                                                     60 + 150 * (0.5 - 0.5 * math.cos(2 * math.pi * i / n)), 0)], None)
+        n3 = N(180)
+        out["roll" + tag] = ("brick", n3, lambda i, who=who: [(who, 1, 320 + 80 * math.sin(i / 40.0), 240, 120,
+                                                              45 * math.sin(2 * math.pi * i / 90.0))], None)
+        n4 = N(150)
 
-    def occ(i):
-        x = 140 + (360 * i) / n4
-        return (int(x), 150, int(x + 0.3 * 120), 330)
-    out["occlude"] = ("gravel", n4, lambda i: [(1, 1, 320, 240, 120, 0)], occ)
+        def occ(i, n4=n4):
+            x = 140 + (360 * i) / n4
+            return (int(x), 150, int(x + 0.3 * 120), 330)
+        out["occlude" + tag] = ("gravel", n4, lambda i, who=who: [(who, 1, 320, 240, 120, 0)], occ)
+        n6 = N(180)
+
+        def reenter(i, who=who, n6=n6):
+            if i < n6 * 0.35:
+                return [(who, 1, 300 + 6.5 * i, 230, 110, 0)]
+            if i < n6 * 0.5:
+                return [(who, 1, 2000, 230, 110, 0)]      # out of the picture
+            return [(who, 2, 60 + 3 * (i - n6 * 0.5), 300, 110, 0)]   # back, far away (new faceID expected)
+        out["reenter" + tag] = ("hubble_deep_field", n6, reenter, None)
     n5 = N(150)
-    out["pass"] = ("grass", n5, lambda i: [(1, 1, 60 + 520 * i / (n5 - 1), 180, 100, 0),
-                                           (2, 2, 580 - 520 * i / (n5 - 1), 290, 100, 0)], None)
-    n6 = N(180)
-
-    def reenter(i):
-        if i < n6 * 0.35:
-            return [(1, 1, 300 + 6.5 * i, 230, 110, 0)]
-        if i < n6 * 0.5:
-            return [(1, 1, 2000, 230, 110, 0)]      # out of the picture
-        return [(1, 2, 760 - 6.5 * (i - n6 * 0.5), 260, 110, 0)]
-    out["reenter"] = ("hubble_deep_field", n6, reenter, None)
+    out["pass"] = ("grass", n5, lambda i: [("astronaut", 1, 60 + 520 * i / (n5 - 1), 180, 100, 0),
+                                           ("hopper", 1, 580 - 520 * i / (n5 - 1), 300, 100, 0)], None)
     n7 = N(150)
-    out["crowd"] = ("coffee", n7, lambda i: [(1, 1, 150 + 40 * math.sin(i / 20.0), 170, 90, 25 * math.sin(i / 15.0)),
-                                             (2, 2, 470, 150 + 150 * i / (n7 - 1), 80, -20),
-                                             (1, 3, 320 + 150 * math.cos(i / 25.0), 360, 70, 35)], None)
+    out["crowd"] = ("coffee", n7, lambda i: [("astronaut", 1, 150 + 40 * math.sin(i / 20.0), 150, 90, 25 * math.sin(i / 15.0)),
+                                             ("hopper", 1, 480, 130 + 150 * i / (n7 - 1), 90, -20),
+                                             ("cameraman", 1, 320 + 120 * math.cos(i / 25.0), 370, 80, 0)], None)
+    n8 = N(150)
+    # Faces along the frame edges, 80-100 % inside (scored), and briefly further out (ignored).
+    out["edge"] = ("brick", n8, lambda i: [("astronaut", 1, 40 + 20 * math.sin(i / 10.0), 240 + 150 * math.sin(i / 30.0), 110, 0),
+                                           ("hopper", 1, 320 + 200 * math.sin(i / 25.0), 448 + 10 * math.sin(i / 7.0), 110, 0)], None)
+    n9 = N(150)
+    # Profiles (yaw 90 and 270), moving and rolling a little.
+    out["profile"] = ("chelsea", n9, lambda i: [("cameraman", 1, 180 + 60 * math.sin(i / 20.0), 240, 120, 10 * math.sin(i / 13.0)),
+                                                ("cameraman-m", 1, 470, 240 + 80 * math.sin(i / 25.0), 110, -8 * math.sin(i / 17.0))], None)
     out["empty"] = ("chelsea", N(90), lambda i: [], None)
     return out
 

@@ -259,5 +259,133 @@ if [ $rc = 0 ] && [ "$mode" = 660 ] && [ $gone = removed ] && [ "$gaps" = 0 ] &&
 else fail daemon "rc=$rc mode=$mode socket=$gone gaps=$gaps hello=$hello client-device=$cdev after=$after events: $ev"; tail -5 $T/run.err; head -3 $T/client.json; fi
 fi
 
+# --- 9. Waiting for the camera: `scand run --device` on an absent node keeps running, reports `waiting`,
+# starts streaming when the node appears, and exits 0 on SIGTERM; --fail-fast exits 2 at once instead.
+if want waiting; then
+t=$(now)
+echo vivid.0 >/sys/bus/platform/drivers/vivid/unbind
+sleep 0.5
+absent=$([ -e "$VIVID" ] && echo present || echo absent)
+scand run --device "$VIVID" --size 640x480 --fps 15 --stdout --fail-fast >$T/ff.json 2>$T/ff.err
+ffrc=$?
+scand run --device "$VIVID" --size 640x480 --fps 15 --stdout --log-level info >$T/wait.json 2>$T/wait.err &
+wp=$!
+wait_for $T/wait.json '"kind":"waiting"' 10
+sleep 2
+alive=$(kill -0 $wp 2>/dev/null && echo alive || echo exited)
+echo vivid.0 >/sys/bus/platform/drivers/vivid/bind
+wait_for $T/wait.json '"event":"metadata"' 15
+sleep 1
+kill -TERM $wp
+wait $wp
+rc=$?
+ev=$(events $T/wait.json)
+frames=$(grep -c '"event":"metadata"' $T/wait.json)
+if [ $absent = absent ] && [ $ffrc = 2 ] && [ $alive = alive ] && [ $rc = 0 ] && [ "$frames" -gt 3 ] \
+   && echo "$ev" | grep -q '^waiting deviceConnected started .*stopped'; then
+    pass waiting "node $absent: --fail-fast rc=$ffrc; waiting then $alive after 2 s; bound: events: $ev, frames=$frames, SIGTERM rc=$rc ($(since $t)s)"
+else fail waiting "node=$absent fail-fast rc=$ffrc alive=$alive rc=$rc frames=$frames events: $ev"; tail -5 $T/wait.err; tail -2 $T/ff.err; fi
+# --- 10. Camera controls (issue 18) against vivid's user controls.
+# ctlval NAME: the control's current value as `scand devices` reads it (keys are sorted: name, step, type, value).
+ctlval() { scand devices 2>/dev/null | grep "\"path\":\"$VIVID\"" | grep -o "\"name\":\"$1\",\"step\":[0-9]*,\"type\":\"[a-z0-9]*\",\"value\":-\?[0-9]*" | sed 's/.*"value"://'; }
+# The library checks (Swift Testing, Tests/ScanCaptureTests/LiveControlTests.swift), run once for both checks below:
+# picture follows brightness, control-only commits without a restart, read back, lockForConfiguration, exposure loop.
+if { want controls || want exposure-roi; } && [ -x /bin/scand-tests ]; then
+    t=$(now)
+    NO_COLOR=1 TERM=dumb SCAND_TEST_DEVICE="$VIVID" scand-tests --testing-library swift-testing --filter LiveControlTests >$T/ctlunit.log 2>&1
+    ctlunit_rc=$?
+    grep -a '^. Test .*\(passed\|failed\)\|recorded an issue\|Expectation failed\|FIGURES' $T/ctlunit.log | sed 's/^/SCANDVM: INFO   /'
+    say "INFO LiveControlTests rc=$ctlunit_rc ($(since $t)s)"
+fi
+testok() { grep -q "Test $1.* passed after" $T/ctlunit.log 2>/dev/null && ! grep -q "Test $1.*failed" $T/ctlunit.log; }
+if want controls; then
+t=$(now); ok=1; detail=""
+scand devices >$T/ctl-devices.json 2>/dev/null
+line=$(grep "\"path\":\"$VIVID\"" $T/ctl-devices.json)
+names=$(echo "$line" | grep -o '"name":"[a-z0-9_]*","step"' | sed 's/"name":"//;s/","step"//' | tr '\n' ' ')
+say "INFO vivid controls: $names"
+say "INFO vivid supportedModes: $(echo "$line" | grep -o '"supportedModes":{[^}]*}')"
+for c in brightness contrast saturation hue; do
+    echo " $names " | grep -q " $c " || { ok=0; detail="$detail missing-$c"; }
+done
+echo "$line" | grep -q '"default":128,"flags":\["slider"\],"id":9963776,"label":"Brightness","max":255,"min":0,"name":"brightness"' \
+    || { ok=0; detail="$detail brightness-fields"; }
+echo "$line" | grep -q '"inactive"' || { ok=0; detail="$detail no-inactive-flag"; }
+echo "$line" | grep -q '"menu":\[{"index":' || { ok=0; detail="$detail no-menu-items"; }
+[ $ok = 1 ] && pass controls-list "$(echo $names | wc -w) controls, id/type/min/max/step/default/value/menu/flags ($(since $t)s)" || fail controls-list "$detail names: $names"
+
+# Set by name, read back.
+t=$(now)
+scand scan --device "$VIVID" --size 640x480 --fps 15 --frames 3 --control brightness=200 --control saturation=10 --control menu=menu_item_4 >$T/ctlset.json 2>$T/ctlset.err
+rc=$?
+b=$(ctlval brightness); s=$(ctlval saturation); m=$(ctlval menu)
+if [ $rc = 0 ] && [ "$b" = 200 ] && [ "$s" = 10 ] && [ "$m" = 4 ]; then pass controls-set "brightness=200 saturation=10 menu=menu_item_4 read back as $b/$s/$m ($(since $t)s)"
+else fail controls-set "rc=$rc read back brightness=$b saturation=$s menu=$m"; tail -3 $T/ctlset.err; fi
+
+# The picture follows the control, and control-only commits do not restart streaming (library test).
+if [ -x /bin/scand-tests ]; then
+    if testok brightnessRaisesLuma && testok lockForConfiguration; then pass controls-picture "$(grep -o 'CONTROLS-FIGURES: .*' $T/ctlunit.log | sed 's/CONTROLS-FIGURES: //'); lockForConfiguration exclusive"
+    else fail controls-picture "see the LiveControlTests lines above"; fi
+fi
+
+# Re-applied after unplug and re-bind (vivid's controls come back at their defaults).
+t=$(now)
+scand scan --device "$VIVID" --size 640x480 --fps 15 --duration 30 --control brightness=180 --log-level info >$T/ctlplug.json 2>$T/ctlplug.err &
+sp=$!
+wait_for $T/ctlplug.json '"event":"metadata"' 10
+before=$(ctlval brightness)
+echo vivid.0 >/sys/bus/platform/drivers/vivid/unbind
+wait_for $T/ctlplug.json '"kind":"deviceDisconnected"' 5
+echo vivid.0 >/sys/bus/platform/drivers/vivid/bind
+wait_for $T/ctlplug.json '"kind":"deviceConnected"' 10
+sleep 1
+after=$(ctlval brightness)
+kill -INT $sp; wait $sp; rc=$?
+if [ $rc = 0 ] && [ "$before" = 180 ] && [ "$after" = 180 ]; then pass controls-replug "brightness=180 before unplug, $after after re-bind (the driver's default is 128) ($(since $t)s)"
+else fail controls-replug "rc=$rc before=$before after=$after events: $(events $T/ctlplug.json)"; tail -3 $T/ctlplug.err; fi
+
+# Errors: an unknown name lists the names; out of range is an error (never clamped); a mode vivid lacks lists what it can do.
+scand scan --device "$VIVID" --size 640x480 --frames 1 --control brightnes=3 >/dev/null 2>$T/ctlerr1.err; rc1=$?
+scand scan --device "$VIVID" --size 640x480 --frames 1 --control brightness=300 >/dev/null 2>$T/ctlerr2.err; rc2=$?
+scand scan --device "$VIVID" --size 640x480 --frames 1 --focus-mode continuousAutoFocus >/dev/null 2>$T/ctlerr3.err; rc3=$?
+m1=$(tail -1 $T/ctlerr1.err); m2=$(tail -1 $T/ctlerr2.err); m3=$(tail -1 $T/ctlerr3.err)
+if [ $rc1 = 2 ] && echo "$m1" | grep -q "unknown control 'brightnes'; the device has: brightness, contrast" \
+   && [ $rc2 = 2 ] && echo "$m2" | grep -q "control 'brightness': 300 is out of range 0...255" \
+   && [ $rc3 = 2 ] && echo "$m3" | grep -q "focus-mode 'continuousAutoFocus' is not supported.*it supports: none"; then
+    pass controls-errors "rc=$rc1/$rc2/$rc3: $(echo "$m1" | cut -c1-110)… | $(echo "$m2" | sed 's/.*control /control /') | $(echo "$m3" | sed 's/.*--focus/--focus/' | cut -c1-120)"
+else fail controls-errors "rc=$rc1/$rc2/$rc3 [$m1] [$m2] [$m3]"; fi
+
+# A change by another process (vmtool: S_CTRL, as v4l2-ctl --set-ctrl does) becomes a controlChanged event.
+t=$(now)
+scand scan --device "$VIVID" --size 640x480 --fps 15 --duration 30 >$T/ctlev.json 2>$T/ctlev.err &
+sp=$!
+wait_for $T/ctlev.json '"event":"metadata"' 10
+vmtool ctrl "$VIVID" Brightness 77
+wait_for $T/ctlev.json '"control":"brightness".*"kind":"controlChanged".*"value":77' 5
+kill -INT $sp; wait $sp; rc=$?
+ev=$(grep '"kind":"controlChanged"' $T/ctlev.json | grep '"control":"brightness"' | head -1)
+others=$(grep '"kind":"controlChanged"' $T/ctlev.json | grep -vc '"control":"brightness"')
+if [ $rc = 0 ] && echo "$ev" | grep -q '"control":"brightness".*"value":77' && [ "$others" = 0 ]; then pass controls-event "another process set Brightness=77: $ev, other controlChanged events: $others ($(since $t)s)"
+else fail controls-event "rc=$rc event=[$ev]"; tail -3 $T/ctlev.err; fi
+fi
+
+# --- 11. Software exposure on a region: converges within 10% of the target in <= 30 frames from a dark and a
+# bright start and stays there (library test; luma measured by the test over every pixel of the region).
+if want exposure-roi && [ -x /bin/scand-tests ]; then
+    figs=$(grep -o 'EXPOSURE-ROI-FIGURES: .*' $T/ctlunit.log | sed 's/EXPOSURE-ROI-FIGURES: //' | tr '\n' ';')
+    if testok exposureOnARegionConverges && [ "$(grep -c 'EXPOSURE-ROI-FIGURES' $T/ctlunit.log)" = 2 ]; then pass exposure-roi "$figs"
+    else fail exposure-roi "$figs see the LiveControlTests lines above"; fi
+    # The CLI end to end: --exposure-point-of-interest reports adjustingExposure start and end as device events.
+    t=$(now)
+    vmtool ctrl "$VIVID" Brightness 0
+    scand scan --device "$VIVID" --size 640x480 --fps 15 --duration 6 --exposure-point-of-interest 0.5,0.5 >$T/roi.json 2>$T/roi.err
+    rc=$?
+    ev=$(events $T/roi.json)
+    final=$(ctlval brightness)
+    if [ $rc = 0 ] && echo "$ev" | grep -q 'adjustingExposureStarted.*adjustingExposureEnded' && [ "$final" -gt 0 ]; then
+        pass exposure-roi-cli "brightness 0 -> $final, events: $(echo "$ev" | tr ' ' '\n' | grep -v controlChanged | tr '\n' ' ')+ $(echo "$ev" | tr ' ' '\n' | grep -c controlChanged) controlChanged ($(since $t)s)"
+    else fail exposure-roi-cli "rc=$rc final=$final events: $ev"; tail -3 $T/roi.err; fi
+fi
+
 say DONE
 poweroff -f

@@ -92,6 +92,9 @@ scv_status scv_gaussian_blur(const uint8_t *src, int width, int height, int stri
 /** Histogram equalisation into dst (packed). */
 scv_status scv_equalize(const uint8_t *src, int width, int height, int stride, uint8_t *dst);
 
+/// The OpenCV version scand was built against (CV_VERSION, "4.6.0"), a static string.
+const char *scv_opencv_version(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -34,6 +34,15 @@ extern const unsigned long SCAN_VIDIOC_QBUF;
 extern const unsigned long SCAN_VIDIOC_DQBUF;
 extern const unsigned long SCAN_VIDIOC_STREAMON;
 extern const unsigned long SCAN_VIDIOC_STREAMOFF;
+/* Controls and control events (issue 18). */
+extern const unsigned long SCAN_VIDIOC_QUERY_EXT_CTRL;
+extern const unsigned long SCAN_VIDIOC_QUERYMENU;
+extern const unsigned long SCAN_VIDIOC_G_EXT_CTRLS;
+extern const unsigned long SCAN_VIDIOC_S_EXT_CTRLS;
+extern const unsigned long SCAN_VIDIOC_TRY_EXT_CTRLS;
+extern const unsigned long SCAN_VIDIOC_SUBSCRIBE_EVENT;
+extern const unsigned long SCAN_VIDIOC_UNSUBSCRIBE_EVENT;
+extern const unsigned long SCAN_VIDIOC_DQEVENT;
 #ifdef __cplusplus
 }
 #endif

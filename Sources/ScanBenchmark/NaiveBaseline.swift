@@ -1,4 +1,5 @@
 public import ScanCore
+import ScanDetection
 internal import CScanZBar
 
 /// The naive pipeline a user would write by hand, kept as the benchmark's baseline: every full frame
@@ -30,14 +31,17 @@ public final class NaiveBaseline {
         zbar_image_scanner_destroy(scanner)
     }
 
-    /// Timings of the last call, seconds.
-    public private(set) var lastCodeSeconds = 0.0
-    public private(set) var lastFaceSeconds = 0.0
+    /// One frame's objects (normalized device coordinates) and the seconds each half took.
+    public struct Result: Sendable {
+        public var objects: [MetadataObject]
+        public var codeSeconds: Double
+        public var faceSeconds: Double
+    }
 
     /// Scans the whole frame. Geometry is normalized device coordinates.
-    public func process(_ frame: Frame) throws -> [MetadataObject] {
+    public func process(_ frame: Frame) throws -> Result {
         var out: [MetadataObject] = []
-        let t0 = BaselineClock.now()
+        let t0 = monotonicSeconds()
         if codes {
             frame.luma.cropped(to: PixelRect(x: 0, y: 0, width: frame.width, height: frame.height)).bytes.withUnsafeBufferPointer { b in
                 zbar_image_set_size(image, UInt32(frame.width), UInt32(frame.height))
@@ -57,22 +61,13 @@ public final class NaiveBaseline {
                 }
             }
         }
-        let t1 = BaselineClock.now()
+        let t1 = monotonicSeconds()
         if let faces { out += try faces.process(frame) }
-        let t2 = BaselineClock.now()
-        lastCodeSeconds = t1 - t0
-        lastFaceSeconds = t2 - t1
-        return out
+        let t2 = monotonicSeconds()
+        return Result(objects: out, codeSeconds: t1 - t0, faceSeconds: t2 - t1)
     }
 }
 
-enum BaselineClock {
-    static func now() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-    }
-}
 #if canImport(Glibc)
 import Glibc
 #endif

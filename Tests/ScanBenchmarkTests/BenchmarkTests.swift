@@ -2,7 +2,8 @@ import Foundation
 import Testing
 import ScanCore
 import ScanCapture
-@testable import ScanKit
+import ScanKit
+@testable import ScanBenchmark
 
 /// `scand bench`'s engine (``Benchmark``) on a small Y4M clip with ground truth, made here from the QR fixture
 /// of Tests/Fixtures/make-fixtures.py: the pipelines run the real detectors, and recall is scored against the truth.

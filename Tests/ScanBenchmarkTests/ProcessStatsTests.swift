@@ -1,5 +1,6 @@
 import Testing
-@testable import ScanKit
+import ScanKit
+@testable import ScanBenchmark
 
 @Suite struct ProcessStatsTests {
     @Test func percentilesAreNearestRank() {

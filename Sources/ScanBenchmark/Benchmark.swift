@@ -1,5 +1,6 @@
 public import ScanCore
 import ScanCapture
+public import ScanKit
 import ScanDetection
 import ScanOutput
 import FoundationEssentials
@@ -100,15 +101,17 @@ public enum Benchmark {
             let objects: [MetadataObject]
             var event: MetadataEvent
             if let output {
-                event = try output.process(frame, source: SourceInfo(name: c.clip, frameRate: Double(truth.fps), isLive: c.live))
+                let result = try output.processFrame(frame, source: SourceInfo(name: c.clip, frameRate: Double(truth.fps), isLive: c.live))
+                event = result.event
                 objects = event.objects
-                barcode.add(output.lastTimings.barcode)
-                face.add(output.lastTimings.face)
-                tracking.add(output.lastTimings.tracking)
+                barcode.add(result.timings.barcode)
+                face.add(result.timings.face)
+                tracking.add(result.timings.tracking)
             } else {
-                objects = try baseline!.process(frame)
-                barcode.add(baseline!.lastCodeSeconds)
-                face.add(baseline!.lastFaceSeconds)
+                let result = try baseline!.process(frame)
+                objects = result.objects
+                barcode.add(result.codeSeconds)
+                face.add(result.faceSeconds)
                 event = MetadataEvent(source: c.clip, frame: frame.index, time: frame.time, width: frame.width, height: frame.height, objects: objects)
             }
             let e0 = monotonicSeconds()
@@ -175,6 +178,8 @@ struct Truth: Decodable {
 /// one-slot hand-off where the newest frame wins, as a camera would deliver them; the consumer takes
 /// whatever is newest. Otherwise: frames are decoded on demand, none dropped.
 final class FrameFeeder: @unchecked Sendable {
+    // Invariant for @unchecked Sendable: `source`, `produced`, `slot`, `finished`, `offered` and `dropped`
+    // are touched only under `lock` (the decoding thread and the consumer); `clip`, `total`, `live` are immutable.
     private let clip: String
     private let total: Int
     private let live: Bool

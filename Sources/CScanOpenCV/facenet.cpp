@@ -1,0 +1,135 @@
+// CenterFace through OpenCV's dnn module (see CScanOpenCVFaceNet.h).
+#include "CScanOpenCVFaceNet.h"
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <exception>
+#include <fstream>
+#include <iterator>
+#include <vector>
+#include <opencv2/core.hpp>
+#include <opencv2/dnn.hpp>
+#include <opencv2/imgproc.hpp>
+
+namespace {
+struct SizedNet {
+    int width, height;
+    cv::dnn::Net net;
+};
+void say(char *message, size_t cap, const char *text) {
+    if (message && cap) std::snprintf(message, cap, "%s", text);
+}
+float iou(const scv_face_hit &a, const scv_face_hit &b) {
+    float x0 = std::max(a.x, b.x), y0 = std::max(a.y, b.y);
+    float x1 = std::min(a.x + a.width, b.x + b.width), y1 = std::min(a.y + a.height, b.y + b.height);
+    float inter = std::max(0.f, x1 - x0) * std::max(0.f, y1 - y0);
+    float uni = a.width * a.height + b.width * b.height - inter;
+    return uni > 0 ? inter / uni : 0;
+}
+}
+
+struct scv_face_net {
+    std::vector<uchar> model;       // the ONNX bytes, so a network for a new size needs no file access
+    std::vector<SizedNet> nets;     // one per input size, most recently used last
+    std::vector<cv::Mat> outputs;
+    std::vector<scv_face_hit> hits;
+
+    cv::dnn::Net &forSize(int w, int h) {
+        for (size_t i = 0; i < nets.size(); ++i) {
+            if (nets[i].width == w && nets[i].height == h) {
+                if (i + 1 != nets.size()) std::rotate(nets.begin() + static_cast<long>(i), nets.begin() + static_cast<long>(i) + 1, nets.end());
+                return nets.back().net;
+            }
+        }
+        if (nets.size() >= 4) nets.erase(nets.begin());
+        nets.push_back(SizedNet{w, h, cv::dnn::readNetFromONNX(model)});
+        return nets.back().net;
+    }
+};
+
+extern "C" scv_status scv_face_net_load(const char *path, scv_face_net **out, char *message, size_t cap) {
+    if (!path || !out) { say(message, cap, "no path"); return SCV_ERR_ARGUMENT; }
+    *out = nullptr;
+    scv_face_net *n = nullptr;
+    try {
+        std::ifstream file(path, std::ios::binary);
+        if (!file) { say(message, cap, "cannot open the file"); return SCV_ERR_IO; }
+        std::vector<uchar> bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+        if (bytes.empty()) { say(message, cap, "the file is empty"); return SCV_ERR_DECODE; }
+        n = new scv_face_net();
+        n->model = std::move(bytes);
+        cv::dnn::Net probe = cv::dnn::readNetFromONNX(n->model);
+        if (probe.empty()) { delete n; say(message, cap, "not a readable ONNX network"); return SCV_ERR_DECODE; }
+        std::vector<cv::String> names = probe.getUnconnectedOutLayersNames();
+        if (names.size() != 4) { delete n; say(message, cap, "not a CenterFace network (expected 4 outputs)"); return SCV_ERR_DECODE; }
+        *out = n;
+        return SCV_OK;
+    } catch (const cv::Exception &e) {
+        delete n;
+        char text[512];
+        std::snprintf(text, sizeof text, "not a readable ONNX network: %s", e.what());
+        say(message, cap, text);
+        return SCV_ERR_DECODE;
+    } catch (const std::exception &e) {
+        delete n;
+        say(message, cap, e.what());
+        return SCV_ERR_OPENCV;
+    } catch (...) {
+        delete n;
+        say(message, cap, "unknown error while loading the network");
+        return SCV_ERR_OPENCV;
+    }
+}
+
+extern "C" void scv_face_net_free(scv_face_net *net) { delete net; }
+
+extern "C" scv_status scv_face_net_detect(scv_face_net *n, const uint8_t *luma, int w, int h, int stride, float threshold,
+                                          scv_face_hit *out, int capacity, int *count) {
+    if (count) *count = 0;
+    if (!n || !luma || w <= 0 || h <= 0 || w % 32 || h % 32 || stride < w || capacity < 0 || (capacity > 0 && !out))
+        return SCV_ERR_ARGUMENT;
+    try {
+        cv::Mat gray(h, w, CV_8UC1, const_cast<uint8_t *>(luma), static_cast<size_t>(stride));
+        cv::Mat rgb;
+        cv::cvtColor(gray, rgb, cv::COLOR_GRAY2RGB);
+        cv::Mat blob = cv::dnn::blobFromImage(rgb, 1.0, cv::Size(w, h), cv::Scalar(), false, false);
+        cv::dnn::Net &net = n->forSize(w, h);
+        net.setInput(blob);
+        n->outputs.clear();
+        net.forward(n->outputs, std::vector<cv::String>{"537", "538", "539", "540"});
+        const cv::Mat &heat = n->outputs[0], &scale = n->outputs[1], &offset = n->outputs[2], &marks = n->outputs[3];
+        int fh = heat.size[2], fw = heat.size[3];
+        size_t plane = static_cast<size_t>(fh) * static_cast<size_t>(fw);
+        const float *hp = heat.ptr<float>(), *sp = scale.ptr<float>(), *op = offset.ptr<float>(), *lp = marks.ptr<float>();
+        n->hits.clear();
+        for (int r = 0; r < fh; ++r) {
+            for (int c = 0; c < fw; ++c) {
+                size_t i = static_cast<size_t>(r) * static_cast<size_t>(fw) + static_cast<size_t>(c);
+                float s = hp[i];
+                if (!(s >= threshold)) continue;
+                float sh = std::exp(sp[i]) * 4, sw = std::exp(sp[plane + i]) * 4;
+                float oy = op[i], ox = op[plane + i];
+                float x0 = (static_cast<float>(c) + ox + 0.5f) * 4 - sw / 2, y0 = (static_cast<float>(r) + oy + 0.5f) * 4 - sh / 2;
+                scv_face_hit hit{};
+                hit.x = x0; hit.y = y0; hit.width = sw; hit.height = sh; hit.score = s;
+                for (int j = 0; j < 5; ++j) {
+                    hit.landmarks[2 * j] = lp[static_cast<size_t>(2 * j + 1) * plane + i] * sw + x0;
+                    hit.landmarks[2 * j + 1] = lp[static_cast<size_t>(2 * j) * plane + i] * sh + y0;
+                }
+                n->hits.push_back(hit);
+            }
+        }
+        std::sort(n->hits.begin(), n->hits.end(), [](const scv_face_hit &a, const scv_face_hit &b) { return a.score > b.score; });
+        int kept = 0;
+        std::vector<bool> gone(n->hits.size(), false);
+        for (size_t i = 0; i < n->hits.size(); ++i) {
+            if (gone[i]) continue;
+            for (size_t j = i + 1; j < n->hits.size(); ++j)
+                if (!gone[j] && iou(n->hits[i], n->hits[j]) >= 0.3f) gone[j] = true;
+            if (kept < capacity) out[kept] = n->hits[i];
+            ++kept;
+        }
+        if (count) *count = kept;
+        return SCV_OK;
+    } catch (...) { return SCV_ERR_OPENCV; }
+}

@@ -1,0 +1,104 @@
+public import ScanCore
+import ScanOutput
+public import Prometheus
+import Metrics
+
+/// The daemon's figures for `GET /metrics`, kept with swift-metrics and exposed in the Prometheus text
+/// format by swift-prometheus. Names follow Prometheus conventions: counters end in `_total`, durations are
+/// histograms in seconds.
+///
+/// - `scand_frames_captured_total`, `scand_frames_processed_total`, `scand_frames_dropped_total`
+/// - `scand_stage_duration_seconds{stage="barcode"|"face"|"tracking"}`: detection time per frame and stage
+/// - `scand_frame_latency_seconds`: capture (or decode) → events published
+/// - `scand_detections_total{type="qr"|…|"face"}`: objects found, per frame they were found on
+/// - `scand_socket_clients`, `scand_websocket_clients`, `scand_stream_viewers`: connected now
+/// - `scand_event_overflows_total{transport="websocket"}`: events dropped for slow clients
+/// - `scand_device_reconnects_total`: a camera came back after a disconnect (`deviceConnected`)
+/// - `scand_jpeg_encodes_total`: preview JPEGs encoded (0 while nobody watches)
+public final class ScandMetrics: @unchecked Sendable {
+    // Invariant for @unchecked Sendable: `last*` and `detections` are touched only under `lock`; the
+    // swift-metrics handles are thread-safe; `registry` and `factory` are immutable.
+    public let registry: PrometheusCollectorRegistry
+    private let factory: PrometheusMetricsFactory
+    private let lock = Lock()
+    private var lastCaptured = 0, lastProcessed = 0, lastDropped = 0
+    private var detections: [MetadataObjectType: Metrics.Counter] = [:]
+
+    let framesCaptured: Metrics.Counter
+    let framesProcessed: Metrics.Counter
+    let framesDropped: Metrics.Counter
+    let stageBarcode: Metrics.Timer
+    let stageFace: Metrics.Timer
+    let stageTracking: Metrics.Timer
+    let latency: Metrics.Timer
+    let overflows: Metrics.Counter
+    let reconnects: Metrics.Counter
+    let jpegEncodes: Metrics.Counter
+    let socketClients: Metrics.Gauge
+    let webSocketClients: Metrics.Gauge
+    let streamViewers: Metrics.Gauge
+
+    public init() {
+        registry = PrometheusCollectorRegistry()
+        var f = PrometheusMetricsFactory(registry: registry)
+        let fast: [Duration] = [.microseconds(500), .milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10),
+                                .milliseconds(20), .milliseconds(33), .milliseconds(50), .milliseconds(100),
+                                .milliseconds(250), .milliseconds(500), .seconds(1)]
+        f.defaultDurationHistogramBuckets = fast
+        factory = f
+        framesCaptured = Metrics.Counter(label: "scand_frames_captured_total", factory: f)
+        framesProcessed = Metrics.Counter(label: "scand_frames_processed_total", factory: f)
+        framesDropped = Metrics.Counter(label: "scand_frames_dropped_total", factory: f)
+        stageBarcode = Metrics.Timer(label: "scand_stage_duration_seconds", dimensions: [("stage", "barcode")], factory: f)
+        stageFace = Metrics.Timer(label: "scand_stage_duration_seconds", dimensions: [("stage", "face")], factory: f)
+        stageTracking = Metrics.Timer(label: "scand_stage_duration_seconds", dimensions: [("stage", "tracking")], factory: f)
+        latency = Metrics.Timer(label: "scand_frame_latency_seconds", factory: f)
+        overflows = Metrics.Counter(label: "scand_event_overflows_total", dimensions: [("transport", "websocket")], factory: f)
+        reconnects = Metrics.Counter(label: "scand_device_reconnects_total", factory: f)
+        jpegEncodes = Metrics.Counter(label: "scand_jpeg_encodes_total", factory: f)
+        socketClients = Metrics.Gauge(label: "scand_socket_clients", factory: f)
+        webSocketClients = Metrics.Gauge(label: "scand_websocket_clients", factory: f)
+        streamViewers = Metrics.Gauge(label: "scand_stream_viewers", factory: f)
+        socketClients.record(0); webSocketClients.record(0); streamViewers.record(0)
+    }
+
+    /// Pipeline thread, once per processed frame: the frame counters (cumulative `captured`, `processed`,
+    /// `dropped` since start), the stage times (seconds), the capture → publish latency (seconds), and the
+    /// objects found.
+    public func recordFrame(captured: Int, processed: Int, dropped: Int, barcodeSeconds: Double, faceSeconds: Double,
+                            trackingSeconds: Double, latencySeconds: Double?, objects: [MetadataObject]) {
+        let (dc, dp, dd, counters) = lock.withLock { () -> (Int, Int, Int, [Metrics.Counter]) in
+            defer { lastCaptured = captured; lastProcessed = processed; lastDropped = dropped }
+            let counters = objects.map { o -> Metrics.Counter in
+                if let c = detections[o.type] { return c }
+                let c = Metrics.Counter(label: "scand_detections_total", dimensions: [("type", o.type.rawValue)], factory: factory)
+                detections[o.type] = c
+                return c
+            }
+            return (captured - lastCaptured, processed - lastProcessed, dropped - lastDropped, counters)
+        }
+        if dc > 0 { framesCaptured.increment(by: dc) }
+        if dp > 0 { framesProcessed.increment(by: dp) }
+        if dd > 0 { framesDropped.increment(by: dd) }
+        // A stage that did not run (faces off, no code types) takes 0 s and is not recorded.
+        if barcodeSeconds > 0 { stageBarcode.recordNanoseconds(Int64(barcodeSeconds * 1e9)) }
+        if faceSeconds > 0 { stageFace.recordNanoseconds(Int64(faceSeconds * 1e9)) }
+        if trackingSeconds > 0 { stageTracking.recordNanoseconds(Int64(trackingSeconds * 1e9)) }
+        if let latencySeconds, latencySeconds >= 0 { latency.recordNanoseconds(Int64(latencySeconds * 1e9)) }
+        for c in counters { c.increment() }
+    }
+
+    /// Counts device reconnects from the published `device` events.
+    func observe(_ event: EncodedEvent) {
+        guard event.name == "device" else { return }
+        let needle = Array(#""kind":"deviceConnected""#.utf8)
+        if event.line.count >= needle.count, event.line.indices.dropLast(needle.count - 1).contains(where: {
+            event.line[$0..<$0 + needle.count].elementsEqual(needle)
+        }) {
+            reconnects.increment()
+        }
+    }
+
+    /// The Prometheus text exposition.
+    public func exposition() -> [UInt8] { registry.emitToBuffer() }
+}

@@ -1,0 +1,78 @@
+import Logging
+import ScanCore
+import ScanKit
+import ScanOutput
+import ScanHTTP
+import ScanDaemon
+
+/// Lets the HTTP server reach the daemon and the socket server, which exist only after the sinks (the
+/// server's event hub among them) were made.
+final class DaemonLink: @unchecked Sendable {
+    // Invariant for @unchecked Sendable: both references are touched only under `lock`.
+    private let lock = Lock()
+    private weak var _daemon: Daemon?
+    private weak var _socket: SocketServer?
+    var daemon: Daemon? { lock.withLock { _daemon } }
+    var socket: SocketServer? { lock.withLock { _socket } }
+    func set(daemon: Daemon, socket: SocketServer?) { lock.withLock { _daemon = daemon; _socket = socket } }
+}
+
+extension HTTPOptions {
+    /// The HTTP server `--http` asks for (not started yet), or nil. The token file is read here.
+    func makeServer(output: OutputConfiguration, banner: ServerBanner, clientQueue: Int, link: DaemonLink,
+                    logger: Logger) throws -> HTTPServer? {
+        guard let http else { return nil }
+        let (host, port) = try HTTPConfiguration.parseAddress(http)
+        var configuration = HTTPConfiguration(host: host, port: port, clientQueueLimit: clientQueue)
+        if let httpToken { configuration.token = try HTTPConfiguration.readToken(path: httpToken) }
+        if let preview = output.preview {
+            configuration.videoGravity = preview.videoGravity
+            configuration.orientation = preview.orientation
+            configuration.isMirrored = preview.isMirrored
+        }
+        if configuration.token == nil && !Self.isLoopback(host) {
+            logger.warning("--http listens beyond loopback without --http-token: anyone who can reach \(host):\(port) sees the camera")
+        }
+        let metrics = ScandMetrics()
+        let frames = PreviewFrames()
+        let events = EventHub(banner: banner, queueLimit: clientQueue, metrics: metrics)
+        var roi: (@Sendable (NormalizedRect) throws -> Void)?
+        if configuration.token != nil {
+            // Only with a token: whoever can change what the camera scans must prove who they are.
+            roi = { @Sendable (rect: NormalizedRect) throws -> Void in
+                guard let daemon = link.daemon else { throw ScanError.invalidArgument("the pipeline is not running") }
+                try daemon.setRectOfInterest(rect, origin: "http")
+            }
+        }
+        let hooks = HTTPDaemonHooks(
+            state: {
+                guard let d = link.daemon else { return (PresenceSnapshot(), []) }
+                return (d.presenceSnapshot(), d.sourceStates())
+            },
+            socketClients: { link.socket?.clientCount ?? 0 },
+            videoOutput: { link.daemon?.frameOutput },
+            setRectOfInterest: roi)
+        return HTTPServer(configuration: configuration, frames: frames, events: events, metrics: metrics, hooks: hooks,
+                          logger: logger)
+    }
+
+    static func isLoopback(_ host: String) -> Bool {
+        host == "localhost" || host == "::1" || host.hasPrefix("127.")
+    }
+}
+
+extension HTTPServer {
+    /// Connects the server to the daemon before it starts: the page's frames come from the daemon's frame
+    /// output (``VideoDataOutput``, subscribed while the server runs); the metrics see each frame's stage
+    /// times and counters; `/state`, the WebSocket snapshot, `poll` and `devices` ask the daemon.
+    func attach(daemon: Daemon, socket: SocketServer?, link: DaemonLink) {
+        link.set(daemon: daemon, socket: socket)
+        events.setStateProvider(daemon)
+        let metrics = self.metrics
+        daemon.setFrameObserver { frame, event, timings, stats in
+            metrics.recordFrame(captured: stats.framesRead, processed: stats.framesProcessed, dropped: stats.framesDropped,
+                                barcodeSeconds: timings.barcode, faceSeconds: timings.face, trackingSeconds: timings.tracking,
+                                latencySeconds: frame.captureClock.map { monotonicSeconds() - $0 }, objects: event.objects)
+        }
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import Testing
+@testable import ScanHTTP
+import ScanCore
+import ScanOutput
+
+@Suite("ScanHTTP parts")
+struct ScanHTTPTests {
+    static func frame(_ index: Int, width: Int = 64, height: Int = 48) -> (Frame, MetadataEvent) {
+        let luma = LumaPlane(width: width, height: height, bytes: [UInt8](repeating: UInt8(index % 256), count: width * height))
+        return (Frame(luma: luma, index: index, time: Double(index) / 15),
+                MetadataEvent(source: "t", frame: index, time: Double(index) / 15, width: width, height: height, objects: []))
+    }
+
+    @Test("offering frames encodes nothing; a viewer's JPEG is encoded once per frame however many ask")
+    func encodesOnlyOnRequest() async throws {
+        let frames = PreviewFrames()
+        for i in 0..<100 { let (f, e) = Self.frame(i); frames.offer(f, event: e) }
+        #expect(frames.encodeCount == 0)
+        let latest = try #require(frames.latest)
+        #expect(latest.frame.index == 99)
+        let a = try frames.jpeg(of: latest), b = try frames.jpeg(of: latest)
+        #expect(a == b && a.starts(with: [0xFF, 0xD8, 0xFF]))
+        #expect(frames.encodeCount == 1)
+    }
+
+    @Test("a waiting viewer gets the newest frame, skipping what it missed; close ends the wait")
+    func newestWins() async throws {
+        let frames = PreviewFrames()
+        for i in 0..<5 { let (f, e) = Self.frame(i); frames.offer(f, event: e) }
+        let first = try #require(await frames.next(after: 0))
+        #expect(first.frame.index == 4)
+        let waiter = Task { await frames.next(after: first.generation) }
+        try await Task.sleep(for: .milliseconds(50))
+        let (f, e) = Self.frame(5); frames.offer(f, event: e)
+        #expect(await waiter.value?.frame.index == 5)
+        let ended = Task { await frames.next(after: first.generation + 1) }
+        try await Task.sleep(for: .milliseconds(50))
+        frames.close()
+        #expect(await ended.value == nil)
+    }
+
+    @Test("a WebSocket client's queue drops its oldest lines and says how many with an overflow line")
+    func clientOverflow() async throws {
+        let client = EventClient(id: 1, limit: 3)
+        for i in 1...5 {
+            client.push(EncodedEvent(name: "device", objectTypes: [], line: Array("{\"n\":\(i)}\n".utf8), seq: UInt64(i)))
+        }
+        let lines = try #require(await client.next()).map { String(decoding: $0, as: UTF8.self) }
+        #expect(lines.count == 4)
+        #expect(lines[0].contains("\"event\":\"overflow\"") && lines[0].contains("\"dropped\":2"))
+        #expect(lines.dropFirst() == ["{\"n\":3}\n", "{\"n\":4}\n", "{\"n\":5}\n"])
+    }
+
+    @Test("HOST:PORT and token files are checked, with errors that name the input")
+    func configuration() throws {
+        #expect(try HTTPConfiguration.parseAddress("127.0.0.1:8080") == ("127.0.0.1", 8080))
+        #expect(try HTTPConfiguration.parseAddress("[::1]:0") == ("::1", 0))
+        #expect(throws: ScanError.self) { try HTTPConfiguration.parseAddress("localhost") }
+        #expect(throws: ScanError.self) { try HTTPConfiguration.parseAddress("h:70000") }
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("scand-http-\(getpid())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let good = dir.appendingPathComponent("good"), bad = dir.appendingPathComponent("bad")
+        try Data("0123456789abcdef0123\n".utf8).write(to: good)
+        try Data("short token\n".utf8).write(to: bad)
+        #expect(try HTTPConfiguration.readToken(path: good.path) == "0123456789abcdef0123")
+        #expect { try HTTPConfiguration.readToken(path: bad.path) } throws: { "\($0)".contains(bad.path) }
+        #expect { try HTTPConfiguration.readToken(path: dir.appendingPathComponent("none").path) } throws: { "\($0)".contains("none") }
+        #expect(BearerTokenMiddleware.constantTimeEqual(Array("abc".utf8), Array("abc".utf8)))
+        #expect(!BearerTokenMiddleware.constantTimeEqual(Array("abc".utf8), Array("abd".utf8)))
+        #expect(!BearerTokenMiddleware.constantTimeEqual(Array("abc".utf8), Array("abcd".utf8)))
+    }
+
+    @Test("a face box is turned by its roll about its centre, in frame pixels")
+    func faceOutline() {
+        let face = MetadataObject(type: .face, bounds: NormalizedRect(x: 0.25, y: 0.25, width: 0.5, height: 0.5), rollAngle: 90)
+        let pts = Annotator.outline(of: face, frameSize: PixelSize(width: 200, height: 100))
+        // 100×50 px box centred at (100, 50), turned 90° clockwise: top-left (50,25) → (125, 0).
+        #expect(abs(pts[0].0 - 125) < 1e-9 && abs(pts[0].1 - 0) < 1e-9)
+        #expect(abs(pts[2].0 - 75) < 1e-9 && abs(pts[2].1 - 100) < 1e-9)
+    }
+}
