@@ -119,7 +119,7 @@ def main():
     ap.add_argument("--only", default=None, help="comma-separated reader names to run")
     ap.add_argument("--categories", default=None, help="comma-separated categories to score")
     ap.add_argument("--json", default=None)
-    ap.add_argument("--also", action="append", default=[], metavar="NAME=BINARY",
+    ap.add_argument("--also", action="append", default=[], metavar="NAME=BINARY [FLAGS]",
                     help="another scand binary scored in the same run with defaults (e.g. base=/tmp/scand-main)")
     args = ap.parse_args()
     root = os.path.abspath(args.set)
@@ -139,8 +139,10 @@ def main():
         ("zxing-cpp", zxingcpp_reader),
     ]
     for spec in args.also:
-        name, _, binary = spec.partition("=")
-        readers.insert(1, (name, scand_reader(binary, [])))
+        # NAME=BINARY, optionally followed by flags: "confirm=.build/release/scand --confirm-transformed".
+        name, _, command = spec.partition("=")
+        binary, *flags = command.split()
+        readers.insert(1, (name, scand_reader(binary, flags)))
     if args.ablations:
         S = lambda *a: scand_reader(args.scand, list(a))
         readers += [
