@@ -94,6 +94,11 @@ public struct DaemonConfigFile: Sendable, Equatable {
     public var mirrored: Bool?
     public var rectOfInterestView: NormalizedRect?
 
+    // HTTP (`--http`, `--http-token`): the address to serve on and the token file (the token itself never
+    // goes in this file or on argv).
+    public var http: String?
+    public var httpToken: String?
+
     // Faces (`--face-detector`, `--face-cascade`, …).
     public var faceDetector: FaceDetectorKind?
     public var faceCascade: FaceCascade?
@@ -481,6 +486,9 @@ private struct Coded: Decodable {
         value.mirrored = try r.get("mirrored")
         value.rectOfInterestView = try r.rect("rectOfInterestView")
         // Faces
+        // HTTP
+        value.http = try r.get("http")
+        value.httpToken = try r.get("httpToken")
         value.faceDetector = try r.choice("faceDetector")
         value.faceCascade = try r.choice("faceCascade")
         value.minFaceSize = try r.get("minFaceSize")

@@ -113,13 +113,19 @@ public final class EventHub: EventSink, @unchecked Sendable {
     var provider: (any ServerStateProvider)? { lock.withLock { stateProvider } }
 
     public var clientCount: Int { lock.withLock { clients.count } }
+    /// Events dropped for slow WebSocket clients since start (summed over clients).
+    public var droppedEvents: Int { lock.withLock { _droppedEvents } }
+    private var _droppedEvents = 0 // under `lock`
 
     public func deliver(_ event: EncodedEvent) {
         metrics?.observe(event)
         let list = lock.withLock { Array(clients.values) }
         var overflows = 0
         for c in list where c.push(event) { overflows += 1 }
-        if overflows > 0 { metrics?.overflows.increment(by: overflows) }
+        if overflows > 0 {
+            lock.withLock { _droppedEvents += overflows }
+            metrics?.overflows.increment(by: overflows)
+        }
     }
 
     public func finish() {

@@ -80,13 +80,46 @@ public struct HTTPDaemonHooks: Sendable {
     /// Sets the rect of interest (normalized device coordinates); throws when it cannot be applied.
     /// nil: the page cannot change it.
     public var setRectOfInterest: (@Sendable (NormalizedRect) throws -> Void)?
+    /// Events dropped for slow Unix-socket clients since start (summed over clients).
+    public var socketOverflows: @Sendable () -> Int
+    /// The MQTT sink's connection and outbox, nil when scand runs without `--mqtt`.
+    public var broker: @Sendable () -> BrokerState?
 
     public init(state: @escaping @Sendable () -> (PresenceSnapshot, [SourceState]),
                 socketClients: @escaping @Sendable () -> Int = { 0 },
                 videoOutput: @escaping @Sendable () -> VideoDataOutput? = { nil },
-                setRectOfInterest: (@Sendable (NormalizedRect) throws -> Void)? = nil) {
+                setRectOfInterest: (@Sendable (NormalizedRect) throws -> Void)? = nil,
+                socketOverflows: @escaping @Sendable () -> Int = { 0 },
+                broker: @escaping @Sendable () -> BrokerState? = { nil }) {
         self.state = state; self.socketClients = socketClients; self.videoOutput = videoOutput
         self.setRectOfInterest = setRectOfInterest
+        self.socketOverflows = socketOverflows; self.broker = broker
+    }
+}
+
+/// An event broker sink's state as `/state` and `/metrics` show it (the MQTT client; this module does not
+/// depend on it). Counts are since start.
+public struct BrokerState: Sendable, Equatable {
+    /// The broker, e.g. `mqtt://broker.lan:1883` (no credentials).
+    public var broker: String
+    public var connected: Bool
+    /// Successful connections (1 after the first; more after reconnects).
+    public var connections: Int
+    /// The last connection failure or loss, nil when none yet.
+    public var lastError: String?
+    /// Messages waiting in the outbox (queued and in flight), and their bytes.
+    public var queuedMessages: Int
+    public var queuedBytes: Int
+    /// Event messages dropped because the outbox was full.
+    public var droppedMessages: Int
+    /// Messages the broker acknowledged.
+    public var acknowledgedMessages: Int
+
+    public init(broker: String, connected: Bool, connections: Int, lastError: String?, queuedMessages: Int,
+                queuedBytes: Int, droppedMessages: Int, acknowledgedMessages: Int) {
+        self.broker = broker; self.connected = connected; self.connections = connections; self.lastError = lastError
+        self.queuedMessages = queuedMessages; self.queuedBytes = queuedBytes; self.droppedMessages = droppedMessages
+        self.acknowledgedMessages = acknowledgedMessages
     }
 }
 
@@ -166,6 +199,7 @@ public final class HTTPServer: Service, Sendable {
         router.get("/metrics") { [self] _, _ -> Response in
             metrics.socketClients.record(hooks.socketClients())
             metrics.webSocketClients.record(events.clientCount)
+            metrics.recordScrape(socketOverflows: hooks.socketOverflows(), broker: hooks.broker())
             var headers = HTTPFields()
             headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
             return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: metrics.exposition())))
@@ -348,6 +382,15 @@ public final class HTTPServer: Service, Sendable {
         doc["preview"] = ["videoGravity": configuration.videoGravity.rawValue, "orientation": configuration.orientation.rawValue,
                           "mirrored": configuration.isMirrored]
         doc["rectOfInterestEditable"] = configuration.token != nil && hooks.setRectOfInterest != nil
+        doc["overflows"] = ["socket": hooks.socketOverflows(), "websocket": events.droppedEvents]
+        if let b = hooks.broker() {
+            doc["mqtt"] = ["broker": b.broker, "connected": b.connected, "connections": b.connections,
+                           "lastError": b.lastError ?? NSNull(), "queuedMessages": b.queuedMessages,
+                           "queuedBytes": b.queuedBytes, "droppedMessages": b.droppedMessages,
+                           "acknowledgedMessages": b.acknowledgedMessages] as [String: Any]
+        } else {
+            doc["mqtt"] = NSNull()
+        }
         return doc
     }
 

@@ -12,17 +12,28 @@ import Metrics
 /// - `scand_frame_latency_seconds`: capture (or decode) → events published
 /// - `scand_detections_total{type="qr"|…|"face"}`: objects found, per frame they were found on
 /// - `scand_socket_clients`, `scand_websocket_clients`, `scand_stream_viewers`: connected now
-/// - `scand_event_overflows_total{transport="websocket"}`: events dropped for slow clients
+/// - `scand_event_overflows_total{transport="websocket"|"socket"}`: events dropped for slow clients
+/// - `scand_mqtt_connected` (1/0), `scand_mqtt_outbox_messages`, `scand_mqtt_outbox_bytes`: the MQTT sink now
+/// - `scand_mqtt_connections_total`, `scand_mqtt_dropped_total`, `scand_mqtt_acknowledged_total`
 /// - `scand_device_reconnects_total`: a camera came back after a disconnect (`deviceConnected`)
 /// - `scand_jpeg_encodes_total`: preview JPEGs encoded (0 while nobody watches)
 public final class ScandMetrics: @unchecked Sendable {
-    // Invariant for @unchecked Sendable: `last*` and `detections` are touched only under `lock`; the
+    // Invariant for @unchecked Sendable: `last*`, `detections` and `brokerMetrics` are touched only under `lock`; the
     // swift-metrics handles are thread-safe; `registry` and `factory` are immutable.
     public let registry: PrometheusCollectorRegistry
     private let factory: PrometheusMetricsFactory
     private let lock = Lock()
     private var lastCaptured = 0, lastProcessed = 0, lastDropped = 0
     private var detections: [MetadataObjectType: Metrics.Counter] = [:]
+    private var lastSocketOverflows = 0
+    private var lastBroker: BrokerState?
+    private var brokerMetrics: BrokerMetrics?
+
+    /// The MQTT sink's series, made at the first scrape that has a broker (absent without `--mqtt`).
+    private struct BrokerMetrics {
+        let connected, queuedMessages, queuedBytes: Metrics.Gauge
+        let connections, dropped, acknowledged: Metrics.Counter
+    }
 
     let framesCaptured: Metrics.Counter
     let framesProcessed: Metrics.Counter
@@ -32,6 +43,7 @@ public final class ScandMetrics: @unchecked Sendable {
     let stageTracking: Metrics.Timer
     let latency: Metrics.Timer
     let overflows: Metrics.Counter
+    let socketOverflows: Metrics.Counter
     let reconnects: Metrics.Counter
     let jpegEncodes: Metrics.Counter
     let socketClients: Metrics.Gauge
@@ -54,12 +66,40 @@ public final class ScandMetrics: @unchecked Sendable {
         stageTracking = Metrics.Timer(label: "scand_stage_duration_seconds", dimensions: [("stage", "tracking")], factory: f)
         latency = Metrics.Timer(label: "scand_frame_latency_seconds", factory: f)
         overflows = Metrics.Counter(label: "scand_event_overflows_total", dimensions: [("transport", "websocket")], factory: f)
+        socketOverflows = Metrics.Counter(label: "scand_event_overflows_total", dimensions: [("transport", "socket")], factory: f)
         reconnects = Metrics.Counter(label: "scand_device_reconnects_total", factory: f)
         jpegEncodes = Metrics.Counter(label: "scand_jpeg_encodes_total", factory: f)
         socketClients = Metrics.Gauge(label: "scand_socket_clients", factory: f)
         webSocketClients = Metrics.Gauge(label: "scand_websocket_clients", factory: f)
         streamViewers = Metrics.Gauge(label: "scand_stream_viewers", factory: f)
         socketClients.record(0); webSocketClients.record(0); streamViewers.record(0)
+    }
+
+    /// At each `/metrics` request: the Unix socket's dropped events (cumulative since start) and the MQTT
+    /// sink's state (cumulative counts since start), turned into counter increments and gauges.
+    public func recordScrape(socketOverflows total: Int, broker: BrokerState?) {
+        let (socketDelta, series, previous) = lock.withLock { () -> (Int, BrokerMetrics?, BrokerState?) in
+            defer { lastSocketOverflows = max(lastSocketOverflows, total); if let broker { lastBroker = broker } }
+            if broker != nil && brokerMetrics == nil {
+                brokerMetrics = BrokerMetrics(
+                    connected: Metrics.Gauge(label: "scand_mqtt_connected", factory: factory),
+                    queuedMessages: Metrics.Gauge(label: "scand_mqtt_outbox_messages", factory: factory),
+                    queuedBytes: Metrics.Gauge(label: "scand_mqtt_outbox_bytes", factory: factory),
+                    connections: Metrics.Counter(label: "scand_mqtt_connections_total", factory: factory),
+                    dropped: Metrics.Counter(label: "scand_mqtt_dropped_total", factory: factory),
+                    acknowledged: Metrics.Counter(label: "scand_mqtt_acknowledged_total", factory: factory))
+            }
+            return (total - lastSocketOverflows, brokerMetrics, lastBroker)
+        }
+        if socketDelta > 0 { socketOverflows.increment(by: socketDelta) }
+        guard let broker, let series else { return }
+        series.connected.record(broker.connected ? 1 : 0)
+        series.queuedMessages.record(broker.queuedMessages)
+        series.queuedBytes.record(broker.queuedBytes)
+        let delta = { (now: Int, before: Int?) -> Int in max(0, now - (before ?? 0)) }
+        if case let d = delta(broker.connections, previous?.connections), d > 0 { series.connections.increment(by: d) }
+        if case let d = delta(broker.droppedMessages, previous?.droppedMessages), d > 0 { series.dropped.increment(by: d) }
+        if case let d = delta(broker.acknowledgedMessages, previous?.acknowledgedMessages), d > 0 { series.acknowledged.increment(by: d) }
     }
 
     /// Pipeline thread, once per processed frame: the frame counters (cumulative `captured`, `processed`,

@@ -291,6 +291,14 @@ public final class SocketServer: EventSink, @unchecked Sendable {
         }
     }
 
+    /// Events dropped since start for slow clients, summed over every client (each client got an `overflow`
+    /// line saying how many of its own). For `/metrics`.
+    public var droppedEvents: Int { lock.withLock { _droppedEvents } }
+    private var _droppedEvents = 0 // under `lock`
+
+    /// Counts one event dropped for a slow client (any thread).
+    func countDropped() { lock.withLock { _droppedEvents += 1 } }
+
     /// Number of connected clients (for logs and tests; waits for the event loop).
     public var clientCount: Int {
         (try? loop.submit { self.clients.count }.wait()) ?? 0
@@ -587,6 +595,7 @@ private final class ClientHandler: ChannelInboundHandler, @unchecked Sendable {
             queue.removeFirst()
             dropped += 1
             totalDropped += 1
+            server.countDropped()
             let now = monotonicSeconds()
             if stalledSince == nil { stalledSince = now }
             if let since = stalledSince, now - since >= configuration.clientStallTimeout {

@@ -4,23 +4,38 @@ import ScanKit
 import ScanOutput
 import ScanHTTP
 import ScanDaemon
+import ScanMQTT
 
 /// Lets the HTTP server reach the daemon and the socket server, which exist only after the sinks (the
 /// server's event hub among them) were made.
 final class DaemonLink: @unchecked Sendable {
-    // Invariant for @unchecked Sendable: both references are touched only under `lock`.
+    // Invariant for @unchecked Sendable: the three references are touched only under `lock`.
     private let lock = Lock()
     private weak var _daemon: Daemon?
     private weak var _socket: SocketServer?
+    private weak var _mqtt: MQTTClient?
     var daemon: Daemon? { lock.withLock { _daemon } }
     var socket: SocketServer? { lock.withLock { _socket } }
-    func set(daemon: Daemon, socket: SocketServer?) { lock.withLock { _daemon = daemon; _socket = socket } }
+    var mqtt: MQTTClient? { lock.withLock { _mqtt } }
+    func set(daemon: Daemon, socket: SocketServer?, mqtt: MQTTClient?) {
+        lock.withLock { _daemon = daemon; _socket = socket; _mqtt = mqtt }
+    }
+
+    /// The MQTT sink as `/state` and `/metrics` show it (nil without `--mqtt`).
+    var brokerState: BrokerState? {
+        guard let client = mqtt else { return nil }
+        let s = client.statistics
+        return BrokerState(broker: client.configuration.endpoint.description, connected: s.connected,
+                           connections: s.connections, lastError: s.lastError, queuedMessages: s.outbox.messages,
+                           queuedBytes: s.outbox.bytes, droppedMessages: s.outbox.dropped,
+                           acknowledgedMessages: s.outbox.acknowledged)
+    }
 }
 
 extension HTTPOptions {
     /// The HTTP server `--http` asks for (not started yet), or nil. The token file is read here.
-    func makeServer(output: OutputConfiguration, banner: ServerBanner, clientQueue: Int, link: DaemonLink,
-                    logger: Logger) throws -> HTTPServer? {
+    static func makeServer(address http: String?, tokenPath httpToken: String?, output: OutputConfiguration,
+                           banner: ServerBanner, clientQueue: Int, link: DaemonLink, logger: Logger) throws -> HTTPServer? {
         guard let http else { return nil }
         let (host, port) = try HTTPConfiguration.parseAddress(http)
         var configuration = HTTPConfiguration(host: host, port: port, clientQueueLimit: clientQueue)
@@ -51,7 +66,9 @@ extension HTTPOptions {
             },
             socketClients: { link.socket?.clientCount ?? 0 },
             videoOutput: { link.daemon?.frameOutput },
-            setRectOfInterest: roi)
+            setRectOfInterest: roi,
+            socketOverflows: { link.socket?.droppedEvents ?? 0 },
+            broker: { link.brokerState })
         return HTTPServer(configuration: configuration, frames: frames, events: events, metrics: metrics, hooks: hooks,
                           logger: logger)
     }
@@ -65,8 +82,8 @@ extension HTTPServer {
     /// Connects the server to the daemon before it starts: the page's frames come from the daemon's frame
     /// output (``VideoDataOutput``, subscribed while the server runs); the metrics see each frame's stage
     /// times and counters; `/state`, the WebSocket snapshot, `poll` and `devices` ask the daemon.
-    func attach(daemon: Daemon, socket: SocketServer?, link: DaemonLink) {
-        link.set(daemon: daemon, socket: socket)
+    func attach(daemon: Daemon, socket: SocketServer?, mqtt: MQTTClient?, link: DaemonLink) {
+        link.set(daemon: daemon, socket: socket, mqtt: mqtt)
         events.setStateProvider(daemon)
         let metrics = self.metrics
         daemon.setFrameObserver { frame, event, timings, stats in

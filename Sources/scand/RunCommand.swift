@@ -75,8 +75,8 @@ struct RunCommand: AsyncParsableCommand {
         if r.input == nil && r.device == nil {
             throw ValidationError("no source: give --input FILE (or '-') or --device PATH (or \"input\"/\"device\" in --config)")
         }
-        if !r.stdout && r.socketPath == nil && r.mqtt == nil && getenv("LISTEN_FDS") == nil {
-            throw ValidationError("nothing to deliver to: give --stdout, --socket PATH and/or --mqtt URL (or start by socket activation)")
+        if !r.stdout && r.socketPath == nil && r.mqtt == nil && r.httpAddress == nil && getenv("LISTEN_FDS") == nil {
+            throw ValidationError("nothing to deliver to: give --stdout, --socket PATH, --http HOST:PORT and/or --mqtt URL (or start by socket activation)")
         }
     }
 
@@ -98,6 +98,9 @@ struct RunCommand: AsyncParsableCommand {
         /// Camera controls (config file `controls`, then the flags).
         var deviceControls = ControlConfiguration()
         var mqtt: MQTTConfiguration?
+        /// `--http` / `http`: the address to serve HTTP on, and `--http-token` / `httpToken`: its token file.
+        var httpAddress: String?
+        var httpTokenPath: String?
     }
 
     /// Merges the defaults, the config file (`path`, else `--config`) and the flags given, in that order, and
@@ -119,6 +122,9 @@ struct RunCommand: AsyncParsableCommand {
         r.stdoutQueue = outputs.stdoutQueue ?? file.stdoutQueue ?? r.stdoutQueue
         r.limits = try sources.limits.decoderLimits(fileValue: file.maxPixels)
         r.socketPath = outputs.socket ?? file.socket.path
+        r.httpAddress = httpOptions.http ?? file.http
+        r.httpTokenPath = httpOptions.httpToken ?? file.httpToken
+        if r.httpTokenPath != nil && r.httpAddress == nil { throw ScanError.invalidArgument("--http-token needs --http HOST:PORT (or \"http\" in the config file)") }
         r.socketGroup = outputs.socketGroup ?? file.socket.group
         if let q = outputs.clientQueue ?? file.socket.clientQueue {
             guard (1...1_000_000).contains(q) else { throw ScanError.invalidArgument("--client-queue must be 1...1000000, got \(q)") }
@@ -286,7 +292,7 @@ struct RunCommand: AsyncParsableCommand {
         let httpLink = DaemonLink()
         let http: HTTPServer?
         do {
-            http = try httpOptions.makeServer(output: resolved.daemon.output,
+            http = try HTTPOptions.makeServer(address: resolved.httpAddress, tokenPath: resolved.httpTokenPath, output: resolved.daemon.output,
                                               banner: ServerBanner(version: Scand.version, types: resolved.daemon.output.metadataObjectTypes.sorted()),
                                               clientQueue: resolved.server.clientQueueLimit, link: httpLink, logger: logger)
         } catch let error as ScanError {
@@ -316,7 +322,7 @@ struct RunCommand: AsyncParsableCommand {
         // Subscribes to the fan-out now, before the first event.
         let mqttService = mqttClient.map { MQTTService(client: $0, events: daemon.events, logger: logger) }
         do {
-            http?.attach(daemon: daemon, socket: server, link: httpLink)
+            http?.attach(daemon: daemon, socket: server, mqtt: mqttClient, link: httpLink)
             try daemon.start()
         } catch {
             logger.critical("\(error)")
@@ -626,6 +632,10 @@ func effectiveSettingsJSON(_ r: RunCommand.Resolved) throws -> String {
         settings["mirrored"] = .bool(p.isMirrored)
     }
     if let v = r.socketPath { settings["socket.path"] = .string(v) }
+    if let v = r.httpAddress { settings["http"] = .string(v) }
+    if let v = r.httpTokenPath { settings["httpToken"] = .string(v) }
+    if let m = r.mqtt { settings["mqtt.url"] = .string(m.endpoint.description) }
+    if !r.deviceControls.settings.isEmpty { settings["controls"] = .strings(r.deviceControls.settings.map { "\($0.name)=\($0.value)" }) }
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
     return String(decoding: try encoder.encode(["effective": settings]), as: UTF8.self)

@@ -53,6 +53,24 @@ if cmd == "status":
     status, ctype, body = get(sys.argv[2], sys.argv[3] if len(sys.argv) > 3 else None)
     print(json.dumps({"status": status, "type": ctype, "bytes": len(body), "jpeg": body[:3] == b"\xff\xd8\xff"}))
 
+elif cmd == "json":
+    # GET a JSON document (e.g. /state) and print it as is.
+    status, ctype, body = get(sys.argv[2], sys.argv[3] if len(sys.argv) > 3 else None)
+    assert status == 200, status
+    print(json.dumps(json.loads(body)))
+
+elif cmd == "samples":
+    # One /metrics scrape, parsed by prometheus_client: {"sample{labels}": value}.
+    from prometheus_client.parser import text_string_to_metric_families
+    status, ctype, body = get(sys.argv[2] + "/metrics", sys.argv[3])
+    assert status == 200, status
+    samples = {}
+    for family in text_string_to_metric_families(body.decode()):
+        for s in family.samples:
+            key = s.name + ("{" + ",".join(f'{k}="{v}"' for k, v in sorted(s.labels.items())) + "}" if s.labels else "")
+            samples[key] = s.value
+    print(json.dumps(samples))
+
 elif cmd == "metrics":
     from prometheus_client.parser import text_string_to_metric_families
     base, token, seconds = sys.argv[2], sys.argv[3], float(sys.argv[4])

@@ -107,6 +107,37 @@ struct HTTPTests {
         #expect((r["contentType"] as? String ?? "").hasPrefix("text/plain"))
     }
 
+    @Test("the MQTT sink's connection and outbox show on /state and /metrics, and follow a broker that stops")
+    func brokerStateAndMetrics() throws {
+        let broker = try MosquittoBroker()
+        try broker.start()
+        let server = try Server(extra: ["--mqtt", "mqtt://127.0.0.1:\(broker.port)", "--mqtt-id", "httpkiosk",
+                                        "--mqtt-reconnect-max", "1"])
+        func mqtt() throws -> [String: Any] { try server.client(["json", server.base + "/state", server.token!])["mqtt"] as? [String: Any] ?? [:] }
+        func samples() throws -> [String: Double] {
+            let out = try runTool(HTTPTests.python, [HTTPTests.fixtures + "/http_client.py", "samples", server.base, server.token!])
+            return try #require(try JSONSerialization.jsonObject(with: out) as? [String: Double])
+        }
+        #expect(daemonEventually(20) { ((try? mqtt())?["acknowledgedMessages"] as? Int ?? 0) > 0 }, "no acknowledged message on /state")
+        let up = try mqtt()
+        #expect(up["connected"] as? Bool == true)
+        #expect(up["broker"] as? String == "mqtt://127.0.0.1:\(broker.port)")
+        #expect(up["connections"] as? Int == 1)
+        let s1 = try samples()
+        #expect(s1["scand_mqtt_connected"] == 1)
+        #expect((s1["scand_mqtt_acknowledged_total"] ?? 0) > 0)
+        #expect(s1["scand_mqtt_connections_total"] == 1)
+        #expect(s1["scand_event_overflows_total{transport=\"socket\"}"] == 0)
+        broker.stop()
+        // The daemon keeps looping the clip: the outbox fills while the broker is away.
+        #expect(daemonEventually(20) { (try? mqtt())?["connected"] as? Bool == false }, "/state still says connected")
+        #expect(daemonEventually(10) { ((try? mqtt())?["queuedMessages"] as? Int ?? 0) > 0 })
+        let s2 = try samples()
+        #expect(s2["scand_mqtt_connected"] == 0)
+        #expect((s2["scand_mqtt_outbox_messages"] ?? 0) > 0)
+        #expect(((try mqtt())["lastError"] as? String ?? "").contains("127.0.0.1:\(broker.port)"))
+    }
+
     @Test("a request without the token is refused; the page shell is not secret")
     func token() throws {
         let server = try Server()
