@@ -20,23 +20,7 @@ enum ShelfFixtures {
     static let script = "Tests/Fixtures/make_shelf_fixtures.py"
 
     static let cases: [Case] = {
-        let manifest = directory.appendingPathComponent("cases.json")
-        if !FileManager.default.fileExists(atPath: manifest.path) {
-            let tmp = directory.deletingLastPathComponent().appendingPathComponent("shelf.tmp-\(getpid())")
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-            p.arguments = [Fixtures.repositoryRoot.appendingPathComponent(script).path, tmp.path]
-            p.environment = ["PYTHONNOUSERSITE": "1", "PATH": "/usr/bin:/bin"]
-            do { try p.run() } catch { preconditionFailure("cannot run \(script): \(error)") }
-            p.waitUntilExit()
-            precondition(p.terminationStatus == 0, "\(script) failed (needs zint, python3-numpy, python3-pil, python3-segno)")
-            try? FileManager.default.createDirectory(at: directory.deletingLastPathComponent(), withIntermediateDirectories: true)
-            if rename(tmp.path, directory.path) != 0 { try? FileManager.default.removeItem(at: tmp) } // another process won
-        }
-        guard let data = FileManager.default.contents(atPath: manifest.path),
-              let list = try? JSONSerialization.jsonObject(with: data) as? [[String: Any]] else {
-            preconditionFailure("\(manifest.path) unreadable: run /usr/bin/python3 \(script)")
-        }
+        let list = Fixtures.generatedCases(in: directory, script: script, needs: "zint, python3-numpy, python3-pil, python3-segno")
         return list.map { e in
             Case(file: e["file"] as! String, type: e["type"] as! String, value: e["value"] as! String,
                  baseMisreads: e["baseMisreads"] as! [String])

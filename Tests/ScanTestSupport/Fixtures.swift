@@ -20,6 +20,32 @@ public enum Fixtures {
         [UInt8](try Data(contentsOf: URL(fileURLWithPath: path(name))))
     }
 
+    /// The entries of `directory/cases.json`, running `script` (a path under the repository, with
+    /// `/usr/bin/python3`, Debian's packages only) first when the set is missing. The set is written to a
+    /// temporary folder and moved into place, so concurrent test processes never see half a set.
+    /// `needs` names the packages the script uses, for the failure message.
+    public static func generatedCases(in directory: URL, script: String, needs: String) -> [[String: Any]] {
+        let manifest = directory.appendingPathComponent("cases.json")
+        if !FileManager.default.fileExists(atPath: manifest.path) {
+            let tmp = directory.deletingLastPathComponent()
+                .appendingPathComponent("\(directory.lastPathComponent).tmp-\(getpid())")
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+            p.arguments = [repositoryRoot.appendingPathComponent(script).path, tmp.path]
+            p.environment = ["PYTHONNOUSERSITE": "1", "PATH": "/usr/bin:/bin"]
+            do { try p.run() } catch { preconditionFailure("cannot run \(script): \(error)") }
+            p.waitUntilExit()
+            precondition(p.terminationStatus == 0, "\(script) failed (needs \(needs))")
+            try? FileManager.default.createDirectory(at: directory.deletingLastPathComponent(), withIntermediateDirectories: true)
+            if rename(tmp.path, directory.path) != 0 { try? FileManager.default.removeItem(at: tmp) } // another process won
+        }
+        guard let data = FileManager.default.contents(atPath: manifest.path),
+              let list = try? JSONSerialization.jsonObject(with: data) as? [[String: Any]] else {
+            preconditionFailure("\(manifest.path) unreadable: run /usr/bin/python3 \(script)")
+        }
+        return list
+    }
+
     /// manifest.json as a dictionary.
     public static func manifest() throws -> [String: Any] {
         let data = try Data(contentsOf: URL(fileURLWithPath: path("manifest.json")))
