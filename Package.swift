@@ -17,6 +17,8 @@ let package = Package(
     products: [
         .executable(name: "scand", targets: ["scand"]),
         .library(name: "ScanKit", targets: ["ScanKit"]),
+        // The daemon (config file, services); the fuzz package (Fuzz/) fuzzes its config parser.
+        .library(name: "ScanDaemon", targets: ["ScanDaemon"]),
         // Loaded with dlopen only when an input needs OpenCV's imgcodecs/videoio: linking those
         // directly costs ~100-180 ms of start-up (they pull in GDAL and FFmpeg).
         .library(name: "scand-opencv-codecs", type: .dynamic, targets: ["CScanOpenCVCodecs"]),

@@ -15,7 +15,7 @@ let package = Package(
     targets: [
         .executableTarget(
             name: "scand-fuzz",
-            dependencies: [.product(name: "ScanKit", package: "scand")],
+            dependencies: [.product(name: "ScanKit", package: "scand"), .product(name: "ScanDaemon", package: "scand")],
             swiftSettings: [.treatAllWarnings(as: .error)]),
     ]
 )

@@ -1,5 +1,6 @@
 import ScanCore
 import ScanKit
+import ScanDaemon
 
 /// The `scand run --config` parser: any bytes give a config or one `invalidArgument` error naming the file.
 enum ConfigTarget {

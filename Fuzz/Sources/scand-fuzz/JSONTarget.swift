@@ -64,6 +64,8 @@ enum JSONTarget {
         case .device(let d):
             same(object["device"], d.device, "device")
             same(object["reason"], d.reason, "reason")
+        case .configuration:
+            fuzzCheck(object["event"] as? String == "configuration", "event")
         }
     }
 
