@@ -9,6 +9,8 @@ let strict: [SwiftSetting] = [
 
 /// OpenCV headers live under /usr/include/opencv4 on Debian. Only the modules we use are linked:
 /// Debian's opencv4.pc lists every module and the binary would then load ~380 shared objects.
+/// Where scripts/build-zxing (run by scripts/install-deps) installs zxing-cpp 3.1.1's static reader core.
+let zxingPrefix = Context.packageDirectory + "/.build-deps/zxing-cpp-3.1.1"
 let openCVInclude: [CXXSetting] = [.unsafeFlags(["-I/usr/include/opencv4", "-Wall", "-Werror"])]
 
 let package = Package(
@@ -58,12 +60,15 @@ let package = Package(
                 .linkedLibrary("opencv_core"), .linkedLibrary("opencv_imgproc"),
                 .linkedLibrary("opencv_imgcodecs"), .linkedLibrary("opencv_videoio"),
             ]),
-        // zxing-cpp (Debian libzxing-dev): the second barcode engine, for Data Matrix, Aztec, PDF417 and
-        // frames where zbar finds nothing.
+        // zxing-cpp 3.1.1 (PyPI's pinned sdist, built static by scripts/build-zxing into .build-deps/): the
+        // second barcode engine, for Data Matrix, Aztec, PDF417 and frames where zbar finds nothing.
         .target(
             name: "CScanZXing",
-            cxxSettings: [.unsafeFlags(["-Wall", "-Werror"])],
-            linkerSettings: [.linkedLibrary("ZXing")]),
+            cxxSettings: [
+                .define("ZXING_INTERNAL"),
+                .unsafeFlags(["-Wall", "-Werror", "-Xclang", "-std=c++20", "-isystem", "\(zxingPrefix)/include"]),
+            ],
+            linkerSettings: [.unsafeFlags(["\(zxingPrefix)/lib/libZXing.a"])]),
         // libjpeg-turbo encoder for the preview page and annotated images (imported by ScanHTTP only).
         .target(
             name: "CScanJPEG",

@@ -1,40 +1,71 @@
 // extern "C" shim over zxing-cpp. No C++ exception crosses this file's boundary.
-#define ZX_USE_UTF8 1
 #include "CScanZXing.h"
-#include <ZXing/Content.h>
+// zxing-cpp 3.1.1, built by scripts/build-zxing into .build-deps/ (Package.swift points here). The library was
+// compiled with ZXING_INTERNAL; its private BarcodeData.h (installed next to the public headers) is included
+// for the character-set runs below, so the shim is compiled with the same define.
+#include <ZXing/BarcodeData.h>
 #include <ZXing/ReadBarcode.h>
-#include <ZXing/ZXVersion.h>
+#include <ZXing/Version.h>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
+#if ZXING_VERSION_MAJOR != 3 || ZXING_VERSION_MINOR != 1
+#error "CScanZXing reads zxing-cpp 3.1's private BarcodeData layout: build it with scripts/build-zxing"
+#endif
+
 namespace {
 using ZXing::BarcodeFormat;
 
-const std::pair<uint32_t, BarcodeFormat> formatTable[] = {
+// Formats asked for. Code 39 is asked for as Code39Std: scand decodes Full ASCII itself (an option), so
+// zxing hands over the raw characters as 1.4 did; Code 32 and PZN are never asked for (scand's --code32
+// converts the raw Code 39 itself).
+const std::pair<uint32_t, BarcodeFormat> requestTable[] = {
     {SCZ_QR, BarcodeFormat::QRCode}, {SCZ_MICRO_QR, BarcodeFormat::MicroQRCode},
     {SCZ_EAN13, BarcodeFormat::EAN13}, {SCZ_EAN8, BarcodeFormat::EAN8}, {SCZ_UPCA, BarcodeFormat::UPCA},
-    {SCZ_UPCE, BarcodeFormat::UPCE}, {SCZ_CODE39, BarcodeFormat::Code39}, {SCZ_CODE93, BarcodeFormat::Code93},
+    {SCZ_UPCE, BarcodeFormat::UPCE}, {SCZ_CODE39, BarcodeFormat::Code39Std}, {SCZ_CODE93, BarcodeFormat::Code93},
     {SCZ_CODE128, BarcodeFormat::Code128}, {SCZ_ITF, BarcodeFormat::ITF}, {SCZ_CODABAR, BarcodeFormat::Codabar},
-    {SCZ_DATABAR, BarcodeFormat::DataBar}, {SCZ_DATABAR_EXP, BarcodeFormat::DataBarExpanded},
+    {SCZ_DATABAR, BarcodeFormat::DataBarOmni}, {SCZ_DATABAR_EXP, BarcodeFormat::DataBarExp},
     {SCZ_PDF417, BarcodeFormat::PDF417}, {SCZ_AZTEC, BarcodeFormat::Aztec},
     {SCZ_DATA_MATRIX, BarcodeFormat::DataMatrix},
 };
 
 ZXing::BarcodeFormats toZXing(uint32_t bits) {
-    ZXing::BarcodeFormats out;
-    for (const auto &entry : formatTable)
-        if (bits & entry.first) out |= entry.second;
-    return out;
+    std::vector<BarcodeFormat> out;
+    for (const auto &entry : requestTable)
+        if (bits & entry.first) out.push_back(entry.second);
+    return ZXing::BarcodeFormats(std::move(out));
 }
 
+/// The SCZ_* bit of a result's format (3.x reports variants: QR Model 2, Code 39 Standard, ITF-14, …).
 uint32_t fromZXing(BarcodeFormat f) {
-    for (const auto &entry : formatTable)
-        if (entry.second == f) return entry.first;
-    return 0;
+    using enum BarcodeFormat;
+    switch (f) {
+    case EAN13: case ISBN: return SCZ_EAN13;
+    case EAN8: return SCZ_EAN8;
+    case UPCA: return SCZ_UPCA;
+    case UPCE: return SCZ_UPCE;
+    case MicroQRCode: return SCZ_MICRO_QR;
+    case DataBarExp: case DataBarExpStk: return SCZ_DATABAR_EXP;
+    default: break;
+    }
+    switch (ZXing::Symbology(f)) {
+    case QRCode: return f == RMQRCode ? 0 : SCZ_QR;
+    case Code39: return (f == Code39 || f == Code39Std) ? SCZ_CODE39 : 0;
+    case Code93: return SCZ_CODE93;
+    case Code128: return SCZ_CODE128;
+    case ITF: return SCZ_ITF;
+    case Codabar: return SCZ_CODABAR;
+    case DataBar: return SCZ_DATABAR;
+    case PDF417: return SCZ_PDF417;
+    case Aztec: return SCZ_AZTEC;
+    case DataMatrix: return SCZ_DATA_MATRIX;
+    default: return 0;
+    }
 }
 
 void setMessage(char *message, size_t cap, const char *text) {
@@ -47,59 +78,48 @@ char *copyString(const std::string &s) {
     return out;
 }
 
-#if ZXING_VERSION_MAJOR == 1 && ZXING_VERSION_MINOR == 4
-// zxing 1.4 keeps a result's character-set runs (which ECI, or QR's Kanji mode, set each run) in the private
-// `Result::_content` and renders them only into its text. An explicit template instantiation may name a
-// private member ([temp.explicit]: access is not checked there), so this reads it without changing zxing.
-// The layout is the installed header's own; the version check above keeps this to the 1.4 headers.
+// zxing keeps a result's character-set runs (which ECI, or QR's Kanji mode, set each run) in the private
+// `Barcode::d` (BarcodeData::content) and renders them only into its text. An explicit template
+// instantiation may name a private member ([temp.explicit]: access is not checked there), so this reads it
+// without changing zxing. BarcodeData.h is the built library's own header (same sdist, same defines).
 template <typename Tag, typename Tag::type Member> struct ExposeMember {
     friend typename Tag::type memberPointer(Tag) { return Member; }
 };
-struct ResultContent {
-    using type = ZXing::Content ZXing::Result::*;
-    friend type memberPointer(ResultContent);
+struct BarcodeDataPointer {
+    using type = std::shared_ptr<ZXing::BarcodeData> ZXing::Barcode::*;
+    friend type memberPointer(BarcodeDataPointer);
 };
-template struct ExposeMember<ResultContent, &ZXing::Result::_content>;
+template struct ExposeMember<BarcodeDataPointer, &ZXing::Barcode::d>;
 
 /// The runs of `r`'s payload in one character set: {offset, ECI or -1, set by a mode rather than an ECI}.
-std::vector<scz_segment> segmentsOf(const ZXing::Result &r) {
-    const ZXing::Content &content = r.*memberPointer(ResultContent());
+std::vector<scz_segment> segmentsOf(const ZXing::Barcode &r) {
     std::vector<scz_segment> out;
-    for (const auto &e : content.encodings) {
-        const int eci = static_cast<int>(e.eci);
-        // Without any ECI, zxing records only the QR Kanji mode's switches to Shift JIS (ECI 20) and
-        // "unknown" (-1) for runs it guesses.
-        const int fromMode = !content.hasECI && eci >= 0 ? 1 : 0;
-        if (!out.empty() && out.back().offset == e.pos) out.pop_back();
-        out.push_back({e.pos, eci < 0 ? -1 : eci, fromMode});
-    }
-    if (out.empty() || out.front().offset != 0) out.insert(out.begin(), {0, -1, 0});
-    return out;
-}
-#else
-#warning "zxing-cpp is not 1.4: character-set runs come from hasECI()/bytesECI() only (no Kanji-mode runs)"
-std::vector<scz_segment> segmentsOf(const ZXing::Result &r) {
-    std::vector<scz_segment> out{{0, -1, 0}};
-    if (!r.hasECI()) return out;
-    // bytesECI(): "]" code modifier, then the payload with "\nnnnnn" ECI designators and doubled backslashes.
-    const auto b = r.bytesECI();
-    int pos = 0;
-    for (size_t i = 3; i < b.size(); i++) {
-        if (b[i] == '\\' && i + 1 < b.size() && b[i + 1] == '\\') { pos++; i++; continue; }
-        if (b[i] == '\\' && i + 6 < b.size()) {
-            int eci = 0;
-            for (size_t k = 1; k <= 6; k++) eci = eci * 10 + (b[i + k] - '0');
-            if (!out.empty() && out.back().offset == pos) out.pop_back();
-            out.push_back({pos, eci, 0});
-            i += 6;
-            continue;
+    const auto &data = r.*memberPointer(BarcodeDataPointer());
+    if (data) {
+        const ZXing::Content &content = data->content;
+        for (const auto &e : content.encodings) {
+            const int eci = static_cast<int>(e.eci);
+            // Without any ECI, zxing records only mode switches (QR Kanji mode: Shift JIS, ECI 20) and
+            // "unknown" (-1) for runs it guesses.
+            const int fromMode = !content.hasECI && eci >= 0 ? 1 : 0;
+            if (!out.empty() && out.back().offset == e.pos) out.pop_back();
+            out.push_back({e.pos, eci < 0 ? -1 : eci, fromMode});
         }
-        pos++;
     }
     if (out.empty() || out.front().offset != 0) out.insert(out.begin(), {0, -1, 0});
     return out;
 }
-#endif
+
+/// zxing 1.4's `validateITFCheckSum` applied to ITF only; 3.x's validateOptionalChecksum also rejects
+/// Code 39 without its optional check character, so ITF's check is applied here (symbology identifier "]I1").
+bool acceptable(const ZXing::Barcode &r, const scz_options *options) {
+    if (!r.isValid() || !fromZXing(r.format())) return false;
+    if (options->validate_itf_checksum && fromZXing(r.format()) == SCZ_ITF) {
+        const auto si = r.symbologyIdentifier();
+        return si.size() >= 3 && si[2] == '1';
+    }
+    return true;
+}
 } // namespace
 
 extern "C" scz_status scz_read(const uint8_t *luma, int width, int height, int stride, const scz_options *options,
@@ -112,41 +132,27 @@ extern "C" scz_status scz_read(const uint8_t *luma, int width, int height, int s
     }
     if (options->formats == 0) return SCZ_OK;
     try {
-        // Debian's zxing 1.4.0 is built with assertions on, and merging several linear results in one
-        // tryHarder multi-symbol read can abort (Result::operator==: `lineCount() == 1`). So matrix formats
-        // are read as several symbols, linear formats (zbar's fallback here) as one symbol per call.
-        const uint32_t linearBits = SCZ_EAN13 | SCZ_EAN8 | SCZ_UPCA | SCZ_UPCE | SCZ_CODE39 | SCZ_CODE93 |
-                                    SCZ_CODE128 | SCZ_ITF | SCZ_CODABAR | SCZ_DATABAR | SCZ_DATABAR_EXP;
         ZXing::ImageView view(luma, width, height, ZXing::ImageFormat::Lum, stride);
-        auto makeHints = [&](uint32_t bits) {
-            ZXing::DecodeHints hints;
-            hints.setFormats(toZXing(bits));
-            hints.setTryHarder(options->try_harder != 0);
-            hints.setTryRotate(options->try_rotate != 0);
-            hints.setTryDownscale(options->try_downscale != 0);
-            hints.setValidateITFCheckSum(options->validate_itf_checksum != 0);
-            hints.setReturnCodabarStartEnd(true); // as zbar reports Codabar
-            if (options->min_line_count > 0) hints.setMinLineCount(static_cast<uint8_t>(options->min_line_count));
-            if (options->max_symbols > 0) hints.setMaxNumberOfSymbols(static_cast<uint8_t>(options->max_symbols));
-            if (options->fixed_threshold) hints.setBinarizer(ZXing::Binarizer::FixedThreshold);
-            return hints;
-        };
-        ZXing::Results found;
-        const uint32_t matrix = options->formats & ~linearBits, linear = options->formats & linearBits;
-        if (matrix) found = ZXing::ReadBarcodes(view, makeHints(matrix));
-        if (linear) {
-            ZXing::DecodeHints hints = makeHints(linear);
-            if (hints.tryHarder()) hints.setMaxNumberOfSymbols(1);
-            for (auto &r : ZXing::ReadBarcodes(view, hints)) found.push_back(std::move(r));
-        }
+        ZXing::ReaderOptions hints;
+        hints.setFormats(toZXing(options->formats));
+        hints.setTryHarder(options->try_harder != 0);
+        hints.setTryRotate(options->try_rotate != 0);
+        hints.setTryDownscale(options->try_downscale != 0);
+        hints.setTryInvert(false); // scand runs its own inverted pass
+        hints.setValidateOptionalChecksum(false);
+        hints.setTextMode(ZXing::TextMode::Plain);
+        if (options->min_line_count > 0) hints.setMinLineCount(static_cast<uint8_t>(options->min_line_count));
+        if (options->max_symbols > 0) hints.setMaxNumberOfSymbols(static_cast<uint8_t>(options->max_symbols));
+        if (options->fixed_threshold) hints.setBinarizer(ZXing::Binarizer::FixedThreshold);
+        const ZXing::Barcodes found = ZXing::ReadBarcodes(view, hints);
         int valid = 0;
-        for (const auto &r : found) if (r.isValid() && fromZXing(r.format())) valid++;
+        for (const auto &r : found) if (acceptable(r, options)) valid++;
         if (valid == 0) return SCZ_OK;
         auto *out = static_cast<scz_result *>(std::calloc(static_cast<size_t>(valid), sizeof(scz_result)));
         if (!out) return SCZ_ERR_MEMORY;
         int n = 0;
         for (const auto &r : found) {
-            if (!r.isValid() || !fromZXing(r.format())) continue;
+            if (!acceptable(r, options)) continue;
             scz_result &dst = out[n++];
             dst.format = fromZXing(r.format());
             const auto &bytes = r.bytes();
@@ -191,7 +197,5 @@ extern "C" void scz_results_free(scz_result *results, int count) {
 }
 
 extern "C" const char *scz_version(void) {
-#define SCZ_STR2(x) #x
-#define SCZ_STR(x) SCZ_STR2(x)
-    return SCZ_STR(ZXING_VERSION_MAJOR) "." SCZ_STR(ZXING_VERSION_MINOR) "." SCZ_STR(ZXING_VERSION_PATCH);
+    return ZXING_VERSION_STR;
 }
