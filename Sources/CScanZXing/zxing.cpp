@@ -155,7 +155,15 @@ extern "C" scz_status scz_read(const uint8_t *luma, int width, int height, int s
             if (!acceptable(r, options)) continue;
             scz_result &dst = out[n++];
             dst.format = fromZXing(r.format());
-            const auto &bytes = r.bytes();
+            // 3.x reports UPC-E and UPC-A as their 13-digit EAN-13 form (ISO/IEC 15420 "]E0"); scand (like 1.4)
+            // hands over UPC-E's own 8 digits and UPC-A's 12.
+            std::vector<uint8_t> bytes = r.bytes();
+            if (r.format() == BarcodeFormat::UPCE) {
+                const auto upce = r.extra(ZXing::BarcodeExtra::UPCE);
+                if (upce.size() == 8) bytes.assign(upce.begin(), upce.end());
+            } else if (r.format() == BarcodeFormat::UPCA && bytes.size() == 13 && bytes.front() == '0') {
+                bytes.erase(bytes.begin());
+            }
             dst.length = bytes.size();
             dst.bytes = static_cast<uint8_t *>(std::malloc(bytes.size() ? bytes.size() : 1));
             if (!dst.bytes) { scz_results_free(out, n); return SCZ_ERR_MEMORY; }
