@@ -145,7 +145,7 @@ let package = Package(
         // The MQTT client's figures (bench/mqtt/measure.sh): throughput, outbox memory, drain time.
         .executableTarget(
             name: "scand-mqtt-bench",
-            dependencies: ["ScanMQTT", "ScanCore", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["ScanMQTT", "ScanCore", "ScanTestSupport", .product(name: "Logging", package: "swift-log")],
             path: "bench/mqtt/driver",
             swiftSettings: strict),
 
