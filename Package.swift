@@ -69,7 +69,8 @@ let package = Package(
                 .unsafeFlags(["-Wall", "-Werror", "-Xclang", "-std=c++20", "-isystem", "\(zxingPrefix)/include"]),
             ],
             linkerSettings: [.unsafeFlags(["\(zxingPrefix)/lib/libZXing.a"])]),
-        // libjpeg-turbo encoder for the preview page and annotated images (imported by ScanHTTP only).
+        // libjpeg-turbo: scand's one JPEG encoder (grey preview frames, colour annotated images), imported by
+        // ScanCapture only (its `JPEGEncoder`).
         .target(
             name: "CScanJPEG",
             cSettings: [.unsafeFlags(["-Wall", "-Werror"])],
@@ -87,7 +88,7 @@ let package = Package(
         .target(name: "ScanCore", swiftSettings: strict),
         .target(
             name: "ScanCapture",
-            dependencies: ["ScanCore", "CScanV4L2", "CScanOpenCV",
+            dependencies: ["ScanCore", "CScanV4L2", "CScanOpenCV", "CScanJPEG",
                            .product(name: "SystemPackage", package: "swift-system")],
             swiftSettings: strict),
         .target(
@@ -129,7 +130,7 @@ let package = Package(
         // WebSocket /events; and the overlay drawing shared with `scan --annotate`.
         .target(
             name: "ScanHTTP",
-            dependencies: ["ScanCore", "ScanOutput", "ScanKit", "CScanJPEG",
+            dependencies: ["ScanCore", "ScanCapture", "ScanOutput", "ScanKit",
                            .product(name: "Hummingbird", package: "hummingbird"),
                            .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                            .product(name: "Metrics", package: "swift-metrics"),
@@ -149,7 +150,7 @@ let package = Package(
         // The MQTT client's figures (bench/mqtt/measure.sh): throughput, outbox memory, drain time.
         .executableTarget(
             name: "scand-mqtt-bench",
-            dependencies: ["ScanMQTT", "ScanCore", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["ScanMQTT", "ScanCore", "ScanTestSupport", .product(name: "Logging", package: "swift-log")],
             path: "bench/mqtt/driver",
             swiftSettings: strict),
 
