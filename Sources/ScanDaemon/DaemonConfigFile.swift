@@ -98,6 +98,8 @@ public struct DaemonConfigFile: Sendable, Equatable {
     // goes in this file or on argv).
     public var http: String?
     public var httpToken: String?
+    /// `--http-max-fps`: the most MJPEG frames per second the preview encodes (0: as many as are processed).
+    public var httpMaxFps: Double?
 
     // Faces (`--face-detector`, `--face-cascade`, …).
     public var faceDetector: FaceDetectorKind?
@@ -184,6 +186,7 @@ public struct DaemonConfigFile: Sendable, Equatable {
             if !ok { throw ConfigKeyError(path: path.split(separator: ".").map(String.init), message: "'\(path)' \(message)") }
         }
         if let v = stdoutQueue { try check((1...1_000_000).contains(v), "stdoutQueue", "must be 1...1000000, got \(v)") }
+        if let v = httpMaxFps { try check(v.isFinite && v >= 0 && v <= 1000, "httpMaxFps", "must be 0...1000 (0: no cap), got \(v)") }
         if let v = maxPixels { try check((1...(1 << 32)).contains(v), "maxPixels", "must be 1...\(1 << 32), got \(v)") }
         if let r = rectOfInterest {
             try check([r.x, r.y, r.width, r.height].allSatisfy(\.isFinite), "rectOfInterest", "must be four finite numbers")
@@ -489,6 +492,7 @@ private struct Coded: Decodable {
         // HTTP
         value.http = try r.get("http")
         value.httpToken = try r.get("httpToken")
+        value.httpMaxFps = try r.get("httpMaxFps")
         value.faceDetector = try r.choice("faceDetector")
         value.faceCascade = try r.choice("faceCascade")
         value.minFaceSize = try r.get("minFaceSize")

@@ -9,7 +9,17 @@ struct HTTPOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Require 'Authorization: Bearer TOKEN' on every HTTP request but the page shell; TOKEN is read from this file (never from the command line). Open the page as http://HOST:PORT/#token=TOKEN. Also lets the page set the rect of interest.", valueName: "file"))
     var httpToken: String?
 
+    @Option(name: .long, help: ArgumentHelp("Encode at most this many preview frames per second for /stream.mjpg (default 15; 0: every processed frame). The JPEG encoding shares the CPU with detection: the cap keeps a watched preview cheap.", valueName: "fps"))
+    var httpMaxFps: Double?
+
+    /// The preview's default encoding cap (frames per second): a preview at 15 fps looks live, and at 30 fps
+    /// camera rate it halves the encoding cost (docs/http.md, "Cost").
+    static let defaultMaxFps = 15.0
+
     func validate() throws {
+        if let v = httpMaxFps, !(v.isFinite && v >= 0 && v <= 1000) {
+            throw ValidationError("--http-max-fps must be 0...1000 (0: no cap), got \(v)")
+        }
         // The file may give the address ("http" key); the pair is checked once flags and file are merged.
     }
 }

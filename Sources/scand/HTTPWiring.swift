@@ -34,7 +34,7 @@ final class DaemonLink: @unchecked Sendable {
 
 extension HTTPOptions {
     /// The HTTP server `--http` asks for (not started yet), or nil. The token file is read here.
-    static func makeServer(address http: String?, tokenPath httpToken: String?, output: OutputConfiguration,
+    static func makeServer(address http: String?, tokenPath httpToken: String?, maxFps: Double = HTTPOptions.defaultMaxFps, output: OutputConfiguration,
                            banner: ServerBanner, clientQueue: Int, link: DaemonLink, logger: Logger) throws -> HTTPServer? {
         guard let http else { return nil }
         let (host, port) = try HTTPConfiguration.parseAddress(http)
@@ -49,7 +49,7 @@ extension HTTPOptions {
             logger.warning("--http listens beyond loopback without --http-token: anyone who can reach \(host):\(port) sees the camera")
         }
         let metrics = ScandMetrics()
-        let frames = PreviewFrames(onEncode: { metrics.recordJPEGEncode() })
+        let frames = PreviewFrames(maxFramesPerSecond: maxFps, onEncode: { metrics.recordJPEGEncode() })
         let events = EventHub(banner: banner, queueLimit: clientQueue, metrics: metrics)
         var roi: (@Sendable (NormalizedRect) throws -> Void)?
         if configuration.token != nil {

@@ -101,6 +101,8 @@ struct RunCommand: AsyncParsableCommand {
         /// `--http` / `http`: the address to serve HTTP on, and `--http-token` / `httpToken`: its token file.
         var httpAddress: String?
         var httpTokenPath: String?
+        /// `--http-max-fps` / `httpMaxFps`: the preview's encoding cap (frames per second; 0: none).
+        var httpMaxFps = HTTPOptions.defaultMaxFps
     }
 
     /// Merges the defaults, the config file (`path`, else `--config`) and the flags given, in that order, and
@@ -124,6 +126,7 @@ struct RunCommand: AsyncParsableCommand {
         r.socketPath = outputs.socket ?? file.socket.path
         r.httpAddress = httpOptions.http ?? file.http
         r.httpTokenPath = httpOptions.httpToken ?? file.httpToken
+        r.httpMaxFps = httpOptions.httpMaxFps ?? file.httpMaxFps ?? r.httpMaxFps
         if r.httpTokenPath != nil && r.httpAddress == nil { throw ScanError.invalidArgument("--http-token needs --http HOST:PORT (or \"http\" in the config file)") }
         r.socketGroup = outputs.socketGroup ?? file.socket.group
         if let q = outputs.clientQueue ?? file.socket.clientQueue {
@@ -292,7 +295,7 @@ struct RunCommand: AsyncParsableCommand {
         let httpLink = DaemonLink()
         let http: HTTPServer?
         do {
-            http = try HTTPOptions.makeServer(address: resolved.httpAddress, tokenPath: resolved.httpTokenPath, output: resolved.daemon.output,
+            http = try HTTPOptions.makeServer(address: resolved.httpAddress, tokenPath: resolved.httpTokenPath, maxFps: resolved.httpMaxFps, output: resolved.daemon.output,
                                               banner: ServerBanner(version: Scand.version, types: resolved.daemon.output.metadataObjectTypes.sorted()),
                                               clientQueue: resolved.server.clientQueueLimit, link: httpLink, logger: logger)
         } catch let error as ScanError {
@@ -634,6 +637,7 @@ func effectiveSettingsJSON(_ r: RunCommand.Resolved) throws -> String {
     if let v = r.socketPath { settings["socket.path"] = .string(v) }
     if let v = r.httpAddress { settings["http"] = .string(v) }
     if let v = r.httpTokenPath { settings["httpToken"] = .string(v) }
+    if r.httpAddress != nil { settings["httpMaxFps"] = .double(r.httpMaxFps) }
     if let m = r.mqtt { settings["mqtt.url"] = .string(m.endpoint.description) }
     if !r.deviceControls.settings.isEmpty { settings["controls"] = .strings(r.deviceControls.settings.map { "\($0.name)=\($0.value)" }) }
     let encoder = JSONEncoder()

@@ -53,6 +53,34 @@ struct ScanHTTPTests {
         #expect(await ended.value == nil)
     }
 
+    @Test("the encoding cap: a viewer that always waits gets at most maxFramesPerSecond parts, each the newest frame")
+    func encodingCap() async throws {
+        let frames = PreviewFrames(maxFramesPerSecond: 10)
+        defer { frames.close() }
+        let build: @Sendable (PreviewFrame, [UInt8]) -> [UInt8] = { _, jpeg in jpeg }
+        // The pipeline offers frames at ~100 fps for 1.2 s on its own thread.
+        let producer = Task.detached {
+            for i in 0..<120 { let (f, e) = Self.frame(i); frames.offer(f, event: e); usleep(10_000) }
+        }
+        // A viewer that reads as fast as it can.
+        let viewer = Task {
+            var got: [UInt64] = []
+            var seen: UInt64 = 0
+            let start = monotonicSeconds()
+            while monotonicSeconds() - start < 1.0, let p = await frames.nextPart(after: seen, build: build) {
+                got.append(p.generation); seen = p.generation
+            }
+            return got
+        }
+        let got = await viewer.value
+        await producer.value
+        // 10 per second over 1 s (+1 for the first, which is not delayed); uncapped it would be ~100.
+        #expect(got.count <= 12, "\(got.count) parts in 1 s with a cap of 10 fps")
+        #expect(got.count >= 3, "\(got.count) parts in 1 s with a cap of 10 fps")
+        #expect(frames.encodeCount == UInt64(got.count))
+        #expect(got == got.sorted() && Set(got).count == got.count, "parts come in frame order, none twice")
+    }
+
     @Test("a waiting viewer gets the newest frame, skipping what it missed; close ends the wait")
     func newestWins() async throws {
         let frames = PreviewFrames()
