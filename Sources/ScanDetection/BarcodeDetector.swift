@@ -3,6 +3,20 @@ public import ScanCore
 // `metadataType`; no C type reaches the public API.
 package import CScanZBar
 
+/// What one read of a frame found (``BarcodeDetector/read(in:rectOfInterest:)``), and how.
+public struct BarcodeRead: Sendable, Hashable {
+    /// The codes found; geometry in normalized device coordinates of the whole frame.
+    public var objects: [MetadataObject] = []
+    /// The pass that produced ``objects`` (nil when nothing was found). For diagnostics and tests.
+    public var pass: ReaderPass?
+    /// The engine that produced ``objects`` (nil when nothing was found).
+    public var engine: BarcodeEngine?
+
+    public init(objects: [MetadataObject] = [], pass: ReaderPass? = nil, engine: BarcodeEngine? = nil) {
+        self.objects = objects; self.pass = pass; self.engine = engine
+    }
+}
+
 /// Reads machine-readable codes (`AVCaptureMetadataOutput` for codes) with zbar and zxing-cpp, in passes.
 ///
 /// The plain frame is read first. Only when nothing decodes are the further passes tried (inverted,
@@ -39,10 +53,6 @@ public final class BarcodeDetector: MetadataDetector {
     public let configuration: BarcodeConfiguration
     /// The enabled types this detector will report.
     public let enabledTypes: Set<MetadataObjectType>
-    /// The pass that produced the last call's results (nil when nothing was found). For diagnostics and tests.
-    public private(set) var lastPass: ReaderPass?
-    /// The engine that produced the last call's results (nil when nothing was found).
-    public private(set) var lastEngine: BarcodeEngine?
 
     private let zbarEnabled: Set<MetadataObjectType>
     private let zxingEnabled: Set<MetadataObjectType>
@@ -149,10 +159,9 @@ public final class BarcodeDetector: MetadataDetector {
         return out
     }
 
-    /// Resets the last-pass report and crops the frame to the rect of interest (normalized device
-    /// coordinates); nil when no type is enabled or the rectangle misses the frame.
+    /// Crops the frame to the rect of interest (normalized device coordinates); nil when no type is enabled
+    /// or the rectangle misses the frame.
     private func startFrame(_ frame: Frame, rectOfInterest: NormalizedRect) -> PassImage? {
-        lastPass = nil; lastEngine = nil
         guard !enabledTypes.isEmpty else { return nil }
         let pixelRect = PixelRect(covering: rectOfInterest.intersection(.unit), in: frame.size)
         guard pixelRect.width > 0, pixelRect.height > 0 else { return nil }
@@ -160,12 +169,19 @@ public final class BarcodeDetector: MetadataDetector {
                          originX: Double(pixelRect.x), originY: Double(pixelRect.y))
     }
 
-    /// Finds codes in `frame` within `rectOfInterest` (normalized device coordinates). Geometry in the
-    /// results is relative to the whole frame.
+    /// Finds codes in `frame` within `rectOfInterest` (normalized device coordinates): the objects of
+    /// ``read(in:rectOfInterest:)``. Geometry in the results is relative to the whole frame.
     /// - Throws: ``ScanError/detector(_:)`` when zxing-cpp fails.
     public func detect(in frame: Frame, rectOfInterest: NormalizedRect = .unit) throws -> [MetadataObject] {
+        try read(in: frame, rectOfInterest: rectOfInterest).objects
+    }
+
+    /// Finds codes in `frame` within `rectOfInterest` (normalized device coordinates), and says which pass and
+    /// engine read them. Geometry in the results is relative to the whole frame.
+    /// - Throws: ``ScanError/detector(_:)`` when zxing-cpp fails.
+    public func read(in frame: Frame, rectOfInterest: NormalizedRect = .unit) throws -> BarcodeRead {
         streaming = false
-        guard let base = startFrame(frame, rectOfInterest: rectOfInterest) else { return [] }
+        guard let base = startFrame(frame, rectOfInterest: rectOfInterest) else { return BarcodeRead() }
 
         var extra: [MetadataObject] = []
         var pending = PendingReads()
@@ -204,12 +220,11 @@ public final class BarcodeDetector: MetadataDetector {
                                         source: pass.rawValue + "/\(index)", pending: &pending)
                 }
                 if !found.isEmpty || !extra.isEmpty {
-                    lastPass = pass; lastEngine = found.isEmpty ? .zxing : engine
-                    return found + extra
+                    return BarcodeRead(objects: found + extra, pass: pass, engine: found.isEmpty ? .zxing : engine)
                 }
             }
         }
-        return []
+        return BarcodeRead()
     }
 
     /// One reading step on a stream: one image of a pass, read by one engine.
@@ -272,16 +287,22 @@ public final class BarcodeDetector: MetadataDetector {
     /// The step that read the last frame is never put off.
     public func detectStream(in frame: Frame, rectOfInterest: NormalizedRect = .unit, steps: Int,
                              deadline: Double? = nil) throws -> [MetadataObject] {
+        try readStream(in: frame, rectOfInterest: rectOfInterest, steps: steps, deadline: deadline).objects
+    }
+
+    /// ``detectStream(in:rectOfInterest:steps:deadline:)``, saying which pass and engine read the codes.
+    public func readStream(in frame: Frame, rectOfInterest: NormalizedRect = .unit, steps: Int,
+                           deadline: Double? = nil) throws -> BarcodeRead {
         streaming = true; streamFrames += 1
-        guard let base = startFrame(frame, rectOfInterest: rectOfInterest) else { return [] }
+        guard let base = startFrame(frame, rectOfInterest: rectOfInterest) else { return BarcodeRead() }
         let density = streamDensity(for: frame.size)
         if !zbarEnabled.isEmpty {
             let found = Self.suppressFragments(try crossCheckSmallRetail(
                 scanZBar(base, frameSize: frame.size, density: density, matrixOnly: false).filter(accept), image: base, frameSize: frame.size))
-            if !found.isEmpty { lastPass = .plain; lastEngine = .zbar; return found }
+            if !found.isEmpty { return BarcodeRead(objects: found, pass: .plain, engine: .zbar) }
         }
         let all = streamSteps(longSide: max(base.plane.width, base.plane.height))
-        guard !all.isEmpty else { return [] }
+        guard !all.isEmpty else { return BarcodeRead() }
         var cache: [ReaderPass: [PassImage]] = [:]
         var queue: [StreamStep] = []
         if let stickyStep, steps > 0 { queue.append(stickyStep) }
@@ -324,9 +345,12 @@ public final class BarcodeDetector: MetadataDetector {
                 found = try confirm(found, pass: image, base: base, engine: step.engine, frameSize: frame.size,
                                     source: "\(step.pass.rawValue)/\(step.image)/\(step.engine)", pending: &streamPending, stamp: streamFrames)
             }
-            if !found.isEmpty { lastPass = step.pass; lastEngine = step.engine; stickyStep = step; return found }
+            if !found.isEmpty {
+                stickyStep = step
+                return BarcodeRead(objects: found, pass: step.pass, engine: step.engine)
+            }
         }
-        return []
+        return BarcodeRead()
     }
 
     /// The images a pass looks at: the pass itself and, for extra passes, its inverted twin.
