@@ -1,7 +1,5 @@
 public import ScanCore
-// `package`, not public: the benchmark's naive baseline (ScanBenchmark) maps zbar's types through
-// `metadataType`; no C type reaches the public API.
-package import CScanZBar
+internal import CScanZBar
 
 /// What one read of a frame found (``BarcodeDetector/read(in:rectOfInterest:)``), and how.
 public struct BarcodeRead: Sendable, Hashable {
@@ -29,10 +27,7 @@ public struct BarcodeRead: Sendable, Hashable {
 /// duration of a scan. Not thread-safe: use one detector per thread.
 public final class BarcodeDetector: MetadataDetector {
     /// Code types zbar can read.
-    public static let zbarTypes: Set<MetadataObjectType> = [
-        .qr, .ean13, .ean8, .upce, .code39, .code93, .code128, .interleaved2of5, .itf14, .codabar,
-        .gs1DataBar, .gs1DataBarExpanded,
-    ]
+    public static let zbarTypes: Set<MetadataObjectType> = Symbologies.zbarTypes
     /// Code types scand reads with zxing-cpp: zbar's but GS1 DataBar (omnidirectional), plus Micro QR,
     /// PDF417, Aztec, Data Matrix.
     public static var zxingTypes: Set<MetadataObjectType> { ZXingReader.types }
@@ -93,7 +88,7 @@ public final class BarcodeDetector: MetadataDetector {
     private static func makeScanner(_ types: Set<MetadataObjectType>, configuration: BarcodeConfiguration, density: Int) -> OpaquePointer {
         let scanner = zbar_image_scanner_create()!
         zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_ENABLE, 0)
-        for symbology in Self.zbarSymbologies(for: types) {
+        for symbology in Symbologies.zbarSymbologies(for: types) {
             zbar_image_scanner_set_config(scanner, symbology, ZBAR_CFG_ENABLE, 1)
             if let u = configuration.zbarUncertainty, symbology != ZBAR_QRCODE {
                 zbar_image_scanner_set_config(scanner, symbology, ZBAR_CFG_UNCERTAINTY, Int32(max(0, u)))
@@ -463,7 +458,7 @@ public final class BarcodeDetector: MetadataDetector {
         let length = Int(zbar_symbol_get_data_length(s))
         guard let raw = zbar_symbol_get_data(s) else { return nil }
         let bytes = raw.withMemoryRebound(to: UInt8.self, capacity: length) { Array(UnsafeBufferPointer(start: $0, count: length)) }
-        guard let type = Self.metadataType(zbar_symbol_get_type(s), bytes: bytes, enabled: zbarEnabled) else { return nil }
+        guard let type = Symbologies.type(zbar: zbar_symbol_get_type(s), bytes: bytes, enabled: zbarEnabled) else { return nil }
 
         let count = Int(zbar_symbol_get_loc_size(s))
         var points: [(Double, Double)] = []
@@ -816,46 +811,6 @@ public final class BarcodeDetector: MetadataDetector {
     }
 
     // MARK: type mapping
-
-    static func zbarSymbologies(for types: Set<MetadataObjectType>) -> [zbar_symbol_type_t] {
-        var out: [zbar_symbol_type_t] = []
-        for t in types {
-            switch t {
-            case .qr: out.append(ZBAR_QRCODE)
-            case .ean13: out.append(ZBAR_EAN13) // UPC-A arrives as EAN-13 with a leading 0, as in AVFoundation.
-            case .ean8: out.append(ZBAR_EAN8)
-            case .upce: out.append(ZBAR_UPCE)
-            case .code39: out.append(ZBAR_CODE39)
-            case .code93: out.append(ZBAR_CODE93)
-            case .code128: out.append(ZBAR_CODE128)
-            case .interleaved2of5, .itf14: out.append(ZBAR_I25)
-            case .codabar: out.append(ZBAR_CODABAR)
-            case .gs1DataBar: out.append(ZBAR_DATABAR)
-            case .gs1DataBarExpanded: out.append(ZBAR_DATABAR_EXP)
-            default: break
-            }
-        }
-        return out
-    }
-
-    package static func metadataType(_ t: zbar_symbol_type_t, bytes: [UInt8], enabled: Set<MetadataObjectType>) -> MetadataObjectType? {
-        let type: MetadataObjectType
-        switch t {
-        case ZBAR_QRCODE: type = .qr
-        case ZBAR_EAN13, ZBAR_UPCA, ZBAR_ISBN13: type = .ean13
-        case ZBAR_EAN8: type = .ean8
-        case ZBAR_UPCE: type = .upce
-        case ZBAR_CODE39: type = .code39
-        case ZBAR_CODE93: type = .code93
-        case ZBAR_CODE128: type = .code128
-        case ZBAR_I25: type = GS1.interleaved2of5Type(bytes, enabled: enabled)
-        case ZBAR_CODABAR: type = .codabar
-        case ZBAR_DATABAR: type = .gs1DataBar
-        case ZBAR_DATABAR_EXP: type = .gs1DataBarExpanded
-        default: return nil
-        }
-        return enabled.contains(type) ? type : nil
-    }
 
     /// Interleaved 2 of 5 fragments: a short I2/5 read that overlaps a longer one, or whose digits are
     /// part of a longer read in the same frame, is a partial decode of that longer code.
