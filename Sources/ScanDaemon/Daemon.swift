@@ -331,8 +331,9 @@ public final class Daemon: @unchecked Sendable {
                 events.append(.presence(p))
             }
             emitter.emit(events)
-            if let observer = monitor.withLock({ frameObserver }) {
-                var s = monitor.withLock { stats }
+            // The observer and the counters it is shown, under one lock.
+            if let (observer, counters) = monitor.withLock({ frameObserver.map { ($0, stats) } }) {
+                var s = counters
                 s.events = emitter.count
                 observer(item.frame, event, result.timings, s)
             }
