@@ -264,26 +264,12 @@ struct RunCommand: AsyncParsableCommand {
         var server: SocketServer?
         var ownedSocket: BoundSocket?
         do {
-            let activated = try UnixSocketListener.activatedSockets()
-            var fds: [Int32] = activated
-            if !activated.isEmpty {
-                let where_ = activated.compactMap(UnixSocketListener.boundPath(of:)).joined(separator: ", ")
-                logger.notice("using socket(s) passed by systemd", metadata: ["fds": "\(activated)", "path": "\(where_)"])
-                if resolved.socketPath != nil { logger.info("--socket ignored: the socket comes from socket activation") }
-            } else if let path = resolved.socketPath {
-                let bound = try UnixSocketListener.bind(path: path, group: resolved.socketGroup)
-                if bound.preparation == .replacedStale { logger.notice("replaced stale socket file (nobody was listening)", metadata: ["path": "\(path)"]) }
-                ownedSocket = bound
-                fds = [bound.fd]
-            }
-            if !fds.isEmpty {
-                let s = SocketServer(configuration: resolved.server,
-                                     banner: ServerBanner(version: Scand.version, types: resolved.daemon.output.metadataObjectTypes.sorted()),
-                                     logger: logger)
-                for fd in fds { try s.listen(fd: fd) }
-                server = s
-                sinks.append(s)
-                logger.notice("listening", metadata: ["socket": "\(ownedSocket?.path ?? "socket activation")"])
+            if let opened = try DaemonSocket.open(path: resolved.socketPath, group: resolved.socketGroup, configuration: resolved.server,
+                                                  banner: ServerBanner(version: Scand.version, types: resolved.daemon.output.metadataObjectTypes.sorted()),
+                                                  logger: logger) {
+                server = opened.server
+                ownedSocket = opened.ownedSocket
+                sinks.append(opened.server)
             }
         } catch let error as ScanError {
             logger.critical("\(error)")
