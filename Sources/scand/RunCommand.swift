@@ -245,19 +245,8 @@ struct RunCommand: AsyncParsableCommand {
 
         var sinks: [any EventSink] = []
         if resolved.stdout {
-            // stdout gets a bounded queue and a thread of its own: a stalled reader loses its oldest events
-            // (with an `overflow` line), never slows the pipeline, a camera or the socket clients.
-            let stdoutSink = FileDescriptorSink(fd: 1, name: "stdout") { failure in
-                mailbox.post(.ended(failure == .readerGone ? .outputClosed : .outputFailed(failure.description)))
-            }
-            let queued = QueuedSink(target: stdoutSink, capacity: resolved.stdoutQueue)
-            if script.raw || script.rawBytes || script.oneshot {
-                sinks.append(ScriptStdoutSink(target: queued, mode: script.mode, oneshot: script.oneshot, logger: logger) {
-                    mailbox.post(.ended(.completed))
-                })
-            } else {
-                sinks.append(queued)
-            }
+            sinks.append(DaemonStdout.sink(queueCapacity: resolved.stdoutQueue, mode: script.mode, oneshot: script.oneshot,
+                                           mailbox: mailbox, logger: logger))
         }
         let ownedSinks = sinks
 
