@@ -64,7 +64,8 @@ let package = Package(
             name: "CScanZXing",
             cxxSettings: [.unsafeFlags(["-Wall", "-Werror"])],
             linkerSettings: [.linkedLibrary("ZXing")]),
-        // libjpeg-turbo encoder for the preview page and annotated images (imported by ScanHTTP only).
+        // libjpeg-turbo: scand's one JPEG encoder (grey preview frames, colour annotated images), imported by
+        // ScanCapture only (its `JPEGEncoder`).
         .target(
             name: "CScanJPEG",
             cSettings: [.unsafeFlags(["-Wall", "-Werror"])],
@@ -82,7 +83,7 @@ let package = Package(
         .target(name: "ScanCore", swiftSettings: strict),
         .target(
             name: "ScanCapture",
-            dependencies: ["ScanCore", "CScanV4L2", "CScanOpenCV",
+            dependencies: ["ScanCore", "CScanV4L2", "CScanOpenCV", "CScanJPEG",
                            .product(name: "SystemPackage", package: "swift-system")],
             swiftSettings: strict),
         .target(
@@ -124,7 +125,7 @@ let package = Package(
         // WebSocket /events; and the overlay drawing shared with `scan --annotate`.
         .target(
             name: "ScanHTTP",
-            dependencies: ["ScanCore", "ScanOutput", "ScanKit", "CScanJPEG",
+            dependencies: ["ScanCore", "ScanCapture", "ScanOutput", "ScanKit",
                            .product(name: "Hummingbird", package: "hummingbird"),
                            .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                            .product(name: "Metrics", package: "swift-metrics"),
@@ -144,7 +145,7 @@ let package = Package(
         // The MQTT client's figures (bench/mqtt/measure.sh): throughput, outbox memory, drain time.
         .executableTarget(
             name: "scand-mqtt-bench",
-            dependencies: ["ScanMQTT", "ScanCore", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["ScanMQTT", "ScanCore", "ScanTestSupport", .product(name: "Logging", package: "swift-log")],
             path: "bench/mqtt/driver",
             swiftSettings: strict),
 

@@ -7,10 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+// Everything the error path reads after longjmp lives here, in memory whose address libjpeg holds, not in
+// locals that setjmp may not preserve: the output buffer jpeg_mem_dest (re)allocates included.
 typedef struct {
     struct jpeg_error_mgr mgr;
     jmp_buf jump;
     char message[JMSG_LENGTH_MAX];
+    unsigned char *buffer;
+    unsigned long size;
 } scan_jpeg_error;
 
 static void scan_error_exit(j_common_ptr cinfo) {
@@ -25,8 +29,12 @@ int scan_jpeg_encode(const uint8_t *pixels, int width, int height, int stride, i
                      uint8_t **out, size_t *out_size, char *message, size_t cap) {
     *out = NULL;
     *out_size = 0;
-    if (width <= 0 || height <= 0 || (components != 1 && components != 3) || stride < width * components) {
-        snprintf(message, cap, "invalid image geometry %dx%d stride %d", width, height, stride);
+    if (!pixels || width <= 0 || height <= 0 || (components != 1 && components != 3) || stride < width * components) {
+        snprintf(message, cap, "invalid image geometry %dx%d, %d components, stride %d", width, height, components, stride);
+        return -1;
+    }
+    if (quality < 1 || quality > 100) {
+        snprintf(message, cap, "JPEG quality must be 1...100, got %d", quality);
         return -1;
     }
     struct jpeg_compress_struct cinfo;
@@ -35,25 +43,20 @@ int scan_jpeg_encode(const uint8_t *pixels, int width, int height, int stride, i
     cinfo.err = jpeg_std_error(&err.mgr);
     err.mgr.error_exit = scan_error_exit;
     err.mgr.emit_message = scan_emit_message;
-    // volatile: read after longjmp
-    unsigned char *volatile buffer = NULL;
-    unsigned long volatile size = 0;
     if (setjmp(err.jump)) {
         jpeg_destroy_compress(&cinfo);
-        free(buffer);
+        free(err.buffer); // jpeg_mem_dest's buffer: libjpeg never frees it
         snprintf(message, cap, "jpeg: %s", err.message);
         return -1;
     }
     jpeg_create_compress(&cinfo);
-    unsigned char *buf = NULL;
-    unsigned long len = 0;
-    jpeg_mem_dest(&cinfo, &buf, &len);
+    jpeg_mem_dest(&cinfo, &err.buffer, &err.size);
     cinfo.image_width = (JDIMENSION)width;
     cinfo.image_height = (JDIMENSION)height;
     cinfo.input_components = components;
     cinfo.in_color_space = components == 1 ? JCS_GRAYSCALE : JCS_RGB;
     jpeg_set_defaults(&cinfo);
-    jpeg_set_quality(&cinfo, quality < 1 ? 1 : quality > 100 ? 100 : quality, TRUE);
+    jpeg_set_quality(&cinfo, quality, TRUE);
     cinfo.dct_method = JDCT_IFAST;
     jpeg_start_compress(&cinfo, TRUE);
     while (cinfo.next_scanline < cinfo.image_height) {
@@ -61,11 +64,9 @@ int scan_jpeg_encode(const uint8_t *pixels, int width, int height, int stride, i
         jpeg_write_scanlines(&cinfo, &row, 1);
     }
     jpeg_finish_compress(&cinfo);
-    buffer = buf;
-    size = len;
     jpeg_destroy_compress(&cinfo);
-    *out = buffer;
-    *out_size = size;
+    *out = err.buffer;
+    *out_size = err.size;
     return 0;
 }
 

@@ -234,9 +234,14 @@ public final class Daemon: @unchecked Sendable {
             let info = current.info
             let frameDuration = 1.0 / (info.frameRate ?? 1.0)
             do {
-                while !isStopping, let frame = try current.nextFrame() {
+                while !isStopping, var frame = try current.nextFrame() {
                     let streamTime = offset + frame.time
-                    if config.pacing && !info.isLive { waitUnlessStopping(until: start + streamTime) }
+                    if config.pacing && !info.isLive {
+                        waitUnlessStopping(until: start + streamTime)
+                        // A paced file frame is "captured" when it is due, as a camera's would be: latency
+                        // figures then leave out the wait for its turn.
+                        frame.captureClock = monotonicSeconds()
+                    }
                     lastTime = frame.time
                     guard let dropped = queue.put(Item(frame: frame, info: info, streamTime: streamTime)) else { break }
                     monitor.withLock { stats.framesRead += 1; stats.framesDropped += dropped }

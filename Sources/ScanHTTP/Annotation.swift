@@ -1,31 +1,8 @@
 public import ScanCore
-internal import CScanJPEG
 import Foundation
 
-/// An 8-bit RGB picture, rows packed (`width * 3` bytes each), origin top-left. Frame pixels.
-public struct RGBImage: Sendable {
-    public let width: Int
-    public let height: Int
-    public var pixels: [UInt8]
-
-    /// The grey `luma` plane as RGB (the three channels equal).
-    public init(luma: LumaPlane) {
-        width = luma.width; height = luma.height
-        var out = [UInt8](repeating: 0, count: luma.width * luma.height * 3)
-        luma.bytes.withUnsafeBufferPointer { src in
-            out.withUnsafeMutableBufferPointer { dst in
-                for y in 0..<luma.height {
-                    let s = y * luma.stride, d = y * luma.width * 3
-                    for x in 0..<luma.width {
-                        let v = src[s + x]
-                        dst[d + 3 * x] = v; dst[d + 3 * x + 1] = v; dst[d + 3 * x + 2] = v
-                    }
-                }
-            }
-        }
-        pixels = out
-    }
-
+/// Drawing on an annotated picture.
+extension RGBImage {
     /// Sets one pixel (frame pixels); points outside the picture are ignored.
     mutating func plot(_ x: Int, _ y: Int, _ c: (UInt8, UInt8, UInt8)) {
         guard x >= 0, y >= 0, x < width, y < height else { return }
@@ -90,36 +67,3 @@ public enum Annotator {
     }
 }
 
-
-/// JPEG encoding (libjpeg-turbo, baseline, fast DCT) of grey planes and RGB pictures (ScanCapture's
-/// `JPEGEncoder` does grey only; the annotated pictures need colour).
-public enum ImageJPEG {
-    /// Encodes a grey plane.
-    /// - Throws: ``ScanError/output(_:)`` when libjpeg fails.
-    public static func encode(_ luma: LumaPlane, quality: Int = 75) throws -> [UInt8] {
-        try luma.bytes.withUnsafeBufferPointer {
-            try encode($0.baseAddress!, width: luma.width, height: luma.height, stride: luma.stride, components: 1, quality: quality)
-        }
-    }
-
-    /// Encodes an RGB picture.
-    public static func encode(_ image: RGBImage, quality: Int = 85) throws -> [UInt8] {
-        try image.pixels.withUnsafeBufferPointer {
-            try encode($0.baseAddress!, width: image.width, height: image.height, stride: image.width * 3, components: 3, quality: quality)
-        }
-    }
-
-    private static func encode(_ pixels: UnsafePointer<UInt8>, width: Int, height: Int, stride: Int, components: Int,
-                               quality: Int) throws -> [UInt8] {
-        var out: UnsafeMutablePointer<UInt8>?
-        var size = 0
-        var message = [CChar](repeating: 0, count: 256)
-        let status = scan_jpeg_encode(pixels, Int32(width), Int32(height), Int32(stride), Int32(components), Int32(quality),
-                                      &out, &size, &message, message.count)
-        guard status == 0, let out else {
-            throw ScanError.output("JPEG encoding failed: \(String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))")
-        }
-        defer { scan_jpeg_free(out) }
-        return Array(UnsafeBufferPointer(start: out, count: size))
-    }
-}

@@ -3,6 +3,7 @@ public import ScanOutput
 public import Logging
 public import ServiceLifecycle
 public import ScanKit
+import ScanCapture
 import Hummingbird
 import HummingbirdWebSocket
 import HTTPTypes
@@ -215,11 +216,11 @@ public final class HTTPServer: Service, Sendable {
             let annotate = request.uri.queryParameters.get("annotate").map { $0 == "1" || $0 == "true" } ?? false
             let jpeg: [UInt8]
             if annotate {
-                jpeg = try ImageJPEG.encode(Annotator.annotate(frame.frame.luma, objects: frame.event.objects))
+                jpeg = try JPEGEncoder.encode(Annotator.annotate(frame.frame.luma, objects: frame.event.objects))
+                metrics.jpegEncodes.increment()
             } else {
-                jpeg = try frames.jpeg(of: frame)
+                jpeg = try frames.jpeg(of: frame) // counted by the frames' onEncode
             }
-            metrics.jpegEncodes.increment()
             var headers = HTTPFields()
             headers[.contentType] = "image/jpeg"
             headers[.cacheControl] = "no-store"
@@ -261,20 +262,17 @@ public final class HTTPServer: Service, Sendable {
         metrics.streamViewers.record(viewers)
         defer { metrics.streamViewers.record(streamViewerCount.add(-1)) }
         var generation: UInt64 = 0
-        while let frame = await frames.next(after: generation) {
-            generation = frame.generation
-            let before = frames.encodeCount
-            let part = try frames.part(of: frame) { jpeg in
-                let objects = Data(ObjectsJSON.encode(frame.event.objects)).base64EncodedString()
-                let captured = wallClockOfCapture(frame)
-                var head = "--\(Self.boundary)\r\nContent-Type: image/jpeg\r\nContent-Length: \(jpeg.count)\r\n"
-                head += "X-Scand-Frame: \(frame.event.frame)\r\nX-Scand-Size: \(frame.event.width)x\(frame.event.height)\r\n"
-                head += "X-Scand-Timestamp: \(String(format: "%.6f", captured))\r\nX-Scand-Objects: \(objects)\r\n\r\n"
-                return Array(head.utf8) + jpeg + Array("\r\n".utf8)
-            }
-            if frames.encodeCount != before { metrics.jpegEncodes.increment() }
-            let buffer = ByteBuffer(bytes: part)
-            try await writer.write(buffer)
+        let build: @Sendable (PreviewFrame, [UInt8]) -> [UInt8] = { [self] frame, jpeg in
+            let objects = Data(ObjectsJSON.encode(frame.event.objects)).base64EncodedString()
+            let captured = wallClockOfCapture(frame)
+            var head = "--\(Self.boundary)\r\nContent-Type: image/jpeg\r\nContent-Length: \(jpeg.count)\r\n"
+            head += "X-Scand-Frame: \(frame.event.frame)\r\nX-Scand-Size: \(frame.event.width)x\(frame.event.height)\r\n"
+            head += "X-Scand-Timestamp: \(String(format: "%.6f", captured))\r\nX-Scand-Objects: \(objects)\r\n\r\n"
+            return Array(head.utf8) + jpeg + Array("\r\n".utf8)
+        }
+        while let part = await frames.nextPart(after: generation, build: build) {
+            generation = part.generation
+            try await writer.write(ByteBuffer(bytes: part.bytes))
         }
     }
 
@@ -380,7 +378,7 @@ public final class HTTPServer: Service, Sendable {
         doc["clients"] = ["socket": hooks.socketClients(), "websocket": events.clientCount,
                           "stream": streamViewerCount.value]
         doc["preview"] = ["videoGravity": configuration.videoGravity.rawValue, "orientation": configuration.orientation.rawValue,
-                          "mirrored": configuration.isMirrored]
+                          "mirrored": configuration.isMirrored, "jpegEncodes": frames.encodeCount]
         doc["rectOfInterestEditable"] = configuration.token != nil && hooks.setRectOfInterest != nil
         doc["overflows"] = ["socket": hooks.socketOverflows(), "websocket": events.droppedEvents]
         if let b = hooks.broker() {

@@ -75,6 +75,9 @@ public final class ScandMetrics: @unchecked Sendable {
         socketClients.record(0); webSocketClients.record(0); streamViewers.record(0)
     }
 
+    /// One preview JPEG was encoded (`scand_jpeg_encodes_total`); ``PreviewFrames``' `onEncode`.
+    public func recordJPEGEncode() { jpegEncodes.increment() }
+
     /// At each `/metrics` request: the Unix socket's dropped events (cumulative since start) and the MQTT
     /// sink's state (cumulative counts since start), turned into counter increments and gauges.
     public func recordScrape(socketOverflows total: Int, broker: BrokerState?) {

@@ -18,7 +18,7 @@ public struct VideoFrame: Sendable {
 
     public init(frame: Frame, metadata: MetadataEvent) { self.frame = frame; self.metadata = metadata }
 
-    /// The frame as a greyscale JPEG (libjpeg-turbo). Encoding runs on the caller's task, so only a
+    /// The frame as a greyscale JPEG (``JPEGEncoder``, libjpeg-turbo). Encoding runs on the caller's task, so only a
     /// subscriber that wants JPEG pays for it, and never the pipeline.
     public func jpegData(quality: Int = 80) throws -> [UInt8] { try JPEGEncoder.encode(frame.luma, quality: quality) }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ScanCore
+import ScanCapture
 import ScanHTTP
 
 /// `scand scan --annotate DIR`: each input written again with its detections drawn, as `zbarimg -d` shows
@@ -43,7 +44,7 @@ final class AnnotationWriter {
         let base = baseName(for: source.name)
         let name = source.isStream ? String(format: "%@-%06d.jpg", base, frame.index) : "\(base).jpg"
         let url = directory.appendingPathComponent(name)
-        let jpeg = try ImageJPEG.encode(Annotator.annotate(frame.luma, objects: event.objects), quality: 90)
+        let jpeg = try JPEGEncoder.encode(Annotator.annotate(frame.luma, objects: event.objects), quality: 90)
         do {
             try Data(jpeg).write(to: url, options: [.withoutOverwriting])
         } catch {

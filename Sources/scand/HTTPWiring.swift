@@ -49,7 +49,7 @@ extension HTTPOptions {
             logger.warning("--http listens beyond loopback without --http-token: anyone who can reach \(host):\(port) sees the camera")
         }
         let metrics = ScandMetrics()
-        let frames = PreviewFrames()
+        let frames = PreviewFrames(onEncode: { metrics.recordJPEGEncode() })
         let events = EventHub(banner: banner, queueLimit: clientQueue, metrics: metrics)
         var roi: (@Sendable (NormalizedRect) throws -> Void)?
         if configuration.token != nil {

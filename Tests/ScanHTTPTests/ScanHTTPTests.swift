@@ -24,6 +24,35 @@ struct ScanHTTPTests {
         #expect(frames.encodeCount == 1)
     }
 
+    @Test("stream viewers waiting for a part share one encoding of the newest frame; close ends their waits")
+    func partsEncodedOncePerFrame() async throws {
+        let frames = PreviewFrames()
+        defer { frames.close() }
+        for i in 0..<10 { let (f, e) = Self.frame(i); frames.offer(f, event: e) }
+        #expect(frames.encodeCount == 0, "offering frames encoded them")
+        let build: @Sendable (PreviewFrame, [UInt8]) -> [UInt8] = { frame, jpeg in Array("\(frame.frame.index):".utf8) + jpeg }
+        // Ten viewers ask for a part newer than nothing: all get frame 9's, encoded once.
+        let parts = await withTaskGroup(of: PreviewPart?.self) { group in
+            for _ in 0..<10 { group.addTask { await frames.nextPart(after: 0, build: build) } }
+            return await group.reduce(into: [PreviewPart?]()) { $0.append($1) }
+        }
+        #expect(parts.count == 10 && parts.allSatisfy { $0?.bytes.starts(with: Array("9:".utf8)) == true })
+        #expect(frames.encodeCount == 1)
+        let seen = try #require(parts.first??.generation)
+        // Nothing newer: a viewer waits; a new frame is encoded for it; close ends a later wait.
+        let waiter = Task { await frames.nextPart(after: seen, build: build) }
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(frames.encodeCount == 1)
+        let (f, e) = Self.frame(10); frames.offer(f, event: e)
+        let next = try #require(await waiter.value)
+        #expect(next.bytes.starts(with: Array("10:".utf8)) && next.generation > seen)
+        #expect(frames.encodeCount == 2)
+        let ended = Task { await frames.nextPart(after: next.generation, build: build) }
+        try await Task.sleep(for: .milliseconds(50))
+        frames.close()
+        #expect(await ended.value == nil)
+    }
+
     @Test("a waiting viewer gets the newest frame, skipping what it missed; close ends the wait")
     func newestWins() async throws {
         let frames = PreviewFrames()

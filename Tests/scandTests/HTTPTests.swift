@@ -104,6 +104,8 @@ struct HTTPTests {
         #expect((second["scand_detections_total{type=\"qr\"}"] ?? 0) > 0)
         #expect((second["scand_stage_duration_seconds_count{stage=\"barcode\"}"] ?? 0) > 0)
         #expect(second["scand_jpeg_encodes_total"] == 0, "nobody watched, yet JPEGs were encoded")
+        let preview = try server.client(["json", server.base + "/state", server.token!])["preview"] as? [String: Any]
+        #expect(preview?["jpegEncodes"] as? Int == 0, "/state: nobody watched, yet JPEGs were encoded: \(preview ?? [:])")
         #expect((r["contentType"] as? String ?? "").hasPrefix("text/plain"))
     }
 

@@ -49,12 +49,6 @@ scv_status scv_image_open(const uint8_t *bytes, size_t length, uint64_t max_pixe
 scv_status scv_image_read_gray(scv_image *image, uint8_t *dst, size_t capacity, char *message, size_t message_capacity);
 void scv_image_close(scv_image *image);
 
-/** Encodes a luma plane (`stride` bytes per row) as a greyscale baseline JPEG at `quality` (1...100) into
- *  the caller's `dst`. `*length` gets the JPEG's size; SCV_ERR_MEMORY when it is over `capacity` (call
- *  again with a buffer of `*length` bytes). */
-scv_status scv_jpeg_encode_gray(const uint8_t *src, int width, int height, int stride, int quality,
-                                uint8_t *dst, size_t capacity, size_t *length, char *message, size_t message_capacity);
-
 /* ---- OpenCV imgcodecs/videoio through the lazily loaded plugin (libscand-opencv-codecs.so) ---- */
 
 /** Sets what OpenCV reads once, when the plugin's libraries load: its image size cap

@@ -9,6 +9,7 @@ import Foundation
 import Logging
 import ScanCore
 import ScanMQTT
+import ScanTestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -30,44 +31,7 @@ func event(_ seq: Int, bytes: Int) -> EncodedEvent {
     return EncodedEvent(name: "metadata", objectTypes: [], line: Array((head + fill + tail + "\n").utf8), seq: UInt64(seq))
 }
 
-final class Broker {
-    let dir = NSTemporaryDirectory() + "scand-mqtt-bench-\(getpid())"
-    let port: Int
-    var process: Process?
-    init() {
-        try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        port = 20000 + Int(getpid() % 20000)
-        var conf = "listener \(port) 127.0.0.1\nallow_anonymous true\npersistence false\nmax_queued_messages 1000000\n"
-        if getuid() == 0 { conf += "user root\n" }
-        try! conf.write(toFile: dir + "/m.conf", atomically: true, encoding: .utf8)
-    }
-    func start() {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/sbin/mosquitto")
-        p.arguments = ["-c", dir + "/m.conf"]
-        p.standardError = FileHandle.nullDevice; p.standardOutput = FileHandle.nullDevice
-        try! p.run()
-        process = p
-        var tries = 0
-        while !accepts() && tries < 500 { usleep(2000); tries += 1 }
-    }
-    /// True once the broker's port takes connections.
-    func accepts() -> Bool {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        addr.sin_port = UInt16(port).bigEndian
-        return withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-        }
-    }
-    func stop() { if let p = process { p.terminate(); p.waitUntilExit() }; process = nil }
-    deinit { stop(); try? FileManager.default.removeItem(atPath: dir) }
-}
-
-func client(_ broker: Broker, queue: Int, spool: String? = nil) -> MQTTClient {
+func client(_ broker: MosquittoBroker, queue: Int, spool: String? = nil) -> MQTTClient {
     var c = MQTTConfiguration(endpoint: MQTTEndpoint(host: "127.0.0.1", port: broker.port, tls: false), id: "bench", device: "bench", version: "bench")
     c.queueLimit = queue
     c.queueBytes = 4 << 30
@@ -92,12 +56,14 @@ let args = CommandLine.arguments
 let mode = args.count > 1 ? args[1] : "throughput"
 let n = args.count > 2 ? Int(args[2])! : 10_000
 let bytes = args.count > 3 ? Int(args[3])! : 300
-let broker = Broker()
+// The tests' broker helper: a free loopback port (bound to 0 by the kernel, then released), its own
+// temporary directory, started and waited for until its port accepts connections.
+let broker = try! MosquittoBroker()
 let events = (1...n).map { event($0, bytes: bytes) }
 
 switch mode {
 case "throughput":
-    broker.start()
+    try! broker.start()
     let c = client(broker, queue: n + 10)
     c.start()
     waitConnected(c)
@@ -108,7 +74,7 @@ case "throughput":
     let t = now() - t0
     c.finish(timeout: 2)
     // The same with --mqtt-spool (every message written to a segment file before it is sent), same broker.
-    let spoolDir = broker.dir + "/spool"
+    let spoolDir = broker.directory.url.path + "/spool"
     try! FileManager.default.createDirectory(atPath: spoolDir, withIntermediateDirectories: true)
     let cs = client(broker, queue: n + 10, spool: spoolDir)
     cs.start()
@@ -122,7 +88,7 @@ case "throughput":
     let left = (try? FileManager.default.contentsOfDirectory(atPath: spoolDir).count) ?? -1
     // Baseline in the same run: the reference client, mosquitto_pub -l (one message per stdin line), QoS 1.
     let lines = events.map { String(decoding: $0.line, as: UTF8.self) }.joined()
-    let file = broker.dir + "/lines.txt"
+    let file = broker.directory.url.path + "/lines.txt"
     try! lines.write(toFile: file, atomically: true, encoding: .utf8)
     let p = Process()
     p.executableURL = URL(fileURLWithPath: "/bin/sh")
@@ -149,7 +115,7 @@ case "drain":
     usleep(200_000)
     let queued = c.outbox.statistics.messages
     let t0 = now()   // from the broker's start (it takes a few ms to listen; the client retries every 50 ms)
-    broker.start()
+    try! broker.start()
     waitConnected(c)
     let tc = now() - t0
     let ok = waitEmpty(c, timeout: 120)
@@ -158,6 +124,10 @@ case "drain":
     c.finish(timeout: 2)
 default:
     FileHandle.standardError.write(Data("usage: scand-mqtt-bench throughput|memory|drain N BYTES\n".utf8))
+    broker.stop()
+    try? FileManager.default.removeItem(at: broker.directory.url)
     exit(2)
 }
 broker.stop()
+// A global is never deinitialised: remove the broker's directory here.
+try? FileManager.default.removeItem(at: broker.directory.url)
