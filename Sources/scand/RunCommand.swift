@@ -248,45 +248,20 @@ struct RunCommand: AsyncParsableCommand {
 
         var sinks: [any EventSink] = []
         if resolved.stdout {
-            // stdout gets a bounded queue and a thread of its own: a stalled reader loses its oldest events
-            // (with an `overflow` line), never slows the pipeline, a camera or the socket clients.
-            let stdoutSink = FileDescriptorSink(fd: 1, name: "stdout") { failure in
-                mailbox.post(.ended(failure == .readerGone ? .outputClosed : .outputFailed(failure.description)))
-            }
-            let queued = QueuedSink(target: stdoutSink, capacity: resolved.stdoutQueue)
-            if script.raw || script.rawBytes || script.oneshot {
-                sinks.append(ScriptStdoutSink(target: queued, mode: script.mode, oneshot: script.oneshot, logger: logger) {
-                    mailbox.post(.ended(.completed))
-                })
-            } else {
-                sinks.append(queued)
-            }
+            sinks.append(DaemonStdout.sink(queueCapacity: resolved.stdoutQueue, mode: script.mode, oneshot: script.oneshot,
+                                           mailbox: mailbox, logger: logger))
         }
         let ownedSinks = sinks
 
         var server: SocketServer?
         var ownedSocket: BoundSocket?
         do {
-            let activated = try UnixSocketListener.activatedSockets()
-            var fds: [Int32] = activated
-            if !activated.isEmpty {
-                let where_ = activated.compactMap(UnixSocketListener.boundPath(of:)).joined(separator: ", ")
-                logger.notice("using socket(s) passed by systemd", metadata: ["fds": "\(activated)", "path": "\(where_)"])
-                if resolved.socketPath != nil { logger.info("--socket ignored: the socket comes from socket activation") }
-            } else if let path = resolved.socketPath {
-                let bound = try UnixSocketListener.bind(path: path, group: resolved.socketGroup)
-                if bound.preparation == .replacedStale { logger.notice("replaced stale socket file (nobody was listening)", metadata: ["path": "\(path)"]) }
-                ownedSocket = bound
-                fds = [bound.fd]
-            }
-            if !fds.isEmpty {
-                let s = SocketServer(configuration: resolved.server,
-                                     banner: ServerBanner(version: Scand.version, types: resolved.daemon.output.metadataObjectTypes.sorted()),
-                                     logger: logger)
-                for fd in fds { try s.listen(fd: fd) }
-                server = s
-                sinks.append(s)
-                logger.notice("listening", metadata: ["socket": "\(ownedSocket?.path ?? "socket activation")"])
+            if let opened = try DaemonSocket.open(path: resolved.socketPath, group: resolved.socketGroup, configuration: resolved.server,
+                                                  banner: ServerBanner(version: Scand.version, types: resolved.daemon.output.metadataObjectTypes.sorted()),
+                                                  logger: logger) {
+                server = opened.server
+                ownedSocket = opened.ownedSocket
+                sinks.append(opened.server)
             }
         } catch let error as ScanError {
             logger.critical("\(error)")

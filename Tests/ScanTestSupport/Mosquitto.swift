@@ -47,15 +47,11 @@ public final class MosquittoBroker: @unchecked Sendable {
 
     /// Starts mosquitto and waits until its port accepts connections (10 s at most).
     public func start() throws {
-        let p = Process()
-        (p.executableURL, p.arguments) = withDefaultSignals("/usr/sbin/mosquitto", ["-c", configPath])
         if !FileManager.default.fileExists(atPath: logPath) { _ = FileManager.default.createFile(atPath: logPath, contents: nil) }
         let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
         log.seekToEndOfFile()
-        p.standardError = log
-        p.standardOutput = log
-        p.standardInput = FileHandle.nullDevice
-        try p.run()
+        let (program, arguments) = withDefaultSignals("/usr/sbin/mosquitto", ["-c", configPath])
+        let p = try TestProcess.start(program.path, arguments, stdout: .handle(log), stderr: .handle(log))
         process = p
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline {
@@ -123,15 +119,10 @@ public final class MosquittoSubscriber: @unchecked Sendable {
         self.port = port
         self.extra = extraArguments
         outputPath = directory.url.appendingPathComponent("sub-\(clientID)-\(UUID().uuidString).txt").path
-        _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
-        process = Process()
-        (process.executableURL, process.arguments) = withDefaultSignals(
+        let (program, arguments) = withDefaultSignals(
             "/usr/bin/mosquitto_sub", ["-h", host, "-p", "\(port)", "-v", "-q", "1", "-c", "-i", clientID, "-t", "probe/ready"]
                 + topics.flatMap { ["-t", $0] } + extraArguments)
-        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+        process = try TestProcess.start(program.path, arguments, stdout: .file(outputPath))
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline {
             _ = try? runTool("/usr/bin/mosquitto_pub", ["-h", host, "-p", "\(port)", "-q", "1", "-t", "probe/ready", "-m", "ready"] + extraArguments)
