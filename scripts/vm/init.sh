@@ -285,6 +285,7 @@ if [ $absent = absent ] && [ $ffrc = 2 ] && [ $alive = alive ] && [ $rc = 0 ] &&
    && echo "$ev" | grep -q '^waiting deviceConnected started .*stopped'; then
     pass waiting "node $absent: --fail-fast rc=$ffrc; waiting then $alive after 2 s; bound: events: $ev, frames=$frames, SIGTERM rc=$rc ($(since $t)s)"
 else fail waiting "node=$absent fail-fast rc=$ffrc alive=$alive rc=$rc frames=$frames events: $ev"; tail -5 $T/wait.err; tail -2 $T/ff.err; fi
+fi
 # --- 10. Camera controls (issue 18) against vivid's user controls.
 # ctlval NAME: the control's current value as `scand devices` reads it (keys are sorted: name, step, type, value).
 ctlval() { scand devices 2>/dev/null | grep "\"path\":\"$VIVID\"" | grep -o "\"name\":\"$1\",\"step\":[0-9]*,\"type\":\"[a-z0-9]*\",\"value\":-\?[0-9]*" | sed 's/.*"value"://'; }
