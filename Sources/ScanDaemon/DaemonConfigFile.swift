@@ -104,6 +104,9 @@ public struct DaemonConfigFile: Sendable, Equatable {
     // Faces (`--face-detector`, `--face-cascade`, …).
     public var faceDetector: FaceDetectorKind?
     public var faceCascade: FaceCascade?
+    /// `--face-neural-width`, `--face-threshold`: CenterFace's input width (pixels) and score threshold.
+    public var faceNeuralWidth: Int?
+    public var faceThreshold: Double?
     public var minFaceSize: Int?
     public var maxFaceSize: Int?
     public var faceInterval: Int?
@@ -258,6 +261,8 @@ public struct DaemonConfigFile: Sendable, Equatable {
             f.detector = v
             if let family = v.cascade { f.cascade = family }
         }
+        if let v = faceNeuralWidth { f.neuralInputWidth = v }
+        if let v = faceThreshold { f.neuralThreshold = v }
         if let v = minFaceSize { f.minimumFaceSize = v }
         if let v = maxFaceSize { f.maximumFaceSize = v }
         if let v = faceInterval { f.detectionInterval = v }
@@ -495,6 +500,8 @@ private struct Coded: Decodable {
         value.httpMaxFps = try r.get("httpMaxFps")
         value.faceDetector = try r.choice("faceDetector")
         value.faceCascade = try r.choice("faceCascade")
+        value.faceNeuralWidth = try r.get("faceNeuralWidth")
+        value.faceThreshold = try r.get("faceThreshold")
         value.minFaceSize = try r.get("minFaceSize")
         value.maxFaceSize = try r.get("maxFaceSize")
         value.faceInterval = try r.get("faceInterval")
