@@ -7,6 +7,8 @@ import Glibc
 /// persistence database and log in a temporary directory, listening on a free loopback port.
 /// Stopped (SIGTERM, which saves the persistence database) and started again on the same port on demand.
 public final class MosquittoBroker: @unchecked Sendable {
+    // Invariant for @unchecked Sendable: `process` (a Foundation `Process`, not Sendable) is replaced only by
+    // `start`/`stop`, which a test calls from one task at a time; everything else is immutable.
     public let directory: TemporaryDirectory
     public let port: Int
     private var process: Process?
@@ -107,6 +109,8 @@ public final class MosquittoBroker: @unchecked Sendable {
 /// `mosquitto_sub -v` as a real consumer: a persistent session (`-c -i ID`, QoS 1) so that it gets what was
 /// published while it or the broker was away; its output ("TOPIC PAYLOAD" lines) goes to a file.
 public final class MosquittoSubscriber: @unchecked Sendable {
+    // Invariant for @unchecked Sendable: every stored property is immutable; `Process` is not Sendable, but the
+    // only calls made on it after init (isRunning, processIdentifier, waitUntilExit, at stop) are thread-safe.
     private let process: Process
     public let outputPath: String
     private let port: Int
