@@ -1,4 +1,6 @@
 import ArgumentParser
+import ScanDaemon
+import ScanRun
 
 /// `scand run --http HOST:PORT [--http-token FILE]`: the preview page, snapshots, /state, /metrics and
 /// WebSocket /events (issue 17, docs/http.md).
@@ -12,9 +14,8 @@ struct HTTPOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Encode at most this many preview frames per second for /stream.mjpg (default 15; 0: every processed frame). The JPEG encoding shares the CPU with detection: the cap keeps a watched preview cheap.", valueName: "fps"))
     var httpMaxFps: Double?
 
-    /// The preview's default encoding cap (frames per second): a preview at 15 fps looks live, and at 30 fps
-    /// camera rate it halves the encoding cost (docs/http.md, "Cost").
-    static let defaultMaxFps = 15.0
+    /// The preview's default encoding cap (frames per second; ``DaemonHTTP/defaultMaxFps``).
+    static let defaultMaxFps = DaemonHTTP.defaultMaxFps
 
     func validate() throws {
         if let v = httpMaxFps, !(v.isFinite && v >= 0 && v <= 1000) {
