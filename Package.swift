@@ -113,13 +113,21 @@ let package = Package(
                            .product(name: "Logging", package: "swift-log"),
                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
             swiftSettings: strict),
-        // The daemon: config file, the service group (pipeline, socket server, later HTTP/MQTT), sd_notify.
+        // The daemon: config file, the pipeline and socket services, sd_notify.
         .target(
             name: "ScanDaemon",
             dependencies: ["ScanKit", "ScanCore", "ScanCapture", "ScanDetection", "ScanOutput", "ScanMQTT",
                            .product(name: "Logging", package: "swift-log"),
                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                            .product(name: "UnixSignals", package: "swift-service-lifecycle")],
+            swiftSettings: strict),
+        // What `scand run` runs: a DaemonPlan (flags + config file, merged by the executable) assembled into the
+        // daemon's service group (pipeline, socket, HTTP, MQTT) by DaemonRunner; exit statuses.
+        .target(
+            name: "ScanRun",
+            dependencies: ["ScanDaemon", "ScanKit", "ScanCore", "ScanCapture", "ScanOutput", "ScanHTTP", "ScanMQTT",
+                           .product(name: "Logging", package: "swift-log"),
+                           .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
             swiftSettings: strict),
         // `scand bench`: the benchmark harness and the naive baseline it reports ratios against.
         .target(
@@ -141,7 +149,7 @@ let package = Package(
             swiftSettings: strict),
         .executableTarget(
             name: "scand",
-            dependencies: ["ScanDaemon", "ScanBenchmark", "ScanKit", "ScanCapture", "ScanDetection", "ScanHTTP", "ScanMQTT",
+            dependencies: ["ScanRun", "ScanDaemon", "ScanBenchmark", "ScanKit", "ScanCapture", "ScanDetection", "ScanHTTP", "ScanMQTT",
                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                            .product(name: "ArgumentParser", package: "swift-argument-parser"),
                            .product(name: "Logging", package: "swift-log")],

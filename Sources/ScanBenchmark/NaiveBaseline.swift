@@ -54,7 +54,7 @@ public final class NaiveBaseline {
                     let bytes = zbar_symbol_get_data(s).map { p in
                         p.withMemoryRebound(to: UInt8.self, capacity: n) { Array(UnsafeBufferPointer(start: $0, count: n)) }
                     } ?? []
-                    if let type = BarcodeDetector.metadataType(zbar_symbol_get_type(s), bytes: bytes, enabled: BarcodeDetector.zbarTypes) {
+                    if let type = Symbologies.type(zbar: zbar_symbol_get_type(s), bytes: bytes, enabled: BarcodeDetector.zbarTypes) {
                         out.append(MetadataObject(type: type, bounds: .unit, stringValue: String(decoding: bytes, as: UTF8.self), payload: bytes))
                     }
                     symbol = zbar_symbol_next(s)

@@ -84,7 +84,7 @@ public final class Daemon: @unchecked Sendable {
     private var frameObserver: FrameObserver?
 
     /// Sees every processed frame on the pipeline thread, after its events were published: the frame, what
-    /// was found on it, the stage times of ``MetadataOutput/lastTimings`` and the counters so far. It must
+    /// was found on it, the stage times of its ``MetadataOutput/FrameResult`` and the counters so far. It must
     /// return at once (the HTTP server's frame output only keeps a reference to the newest frame).
     public typealias FrameObserver = @Sendable (Frame, MetadataEvent, MetadataOutput.StageTimings, DaemonStatistics) -> Void
 
@@ -336,8 +336,9 @@ public final class Daemon: @unchecked Sendable {
                 events.append(.presence(p))
             }
             emitter.emit(events)
-            if let observer = monitor.withLock({ frameObserver }) {
-                var s = monitor.withLock { stats }
+            // The observer and the counters it is shown, under one lock.
+            if let (observer, counters) = monitor.withLock({ frameObserver.map { ($0, stats) } }) {
+                var s = counters
                 s.events = emitter.count
                 observer(item.frame, event, result.timings, s)
             }

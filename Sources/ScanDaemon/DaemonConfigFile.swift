@@ -98,10 +98,15 @@ public struct DaemonConfigFile: Sendable, Equatable {
     // goes in this file or on argv).
     public var http: String?
     public var httpToken: String?
+    /// `--http-max-fps`: the most MJPEG frames per second the preview encodes (0: as many as are processed).
+    public var httpMaxFps: Double?
 
     // Faces (`--face-detector`, `--face-cascade`, …).
     public var faceDetector: FaceDetectorKind?
     public var faceCascade: FaceCascade?
+    /// `--face-neural-width`, `--face-threshold`: CenterFace's input width (pixels) and score threshold.
+    public var faceNeuralWidth: Int?
+    public var faceThreshold: Double?
     public var minFaceSize: Int?
     public var maxFaceSize: Int?
     public var faceInterval: Int?
@@ -184,6 +189,7 @@ public struct DaemonConfigFile: Sendable, Equatable {
             if !ok { throw ConfigKeyError(path: path.split(separator: ".").map(String.init), message: "'\(path)' \(message)") }
         }
         if let v = stdoutQueue { try check((1...1_000_000).contains(v), "stdoutQueue", "must be 1...1000000, got \(v)") }
+        if let v = httpMaxFps { try check(v.isFinite && v >= 0 && v <= 1000, "httpMaxFps", "must be 0...1000 (0: no cap), got \(v)") }
         if let v = maxPixels { try check((1...(1 << 32)).contains(v), "maxPixels", "must be 1...\(1 << 32), got \(v)") }
         if let r = rectOfInterest {
             try check([r.x, r.y, r.width, r.height].allSatisfy(\.isFinite), "rectOfInterest", "must be four finite numbers")
@@ -255,6 +261,8 @@ public struct DaemonConfigFile: Sendable, Equatable {
             f.detector = v
             if let family = v.cascade { f.cascade = family }
         }
+        if let v = faceNeuralWidth { f.neuralInputWidth = v }
+        if let v = faceThreshold { f.neuralThreshold = v }
         if let v = minFaceSize { f.minimumFaceSize = v }
         if let v = maxFaceSize { f.maximumFaceSize = v }
         if let v = faceInterval { f.detectionInterval = v }
@@ -489,8 +497,11 @@ private struct Coded: Decodable {
         // HTTP
         value.http = try r.get("http")
         value.httpToken = try r.get("httpToken")
+        value.httpMaxFps = try r.get("httpMaxFps")
         value.faceDetector = try r.choice("faceDetector")
         value.faceCascade = try r.choice("faceCascade")
+        value.faceNeuralWidth = try r.get("faceNeuralWidth")
+        value.faceThreshold = try r.get("faceThreshold")
         value.minFaceSize = try r.get("minFaceSize")
         value.maxFaceSize = try r.get("maxFaceSize")
         value.faceInterval = try r.get("faceInterval")

@@ -1,7 +1,19 @@
 public import ScanCore
-// `package`, not public: the benchmark's naive baseline (ScanBenchmark) maps zbar's types through
-// `metadataType`; no C type reaches the public API.
-package import CScanZBar
+internal import CScanZBar
+
+/// What one read of a frame found (``BarcodeDetector/read(in:rectOfInterest:)``), and how.
+public struct BarcodeRead: Sendable, Hashable {
+    /// The codes found; geometry in normalized device coordinates of the whole frame.
+    public var objects: [MetadataObject] = []
+    /// The pass that produced ``objects`` (nil when nothing was found). For diagnostics and tests.
+    public var pass: ReaderPass?
+    /// The engine that produced ``objects`` (nil when nothing was found).
+    public var engine: BarcodeEngine?
+
+    public init(objects: [MetadataObject] = [], pass: ReaderPass? = nil, engine: BarcodeEngine? = nil) {
+        self.objects = objects; self.pass = pass; self.engine = engine
+    }
+}
 
 /// Reads machine-readable codes (`AVCaptureMetadataOutput` for codes) with zbar and zxing-cpp, in passes.
 ///
@@ -15,10 +27,7 @@ package import CScanZBar
 /// duration of a scan. Not thread-safe: use one detector per thread.
 public final class BarcodeDetector: MetadataDetector {
     /// Code types zbar can read.
-    public static let zbarTypes: Set<MetadataObjectType> = [
-        .qr, .ean13, .ean8, .upce, .code39, .code93, .code128, .interleaved2of5, .itf14, .codabar,
-        .gs1DataBar, .gs1DataBarExpanded,
-    ]
+    public static let zbarTypes: Set<MetadataObjectType> = Symbologies.zbarTypes
     /// Code types scand reads with zxing-cpp: zbar's but GS1 DataBar (omnidirectional), plus Micro QR,
     /// PDF417, Aztec, Data Matrix.
     public static var zxingTypes: Set<MetadataObjectType> { ZXingReader.types }
@@ -39,10 +48,6 @@ public final class BarcodeDetector: MetadataDetector {
     public let configuration: BarcodeConfiguration
     /// The enabled types this detector will report.
     public let enabledTypes: Set<MetadataObjectType>
-    /// The pass that produced the last call's results (nil when nothing was found). For diagnostics and tests.
-    public private(set) var lastPass: ReaderPass?
-    /// The engine that produced the last call's results (nil when nothing was found).
-    public private(set) var lastEngine: BarcodeEngine?
 
     private let zbarEnabled: Set<MetadataObjectType>
     private let zxingEnabled: Set<MetadataObjectType>
@@ -83,7 +88,7 @@ public final class BarcodeDetector: MetadataDetector {
     private static func makeScanner(_ types: Set<MetadataObjectType>, configuration: BarcodeConfiguration, density: Int) -> OpaquePointer {
         let scanner = zbar_image_scanner_create()!
         zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_ENABLE, 0)
-        for symbology in Self.zbarSymbologies(for: types) {
+        for symbology in Symbologies.zbarSymbologies(for: types) {
             zbar_image_scanner_set_config(scanner, symbology, ZBAR_CFG_ENABLE, 1)
             if let u = configuration.zbarUncertainty, symbology != ZBAR_QRCODE {
                 zbar_image_scanner_set_config(scanner, symbology, ZBAR_CFG_UNCERTAINTY, Int32(max(0, u)))
@@ -149,10 +154,9 @@ public final class BarcodeDetector: MetadataDetector {
         return out
     }
 
-    /// Resets the last-pass report and crops the frame to the rect of interest (normalized device
-    /// coordinates); nil when no type is enabled or the rectangle misses the frame.
+    /// Crops the frame to the rect of interest (normalized device coordinates); nil when no type is enabled
+    /// or the rectangle misses the frame.
     private func startFrame(_ frame: Frame, rectOfInterest: NormalizedRect) -> PassImage? {
-        lastPass = nil; lastEngine = nil
         guard !enabledTypes.isEmpty else { return nil }
         let pixelRect = PixelRect(covering: rectOfInterest.intersection(.unit), in: frame.size)
         guard pixelRect.width > 0, pixelRect.height > 0 else { return nil }
@@ -160,12 +164,19 @@ public final class BarcodeDetector: MetadataDetector {
                          originX: Double(pixelRect.x), originY: Double(pixelRect.y))
     }
 
-    /// Finds codes in `frame` within `rectOfInterest` (normalized device coordinates). Geometry in the
-    /// results is relative to the whole frame.
+    /// Finds codes in `frame` within `rectOfInterest` (normalized device coordinates): the objects of
+    /// ``read(in:rectOfInterest:)``. Geometry in the results is relative to the whole frame.
     /// - Throws: ``ScanError/detector(_:)`` when zxing-cpp fails.
     public func detect(in frame: Frame, rectOfInterest: NormalizedRect = .unit) throws -> [MetadataObject] {
+        try read(in: frame, rectOfInterest: rectOfInterest).objects
+    }
+
+    /// Finds codes in `frame` within `rectOfInterest` (normalized device coordinates), and says which pass and
+    /// engine read them. Geometry in the results is relative to the whole frame.
+    /// - Throws: ``ScanError/detector(_:)`` when zxing-cpp fails.
+    public func read(in frame: Frame, rectOfInterest: NormalizedRect = .unit) throws -> BarcodeRead {
         streaming = false
-        guard let base = startFrame(frame, rectOfInterest: rectOfInterest) else { return [] }
+        guard let base = startFrame(frame, rectOfInterest: rectOfInterest) else { return BarcodeRead() }
 
         var extra: [MetadataObject] = []
         var pending = PendingReads()
@@ -204,12 +215,11 @@ public final class BarcodeDetector: MetadataDetector {
                                         source: pass.rawValue + "/\(index)", pending: &pending)
                 }
                 if !found.isEmpty || !extra.isEmpty {
-                    lastPass = pass; lastEngine = found.isEmpty ? .zxing : engine
-                    return found + extra
+                    return BarcodeRead(objects: found + extra, pass: pass, engine: found.isEmpty ? .zxing : engine)
                 }
             }
         }
-        return []
+        return BarcodeRead()
     }
 
     /// One reading step on a stream: one image of a pass, read by one engine.
@@ -272,16 +282,22 @@ public final class BarcodeDetector: MetadataDetector {
     /// The step that read the last frame is never put off.
     public func detectStream(in frame: Frame, rectOfInterest: NormalizedRect = .unit, steps: Int,
                              deadline: Double? = nil) throws -> [MetadataObject] {
+        try readStream(in: frame, rectOfInterest: rectOfInterest, steps: steps, deadline: deadline).objects
+    }
+
+    /// ``detectStream(in:rectOfInterest:steps:deadline:)``, saying which pass and engine read the codes.
+    public func readStream(in frame: Frame, rectOfInterest: NormalizedRect = .unit, steps: Int,
+                           deadline: Double? = nil) throws -> BarcodeRead {
         streaming = true; streamFrames += 1
-        guard let base = startFrame(frame, rectOfInterest: rectOfInterest) else { return [] }
+        guard let base = startFrame(frame, rectOfInterest: rectOfInterest) else { return BarcodeRead() }
         let density = streamDensity(for: frame.size)
         if !zbarEnabled.isEmpty {
             let found = Self.suppressFragments(try crossCheckSmallRetail(
                 scanZBar(base, frameSize: frame.size, density: density, matrixOnly: false).filter(accept), image: base, frameSize: frame.size))
-            if !found.isEmpty { lastPass = .plain; lastEngine = .zbar; return found }
+            if !found.isEmpty { return BarcodeRead(objects: found, pass: .plain, engine: .zbar) }
         }
         let all = streamSteps(longSide: max(base.plane.width, base.plane.height))
-        guard !all.isEmpty else { return [] }
+        guard !all.isEmpty else { return BarcodeRead() }
         var cache: [ReaderPass: [PassImage]] = [:]
         var queue: [StreamStep] = []
         if let stickyStep, steps > 0 { queue.append(stickyStep) }
@@ -324,9 +340,12 @@ public final class BarcodeDetector: MetadataDetector {
                 found = try confirm(found, pass: image, base: base, engine: step.engine, frameSize: frame.size,
                                     source: "\(step.pass.rawValue)/\(step.image)/\(step.engine)", pending: &streamPending, stamp: streamFrames)
             }
-            if !found.isEmpty { lastPass = step.pass; lastEngine = step.engine; stickyStep = step; return found }
+            if !found.isEmpty {
+                stickyStep = step
+                return BarcodeRead(objects: found, pass: step.pass, engine: step.engine)
+            }
         }
-        return []
+        return BarcodeRead()
     }
 
     /// The images a pass looks at: the pass itself and, for extra passes, its inverted twin.
@@ -439,7 +458,7 @@ public final class BarcodeDetector: MetadataDetector {
         let length = Int(zbar_symbol_get_data_length(s))
         guard let raw = zbar_symbol_get_data(s) else { return nil }
         let bytes = raw.withMemoryRebound(to: UInt8.self, capacity: length) { Array(UnsafeBufferPointer(start: $0, count: length)) }
-        guard let type = Self.metadataType(zbar_symbol_get_type(s), bytes: bytes, enabled: zbarEnabled) else { return nil }
+        guard let type = Symbologies.type(zbar: zbar_symbol_get_type(s), bytes: bytes, enabled: zbarEnabled) else { return nil }
 
         let count = Int(zbar_symbol_get_loc_size(s))
         var points: [(Double, Double)] = []
@@ -792,46 +811,6 @@ public final class BarcodeDetector: MetadataDetector {
     }
 
     // MARK: type mapping
-
-    static func zbarSymbologies(for types: Set<MetadataObjectType>) -> [zbar_symbol_type_t] {
-        var out: [zbar_symbol_type_t] = []
-        for t in types {
-            switch t {
-            case .qr: out.append(ZBAR_QRCODE)
-            case .ean13: out.append(ZBAR_EAN13) // UPC-A arrives as EAN-13 with a leading 0, as in AVFoundation.
-            case .ean8: out.append(ZBAR_EAN8)
-            case .upce: out.append(ZBAR_UPCE)
-            case .code39: out.append(ZBAR_CODE39)
-            case .code93: out.append(ZBAR_CODE93)
-            case .code128: out.append(ZBAR_CODE128)
-            case .interleaved2of5, .itf14: out.append(ZBAR_I25)
-            case .codabar: out.append(ZBAR_CODABAR)
-            case .gs1DataBar: out.append(ZBAR_DATABAR)
-            case .gs1DataBarExpanded: out.append(ZBAR_DATABAR_EXP)
-            default: break
-            }
-        }
-        return out
-    }
-
-    package static func metadataType(_ t: zbar_symbol_type_t, bytes: [UInt8], enabled: Set<MetadataObjectType>) -> MetadataObjectType? {
-        let type: MetadataObjectType
-        switch t {
-        case ZBAR_QRCODE: type = .qr
-        case ZBAR_EAN13, ZBAR_UPCA, ZBAR_ISBN13: type = .ean13
-        case ZBAR_EAN8: type = .ean8
-        case ZBAR_UPCE: type = .upce
-        case ZBAR_CODE39: type = .code39
-        case ZBAR_CODE93: type = .code93
-        case ZBAR_CODE128: type = .code128
-        case ZBAR_I25: type = GS1.interleaved2of5Type(bytes, enabled: enabled)
-        case ZBAR_CODABAR: type = .codabar
-        case ZBAR_DATABAR: type = .gs1DataBar
-        case ZBAR_DATABAR_EXP: type = .gs1DataBarExpanded
-        default: return nil
-        }
-        return enabled.contains(type) ? type : nil
-    }
 
     /// Interleaved 2 of 5 fragments: a short I2/5 read that overlaps a longer one, or whose digits are
     /// part of a longer read in the same frame, is a partial decode of that longer code.

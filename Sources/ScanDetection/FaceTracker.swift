@@ -89,20 +89,45 @@ public final class FaceTracker {
             frameCount = 0
         }
         frameSize = frame.size
-        let first = frameCount == 0
-        let interval = configuration.detectionInterval
-        let position = frameCount % interval
-        let cycle = frameCount / interval
-        // Full-detection frames: the whole search (still images) or the first slice of it (streams); the
-        // yaw of known faces is re-checked on them.
-        let fullDetection = position == 0
-        frameCount += 1
-
-        // 1. Predict; tracks whose centre left the picture (or the rect of interest) end now, so a face
-        //    that comes back gets a new ID.
+        let turn = nextTurn()
         let roi = rectOfInterest.intersection(.unit)
-        let x0 = roi.minX * Double(frame.width), x1 = roi.maxX * Double(frame.width)
-        let y0 = roi.minY * Double(frame.height), y1 = roi.maxY * Double(frame.height)
+        predict(within: roi, frameSize: frame.size)
+        let windowHits = try windowCandidates(in: frame, detector: detector)
+        let fullHits = try searchCandidates(in: frame, detector: detector, turn: turn, rectOfInterest: rectOfInterest,
+                                            stream: stream, skipSearch: skipSearch)
+        let candidates = FaceDetector.suppressDuplicates(windowHits + fullHits)
+        let matched = follow(candidates, in: frame, detector: detector, fullDetection: turn.fullDetection)
+        startTracks(for: candidates, except: matched, fullHits: fullHits, within: roi, in: frame, detector: detector, first: turn.first)
+        let objects = reportTracks(on: frame, transitions: &transitions)
+        transitions += settleEnding(on: frame)
+        return FaceTrackingResult(objects: objects, transitions: transitions)
+    }
+
+    /// Where a frame falls in the detection cycle of its source.
+    struct Turn {
+        /// The first frame of the source.
+        var first: Bool
+        var interval: Int
+        /// The frame's place in its cycle (0 ..< interval) and the cycle's number.
+        var position: Int
+        var cycle: Int
+        /// Full-detection frames: the whole search (still images) or the first slice of it (streams); the
+        /// yaw of known faces is re-checked on them.
+        var fullDetection: Bool { position == 0 }
+    }
+
+    /// This frame's ``Turn``; counts the frame.
+    private func nextTurn() -> Turn {
+        let interval = configuration.detectionInterval
+        defer { frameCount += 1 }
+        return Turn(first: frameCount == 0, interval: interval, position: frameCount % interval, cycle: frameCount / interval)
+    }
+
+    /// Step 1: moves every track to its predicted position; tracks whose centre left the picture (or `roi`,
+    /// normalized device coordinates) end now, so a face that comes back gets a new ID.
+    private func predict(within roi: NormalizedRect, frameSize size: PixelSize) {
+        let x0 = roi.minX * Double(size.width), x1 = roi.maxX * Double(size.width)
+        let y0 = roi.minY * Double(size.height), y1 = roi.maxY * Double(size.height)
         var survivors: [Track] = []
         for var t in tracks {
             t.face.centerX += t.vx; t.face.centerY += t.vy
@@ -114,51 +139,64 @@ public final class FaceTracker {
             }
         }
         tracks = survivors
+    }
 
-        // 2. Candidates: window re-detection around each track, then the full frame when due.
-        var windowHits: [FaceCandidate] = []
-        if configuration.windowSearch {
-            for t in tracks {
-                var predicted = t.face
-                predicted.roll = t.roll
-                windowHits += try detector.search(around: predicted, in: frame.luma)
-            }
+    /// Step 2a: re-detections in a window around each track's predicted face (frame pixels).
+    private func windowCandidates(in frame: Frame, detector: FaceDetector) throws -> [FaceCandidate] {
+        guard configuration.windowSearch else { return [] }
+        var hits: [FaceCandidate] = []
+        for t in tracks {
+            var predicted = t.face
+            predicted.roll = t.roll
+            hits += try detector.search(around: predicted, in: frame.luma)
         }
-        var fullHits: [FaceCandidate] = []
+        return hits
+    }
+
+    /// Step 2b: this frame's share of the search for new faces (frame pixels): the neural network's pass,
+    /// a stream's slice of cascade jobs, or the whole search on a still image's full-detection frame.
+    private func searchCandidates(in frame: Frame, detector: FaceDetector, turn: Turn, rectOfInterest: NormalizedRect,
+                                  stream: Bool, skipSearch: Bool) throws -> [FaceCandidate] {
         if stream && detector.isNeural {
-            // The network searches the whole frame in one pass: upright on the first frame of each cycle, a
-            // rotated copy (alternating sides) half a cycle later, so no frame pays for two passes.
-            var angles: [Double] = []
-            let rotated = Array(detector.searchAngles(cycle: cycle).dropFirst())
-            if first { angles = detector.searchAngles(cycle: nil) }
-            else if skipSearch { angles = [] }
-            else if interval == 1 { angles = detector.searchAngles(cycle: cycle) }
-            else if position == 0 { angles = [0] }
-            else if position == interval / 2 { angles = rotated }
-            if !angles.isEmpty {
-                fullHits = try detector.detectFaces(in: frame.luma, rectOfInterest: rectOfInterest, angles: angles)
-            }
-        } else if stream {
-            let jobs = first ? detector.allSearchJobs(frameSize: frame.size, rectOfInterest: rectOfInterest)
+            let angles = Self.neuralSearchAngles(detector: detector, turn: turn, skipSearch: skipSearch)
+            return angles.isEmpty ? [] : try detector.detectFaces(in: frame.luma, rectOfInterest: rectOfInterest, angles: angles)
+        }
+        if stream {
+            let jobs = turn.first ? detector.allSearchJobs(frameSize: frame.size, rectOfInterest: rectOfInterest)
                 : skipSearch ? []
-                : detector.streamSearchJobs(frame: frameCount - 1, interval: interval, frameSize: frame.size,
+                : detector.streamSearchJobs(frame: frameCount - 1, interval: turn.interval, frameSize: frame.size,
                                             rectOfInterest: rectOfInterest)
-            for job in jobs { fullHits += try detector.run(job, in: frame.luma, rectOfInterest: rectOfInterest) }
-            fullHits = FaceDetector.suppressDuplicates(fullHits)
-        } else if fullDetection {
-            fullHits = try detector.detectFaces(in: frame.luma, rectOfInterest: rectOfInterest,
-                                                angles: detector.searchAngles(cycle: first ? nil : cycle))
-            if first && detector.configuration.estimateYaw {
-                // The first frame of an input (a still image) also gets the full profile search.
-                let region = PixelRect(covering: rectOfInterest.intersection(.unit), in: frame.size)
-                if region.width >= 8, region.height >= 8 {
-                    fullHits = FaceDetector.suppressDuplicates(fullHits + (try detector.detectProfiles(in: frame.luma, region: region)))
-                }
+            var hits: [FaceCandidate] = []
+            for job in jobs { hits += try detector.run(job, in: frame.luma, rectOfInterest: rectOfInterest) }
+            return FaceDetector.suppressDuplicates(hits)
+        }
+        guard turn.fullDetection else { return [] }
+        var hits = try detector.detectFaces(in: frame.luma, rectOfInterest: rectOfInterest,
+                                            angles: detector.searchAngles(cycle: turn.first ? nil : turn.cycle))
+        if turn.first && detector.configuration.estimateYaw {
+            // The first frame of an input (a still image) also gets the full profile search.
+            let region = PixelRect(covering: rectOfInterest.intersection(.unit), in: frame.size)
+            if region.width >= 8, region.height >= 8 {
+                hits = FaceDetector.suppressDuplicates(hits + (try detector.detectProfiles(in: frame.luma, region: region)))
             }
         }
-        let candidates = FaceDetector.suppressDuplicates(windowHits + fullHits)
+        return hits
+    }
 
-        // 3. Assignment.
+    /// The roll angles the network searches the whole frame at on a stream: upright on the first frame of each
+    /// cycle, a rotated copy (alternating sides) half a cycle later, so no frame pays for two passes.
+    private static func neuralSearchAngles(detector: FaceDetector, turn: Turn, skipSearch: Bool) -> [Double] {
+        if turn.first { return detector.searchAngles(cycle: nil) }
+        if skipSearch { return [] }
+        if turn.interval == 1 { return detector.searchAngles(cycle: turn.cycle) }
+        if turn.position == 0 { return [0] }
+        if turn.position == turn.interval / 2 { return Array(detector.searchAngles(cycle: turn.cycle).dropFirst()) }
+        return []
+    }
+
+    /// Step 3: assigns `candidates` to tracks and updates each track with its candidate, or counts a miss
+    /// (ending tentative tracks and those missed too long). Returns the indices of the candidates used.
+    private func follow(_ candidates: [FaceCandidate], in frame: Frame, detector: FaceDetector, fullDetection: Bool) -> Set<Int> {
         let pairs = Self.assign(tracks: tracks.map(\.face), candidates: candidates) { [tracks] ti, ci in
             Self.reacquires(tracks[ti], candidates[ci])
         }
@@ -187,8 +225,15 @@ public final class FaceTracker {
                 if t.id == nil || t.misses > configuration.maxMissedFrames { end(t) } else { next.append(t) }
             }
         }
-        // 4. New faces (from the full search only).
-        for (ci, var c) in candidates.enumerated() where !matchedCandidates.contains(ci) {
+        tracks = next
+        return matchedCandidates
+    }
+
+    /// Step 4: a new track for each unassigned candidate of the full search (`fullHits`) inside `roi`;
+    /// confirmed at once on a source's first frame or when no confirmation is asked for.
+    private func startTracks(for candidates: [FaceCandidate], except matched: Set<Int>, fullHits: [FaceCandidate],
+                             within roi: NormalizedRect, in frame: Frame, detector: FaceDetector, first: Bool) {
+        for (ci, var c) in candidates.enumerated() where !matched.contains(ci) {
             guard fullHits.contains(c) else { continue }
             let b = c.bounds(in: frame.size)
             guard roi.intersection(b).area > 0 else { continue }
@@ -197,11 +242,13 @@ public final class FaceTracker {
             var t = Track(face: c, lastSeen: frame.time, lastSeenFrame: frame.index, seenX: c.centerX, seenY: c.centerY,
                           roll: c.roll, yaw: c.yaw)
             if first || configuration.confirmationFrames <= 1 { confirm(&t) }
-            next.append(t)
+            tracks.append(t)
         }
-        tracks = next
+    }
 
-        // 5. Output and presence.
+    /// Step 5: the confirmed faces seen on `frame`, by faceID, and their presence changes (`appeared` when
+    /// first seen, `lost` once missed for ``FaceConfiguration/presenceGrace``), appended to `transitions`.
+    private func reportTracks(on frame: Frame, transitions: inout [FacePresenceTransition]) -> [MetadataObject] {
         var objects: [MetadataObject] = []
         for i in tracks.indices {
             let t = tracks[i]
@@ -219,6 +266,13 @@ public final class FaceTracker {
                                                           bounds: t.lastBounds(in: frame.size)))
             }
         }
+        objects.sort { ($0.faceID ?? 0) < ($1.faceID ?? 0) }
+        return objects
+    }
+
+    /// Step 6: `lost` for ended tracks whose grace period is over on `frame`; the others keep waiting.
+    private func settleEnding(on frame: Frame) -> [FacePresenceTransition] {
+        var transitions: [FacePresenceTransition] = []
         var stillEnding: [Track] = []
         for t in ending {
             if frame.time - t.lastSeen >= configuration.presenceGrace, let id = t.id {
@@ -229,8 +283,7 @@ public final class FaceTracker {
             }
         }
         ending = stillEnding
-        objects.sort { ($0.faceID ?? 0) < ($1.faceID ?? 0) }
-        return FaceTrackingResult(objects: objects, transitions: transitions)
+        return transitions
     }
 
     /// Ends every track now (end of a source or shutdown) and returns the `lost` transitions of faces

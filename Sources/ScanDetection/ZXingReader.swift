@@ -3,13 +3,8 @@ internal import CScanZXing
 
 /// Reads codes with zxing-cpp. Holds no C state between calls; results are copied out and freed at once.
 struct ZXingReader {
-    /// Code types scand reads with zxing-cpp. GS1 DataBar (omnidirectional) is left to zbar: Debian's
-    /// zxing 1.4.0 is built with assertions on and its DataBar reader aborts the process on some frames
-    /// (`Result::operator==`: `lineCount() == 1`).
-    static let types: Set<MetadataObjectType> = [
-        .qr, .microQR, .ean13, .ean8, .upce, .code39, .code93, .code128, .interleaved2of5, .itf14, .codabar,
-        .gs1DataBarExpanded, .pdf417, .aztec, .dataMatrix,
-    ]
+    /// Code types scand reads with zxing-cpp (GS1 DataBar omnidirectional is left to zbar; see ``Symbologies``).
+    static var types: Set<MetadataObjectType> { Symbologies.zxingTypes }
 
     /// zxing-cpp's version string.
     static var version: String { String(cString: scz_version()) }
@@ -27,31 +22,6 @@ struct ZXingReader {
         var lineCount: Int
     }
 
-    static func formats(for types: Set<MetadataObjectType>) -> UInt32 {
-        var bits: UInt32 = 0
-        for t in types {
-            switch t {
-            case .qr: bits |= UInt32(SCZ_QR)
-            case .microQR: bits |= UInt32(SCZ_MICRO_QR)
-            case .ean13: bits |= UInt32(SCZ_EAN13) | UInt32(SCZ_UPCA)
-            case .ean8: bits |= UInt32(SCZ_EAN8)
-            case .upce: bits |= UInt32(SCZ_UPCE)
-            case .code39: bits |= UInt32(SCZ_CODE39)
-            case .code93: bits |= UInt32(SCZ_CODE93)
-            case .code128: bits |= UInt32(SCZ_CODE128)
-            case .interleaved2of5, .itf14: bits |= UInt32(SCZ_ITF)
-            case .codabar: bits |= UInt32(SCZ_CODABAR)
-            case .gs1DataBar: break // see `types`
-            case .gs1DataBarExpanded: bits |= UInt32(SCZ_DATABAR_EXP)
-            case .pdf417: bits |= UInt32(SCZ_PDF417)
-            case .aztec: bits |= UInt32(SCZ_AZTEC)
-            case .dataMatrix: bits |= UInt32(SCZ_DATA_MATRIX)
-            case .face: break
-            }
-        }
-        return bits
-    }
-
     /// Reads every symbol of `types` in `plane`.
     /// - Throws: ``ScanError/detector(_:)`` when zxing fails.
     /// `quick`: no tryHarder, a fixed binarisation threshold (≈ half the time; for frames zbar has read).
@@ -65,7 +35,7 @@ struct ZXingReader {
         let x0 = max(0, region.x), y0 = max(0, region.y)
         let x1 = min(plane.width, region.x + region.width), y1 = min(plane.height, region.y + region.height)
         guard x1 > x0, y1 > y0 else { return [] }
-        let bits = formats(for: types)
+        let bits = Symbologies.zxingFormats(for: types)
         guard bits != 0 else { return [] }
         var options = scz_options(formats: bits, try_harder: quick ? 0 : 1, try_rotate: 1, try_downscale: 0,
                                   validate_itf_checksum: 0, min_line_count: 2, max_symbols: 0,
@@ -86,30 +56,11 @@ struct ZXingReader {
         for i in 0..<Int(count) {
             let r = results[i]
             var bytes = r.length > 0 && r.bytes != nil ? Array(UnsafeBufferPointer(start: r.bytes, count: r.length)) : []
-            let type: MetadataObjectType
-            switch Int(r.format) {
-            case SCZ_QR: type = .qr
-            case SCZ_MICRO_QR: type = .microQR
-            case SCZ_EAN13: type = .ean13
-            case SCZ_UPCA: type = .ean13; bytes = [0x30] + bytes // as zbar and AVFoundation report UPC-A
-            case SCZ_EAN8: type = .ean8
-            case SCZ_UPCE: type = .upce
-            case SCZ_CODE39: type = .code39
-            case SCZ_CODE93: type = .code93
-            case SCZ_CODE128: type = .code128
-            case SCZ_ITF: type = GS1.interleaved2of5Type(bytes, enabled: types)
-            case SCZ_CODABAR: type = .codabar
-            case SCZ_DATABAR:
-                type = .gs1DataBar
-                // zxing gives the bare GTIN-14; zbar (and GS1's element string) has the AI (01) in front.
-                if bytes.count == 14, bytes.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) { bytes = [0x30, 0x31] + bytes }
-            case SCZ_DATABAR_EXP: type = .gs1DataBarExpanded
-            case SCZ_PDF417: type = .pdf417
-            case SCZ_AZTEC: type = .aztec
-            case SCZ_DATA_MATRIX: type = .dataMatrix
-            default: continue
-            }
-            guard types.contains(type) else { continue }
+            let format = Int(r.format)
+            if format == SCZ_UPCA { bytes = [0x30] + bytes } // as zbar and AVFoundation report UPC-A
+            // zxing gives DataBar's bare GTIN-14; zbar (and GS1's element string) has the AI (01) in front.
+            if format == SCZ_DATABAR, bytes.count == 14, bytes.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) { bytes = [0x30, 0x31] + bytes }
+            guard let type = Symbologies.type(zxing: format, bytes: bytes, enabled: types) else { continue }
             var segments: [TextDecoding.Segment] = []
             if let s = r.segments {
                 for k in 0..<Int(r.segment_count) {

@@ -30,8 +30,8 @@ public struct PreviewPart: Sendable {
 /// viewers. Stream viewers wait in ``nextPart(after:build:)``; one encoder thread of its own (started with
 /// the first viewer, at a lower scheduling priority than detection: nice +10) encodes the newest frame once
 /// for all of them, and only while one waits for a newer frame than the last encoded. So with no viewer
-/// nothing is encoded, and with many the JPEG rate is at most the frame rate and at most the fastest
-/// viewer's rate. No Swift concurrency thread ever blocks on an encoding.
+/// nothing is encoded, and with many the JPEG rate is at most the frame rate, at most the fastest
+/// viewer's rate and at most ``maxFramesPerSecond``. No Swift concurrency thread ever blocks on an encoding.
 public final class PreviewFrames: @unchecked Sendable {
     // Invariant for @unchecked Sendable: `s` is touched only under `monitor`; `encodeLock` only orders
     // snapshot encodings; `quality` and `onEncode` are immutable. (pthread locks, not Mutex: TSan sees
@@ -49,6 +49,8 @@ public final class PreviewFrames: @unchecked Sendable {
         /// A frame that failed to encode is not tried again.
         var failed: UInt64 = 0
         var encoderStarted = false
+        /// Monotonic seconds before which the encoder starts no stream encoding (the rate cap).
+        var nextEncodeAt = 0.0
         var encodes: UInt64 = 0
         var closed = false
     }
@@ -58,11 +60,15 @@ public final class PreviewFrames: @unchecked Sendable {
     private let encodeLock = Lock()
     /// JPEG quality (1…100) of the stream and snapshots.
     public let quality: Int
+    /// The most stream encodings per second (0: no cap): the preview shares the CPU with detection.
+    /// Snapshots are not capped (one encoding per request).
+    public let maxFramesPerSecond: Double
     /// Called after each JPEG encoding (the metrics counter), on the encoding thread.
     private let onEncode: @Sendable () -> Void
 
-    public init(quality: Int = 70, onEncode: @escaping @Sendable () -> Void = {}) {
+    public init(quality: Int = 70, maxFramesPerSecond: Double = 0, onEncode: @escaping @Sendable () -> Void = {}) {
         self.quality = quality; self.onEncode = onEncode
+        self.maxFramesPerSecond = maxFramesPerSecond.isFinite && maxFramesPerSecond > 0 ? maxFramesPerSecond : 0
     }
 
     /// Pipeline thread: `frame` was processed and `event` found on it. Returns at once.
@@ -148,6 +154,13 @@ public final class PreviewFrames: @unchecked Sendable {
                     if let l = s.latest, let build = s.build, l.generation > lastPart, l.generation > s.failed,
                        s.partWaiters.values.contains(where: { $0.after < l.generation }) {
                         let cached = s.encoded.flatMap { $0.generation == l.generation ? $0.jpeg : nil }
+                        // The rate cap: wait (and take the newest frame then) unless a snapshot already encoded it.
+                        let now = monotonicSeconds()
+                        if cached == nil && now < s.nextEncodeAt { monitor.wait(until: s.nextEncodeAt); continue }
+                        if cached == nil && maxFramesPerSecond > 0 {
+                            // On a steady cadence; after an idle spell, no burst (at most half an interval of credit).
+                            s.nextEncodeAt = max(s.nextEncodeAt, now - 0.5 / maxFramesPerSecond) + 1 / maxFramesPerSecond
+                        }
                         return (l, build, cached)
                     }
                     monitor.wait()

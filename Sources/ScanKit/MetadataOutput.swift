@@ -201,7 +201,7 @@ public final class MetadataOutput {
         public var timings: StageTimings
     }
     /// Wall seconds the previous ``process(_:source:)`` call took (for ``OutputConfiguration/shedLoadWhenLate``).
-    private var lastFrameSeconds = 0.0
+    private var previousFrameSeconds = 0.0
     /// Frames on which the code reader's extra steps were skipped because the pipeline was late.
     public private(set) var shedFrames = 0
     /// Frames on which the face tracker skipped its slice of the search for new faces because the pipeline
@@ -229,7 +229,7 @@ public final class MetadataOutput {
     /// Whether `source` is a live source whose previous frame took longer than 90 % of its frame interval
     /// and ``OutputConfiguration/shedLoadWhenLate`` is on.
     func isLate(_ source: SourceInfo) -> Bool {
-        sheddingInterval(source).map { lastFrameSeconds > 0.9 * $0 } ?? false
+        sheddingInterval(source).map { previousFrameSeconds > 0.9 * $0 } ?? false
     }
 
     /// Detects everything enabled on `frame` from `source`. With both codes and faces enabled (and
@@ -242,7 +242,7 @@ public final class MetadataOutput {
     /// Like ``process(_:source:)``, with the face presence changes and stage timings of this frame.
     public func processFrame(_ frame: Frame, source: SourceInfo) throws -> FrameResult {
         frameStarted = monotonicSeconds()
-        defer { lastFrameSeconds = monotonicSeconds() - frameStarted }
+        defer { previousFrameSeconds = monotonicSeconds() - frameStarted }
         let settings = try frameSizeSettings(for: frame.size, source: source)
         var objects: [MetadataObject] = []
         var timings = StageTimings()
@@ -278,7 +278,7 @@ private final class DetectionWork: @unchecked Sendable {
     // 1-D confirmation and `confirmationSource`; the face thread (runFaces) writes `faces`,
     // `faceSeconds` and, in `output`, the face detector, the tracker, `skippedFaceSearch` and
     // `skippedFaceSearches`. Both only read the rest of `output` (configuration, `frameStarted`,
-    // `lastFrameSeconds`, written before the threads start). `concurrentPerform` returns after both,
+    // `previousFrameSeconds`, written before the threads start). `concurrentPerform` returns after both,
     // which orders their writes before the caller reads them.
     let output: MetadataOutput
     let frame: Frame

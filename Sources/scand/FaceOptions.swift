@@ -10,6 +10,12 @@ struct FaceOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Cascade family: the detector when --face-detector is not given as centerface (same as --face-detector haar|lbp), and the fallback of centerface.", valueName: "haar|lbp"))
     var faceCascade: FaceCascade?
 
+    @Option(name: .long, help: ArgumentHelp("centerface: input width of the full-frame search, pixels (a multiple of 32, 64…1920; larger finds smaller faces and costs more; default \(FaceConfiguration().neuralInputWidth)).", valueName: "px"))
+    var faceNeuralWidth: Int?
+
+    @Option(name: .long, help: ArgumentHelp("centerface: score a detection needs, 0…1 (lower: more faces and more false ones; default \(format(FaceConfiguration().neuralThreshold))).", valueName: "s"))
+    var faceThreshold: Double?
+
     @Option(name: .long, help: ArgumentHelp("Smallest face side to look for, in frame pixels (default \(FaceConfiguration().minimumFaceSize)).", valueName: "px"))
     var minFaceSize: Int?
 
@@ -56,6 +62,8 @@ struct FaceOptions: ParsableArguments {
             c.detector = faceDetector
             if let family = faceDetector.cascade { c.cascade = family }
         }
+        if let faceNeuralWidth { c.neuralInputWidth = faceNeuralWidth }
+        if let faceThreshold { c.neuralThreshold = faceThreshold }
         if let minFaceSize { c.minimumFaceSize = minFaceSize }
         if let maxFaceSize { c.maximumFaceSize = maxFaceSize }
         if let faceInterval { c.detectionInterval = faceInterval }

@@ -115,19 +115,3 @@ struct MQTTOptions: ParsableArguments {
         return nil
     }
 }
-
-/// Hands the MQTT client's connection changes to the daemon as device-style events once it exists.
-final class MQTTConnectionRelay: @unchecked Sendable {
-    // Invariant for @unchecked Sendable: `daemon` is touched only under `lock`; `broker` is immutable.
-    private let lock = Lock()
-    private var daemon: Daemon?
-    private let broker: String
-
-    init(broker: String) { self.broker = broker }
-
-    func attach(_ daemon: Daemon) { lock.withLock { self.daemon = daemon } }
-
-    func report(_ event: MQTTConnectionEvent) {
-        lock.withLock { daemon }?.publish(event, broker: broker)
-    }
-}

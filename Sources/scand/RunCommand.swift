@@ -6,9 +6,8 @@ import ScanKit
 import ScanOutput
 import ScanCapture
 import ScanDaemon
-import ScanHTTP
+import ScanRun
 import ScanMQTT
-import ServiceLifecycle
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -80,28 +79,8 @@ struct RunCommand: AsyncParsableCommand {
         }
     }
 
-    /// Everything `run` needs, after merging defaults ← config file ← flags.
-    struct Resolved {
-        var input: String?
-        var device: String?
-        var capture: CaptureConfiguration?
-        var stdout = false
-        var stdoutQueue = 1024
-        var limits = DecoderLimits()
-        var socketPath: String?
-        var socketGroup: String?
-        var server = SocketServerConfiguration()
-        var daemon = DaemonConfiguration()
-        var exitAtEnd = false
-        var logLevel = Logger.Level.warning
-        var script = ScriptSettings()
-        /// Camera controls (config file `controls`, then the flags).
-        var deviceControls = ControlConfiguration()
-        var mqtt: MQTTConfiguration?
-        /// `--http` / `http`: the address to serve HTTP on, and `--http-token` / `httpToken`: its token file.
-        var httpAddress: String?
-        var httpTokenPath: String?
-    }
+    /// Everything `run` needs, after merging defaults ← config file ← flags (ScanDaemon runs it).
+    typealias Resolved = DaemonPlan
 
     /// Merges the defaults, the config file (`path`, else `--config`) and the flags given, in that order, and
     /// validates every configuration type.
@@ -124,6 +103,7 @@ struct RunCommand: AsyncParsableCommand {
         r.socketPath = outputs.socket ?? file.socket.path
         r.httpAddress = httpOptions.http ?? file.http
         r.httpTokenPath = httpOptions.httpToken ?? file.httpToken
+        r.httpMaxFps = httpOptions.httpMaxFps ?? file.httpMaxFps ?? r.httpMaxFps
         if r.httpTokenPath != nil && r.httpAddress == nil { throw ScanError.invalidArgument("--http-token needs --http HOST:PORT (or \"http\" in the config file)") }
         r.socketGroup = outputs.socketGroup ?? file.socket.group
         if let q = outputs.clientQueue ?? file.socket.clientQueue {
@@ -213,289 +193,28 @@ struct RunCommand: AsyncParsableCommand {
         // unblock them first, before any thread exists, so every thread inherits the open mask. Until the
         // service group runs, SIGTERM/SIGINT end the process at once (nothing to drain yet).
         unblockControlSignals()
-        let mailbox = DaemonMailbox()
-        var baseLogger = logging.makeLogger()
-        var resolved: Resolved
+        var logger = logging.makeLogger()
+        let resolved: Resolved
         do {
             resolved = try resolve()
         } catch let error as ScanError {
             throw ValidationError(error.description)
         }
-        baseLogger.logLevel = resolved.logLevel
-        let logger = baseLogger
-        let script = resolved.script
-        // OpenCV's own size cap is an environment variable it reads once; set it before any decoding
-        // (no other thread exists yet).
-        ImageDecoder.prepareCodecsPlugin(limits: resolved.limits)
-
-        let source: DaemonSource
-        // A camera that is not there yet (boot, USB re-enumeration) is waited for, unless --fail-fast.
-        let camera = resolved.capture.map { configuration -> CaptureSession in
-            var c = configuration
-            c.waitForDevice = !sources.failFast
-            return CaptureSession(configuration: c)
-        }
+        logger.logLevel = resolved.logLevel
+        let command = self
+        let options = DaemonRunOptions(
+            version: Scand.version, configPath: config, failFast: sources.failFast,
+            inputPath: resolved.input.map { $0 == "-" ? InputPath.standardInput : RawArguments.path($0) },
+            replan: { try command.resolve() })
         do {
-            source = try makeSource(resolved, camera: camera)
-        } catch let error as ScanError {
-            if case .invalidArgument(let m) = error { throw ValidationError(m) }
-            logger.critical("\(error)")
-            throw ExitCode(ExitStatus.failure)
-        }
-
-        var sinks: [any EventSink] = []
-        if resolved.stdout {
-            // stdout gets a bounded queue and a thread of its own: a stalled reader loses its oldest events
-            // (with an `overflow` line), never slows the pipeline, a camera or the socket clients.
-            let stdoutSink = FileDescriptorSink(fd: 1, name: "stdout") { failure in
-                mailbox.post(.ended(failure == .readerGone ? .outputClosed : .outputFailed(failure.description)))
-            }
-            let queued = QueuedSink(target: stdoutSink, capacity: resolved.stdoutQueue)
-            if script.raw || script.rawBytes || script.oneshot {
-                sinks.append(ScriptStdoutSink(target: queued, mode: script.mode, oneshot: script.oneshot, logger: logger) {
-                    mailbox.post(.ended(.completed))
-                })
-            } else {
-                sinks.append(queued)
-            }
-        }
-        let ownedSinks = sinks
-
-        var server: SocketServer?
-        var ownedSocket: BoundSocket?
-        do {
-            let activated = try UnixSocketListener.activatedSockets()
-            var fds: [Int32] = activated
-            if !activated.isEmpty {
-                let where_ = activated.compactMap(UnixSocketListener.boundPath(of:)).joined(separator: ", ")
-                logger.notice("using socket(s) passed by systemd", metadata: ["fds": "\(activated)", "path": "\(where_)"])
-                if resolved.socketPath != nil { logger.info("--socket ignored: the socket comes from socket activation") }
-            } else if let path = resolved.socketPath {
-                let bound = try UnixSocketListener.bind(path: path, group: resolved.socketGroup)
-                if bound.preparation == .replacedStale { logger.notice("replaced stale socket file (nobody was listening)", metadata: ["path": "\(path)"]) }
-                ownedSocket = bound
-                fds = [bound.fd]
-            }
-            if !fds.isEmpty {
-                let s = SocketServer(configuration: resolved.server,
-                                     banner: ServerBanner(version: Scand.version, types: resolved.daemon.output.metadataObjectTypes.sorted()),
-                                     logger: logger)
-                for fd in fds { try s.listen(fd: fd) }
-                server = s
-                sinks.append(s)
-                logger.notice("listening", metadata: ["socket": "\(ownedSocket?.path ?? "socket activation")"])
-            }
-        } catch let error as ScanError {
-            logger.critical("\(error)")
-            throw ExitCode(ExitStatus.failure)
-        }
-        let httpLink = DaemonLink()
-        let http: HTTPServer?
-        do {
-            http = try HTTPOptions.makeServer(address: resolved.httpAddress, tokenPath: resolved.httpTokenPath, output: resolved.daemon.output,
-                                              banner: ServerBanner(version: Scand.version, types: resolved.daemon.output.metadataObjectTypes.sorted()),
-                                              clientQueue: resolved.server.clientQueueLimit, link: httpLink, logger: logger)
-        } catch let error as ScanError {
-            throw ValidationError(error.description)
-        }
-        if let http { sinks.append(http.events) }
-        // MQTT: the client queues in its own outbox and owns its libmosquitto handle on its own thread.
-        var mqttClient: MQTTClient?
-        let mqttRelay = MQTTConnectionRelay(broker: resolved.mqtt?.endpoint.description ?? "mqtt")
-        if let config = resolved.mqtt {
-            do {
-                mqttClient = try MQTTClient(configuration: config, logger: logger) { mqttRelay.report($0) }
-            } catch let error as ScanError {
-                server?.finish()
-                ownedSocket?.removeIfStillOurs()
-                throw ValidationError(error.description)
-            }
-        }
-        guard !sinks.isEmpty || mqttClient != nil else {
-            throw ValidationError("nothing to deliver to: give --stdout, --socket PATH, --http HOST:PORT and/or --mqtt URL (or start by socket activation)")
-        }
-
-        let daemon = Daemon(configuration: resolved.daemon, source: source, sinks: sinks, logger: logger,
-                            onEnd: { mailbox.post(.ended($0)) })
-        server?.setStateProvider(daemon)
-        mqttRelay.attach(daemon)
-        // Subscribes to the fan-out now, before the first event.
-        let mqttService = mqttClient.map { MQTTService(client: $0, events: daemon.events, logger: logger) }
-        do {
-            http?.attach(daemon: daemon, socket: server, mqtt: mqttClient, link: httpLink)
-            try daemon.start()
-        } catch {
-            logger.critical("\(error)")
-            server?.finish()
-            ownedSocket?.removeIfStillOurs()
-            throw ExitCode(ExitStatus.failure)
-        }
-
-        // The services: the socket server (and, later, HTTP and MQTT) serve until the group shuts down;
-        // the pipeline is last so it stops first. Its control loop below decides the exit status.
-        let notifier = SystemdNotifier()
-        let control = RunControl(command: self, resolved: resolved, daemon: daemon, server: server, camera: camera,
-                                 notifier: notifier, logger: logger, mqtt: mqttClient != nil)
-        let pipeline = PipelineService(
-            daemon: daemon, mailbox: mailbox, ownedSinks: ownedSinks, logger: logger,
-            onReady: {
-                notifier.notify("READY=1\nSTATUS=serving \(source.name)")
-                logger.notice("ready", metadata: ["source": "\(source.name)"])
-            },
-            onStopping: { notifier.notify("STOPPING=1") },
-            handle: { await control.handle($0) })
-        var others: [any Service] = []
-        if let server { others.append(SocketServerService(server: server, ownedSocket: ownedSocket, logger: logger)) }
-        if let http { others.append(http) }
-        if let mqttService { others.append(mqttService) }
-        let group = ServiceGroup(configuration: .daemon(pipeline: pipeline, otherServices: others,
-                                                        stopTimeout: resolved.daemon.stopTimeout, logger: logger))
-        try await group.run()
-
-        let stats = daemon.statistics
-        logger.notice("stopped", metadata: ["frames": "\(stats.framesProcessed)", "dropped": "\(stats.framesDropped)",
-                                            "events": "\(stats.events)"])
-        let status = await control.status
-        if status != ExitStatus.success { throw ExitCode(status) }
-    }
-
-    /// SIGHUP: re-reads the config file and applies what can change while running.
-    func reload(daemon: Daemon, server: SocketServer?, camera: CaptureSession?, current: inout Resolved, logger: Logger) {
-        guard config != nil else {
-            logger.notice("SIGHUP: no --config file to reload")
-            return
-        }
-        do {
-            let next = try resolve()
-            try daemon.reload(next.daemon)
-            if next.daemon.output.metadataObjectTypes != current.daemon.output.metadataObjectTypes {
-                server?.updateBanner(ServerBanner(version: Scand.version, types: next.daemon.output.metadataObjectTypes.sorted()))
-            }
-            var needsRestart: [String] = []
-            if next.input != current.input || next.device != current.device { needsRestart.append("input/device") }
-            if next.socketPath != current.socketPath || next.socketGroup != current.socketGroup { needsRestart.append("socket") }
-            if next.stdout != current.stdout { needsRestart.append("stdout") }
-            if next.server != current.server { needsRestart.append("socket client limits") }
-            if next.daemon.pacing != current.daemon.pacing || next.daemon.loop != current.daemon.loop { needsRestart.append("pacing/loop") }
-            if next.logLevel != current.logLevel { needsRestart.append("logLevel") }
-            if next.capture != current.capture, let camera, let wanted = next.capture, wanted.device == current.capture?.device {
-                // The running session takes the new preset, size, rate and stall timeout with one restart of
-                // streaming (commitConfiguration); a device that does not offer them keeps the old ones.
-                var staged = wanted
-                staged.waitForDevice = !sources.failFast
-                camera.beginConfiguration()
-                camera.configuration = staged
-                do {
-                    try camera.commitConfiguration()
-                    current.capture = wanted
-                    logger.notice("SIGHUP: camera settings applied", metadata: ["device": "\(wanted.device)"])
-                } catch {
-                    logger.error("SIGHUP: camera settings not applied, keeping the running ones: \(error)")
-                }
-            }
-            if !needsRestart.isEmpty {
-                logger.warning("SIGHUP: these settings take effect only after a restart: \(needsRestart.joined(separator: ", "))")
-            }
-            current.daemon = next.daemon
-            current.exitAtEnd = next.exitAtEnd
-            logger.notice("SIGHUP: configuration reloaded", metadata: ["config": "\(config!)"])
-        } catch {
-            logger.error("SIGHUP: configuration not reloaded, keeping the running one: \(error)")
-        }
-    }
-
-    private func makeSource(_ r: Resolved, camera: CaptureSession?) throws -> DaemonSource {
-        if let camera { return openDeviceSource(camera) }
-        guard let input = r.input else {
-            throw ScanError.invalidArgument("no source: give --input FILE (or '-') or --device PATH")
-        }
-        if r.daemon.loop && input == "-" { throw ScanError.invalidArgument("--loop cannot repeat stdin") }
-        let path = input == "-" ? InputPath.standardInput : RawArguments.path(input)
-        let limits = r.limits
-        return DaemonSource(name: path.displayName, canReopen: !path.isStandardInput) {
-            try openFileSource(path: path, limits: limits)
+            try await DaemonRunner.run(resolved, options: options, logger: logger)
+        } catch DaemonRunError.usage(let message) {
+            throw ValidationError(message)
+        } catch DaemonRunError.exit(let status) {
+            throw ExitCode(status)
         }
     }
 }
-
-/// `scand run`'s control loop: what each command means for this run, and the exit status it leads to.
-actor RunControl {
-    private let command: RunCommand
-    private var resolved: RunCommand.Resolved
-    private let daemon: Daemon
-    private let server: SocketServer?
-    private let camera: CaptureSession?
-    private let notifier: SystemdNotifier
-    private let logger: Logger
-    /// An MQTT broker is served too (it keeps being served when stdout fails).
-    private let mqtt: Bool
-    private(set) var status = ExitStatus.success
-    private var completed = false
-
-    init(command: RunCommand, resolved: RunCommand.Resolved, daemon: Daemon, server: SocketServer?, camera: CaptureSession?,
-         notifier: SystemdNotifier, logger: Logger, mqtt: Bool = false) {
-        self.command = command; self.resolved = resolved; self.daemon = daemon; self.server = server; self.camera = camera
-        self.notifier = notifier; self.logger = logger; self.mqtt = mqtt
-    }
-
-    func handle(_ command: DaemonCommand) -> DaemonDecision {
-        switch command {
-        case .reload:
-            notifier.notify("RELOADING=1")
-            self.command.reload(daemon: daemon, server: server, camera: camera, current: &resolved, logger: logger)
-            notifier.notify("READY=1")
-            return .keepRunning
-        case .ended(.outputClosed):
-            logger.notice("stdout reader went away; stopping")
-            return .stop
-        case .ended(.outputFailed(let message)):
-            // A full disk or an I/O error: never a success. The other sinks are told and keep being
-            // served; with no other sink there is nothing left to do.
-            logger.error("\(message)")
-            daemon.outputFailed(output: "stdout", reason: message)
-            status = ExitStatus.failure
-            if server == nil && !mqtt { return .stop }
-            notifier.notify("STATUS=stdout failed: \(message); serving the socket")
-            return .keepRunning
-        case .ended(.completed):
-            logger.notice("--oneshot: first object delivered; stopping")
-            completed = true
-            return .stop
-        case .ended(.sourceEnded):
-            if resolved.exitAtEnd {
-                if resolved.script.oneshot && !completed { status = ExitStatus.nothingFound }
-                return .stop
-            }
-            logger.notice("source ended; serving clients until stopped")
-            notifier.notify("STATUS=source ended; serving clients until stopped")
-            return .keepRunning
-        case .ended(.sourceFailed(let message)):
-            notifier.notify("STATUS=source failed: \(message)")
-            if resolved.exitAtEnd { status = max(status, ExitStatus.inputFailed); return .stop }
-            return .keepRunning
-        case .ended(.stopped):
-            return .keepRunning
-        }
-    }
-}
-
-/// Unblocks SIGTERM, SIGINT and SIGHUP in this thread's mask (inherited by every thread started later).
-func unblockControlSignals() {
-    var set = sigset_t()
-    sigemptyset(&set)
-    for s in [SIGTERM, SIGINT, SIGHUP] { sigaddset(&set, s) }
-    pthread_sigmask(SIG_UNBLOCK, &set, nil)
-}
-
-/// `--device PATH`: a V4L2 `CaptureSession` is the frame source and, through ``SessionEvents``, the source
-/// of the daemon's `device` events (connected, disconnected, interrupted, resumed, runtime errors).
-func openDeviceSource(_ session: CaptureSession) -> DaemonSource {
-    DaemonSource(name: session.configuration.device, canReopen: false, deviceEvents: SessionEvents(session)) {
-        try session.startRunning()
-        return session
-    }
-}
-
 
 /// `run`'s sources: a file or stdin, or a camera, and how a file is replayed.
 struct RunSourceOptions: ParsableArguments {
@@ -634,6 +353,7 @@ func effectiveSettingsJSON(_ r: RunCommand.Resolved) throws -> String {
     if let v = r.socketPath { settings["socket.path"] = .string(v) }
     if let v = r.httpAddress { settings["http"] = .string(v) }
     if let v = r.httpTokenPath { settings["httpToken"] = .string(v) }
+    if r.httpAddress != nil { settings["httpMaxFps"] = .double(r.httpMaxFps) }
     if let m = r.mqtt { settings["mqtt.url"] = .string(m.endpoint.description) }
     if !r.deviceControls.settings.isEmpty { settings["controls"] = .strings(r.deviceControls.settings.map { "\($0.name)=\($0.value)" }) }
     let encoder = JSONEncoder()

@@ -3,6 +3,8 @@ import Logging
 import ScanCapture
 import ScanCore
 import ScanKit
+import ScanDaemon
+import ScanRun
 import ScanOutput
 #if canImport(Glibc)
 import Glibc
@@ -181,13 +183,6 @@ struct ScriptOutputOptions: ParsableArguments {
     var mode: ScanOutputMode { (raw || rawBytes) ? .raw(bytes: rawBytes) : .json }
 }
 
-/// What `--raw`, `--raw-bytes` and `--oneshot` resolved to (flags, or `run`'s config file).
-struct ScriptSettings: Equatable {
-    var raw = false
-    var rawBytes = false
-    var oneshot = false
-    var mode: ScanOutputMode { (raw || rawBytes) ? .raw(bytes: rawBytes) : .json }
-}
 
 /// `scand scan`'s sources besides the input files: a list of paths, a camera, and their limits.
 struct ScanSourceOptions: ParsableArguments {

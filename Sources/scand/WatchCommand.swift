@@ -2,6 +2,8 @@ import ArgumentParser
 import FoundationEssentials
 import ScanCore
 import ScanKit
+import ScanDaemon
+import ScanRun
 #if canImport(Glibc)
 import Glibc
 #endif

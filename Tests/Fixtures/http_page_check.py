@@ -37,15 +37,18 @@ browser = subprocess.Popen(
 try:
     port = None
     deadline = time.time() + 30
+    said = []  # chromium's own lines, for the error message
     while time.time() < deadline and port is None:
         line = browser.stderr.readline()
         if not line:
             break
+        said.append(line.strip())
         m = re.search(r"DevTools listening on ws://[^:]+:(\d+)/", line)
         if m:
             port = int(m.group(1))
     if port is None:
-        sys.exit("chromium did not start its DevTools endpoint")
+        sys.exit("chromium did not start its DevTools endpoint (exit status %s); it said: %s"
+                 % (browser.poll(), " | ".join(said[-6:])))
     targets = json.load(urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list"))
     page = next(t for t in targets if t.get("type") == "page")
     ws = websocket.create_connection(page["webSocketDebuggerUrl"], timeout=30)

@@ -101,14 +101,10 @@ private func source(_ bytes: [UInt8], in dir: TemporaryDirectory, name: String, 
         let stream = Stream(width: 320, height: 240, frames: 10, frameParameters: seed % 2 == 0, seed: UInt64(seed))
         let file = dir.url.appendingPathComponent("clip.y4m")
         try Data(stream.bytes).write(to: file)
-        let producer = Process()
-        producer.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        producer.arguments = [Fixtures.repositoryRoot.appendingPathComponent("Tests/Fixtures/y4m_producer.py").path,
-                              "chunk", "--seed", "\(seed)", file.path]
         let pipe = Pipe()
-        producer.standardOutput = pipe
-        producer.standardInput = FileHandle.nullDevice
-        try producer.run()
+        let producer = try TestProcess.start("/usr/bin/python3", [Fixtures.repositoryRoot.appendingPathComponent("Tests/Fixtures/y4m_producer.py").path,
+                                                                  "chunk", "--seed", "\(seed)", file.path],
+                                             stdout: .pipe(pipe), stderr: .inherited)
         try? pipe.fileHandleForWriting.close()
         let readEnd = FileDescriptor(rawValue: dup(pipe.fileHandleForReading.fileDescriptor))
         try? pipe.fileHandleForReading.close()
@@ -238,10 +234,7 @@ private func source(_ bytes: [UInt8], in dir: TemporaryDirectory, name: String, 
         let dir = try TemporaryDirectory()
         let fifo = dir.url.appendingPathComponent("endless")
         #expect(mkfifo(fifo.path, 0o600) == 0)
-        let writer = Process()
-        writer.executableURL = URL(fileURLWithPath: "/bin/sh")
-        writer.arguments = ["-c", "cat /dev/zero > \"$0\"", fifo.path]
-        try writer.run()
+        let writer = try TestProcess.start("/bin/sh", ["-c", "cat /dev/zero > \"$0\"", fifo.path], stdout: .inherited, stderr: .inherited)
         defer { if writer.isRunning { writer.terminate() }; writer.waitUntilExit() }
         let started = Date()
         let limit = 8 << 20

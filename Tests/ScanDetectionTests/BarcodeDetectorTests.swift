@@ -201,9 +201,9 @@ private func detect(_ name: String, types: Set<MetadataObjectType>? = nil, inver
     @Test func plainCodesOnAStreamNeedNoExtraSteps() throws {
         let detector = BarcodeDetector(configuration: BarcodeConfiguration())
         let frame = try ImageSource(path: Fixtures.path("multi.png")).nextFrame()!
-        let found = try detector.detectStream(in: frame, steps: 0)
-        #expect(found.count == 4)
-        #expect(detector.lastPass == .plain)
+        let read = try detector.readStream(in: frame, steps: 0)
+        #expect(read.objects.count == 4)
+        #expect(read.pass == .plain)
         #expect(try detector.detectStream(in: try ImageSource(path: Fixtures.path("qr-inverted.png")).nextFrame()!, steps: 0).isEmpty)
     }
 }

@@ -45,10 +45,9 @@ struct MultiPassReaderTests {
     @Test("a light-on-dark QR is read by the inverted pass, and not without it")
     func invertedQR() throws {
         let frame = try ReaderFixtures.frame("inverted_qr.png")
-        let d = detector(.zbar)
-        let found = try d.detect(in: frame)
-        #expect(found.map(\.stringValue) == ["INVERTED-42"])
-        #expect(d.lastPass == .inverted)
+        let read = try detector(.zbar).read(in: frame)
+        #expect(read.objects.map(\.stringValue) == ["INVERTED-42"])
+        #expect(read.pass == .inverted)
         let plainOnly = detector(.zbar) { $0.tryInverted = false; $0.extraPasses = false }
         #expect(try plainOnly.detect(in: frame).isEmpty)
     }
@@ -73,11 +72,11 @@ struct MultiPassReaderTests {
         let module = try #require(fixture["module"] as? Double)
         let truth = try #require(fixture["corners"] as? [[Double]]) // TL TR BR BL of the symbol, frame pixels
         let frame = try ReaderFixtures.frame(file)
-        let d = detector()
-        let found = try d.detect(in: frame)
+        let read = try detector().read(in: frame)
+        let found = read.objects
         try #require(found.count == 1, "\(file): read \(found.map(\.stringValue))")
         #expect(found[0].stringValue == value)
-        #expect(d.lastPass == .upscaledThresholded)
+        #expect(read.pass == .upscaledThresholded)
         try #require(found[0].corners.count == 4)
         for (c, e) in zip(found[0].corners, truth) {
             #expect(abs(c.x * 640 - e[0]) <= 1.5 * module && abs(c.y * 480 - e[1]) <= 1.5 * module,
@@ -100,10 +99,10 @@ struct MultiPassReaderTests {
         let frame = try ReaderFixtures.frame("inverted_qr.png")
         let expected = [(x, y), (x + s, y), (x + s, y + s), (x, y + s)] // TL TR BR BL, pixels
         for roi in [NormalizedRect.unit, NormalizedRect(x: 0.3, y: 0.2, width: 0.7, height: 0.8)] {
-            let d = detector(engine, passes: [.plain, pass])
-            let found = try d.detect(in: frame, rectOfInterest: roi)
+            let read = try detector(engine, passes: [.plain, pass]).read(in: frame, rectOfInterest: roi)
+            let found = read.objects
             try #require(found.count == 1, "\(engine) \(pass) read nothing")
-            #expect(d.lastPass == pass)
+            #expect(read.pass == pass)
             let corners = found[0].corners
             try #require(corners.count == 4)
             for (c, e) in zip(corners, expected) {
@@ -118,12 +117,12 @@ struct MultiPassReaderTests {
     func zxingQuickLook() throws {
         let values = try #require(try ReaderFixtures.meta()["mixed"] as? [String])
         let frame = try ReaderFixtures.frame("qr_and_datamatrix.png")
-        let d = detector()
-        let found = try d.detect(in: frame)
-        #expect(d.lastEngine == .zbar)
+        let read = try detector().read(in: frame)
+        let found = read.objects
+        #expect(read.engine == .zbar)
         #expect(Set(found.compactMap(\.stringValue)) == Set(values))
         #expect(Set(found.map(\.type)) == [.qr, .dataMatrix])
-        #expect(d.lastPass == .plain)
+        #expect(read.pass == .plain)
         let dm = try #require(found.first { $0.type == .dataMatrix })
         // the Data Matrix lies right of x = 300 px and below y = 200 px (plus zint's margin)
         #expect(dm.bounds.x >= 300.0 / 640 && dm.bounds.y >= 200.0 / 480)
@@ -131,11 +130,10 @@ struct MultiPassReaderTests {
 
     @Test("clean frames stop at the plain pass")
     func plainFirst() throws {
-        let d = detector()
-        let found = try d.detect(in: try ReaderFixtures.frame("clean_qr.png"))
-        #expect(found.map(\.stringValue) == ["SCAND-CLEAN-1"])
-        #expect(d.lastPass == .plain)
-        #expect(d.lastEngine == .zbar)
+        let read = try detector().read(in: try ReaderFixtures.frame("clean_qr.png"))
+        #expect(read.objects.map(\.stringValue) == ["SCAND-CLEAN-1"])
+        #expect(read.pass == .plain)
+        #expect(read.engine == .zbar)
     }
 }
 
@@ -179,11 +177,10 @@ struct EngineTests {
         let value = try #require(try ReaderFixtures.meta()[key] as? String)
         let frame = try ReaderFixtures.frame(file)
         for engine in [BarcodeEngine.both, .zxing] {
-            let d = detector(engine)
-            let found = try d.detect(in: frame)
-            #expect(found.map(\.type) == [type], "\(engine)")
-            #expect(found.map(\.stringValue) == [value], "\(engine)")
-            #expect(d.lastEngine == .zxing)
+            let read = try detector(engine).read(in: frame)
+            #expect(read.objects.map(\.type) == [type], "\(engine)")
+            #expect(read.objects.map(\.stringValue) == [value], "\(engine)")
+            #expect(read.engine == .zxing)
         }
         let zbar = detector(.zbar)
         #expect(!zbar.enabledTypes.contains(type))
@@ -206,9 +203,9 @@ struct EngineTests {
     func selection() throws {
         let frame = try ReaderFixtures.frame("clean_qr.png")
         for engine in [BarcodeEngine.zbar, .zxing, .both] {
-            let d = detector(engine)
-            #expect(try d.detect(in: frame).map(\.stringValue) == ["SCAND-CLEAN-1"])
-            #expect(d.lastEngine == (engine == .zxing ? .zxing : .zbar))
+            let read = try detector(engine).read(in: frame)
+            #expect(read.objects.map(\.stringValue) == ["SCAND-CLEAN-1"])
+            #expect(read.engine == (engine == .zxing ? .zxing : .zbar))
         }
     }
 }

@@ -66,9 +66,9 @@ struct ShelfMisreadTests {
           arguments: ShelfMisreadTests.keepers)
     func kept(_ c: ShelfFixtures.Case) throws {
         let detector = BarcodeDetector(configuration: Self.confirming)
-        let found = try detector.detect(in: try ShelfFixtures.frame(c))
-        #expect(found.map(text) == [c.value], "\(c.file)")
-        #expect(detector.lastPass == .upscaled)
+        let read = try detector.read(in: try ShelfFixtures.frame(c))
+        #expect(read.objects.map(text) == [c.value], "\(c.file)")
+        #expect(read.pass == .upscaled)
         #expect(detector.confirmations["quality", default: 0] == 1, "\(detector.confirmations)")
     }
 

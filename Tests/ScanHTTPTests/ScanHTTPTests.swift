@@ -4,7 +4,7 @@ import Testing
 import ScanCore
 import ScanOutput
 
-@Suite("ScanHTTP parts")
+@Suite("ScanHTTP parts", .timeLimit(.minutes(3)))
 struct ScanHTTPTests {
     static func frame(_ index: Int, width: Int = 64, height: Int = 48) -> (Frame, MetadataEvent) {
         let luma = LumaPlane(width: width, height: height, bytes: [UInt8](repeating: UInt8(index % 256), count: width * height))
@@ -51,6 +51,42 @@ struct ScanHTTPTests {
         try await Task.sleep(for: .milliseconds(50))
         frames.close()
         #expect(await ended.value == nil)
+    }
+
+    @Test("the encoding cap: parts for a viewer that always waits are encoded at most maxFramesPerSecond apart")
+    func encodingCap() async throws {
+        let frames = PreviewFrames(maxFramesPerSecond: 10)
+        defer { frames.close() }
+        // When each part was built (on the encoder thread), monotonic seconds.
+        let log = BuildLog()
+        let build: @Sendable (PreviewFrame, [UInt8]) -> [UInt8] = { _, jpeg in log.record(); return jpeg }
+        // The pipeline offers a frame every 10 ms (100 fps) on a thread of its own until the viewer is done,
+        // however long that takes (the viewer runs on the shared cooperative pool, which other suites' blocking
+        // tests can starve for tens of seconds: a producer that stopped early left it waiting for ever).
+        // After 120 s a watchdog closes the frames instead: the wait ends and the expectations below fail.
+        let started = monotonicSeconds()
+        let producer = WorkerThread {
+            var i = 0
+            while !log.stopped {
+                if monotonicSeconds() - started > 120 { frames.close(); break }
+                let (f, e) = Self.frame(i); frames.offer(f, event: e); i += 1; usleep(10_000)
+            }
+        }
+        // A viewer that asks for the next part as soon as it has one, six times.
+        var got: [UInt64] = []
+        var seen: UInt64 = 0
+        while got.count < 6, let p = await frames.nextPart(after: seen, build: build) { got.append(p.generation); seen = p.generation }
+        log.stop()
+        _ = producer.join()
+        let t = log.times
+        #expect(got.count == 6 && t.count == 6 && frames.encodeCount == 6)
+        #expect(got == got.sorted() && Set(got).count == got.count, "parts come in frame order, none twice")
+        // Uncapped, parts would follow the frames (10 ms apart). With a cap of 10 fps they are 100 ms apart,
+        // but the first after an idle spell (a slow viewer) may come 50 ms early; a loaded machine only makes
+        // gaps longer.
+        let gaps = zip(t.dropFirst(), t).map { $0 - $1 }
+        #expect(gaps.allSatisfy { $0 >= 0.045 }, "gaps between encodings: \(gaps)")
+        #expect(gaps.reduce(0, +) / Double(gaps.count) >= 0.08, "gaps between encodings: \(gaps)")
     }
 
     @Test("a waiting viewer gets the newest frame, skipping what it missed; close ends the wait")
@@ -109,4 +145,16 @@ struct ScanHTTPTests {
         #expect(abs(pts[0].0 - 125) < 1e-9 && abs(pts[0].1 - 0) < 1e-9)
         #expect(abs(pts[2].0 - 75) < 1e-9 && abs(pts[2].1 - 100) < 1e-9)
     }
+}
+
+/// When the encoder built each part (monotonic seconds), and the producer's stop flag.
+private final class BuildLog: @unchecked Sendable {
+    // Invariant for @unchecked Sendable: `recorded` and `stopFlag` are touched only under `lock`.
+    private let lock = Lock()
+    private var recorded: [Double] = []
+    private var stopFlag = false
+    func record() { lock.withLock { recorded.append(monotonicSeconds()) } }
+    var times: [Double] { lock.withLock { recorded } }
+    func stop() { lock.withLock { stopFlag = true } }
+    var stopped: Bool { lock.withLock { stopFlag } }
 }

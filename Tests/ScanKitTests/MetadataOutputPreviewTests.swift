@@ -2,18 +2,13 @@ import Foundation
 import Testing
 import ScanCore
 import ScanKit
+import ScanTestSupport
 
 /// A luma frame with a real QR code (made by `qrencode -t ASCII`) drawn at `origin` with `module`-pixel modules.
 func qrFrame(_ text: String, width: Int, height: Int, origin: (x: Int, y: Int), module: Int) throws -> Frame {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/qrencode")
-    process.arguments = ["-t", "ASCII", "-m", "0", "-s", "1", "-l", "L", "-o", "-", text]
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    try process.run()
-    let ascii = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    try #require(process.terminationStatus == 0)
+    let process = try TestProcess.run("/usr/bin/qrencode", ["-t", "ASCII", "-m", "0", "-s", "1", "-l", "L", "-o", "-", text])
+    let ascii = String(decoding: process.stdout, as: UTF8.self)
+    try #require(process.status == 0)
     // Each module is two characters: "##" dark, "  " light.
     let rows = ascii.split(separator: "\n").map { Array($0) }
     var bytes = [UInt8](repeating: 255, count: width * height)

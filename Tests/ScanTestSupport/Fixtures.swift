@@ -29,11 +29,12 @@ public enum Fixtures {
         if !FileManager.default.fileExists(atPath: manifest.path) {
             let tmp = directory.deletingLastPathComponent()
                 .appendingPathComponent("\(directory.lastPathComponent).tmp-\(getpid())")
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-            p.arguments = [repositoryRoot.appendingPathComponent(script).path, tmp.path]
-            p.environment = ["PYTHONNOUSERSITE": "1", "PATH": "/usr/bin:/bin"]
-            do { try p.run() } catch { preconditionFailure("cannot run \(script): \(error)") }
+            let p: Process
+            do {
+                p = try TestProcess.start("/usr/bin/python3", [repositoryRoot.appendingPathComponent(script).path, tmp.path],
+                                          environment: ["PYTHONNOUSERSITE": "1", "PATH": "/usr/bin:/bin"],
+                                          stdout: .inherited, stderr: .inherited)
+            } catch { preconditionFailure("cannot run \(script): \(error)") }
             p.waitUntilExit()
             precondition(p.terminationStatus == 0, "\(script) failed (needs \(needs))")
             try? FileManager.default.createDirectory(at: directory.deletingLastPathComponent(), withIntermediateDirectories: true)

@@ -7,6 +7,8 @@ import Glibc
 /// persistence database and log in a temporary directory, listening on a free loopback port.
 /// Stopped (SIGTERM, which saves the persistence database) and started again on the same port on demand.
 public final class MosquittoBroker: @unchecked Sendable {
+    // Invariant for @unchecked Sendable: `process` (a Foundation `Process`, not Sendable) is replaced only by
+    // `start`/`stop`, which a test calls from one task at a time; everything else is immutable.
     public let directory: TemporaryDirectory
     public let port: Int
     private var process: Process?
@@ -47,15 +49,11 @@ public final class MosquittoBroker: @unchecked Sendable {
 
     /// Starts mosquitto and waits until its port accepts connections (10 s at most).
     public func start() throws {
-        let p = Process()
-        (p.executableURL, p.arguments) = withDefaultSignals("/usr/sbin/mosquitto", ["-c", configPath])
         if !FileManager.default.fileExists(atPath: logPath) { _ = FileManager.default.createFile(atPath: logPath, contents: nil) }
         let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
         log.seekToEndOfFile()
-        p.standardError = log
-        p.standardOutput = log
-        p.standardInput = FileHandle.nullDevice
-        try p.run()
+        let (program, arguments) = withDefaultSignals("/usr/sbin/mosquitto", ["-c", configPath])
+        let p = try TestProcess.start(program.path, arguments, stdout: .handle(log), stderr: .handle(log))
         process = p
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline {
@@ -111,6 +109,8 @@ public final class MosquittoBroker: @unchecked Sendable {
 /// `mosquitto_sub -v` as a real consumer: a persistent session (`-c -i ID`, QoS 1) so that it gets what was
 /// published while it or the broker was away; its output ("TOPIC PAYLOAD" lines) goes to a file.
 public final class MosquittoSubscriber: @unchecked Sendable {
+    // Invariant for @unchecked Sendable: every stored property is immutable; `Process` is not Sendable, but the
+    // only calls made on it after init (isRunning, processIdentifier, waitUntilExit, at stop) are thread-safe.
     private let process: Process
     public let outputPath: String
     private let port: Int
@@ -123,15 +123,10 @@ public final class MosquittoSubscriber: @unchecked Sendable {
         self.port = port
         self.extra = extraArguments
         outputPath = directory.url.appendingPathComponent("sub-\(clientID)-\(UUID().uuidString).txt").path
-        _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
-        process = Process()
-        (process.executableURL, process.arguments) = withDefaultSignals(
+        let (program, arguments) = withDefaultSignals(
             "/usr/bin/mosquitto_sub", ["-h", host, "-p", "\(port)", "-v", "-q", "1", "-c", "-i", clientID, "-t", "probe/ready"]
                 + topics.flatMap { ["-t", $0] } + extraArguments)
-        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+        process = try TestProcess.start(program.path, arguments, stdout: .file(outputPath))
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline {
             _ = try? runTool("/usr/bin/mosquitto_pub", ["-h", host, "-p", "\(port)", "-q", "1", "-t", "probe/ready", "-m", "ready"] + extraArguments)

@@ -65,33 +65,10 @@ public enum ScandBinary {
     /// its first element is the program, and scand's path and `arguments` follow the rest.
     public static func run(_ arguments: [String], stdin: [UInt8]? = nil, directory: URL? = nil,
                            environment: [String: String]? = nil, prefix: [String] = []) throws -> Result {
-        let process = Process()
-        if let program = prefix.first {
-            process.executableURL = URL(fileURLWithPath: program)
-            process.arguments = Array(prefix.dropFirst()) + [url.path] + arguments
-        } else {
-            process.executableURL = url
-            process.arguments = arguments
-        }
-        process.currentDirectoryURL = directory ?? Fixtures.directory
-        if let environment { process.environment = environment }
-        let dir = try TemporaryDirectory()
-        let outURL = dir.url.appendingPathComponent("stdout"), errURL = dir.url.appendingPathComponent("stderr")
-        let out = try dir.emptyFile(outURL), err = try dir.emptyFile(errURL)
-        defer { try? out.close(); try? err.close() }
-        process.standardOutput = out
-        process.standardError = err
-        if let stdin {
-            let inURL = dir.url.appendingPathComponent("stdin")
-            try Data(stdin).write(to: inURL)
-            process.standardInput = try FileHandle(forReadingFrom: inURL)
-        } else {
-            process.standardInput = FileHandle.nullDevice
-        }
-        try process.run()
-        process.waitUntilExit()
-        return Result(status: process.terminationStatus, stdout: [UInt8](try Data(contentsOf: outURL)),
-                      stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self))
+        let command = prefix.isEmpty ? [url.path] + arguments : prefix + [url.path] + arguments
+        let r = try TestProcess.run(command[0], Array(command.dropFirst()), stdin: stdin,
+                                    directory: directory ?? Fixtures.directory, environment: environment)
+        return Result(status: r.status, stdout: r.stdout, stderr: r.stderr)
     }
 }
 
@@ -114,22 +91,9 @@ public final class TemporaryDirectory {
 /// Runs an external tool (qrencode, python3, …) and returns its stdout; throws with its stderr on failure.
 public func runTool(_ executable: String, _ arguments: [String]) throws -> Data {
     struct ToolFailed: Error, CustomStringConvertible { var description: String }
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    let dir = try TemporaryDirectory()
-    let outURL = dir.url.appendingPathComponent("out"), errURL = dir.url.appendingPathComponent("err")
-    let out = try dir.emptyFile(outURL), err = try dir.emptyFile(errURL)
-    defer { try? out.close(); try? err.close() }
-    process.standardOutput = out
-    process.standardError = err
-    process.standardInput = FileHandle.nullDevice
-    try process.run()
-    process.waitUntilExit()
-    let stdout = try Data(contentsOf: outURL)
-    guard process.terminationStatus == 0 else {
-        let stderr = String(decoding: try Data(contentsOf: errURL), as: UTF8.self)
-        throw ToolFailed(description: "\(executable) \(arguments.joined(separator: " ")) exited \(process.terminationStatus): \(stderr)")
+    let r = try TestProcess.run(executable, arguments)
+    guard r.status == 0 else {
+        throw ToolFailed(description: "\(executable) \(arguments.joined(separator: " ")) exited \(r.status): \(r.stderr)")
     }
-    return stdout
+    return Data(r.stdout)
 }

@@ -49,19 +49,8 @@ enum DaemonRun {
     /// Starts `path args…` with stdout/stderr going to files (or /dev/null).
     static func start(_ path: String, _ args: [String], stdout: String? = nil, stderr: String? = nil,
                       environment: [String: String]? = nil) throws -> Process {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: path)
-        p.arguments = args
-        if let environment {
-            var env = ProcessInfo.processInfo.environment
-            for (k, v) in environment { env[k] = v }
-            p.environment = env
-        }
-        p.standardInput = FileHandle.nullDevice
-        p.standardOutput = try stdout.map(handle) ?? FileHandle.nullDevice
-        p.standardError = try stderr.map(handle) ?? FileHandle.nullDevice
-        try p.run()
-        return p
+        try TestProcess.start(path, args, environment: environment.map(TestProcess.environment(adding:)),
+                              stdout: stdout.map { .file($0) } ?? .null, stderr: stderr.map { .file($0) } ?? .null)
     }
 
     static func handle(_ path: String) throws -> FileHandle {
@@ -71,12 +60,7 @@ enum DaemonRun {
 
     /// Waits for `p` to exit, up to `timeout` seconds; kills it (SIGKILL) after that. Returns the status or nil.
     @discardableResult
-    static func wait(_ p: Process, timeout: Double) -> Int32? {
-        let deadline = Date().addingTimeInterval(timeout)
-        while p.isRunning && Date() < deadline { usleep(20_000) }
-        if p.isRunning { kill(p.processIdentifier, SIGKILL); p.waitUntilExit(); return nil }
-        return p.terminationStatus
-    }
+    static func wait(_ p: Process, timeout: Double) -> Int32? { TestProcess.wait(p, timeout: timeout) }
 }
 
 /// Polls `condition` every 20 ms for up to `timeout` seconds.

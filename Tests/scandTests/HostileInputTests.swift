@@ -46,10 +46,8 @@ import Glibc
 
         let fifo = inputs.url.appendingPathComponent("endless").path
         #expect(mkfifo(fifo, 0o600) == 0)
-        let writer = Process() // a real producer that never stops: cat /dev/zero > fifo
-        writer.executableURL = URL(fileURLWithPath: "/bin/sh")
-        writer.arguments = ["-c", "exec cat /dev/zero > '\(fifo)'"]
-        try writer.run()
+        // a real producer that never stops: cat /dev/zero > fifo
+        let writer = try TestProcess.start("/bin/sh", ["-c", "exec cat /dev/zero > '\(fifo)'"], stdout: .inherited, stderr: .inherited)
         defer { writer.terminate(); writer.waitUntilExit() }
         let endless = try measure(["scan", "endless", "cmyk.jpg"], in: inputs.url)
         #expect(endless.status == 1, "\(endless.stderr)")

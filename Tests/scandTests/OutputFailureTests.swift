@@ -13,14 +13,9 @@ struct OutputFailureTests {
     static func runToDevFull(_ args: [String], timeout: Double = 60) throws -> (status: Int32?, stderr: String) {
         let dir = DaemonPaths.tempDir("full")
         defer { DaemonPaths.remove(dir) }
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: DaemonPaths.scand)
-        p.arguments = args
-        p.currentDirectoryURL = Fixtures.directory
-        p.standardInput = FileHandle.nullDevice
-        p.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: "/dev/full"))
-        p.standardError = try DaemonRun.handle(dir + "/err")
-        try p.run()
+        let p = try TestProcess.start(DaemonPaths.scand, args, directory: Fixtures.directory,
+                                      stdout: .handle(try FileHandle(forWritingTo: URL(fileURLWithPath: "/dev/full"))),
+                                      stderr: .file(dir + "/err"))
         let status = DaemonRun.wait(p, timeout: timeout)
         return (status, daemonReadText(dir + "/err"))
     }
@@ -44,11 +39,8 @@ struct OutputFailureTests {
     func readerGoneIsNormal() throws {
         let dir = DaemonPaths.tempDir("epipe")
         defer { DaemonPaths.remove(dir) }
-        let sh = Process()
-        sh.executableURL = URL(fileURLWithPath: "/bin/bash")
-        sh.arguments = ["-c", "'\(DaemonPaths.scand)' scan clip-420jpeg.y4m clip-420jpeg.y4m 2>'\(dir)/err' | head -c 10 >/dev/null; echo ${PIPESTATUS[0]} > '\(dir)/status'"]
-        sh.currentDirectoryURL = Fixtures.directory
-        try sh.run()
+        let sh = try TestProcess.start("/bin/bash", ["-c", "'\(DaemonPaths.scand)' scan clip-420jpeg.y4m clip-420jpeg.y4m 2>'\(dir)/err' | head -c 10 >/dev/null; echo ${PIPESTATUS[0]} > '\(dir)/status'"],
+                                       directory: Fixtures.directory, stdout: .inherited, stderr: .inherited)
         sh.waitUntilExit()
         #expect(daemonReadText(dir + "/status").trimmingCharacters(in: .whitespacesAndNewlines) == "0")
         #expect(daemonReadText(dir + "/err").isEmpty)
@@ -70,13 +62,9 @@ struct OutputFailureTests {
         // connected before the first event (`started`) is written to stdout, which is /dev/full.
         signal(SIGPIPE, SIG_IGN) // the writer below outlives the daemon
         let input = Pipe()
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: DaemonPaths.scand)
-        p.arguments = ["run", "--input", "-", "--stdout", "--socket", socketPath, "--log-level", "notice"]
-        p.standardInput = input
-        p.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: "/dev/full"))
-        p.standardError = try DaemonRun.handle(dir + "/err")
-        try p.run()
+        let p = try TestProcess.start(DaemonPaths.scand, ["run", "--input", "-", "--stdout", "--socket", socketPath, "--log-level", "notice"],
+                                      stdin: .pipe(input), stdout: .handle(try FileHandle(forWritingTo: URL(fileURLWithPath: "/dev/full"))),
+                                      stderr: .file(dir + "/err"))
         defer { if p.isRunning { kill(p.processIdentifier, SIGKILL); p.waitUntilExit() } }
         #expect(daemonEventually(20) { FileManager.default.fileExists(atPath: socketPath) })
         let client = try DaemonSocketClient(path: socketPath)
@@ -107,14 +95,9 @@ struct OutputFailureTests {
         // A 4 KiB pipe (the smallest the kernel allows) fills within a second or two; nobody ever reads it.
         _ = fcntl(fds[1], 1031 /* F_SETPIPE_SZ */, 4096)
         defer { close(fds[0]) }
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: DaemonPaths.scand)
-        p.arguments = ["run", "--input", DaemonPaths.kiosk, "--loop", "--stdout", "--socket", socketPath,
-                       "--stdout-queue", "64", "--log-level", "notice"]
-        p.standardInput = FileHandle.nullDevice
-        p.standardOutput = FileHandle(fileDescriptor: fds[1], closeOnDealloc: true)
-        p.standardError = try DaemonRun.handle(dir + "/err")
-        try p.run()
+        let p = try TestProcess.start(DaemonPaths.scand, ["run", "--input", DaemonPaths.kiosk, "--loop", "--stdout", "--socket", socketPath,
+                                                          "--stdout-queue", "64", "--log-level", "notice"],
+                                      stdout: .handle(FileHandle(fileDescriptor: fds[1], closeOnDealloc: true)), stderr: .file(dir + "/err"))
         defer { if p.isRunning { kill(p.processIdentifier, SIGKILL); p.waitUntilExit() } }
         #expect(daemonEventually(20) { FileManager.default.fileExists(atPath: socketPath) })
         let client = try DaemonSocketClient(path: socketPath)

@@ -94,16 +94,8 @@ import ScanTestSupport
         // The hostile QR comes out as one JSON line; jq gets the exact text back.
         let r = try ScandBinary.run(["scan", "qr-evil.png"])
         #expect(r.lines.count == 1)
-        let jq = Process()
-        jq.executableURL = URL(fileURLWithPath: "/usr/bin/jq")
-        jq.arguments = ["-j", ".objects[0].value"]
-        let input = Pipe(), output = Pipe()
-        jq.standardInput = input; jq.standardOutput = output
-        try jq.run()
-        input.fileHandleForWriting.write(Data(r.stdout)); try input.fileHandleForWriting.close()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        jq.waitUntilExit()
-        #expect(String(decoding: data, as: UTF8.self) == (try Fixtures.entry("qr-evil.png"))["value"])
+        let jq = try TestProcess.run("/usr/bin/jq", ["-j", ".objects[0].value"], stdin: r.stdout)
+        #expect(String(decoding: jq.stdout, as: UTF8.self) == (try Fixtures.entry("qr-evil.png"))["value"])
     }
 
     @Test func closedStdoutStopsCleanly() throws {
@@ -113,14 +105,10 @@ import ScanTestSupport
         let list = dir + "/list.txt"
         try Data(Array(String(repeating: Fixtures.path("multi.png") + "\n", count: 200).utf8)).write(to: URL(fileURLWithPath: list))
         func run(readOneLineThenClose: Bool) throws -> (Process, TimeInterval, Data) {
-            let process = Process()
-            process.executableURL = ScandBinary.url
-            process.arguments = ["scan", "--files-from", list]
             let out = Pipe(), err = Pipe()
-            process.standardOutput = readOneLineThenClose ? out : FileHandle.nullDevice
-            process.standardError = err
             let start = Date()
-            try process.run()
+            let process = try TestProcess.start(ScandBinary.url.path, ["scan", "--files-from", list], stdin: .handle(.standardInput),
+                                                stdout: readOneLineThenClose ? .pipe(out) : .null, stderr: .pipe(err))
             if readOneLineThenClose {
                 var first = Data()
                 while !first.contains(0x0A) { first.append(out.fileHandleForReading.availableData) }
@@ -145,15 +133,7 @@ import ScanTestSupport
             .sorted()
         #expect(names.count > 20)
         for name in names {
-            let zbar = Process()
-            zbar.executableURL = URL(fileURLWithPath: "/usr/bin/zbarimg")
-            zbar.arguments = ["-q", "--raw", "-Sbinary", Fixtures.path(name)]
-            let pipe = Pipe()
-            zbar.standardOutput = pipe
-            zbar.standardError = FileHandle.nullDevice
-            try zbar.run()
-            let zbarOut = pipe.fileHandleForReading.readDataToEndOfFile()
-            zbar.waitUntilExit()
+            let zbarOut = Data(try TestProcess.run("/usr/bin/zbarimg", ["-q", "--raw", "-Sbinary", Fixtures.path(name)]).stdout)
             let r = try ScandBinary.run(["scan", name])
             let objects = try #require(try r.jsonLines().first?["objects"] as? [[String: Any]])
             let ours = objects.compactMap { ($0["bytes"] as? String).flatMap { Data(base64Encoded: $0) } }

@@ -14,16 +14,8 @@ import Glibc
     /// Makes a QR image of `payload` (exact bytes, qrencode 8-bit mode) in `dir`.
     func qr(_ payload: [UInt8], _ name: String, in dir: String) throws -> String {
         let path = dir + "/" + name
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/qrencode")
-        p.arguments = ["-8", "-s", "4", "-o", path]
-        let input = Pipe()
-        p.standardInput = input
-        try p.run()
-        input.fileHandleForWriting.write(Data(payload))
-        try input.fileHandleForWriting.close()
-        p.waitUntilExit()
-        #expect(p.terminationStatus == 0)
+        let p = try TestProcess.run("/usr/bin/qrencode", ["-8", "-s", "4", "-o", path], stdin: payload)
+        #expect(p.status == 0)
         return path
     }
 

@@ -23,25 +23,10 @@ private func pipeline(_ producer: String, _ producerArguments: [String], into ar
                       directory: URL) throws -> (result: PipedRun, producerStatus: Int32) {
     let dir = try TemporaryDirectory()
     let outURL = dir.url.appendingPathComponent("stdout"), errURL = dir.url.appendingPathComponent("stderr")
-    let out = try dir.emptyFile(outURL), err = try dir.emptyFile(errURL)
-    defer { try? out.close(); try? err.close() }
     let pipe = Pipe()
-    let source = Process()
-    source.executableURL = URL(fileURLWithPath: producer)
-    source.arguments = producerArguments
-    source.currentDirectoryURL = directory
-    source.standardInput = FileHandle.nullDevice
-    source.standardOutput = pipe
-    source.standardError = FileHandle.nullDevice
-    let scand = Process()
-    scand.executableURL = ScandBinary.url
-    scand.arguments = ["scan"] + arguments
-    scand.currentDirectoryURL = directory
-    scand.standardInput = pipe
-    scand.standardOutput = out
-    scand.standardError = err
-    try source.run()
-    try scand.run()
+    let source = try TestProcess.start(producer, producerArguments, directory: directory, stdout: .pipe(pipe))
+    let scand = try TestProcess.start(ScandBinary.url.path, ["scan"] + arguments, directory: directory, stdin: .pipe(pipe),
+                                      stdout: .file(outURL.path), stderr: .file(errURL.path))
     try? pipe.fileHandleForWriting.close()
     try? pipe.fileHandleForReading.close()
     scand.waitUntilExit()
@@ -169,24 +154,12 @@ private func values(_ lines: [[String: Any]]) -> [[String]] {
     @Test func runReadsALivePacedFfmpegPipe() throws {
         let dir = try TemporaryDirectory()
         let outURL = dir.url.appendingPathComponent("stdout"), errURL = dir.url.appendingPathComponent("stderr")
-        let out = try dir.emptyFile(outURL), err = try dir.emptyFile(errURL)
-        defer { try? out.close(); try? err.close() }
         let pipe = Pipe()
-        let ffmpeg = Process()
-        ffmpeg.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
-        ffmpeg.arguments = ["-nostdin", "-loglevel", "error", "-re", "-f", "lavfi", "-i", "testsrc=size=640x480:rate=20",
-                            "-frames:v", "20", "-pix_fmt", "yuv420p", "-f", "yuv4mpegpipe", "-"]
-        ffmpeg.standardOutput = pipe
-        ffmpeg.standardError = FileHandle.nullDevice
-        let scand = Process()
-        scand.executableURL = ScandBinary.url
-        scand.arguments = ["run", "--input", "-", "--stdout"]
-        scand.currentDirectoryURL = dir.url
-        scand.standardInput = pipe
-        scand.standardOutput = out
-        scand.standardError = err
-        try ffmpeg.run()
-        try scand.run()
+        let ffmpeg = try TestProcess.start("/usr/bin/ffmpeg", ["-nostdin", "-loglevel", "error", "-re", "-f", "lavfi", "-i", "testsrc=size=640x480:rate=20",
+                                                               "-frames:v", "20", "-pix_fmt", "yuv420p", "-f", "yuv4mpegpipe", "-"],
+                                           stdin: .handle(.standardInput), stdout: .pipe(pipe))
+        let scand = try TestProcess.start(ScandBinary.url.path, ["run", "--input", "-", "--stdout"], directory: dir.url, stdin: .pipe(pipe),
+                                          stdout: .file(outURL.path), stderr: .file(errURL.path))
         try? pipe.fileHandleForWriting.close()
         try? pipe.fileHandleForReading.close()
         defer { if scand.isRunning { scand.terminate() }; scand.waitUntilExit(); ffmpeg.waitUntilExit() }

@@ -3,9 +3,9 @@
 
 Runs the built scand (`scand scan PHOTO --types face --face-detector D`) on every photograph, takes the face
 nearest the mark, and prints per photo the IoU of `bounds` with the marked square, the roll error against the
-marked eye line and the yaw; then, from the photos not held out, the calibration that would make the median
-side and centre match over every frontal photograph (two people: too few to hold one out of the box
-calibration; the hold-out flag of marks.json applies to the evaluation clips). Current values are read from
+marked eye line and the yaw; then, from the frontal photos NOT held out (astronaut, obama, obama2; hopper and biden
+are held out and only reported), the calibration that would make the median side and centre match. Photographs
+with a "fetch" entry are fetched first (fetch_people.py). Current values are read from
 Sources/ScanDetection/FaceDetector.swift. Paste the suggested
 values there and re-run until they agree.
 
@@ -16,6 +16,9 @@ import json, math, os, re, subprocess, sys, statistics
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 scand = sys.argv[sys.argv.index("--scand") + 1] if "--scand" in sys.argv else os.path.join(ROOT, ".build/debug/scand")
 marks = json.load(open(os.path.join(ROOT, "bench/faces/marks.json")))["photos"]
+sys.path.insert(0, os.path.join(ROOT, "bench", "faces"))
+import fetch_people
+fetch_people.fetch(marks)
 src = open(os.path.join(ROOT, "Sources/ScanDetection/FaceDetector.swift")).read()
 current = {k: tuple(map(float, m)) for k, *m in re.findall(
     r"case \.(\w+): return FaceBoxCalibration\(scale: ([\d.]+), shiftDown: (-?[\d.]+)\)", src)}
@@ -33,7 +36,7 @@ for det in ["centerface", "haar", "lbp"]:
     ratios, shifts = [], []
     print(f"{det}: current scale {scale} shiftDown {shift}")
     for m in marks:
-        out = subprocess.run([scand, "scan", m["path"], "--types", "face", "--face-detector", det],
+        out = subprocess.run([scand, "scan", os.path.join(ROOT, m["path"]), "--types", "face", "--face-detector", det],
                              capture_output=True, text=True, check=True).stdout
         ev = json.loads(out.splitlines()[0])
         W, H = ev["width"], ev["height"]
@@ -46,15 +49,15 @@ for det in ["centerface", "haar", "lbp"]:
             if best is None or v > best[0]:
                 best = (v, box, o)
         if best is None or best[0] == 0:
-            print(f"  {m['person']:10s} not found"); continue
+            print(f"  {m.get('photo', m['person']):10s} not found"); continue
         v, (x, y, w, h), o = best
         truth_roll = (math.degrees(math.atan2(m["eyes"][1][1] - m["eyes"][0][1], m["eyes"][1][0] - m["eyes"][0][0]))
                       if len(m["eyes"]) == 2 else None)
         roll = o.get("rollAngle")
         rerr = f"{roll - truth_roll:+.1f}" if roll is not None and truth_roll is not None else "-"
-        print(f"  {m['person']:10s} IoU {v:.3f} side {w:.0f} (marked {ms}) roll err {rerr} yaw {o.get('yawAngle')} (marked {m['yaw']})"
+        print(f"  {m.get('photo', m['person']):10s} IoU {v:.3f} side {w:.0f} (marked {ms}) roll err {rerr} yaw {o.get('yawAngle')} (marked {m['yaw']})"
               + ("  [held out]" if m["holdout"] else ""))
-        if m["yaw"] == 0:
+        if m["yaw"] == 0 and not m["holdout"]:
             raw = w / scale
             ratios.append(ms / w)
             shifts.append(((my + ms / 2) - (y + h / 2)) / raw)

@@ -5,9 +5,15 @@ People: the real photographs of bench/faces/marks.json, each with a hand-marked 
 (licence, package and sha256 recorded there):
   astronaut  Eileen Collins, skimage.data.astronaut (NASA, public domain)
   hopper     Grace Hopper, matplotlib's sample_data/grace_hopper.jpg (US Navy, public domain) -- HELD OUT of all
-             tuning; score.py reports it separately
+             tuning
   cameraman  skimage.data.camera (CC0, Lav Varshney), a profile turned to the image's right (yaw 90); mirrored
              ("cameraman-m") it is a profile turned left (yaw 270)
+  obama      Barack Obama, two photographs ("obama": a portrait; "obama2": speaking, turned ~20 deg, mouth open)
+  biden      Joe Biden, head tilted ~11 deg -- HELD OUT of all tuning
+             (official White House photographs, public domain; fetched from the pinned PyPI face_recognition 1.3.0
+             sdist by fetch_people.py with checksums, never committed; see bench/faces/README.md)
+Held out (marks.json "holdout", "held_out_persons"): hopper and biden. Clips whose faces are all held-out people
+(*_h, *_b, pair_h) carry "holdout": true; score.py reports them apart, with precision.
 Backgrounds: other skimage.data images (coffee, chelsea, rocket, brick, gravel, grass, hubble_deep_field;
 public domain / CC0 per skimage's data README).
 
@@ -24,13 +30,19 @@ from PIL import Image, ImageDraw, ImageFilter, ImageOps
 import skimage.data as data
 
 W, H, FPS = 640, 480, 30
-MARKS = json.load(open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "marks.json")))["photos"]
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+MARKS = json.load(open(os.path.join(HERE, "marks.json")))["photos"]
 
 
 def head_patch(mark, mirrored=False):
     """Grey head patch centred on the marked face square with a feathered elliptical alpha; returns
     (patch, mask, face side in patch pixels, eye-line roll of the photograph in degrees)."""
-    img = Image.open(mark["path"]).convert("L")
+    path = os.path.join(ROOT, mark["path"])   # absolute paths (Debian files) stay as they are
+    if "fetch" in mark and not os.path.exists(path):
+        import fetch_people
+        fetch_people.fetch(MARKS)
+    img = Image.open(path).convert("L")
     x, y, side = mark["square"]
     cx, cy = x + side / 2, y + side / 2
     r = int(round(1.05 * side))
@@ -46,11 +58,22 @@ def head_patch(mark, mirrored=False):
     return patch, mask, side, roll
 
 
-PERSONS = {}
-for m in MARKS:
-    PERSONS[m["person"]] = dict(patch=head_patch(m), yaw=m["yaw"], holdout=m["holdout"])
-    if m["yaw"] in (90, 270):
-        PERSONS[m["person"] + "-m"] = dict(patch=head_patch(m, mirrored=True), yaw=360 - m["yaw"], holdout=m["holdout"])
+class _Persons(dict):
+    """photo id ("photo", else "person"; "-m" = mirrored profile) -> dict(patch, yaw, holdout, person); the
+    photograph is read (and fetched, for "fetch" entries) on first use."""
+    def __missing__(self, key):
+        for m in MARKS:
+            pid = m.get("photo", m["person"])
+            if key == pid or (key == pid + "-m" and m["yaw"] in (90, 270)):
+                mirrored = key != pid
+                v = dict(patch=head_patch(m, mirrored=mirrored), yaw=(360 - m["yaw"]) if mirrored else m["yaw"],
+                         holdout=m["holdout"], person=m["person"] + ("-m" if mirrored else ""))
+                self[key] = v
+                return v
+        raise KeyError(f"no photo {key!r} in marks.json")
+
+
+PERSONS = _Persons()
 
 
 def background(name):
@@ -100,7 +123,7 @@ def write_clip(outdir, name, bg_name, n, faces_at, occluder=None, seed=0):
                 vis = visible_fraction(cx, cy, size)
                 if vis <= 0:
                     continue
-                faces.append({"person": person, "segment": segment, "x": cx - size / 2, "y": cy - size / 2,
+                faces.append({"person": PERSONS[person]["person"], "photo": person, "segment": segment, "x": cx - size / 2, "y": cy - size / 2,
                               "w": size, "h": size, "roll": roll, "yaw": PERSONS[person]["yaw"],
                               "holdout": PERSONS[person]["holdout"], "ignore": vis < 0.8})
             if occluder:
@@ -112,6 +135,8 @@ def write_clip(outdir, name, bg_name, n, faces_at, occluder=None, seed=0):
             y = np.clip(arr, 0, 255).astype(np.uint8)
             out.write(b"FRAME\n"); out.write(y.tobytes()); out.write(chroma)
             truth["frames"].append({"frame": i, "faces": faces})
+    people = {f["person"] for fr in truth["frames"] for f in fr["faces"]}
+    truth["holdout"] = bool(people) and all(f["holdout"] for fr in truth["frames"] for f in fr["faces"])
     with open(os.path.join(outdir, name + ".json"), "w") as f:
         json.dump(truth, f)
 
@@ -120,7 +145,8 @@ def clips(scale=1.0):
     """name -> (background, frames, faces_at(i) -> [(person, segment, cx, cy, side, roll)], occluder)."""
     def N(n): return max(10, int(n * scale))
     out = {}
-    for tag, who, bg in [("", "astronaut", "coffee"), ("_h", "hopper", "grass")]:
+    for tag, who, bg in [("", "astronaut", "coffee"), ("_h", "hopper", "grass"), ("_o", "obama", "gravel"),
+                         ("_o2", "obama2", "coffee"), ("_b", "biden", "brick")]:
         n = N(150)
         out["move" + tag] = (bg, n, lambda i, who=who: [(who, 1, 320 + 200 * math.sin(i / 23.0), 240 + 120 * math.sin(i / 17.0), 110,
                                                         4 * math.sin(i / 11.0))], None)
@@ -159,6 +185,15 @@ def clips(scale=1.0):
     # Profiles (yaw 90 and 270), moving and rolling a little.
     out["profile"] = ("chelsea", n9, lambda i: [("cameraman", 1, 180 + 60 * math.sin(i / 20.0), 240, 120, 10 * math.sin(i / 13.0)),
                                                 ("cameraman-m", 1, 470, 240 + 80 * math.sin(i / 25.0), 110, -8 * math.sin(i / 17.0))], None)
+    n10 = N(150)
+    # Three people at once, rolled, on a textured background (tuning and held-out people mixed).
+    out["group"] = ("gravel", n10, lambda i: [("obama", 1, 140, 160 + 60 * math.sin(i / 19.0), 100, 30 * math.sin(i / 23.0)),
+                                              ("biden", 1, 330 + 50 * math.sin(i / 21.0), 330, 110, -35 + 10 * math.sin(i / 13.0)),
+                                              ("astronaut", 1, 520, 150 + 40 * math.cos(i / 17.0), 90, 40)], None)
+    n11 = N(150)
+    # The held-out people only: two faces rolled in opposite directions, passing near each other.
+    out["pair_h"] = ("brick", n11, lambda i: [("hopper", 1, 120 + 400 * i / (n11 - 1), 160, 105, -30 + 15 * math.sin(i / 11.0)),
+                                              ("biden", 1, 520 - 400 * i / (n11 - 1), 350, 115, 35 - 15 * math.sin(i / 9.0))], None)
     out["empty"] = ("chelsea", N(90), lambda i: [], None)
     return out
 

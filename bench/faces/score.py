@@ -14,16 +14,22 @@ Metrics (per clip and overall):
   roll MAE >=15        the same on faces tilted 15 degrees or more (frontal faces only: profiles are excluded)
   bounds IoU           median IoU of `bounds` with the marked face square over matched faces
   yaw right            share of matched faces turned >= 45 degrees (the profiles) whose yawAngle equals the truth
-  per person           recall per person (so one identity cannot carry the figure); "hopper" is held out of all
-                       tuning and its figures are also given alone ("held out")
+  per person           recall per person (so one identity cannot carry the figure)
+  held out             hopper and biden are held out of all tuning (marks.json): their faces' recall and IoU
+                       wherever they appear, and every metric on the clips with only held-out people
+                       (truth "holdout": *_h, *_b, pair_h); "tuning clips" = all other clips
   fps                  frames / wall-clock seconds of the whole process (start-up included), one core
 
 Systems, all in the same run: the naive baseline (baseline.py) and scand with each detector
 (--face-detector lbp, haar, centerface).
 
-Usage: score.py [--scand PATH] [--clips DIR] [--only a,b] [--repeat N] [--no-baseline] [--detectors a,b] [-- extra scand args]
+Usage: score.py [--scand PATH] [--clips DIR] [--only a,b] [--repeat N] [--no-baseline] [--detectors a,b]
+                [--variant NAME='ARGS']... [--plain] [-- extra scand args]
+  --plain adds "plain-cf": the issue's reference, CenterFace at 320x256 on every frame, no tracking
+          (plain_centerface.py; its ID metrics mean nothing).
+  --variant adds a system "NAME": scand with ARGS (plus the extra args), scored in the same run.
 """
-import itertools, json, os, statistics, subprocess, sys, time
+import itertools, json, os, shlex, statistics, subprocess, sys, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -157,7 +163,7 @@ def main():
     if "--" in args:
         k = args.index("--"); extra = args[k + 1:]; args = args[:k]
     scand = os.path.join(ROOT, ".build/release/scand"); clips = os.path.join(ROOT, "bench/out/faces")
-    only = None; repeat = 1; baseline = True; detectors = ["lbp", "haar", "centerface"]
+    only = None; repeat = 1; baseline = True; detectors = ["lbp", "haar", "centerface"]; variants = {}; plain = False
     while args:
         a = args.pop(0)
         if a == "--scand": scand = args.pop(0)
@@ -165,7 +171,10 @@ def main():
         elif a == "--only": only = set(args.pop(0).split(","))
         elif a == "--repeat": repeat = int(args.pop(0))
         elif a == "--no-baseline": baseline = False
-        elif a == "--detectors": detectors = args.pop(0).split(",")
+        elif a == "--plain": plain = True
+        elif a == "--detectors": detectors = [d for d in args.pop(0).split(",") if d]
+        elif a == "--variant":
+            k, _, v = args.pop(0).partition("="); variants[k] = shlex.split(v)
         else: sys.exit(__doc__)
     names = sorted(f[:-5] for f in os.listdir(clips) if f.endswith(".json"))
     if only: names = [n for n in names if n in only]
@@ -173,6 +182,10 @@ def main():
     models = os.path.join(ROOT, "Models")
     systems = {d: (lambda clip, d=d: [scand, "scan", "--types", "face", "--models", models, "--face-detector", d] + extra + [clip])
                for d in detectors}
+    for k, v in variants.items():
+        systems[k] = lambda clip, v=v: [scand, "scan", "--types", "face", "--models", models] + v + extra + [clip]
+    if plain:
+        systems["plain-cf"] = lambda clip: ["/usr/bin/python3", os.path.join(ROOT, "bench/faces/plain_centerface.py"), clip, models]
     if baseline:
         systems["baseline"] = lambda clip: ["/usr/bin/python3", os.path.join(ROOT, "bench/faces/baseline.py"), clip, models]
     results = {k: dict(stats=[], times={n: [] for n in names}) for k in systems}
@@ -183,9 +196,10 @@ def main():
                 events, dt = run(cmd(os.path.join(clips, n + ".y4m")))
                 results[k]["times"][n].append(dt)
                 if rep == 0:
-                    s = score(truth, events); s["clip"] = n
+                    s = score(truth, events); s["clip"] = n; s["holdout"] = truth.get("holdout", False)
                     results[k]["stats"].append(s)
-    total_frames = sum(s["frames"] for s in results[detectors[0]]["stats"])
+    first = next(iter(systems))
+    total_frames = sum(s["frames"] for s in results[first]["stats"])
     print(f"clips: {', '.join(names)}; {total_frames} frames of 640x480; median of {repeat} timing run(s); one core (taskset -c 0)")
     print("per clip:")
     for k in systems:
@@ -201,11 +215,18 @@ def main():
     print("per person recall (face-frames):")
     for k in systems:
         print(f"  {k:<10} " + "  ".join(f"{p} {'n/a' if r is None else f'{r:.3f}'} ({n})" for p, (r, n) in overall[k]["person"].items()))
-    print("held out (hopper, in no tuning):")
+    print("held-out faces (hopper, biden; in no tuning), wherever they appear:")
     for k in systems:
         r = overall[k]
         hr = "n/a" if r["held_recall"] is None else f"{r['held_recall']:.3f}"
         print(f"  {k:<10} recall {hr} ({r['held_n']} face-frames)  bounds IoU {r['held_iou']:.3f}")
+    for label, want in (("held-out clips (only held-out people)", True), ("tuning clips (all others)", False)):
+        part = [n for n in names if results[first]["stats"][names.index(n)]["holdout"] == want]
+        print(f"{label}: {', '.join(part)}")
+        for k in systems:
+            st = [s for s in results[k]["stats"] if s["holdout"] == want]
+            t = sum(statistics.median(results[k]["times"][s["clip"]]) for s in st)
+            print("  " + fmt(k, summary(st, t, sum(s["frames"] for s in st))))
     if baseline:
         for d in detectors:
             print(f"  fps ratio {d}/baseline: {overall[d]['fps'] / overall['baseline']['fps']:.2f}x")

@@ -1,9 +1,9 @@
 import Logging
+import ScanDaemon
 import ScanCore
 import ScanKit
 import ScanOutput
 import ScanHTTP
-import ScanDaemon
 import ScanMQTT
 
 /// Lets the HTTP server reach the daemon and the socket server, which exist only after the sinks (the
@@ -32,9 +32,15 @@ final class DaemonLink: @unchecked Sendable {
     }
 }
 
-extension HTTPOptions {
+/// The HTTP service of `scand run --http` (issue 17, docs/http.md), made from a ``DaemonPlan``.
+public enum DaemonHTTP {
+    /// The preview's default encoding cap (frames per second): a preview at 15 fps looks live, and at 30 fps
+    /// camera rate it halves the encoding cost (docs/http.md, "Cost").
+    public static let defaultMaxFps = 15.0
+
     /// The HTTP server `--http` asks for (not started yet), or nil. The token file is read here.
-    static func makeServer(address http: String?, tokenPath httpToken: String?, output: OutputConfiguration,
+    /// - Throws: `ScanError.invalidArgument` naming the address or the token file.
+    static func makeServer(address http: String?, tokenPath httpToken: String?, maxFps: Double = defaultMaxFps, output: OutputConfiguration,
                            banner: ServerBanner, clientQueue: Int, link: DaemonLink, logger: Logger) throws -> HTTPServer? {
         guard let http else { return nil }
         let (host, port) = try HTTPConfiguration.parseAddress(http)
@@ -49,7 +55,7 @@ extension HTTPOptions {
             logger.warning("--http listens beyond loopback without --http-token: anyone who can reach \(host):\(port) sees the camera")
         }
         let metrics = ScandMetrics()
-        let frames = PreviewFrames(onEncode: { metrics.recordJPEGEncode() })
+        let frames = PreviewFrames(maxFramesPerSecond: maxFps, onEncode: { metrics.recordJPEGEncode() })
         let events = EventHub(banner: banner, queueLimit: clientQueue, metrics: metrics)
         var roi: (@Sendable (NormalizedRect) throws -> Void)?
         if configuration.token != nil {
@@ -73,7 +79,8 @@ extension HTTPOptions {
                           logger: logger)
     }
 
-    static func isLoopback(_ host: String) -> Bool {
+    /// True for a host name or address that only this machine can reach.
+    public static func isLoopback(_ host: String) -> Bool {
         host == "localhost" || host == "::1" || host.hasPrefix("127.")
     }
 }

@@ -1,7 +1,7 @@
 import FoundationEssentials
-import Logging
-import ScanCore
-import ScanKit
+public import Logging
+public import ScanCore
+public import ScanKit
 import ScanOutput
 
 /// `run --raw` / `run --oneshot`: stdout carries only `appeared` events (codes and faces of `--types`), as
@@ -56,4 +56,23 @@ final class ScriptStdoutSink: EventSink, @unchecked Sendable {
     }
 
     func finish() { target.finish() }
+}
+
+/// The daemon's stdout sink (`run --stdout`).
+public enum DaemonStdout {
+    /// stdout behind a bounded queue with a thread of its own: a stalled reader loses its oldest events (with
+    /// an `overflow` line), never slows the pipeline, a camera or the socket clients. `queueCapacity` events
+    /// at most wait. With `--raw`/`--raw-bytes` (`mode`) or `oneshot`, a ``ScriptStdoutSink`` in front.
+    /// A reader that goes away or a write error ends the run through `mailbox`; so does the one-shot's event.
+    public static func sink(queueCapacity: Int, mode: ScanOutputMode, oneshot: Bool, mailbox: DaemonMailbox,
+                            logger: Logger) -> any EventSink {
+        let stdoutSink = FileDescriptorSink(fd: 1, name: "stdout") { failure in
+            mailbox.post(.ended(failure == .readerGone ? .outputClosed : .outputFailed(failure.description)))
+        }
+        let queued = QueuedSink(target: stdoutSink, capacity: queueCapacity)
+        guard mode != .json || oneshot else { return queued }
+        return ScriptStdoutSink(target: queued, mode: mode, oneshot: oneshot, logger: logger) {
+            mailbox.post(.ended(.completed))
+        }
+    }
 }

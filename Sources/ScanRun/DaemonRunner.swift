@@ -1,0 +1,298 @@
+public import Logging
+import ScanDaemon
+public import ScanCore
+import ScanKit
+import ScanCapture
+import ScanOutput
+import ScanHTTP
+import ScanMQTT
+import ServiceLifecycle
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Why ``DaemonRunner/run(_:options:logger:)`` did not run or ended badly; the executable turns it into its
+/// usage error or exit status.
+public enum DaemonRunError: Error, Sendable, Equatable {
+    /// A setting that cannot work (named in the text): a usage error (exit 64).
+    case usage(String)
+    /// The run ended with this exit status (``ExitStatus``), the reason already logged.
+    case exit(Int32)
+}
+
+/// How `scand run` was started, besides its plan: what the runner needs from the executable.
+public struct DaemonRunOptions: Sendable {
+    /// The version in the socket's and WebSocket's hello banner.
+    public var version: String
+    /// `--config`: the file SIGHUP re-reads (nil: SIGHUP only logs that there is none).
+    public var configPath: String?
+    /// `--fail-fast`: an absent camera is an error at once, instead of waiting for it.
+    public var failFast = false
+    /// The input path as given (raw bytes kept), for ``DaemonPlan/input``; nil: from the plan's text.
+    public var inputPath: InputPath?
+    /// Merges the defaults, the config file and the flags again (SIGHUP).
+    public var replan: @Sendable () throws -> DaemonPlan
+
+    public init(version: String, configPath: String? = nil, failFast: Bool = false, inputPath: InputPath? = nil,
+                replan: @escaping @Sendable () throws -> DaemonPlan) {
+        self.version = version; self.configPath = configPath; self.failFast = failFast; self.inputPath = inputPath
+        self.replan = replan
+    }
+}
+
+/// `scand run`: assembles the daemon from a ``DaemonPlan`` (source, sinks: stdout, socket, HTTP, MQTT) and runs
+/// it as a swift-service-lifecycle `ServiceGroup` until it ends (docs/architecture.md).
+public enum DaemonRunner {
+    /// Runs the plan until the source ends (with `exitAtEnd`), a signal stops it, or it fails.
+    /// - Throws: ``DaemonRunError`` (a usage error, or an exit status other than 0); errors of the group.
+    public static func run(_ plan: DaemonPlan, options: DaemonRunOptions, logger: Logger) async throws {
+        let mailbox = DaemonMailbox()
+        let script = plan.script
+        // OpenCV's own size cap is an environment variable it reads once; set it before any decoding
+        // (no other thread exists yet).
+        ImageDecoder.prepareCodecsPlugin(limits: plan.limits)
+
+        // A camera that is not there yet (boot, USB re-enumeration) is waited for, unless --fail-fast.
+        let camera = plan.capture.map { configuration -> CaptureSession in
+            var c = configuration
+            c.waitForDevice = !options.failFast
+            return CaptureSession(configuration: c)
+        }
+        let source: DaemonSource
+        do {
+            source = try makeSource(plan, camera: camera, inputPath: options.inputPath)
+        } catch let error as ScanError {
+            if case .invalidArgument(let m) = error { throw DaemonRunError.usage(m) }
+            logger.critical("\(error)")
+            throw DaemonRunError.exit(ExitStatus.failure)
+        }
+
+        var sinks: [any EventSink] = []
+        if plan.stdout {
+            sinks.append(DaemonStdout.sink(queueCapacity: plan.stdoutQueue, mode: script.mode, oneshot: script.oneshot,
+                                           mailbox: mailbox, logger: logger))
+        }
+        let ownedSinks = sinks
+        let banner = ServerBanner(version: options.version, types: plan.daemon.output.metadataObjectTypes.sorted())
+
+        var server: SocketServer?
+        var ownedSocket: BoundSocket?
+        do {
+            if let opened = try DaemonSocket.open(path: plan.socketPath, group: plan.socketGroup, configuration: plan.server,
+                                                  banner: banner, logger: logger) {
+                server = opened.server
+                ownedSocket = opened.ownedSocket
+                sinks.append(opened.server)
+            }
+        } catch let error as ScanError {
+            logger.critical("\(error)")
+            throw DaemonRunError.exit(ExitStatus.failure)
+        }
+        let httpLink = DaemonLink()
+        let http: HTTPServer?
+        do {
+            http = try DaemonHTTP.makeServer(address: plan.httpAddress, tokenPath: plan.httpTokenPath, maxFps: plan.httpMaxFps,
+                                             output: plan.daemon.output, banner: banner,
+                                             clientQueue: plan.server.clientQueueLimit, link: httpLink, logger: logger)
+        } catch let error as ScanError {
+            throw DaemonRunError.usage(error.description)
+        }
+        if let http { sinks.append(http.events) }
+        // MQTT: the client queues in its own outbox and owns its libmosquitto handle on its own thread.
+        var mqttClient: MQTTClient?
+        let mqttRelay = MQTTConnectionRelay(broker: plan.mqtt?.endpoint.description ?? "mqtt")
+        if let config = plan.mqtt {
+            do {
+                mqttClient = try MQTTClient(configuration: config, logger: logger) { mqttRelay.report($0) }
+            } catch let error as ScanError {
+                server?.finish()
+                ownedSocket?.removeIfStillOurs()
+                throw DaemonRunError.usage(error.description)
+            }
+        }
+        guard !sinks.isEmpty || mqttClient != nil else {
+            throw DaemonRunError.usage("nothing to deliver to: give --stdout, --socket PATH, --http HOST:PORT and/or --mqtt URL (or start by socket activation)")
+        }
+
+        let daemon = Daemon(configuration: plan.daemon, source: source, sinks: sinks, logger: logger,
+                            onEnd: { mailbox.post(.ended($0)) })
+        server?.setStateProvider(daemon)
+        mqttRelay.attach(daemon)
+        // Subscribes to the fan-out now, before the first event.
+        let mqttService = mqttClient.map { MQTTService(client: $0, events: daemon.events, logger: logger) }
+        do {
+            http?.attach(daemon: daemon, socket: server, mqtt: mqttClient, link: httpLink)
+            try daemon.start()
+        } catch {
+            logger.critical("\(error)")
+            server?.finish()
+            ownedSocket?.removeIfStillOurs()
+            throw DaemonRunError.exit(ExitStatus.failure)
+        }
+
+        // The services: the socket server, HTTP and MQTT serve until the group shuts down; the pipeline is
+        // last so it stops first. Its control loop (RunControl) decides the exit status.
+        let notifier = SystemdNotifier()
+        let control = RunControl(plan: plan, options: options, daemon: daemon, server: server, camera: camera,
+                                 notifier: notifier, logger: logger, mqtt: mqttClient != nil)
+        let pipeline = PipelineService(
+            daemon: daemon, mailbox: mailbox, ownedSinks: ownedSinks, logger: logger,
+            onReady: {
+                notifier.notify("READY=1\nSTATUS=serving \(source.name)")
+                logger.notice("ready", metadata: ["source": "\(source.name)"])
+            },
+            onStopping: { notifier.notify("STOPPING=1") },
+            handle: { await control.handle($0) })
+        var others: [any Service] = []
+        if let server { others.append(SocketServerService(server: server, ownedSocket: ownedSocket, logger: logger)) }
+        if let http { others.append(http) }
+        if let mqttService { others.append(mqttService) }
+        let group = ServiceGroup(configuration: .daemon(pipeline: pipeline, otherServices: others,
+                                                        stopTimeout: plan.daemon.stopTimeout, logger: logger))
+        try await group.run()
+
+        let stats = daemon.statistics
+        logger.notice("stopped", metadata: ["frames": "\(stats.framesProcessed)", "dropped": "\(stats.framesDropped)",
+                                            "events": "\(stats.events)"])
+        let status = await control.status
+        if status != ExitStatus.success { throw DaemonRunError.exit(status) }
+    }
+
+    /// The frame source: the camera session, or the file (or stdin) replayed.
+    private static func makeSource(_ plan: DaemonPlan, camera: CaptureSession?, inputPath: InputPath?) throws -> DaemonSource {
+        if let camera { return openDeviceSource(camera) }
+        guard let input = plan.input else {
+            throw ScanError.invalidArgument("no source: give --input FILE (or '-') or --device PATH")
+        }
+        if plan.daemon.loop && input == "-" { throw ScanError.invalidArgument("--loop cannot repeat stdin") }
+        let path = inputPath ?? (input == "-" ? InputPath.standardInput : InputPath(input))
+        let limits = plan.limits
+        return DaemonSource(name: path.displayName, canReopen: !path.isStandardInput) {
+            try openFileSource(path: path, limits: limits)
+        }
+    }
+
+    /// SIGHUP: re-reads the config file and applies what can change while running.
+    static func reload(daemon: Daemon, server: SocketServer?, camera: CaptureSession?, current: inout DaemonPlan,
+                       options: DaemonRunOptions, logger: Logger) {
+        guard let config = options.configPath else {
+            logger.notice("SIGHUP: no --config file to reload")
+            return
+        }
+        do {
+            let next = try options.replan()
+            try daemon.reload(next.daemon)
+            if next.daemon.output.metadataObjectTypes != current.daemon.output.metadataObjectTypes {
+                server?.updateBanner(ServerBanner(version: options.version, types: next.daemon.output.metadataObjectTypes.sorted()))
+            }
+            var needsRestart: [String] = []
+            if next.input != current.input || next.device != current.device { needsRestart.append("input/device") }
+            if next.socketPath != current.socketPath || next.socketGroup != current.socketGroup { needsRestart.append("socket") }
+            if next.stdout != current.stdout { needsRestart.append("stdout") }
+            if next.server != current.server { needsRestart.append("socket client limits") }
+            if next.daemon.pacing != current.daemon.pacing || next.daemon.loop != current.daemon.loop { needsRestart.append("pacing/loop") }
+            if next.logLevel != current.logLevel { needsRestart.append("logLevel") }
+            if next.capture != current.capture, let camera, let wanted = next.capture, wanted.device == current.capture?.device {
+                // The running session takes the new preset, size, rate and stall timeout with one restart of
+                // streaming (commitConfiguration); a device that does not offer them keeps the old ones.
+                var staged = wanted
+                staged.waitForDevice = !options.failFast
+                camera.beginConfiguration()
+                camera.configuration = staged
+                do {
+                    try camera.commitConfiguration()
+                    current.capture = wanted
+                    logger.notice("SIGHUP: camera settings applied", metadata: ["device": "\(wanted.device)"])
+                } catch {
+                    logger.error("SIGHUP: camera settings not applied, keeping the running ones: \(error)")
+                }
+            }
+            if !needsRestart.isEmpty {
+                logger.warning("SIGHUP: these settings take effect only after a restart: \(needsRestart.joined(separator: ", "))")
+            }
+            current.daemon = next.daemon
+            current.exitAtEnd = next.exitAtEnd
+            logger.notice("SIGHUP: configuration reloaded", metadata: ["config": "\(config)"])
+        } catch {
+            logger.error("SIGHUP: configuration not reloaded, keeping the running one: \(error)")
+        }
+    }
+}
+
+/// `scand run`'s control loop: what each command means for this run, and the exit status it leads to.
+actor RunControl {
+    private var plan: DaemonPlan
+    private let options: DaemonRunOptions
+    private let daemon: Daemon
+    private let server: SocketServer?
+    private let camera: CaptureSession?
+    private let notifier: SystemdNotifier
+    private let logger: Logger
+    /// An MQTT broker is served too (it keeps being served when stdout fails).
+    private let mqtt: Bool
+    private(set) var status = ExitStatus.success
+    private var completed = false
+
+    init(plan: DaemonPlan, options: DaemonRunOptions, daemon: Daemon, server: SocketServer?, camera: CaptureSession?,
+         notifier: SystemdNotifier, logger: Logger, mqtt: Bool = false) {
+        self.plan = plan; self.options = options; self.daemon = daemon; self.server = server; self.camera = camera
+        self.notifier = notifier; self.logger = logger; self.mqtt = mqtt
+    }
+
+    func handle(_ command: DaemonCommand) -> DaemonDecision {
+        switch command {
+        case .reload:
+            notifier.notify("RELOADING=1")
+            DaemonRunner.reload(daemon: daemon, server: server, camera: camera, current: &plan, options: options, logger: logger)
+            notifier.notify("READY=1")
+            return .keepRunning
+        case .ended(.outputClosed):
+            logger.notice("stdout reader went away; stopping")
+            return .stop
+        case .ended(.outputFailed(let message)):
+            // A full disk or an I/O error: never a success. The other sinks are told and keep being
+            // served; with no other sink there is nothing left to do.
+            logger.error("\(message)")
+            daemon.outputFailed(output: "stdout", reason: message)
+            status = ExitStatus.failure
+            if server == nil && !mqtt { return .stop }
+            notifier.notify("STATUS=stdout failed: \(message); serving the socket")
+            return .keepRunning
+        case .ended(.completed):
+            logger.notice("--oneshot: first object delivered; stopping")
+            completed = true
+            return .stop
+        case .ended(.sourceEnded):
+            if plan.exitAtEnd {
+                if plan.script.oneshot && !completed { status = ExitStatus.nothingFound }
+                return .stop
+            }
+            logger.notice("source ended; serving clients until stopped")
+            notifier.notify("STATUS=source ended; serving clients until stopped")
+            return .keepRunning
+        case .ended(.sourceFailed(let message)):
+            notifier.notify("STATUS=source failed: \(message)")
+            if plan.exitAtEnd { status = max(status, ExitStatus.inputFailed); return .stop }
+            return .keepRunning
+        case .ended(.stopped):
+            return .keepRunning
+        }
+    }
+}
+
+/// Unblocks SIGTERM, SIGINT and SIGHUP in this thread's mask (inherited by every thread started later).
+public func unblockControlSignals() {
+    var set = sigset_t()
+    sigemptyset(&set)
+    for s in [SIGTERM, SIGINT, SIGHUP] { sigaddset(&set, s) }
+    pthread_sigmask(SIG_UNBLOCK, &set, nil)
+}
+
+/// `--device PATH`: a V4L2 `CaptureSession` is the frame source and, through ``SessionEvents``, the source
+/// of the daemon's `device` events (connected, disconnected, interrupted, resumed, runtime errors).
+func openDeviceSource(_ session: CaptureSession) -> DaemonSource {
+    DaemonSource(name: session.configuration.device, canReopen: false, deviceEvents: SessionEvents(session)) {
+        try session.startRunning()
+        return session
+    }
+}
