@@ -1,7 +1,7 @@
 #ifndef CSCANZXING_H
 #define CSCANZXING_H
 /*
- * scand's C API over zxing-cpp (Debian libzxing, 1.4). Same rules as CScanOpenCV:
+ * scand's C API over zxing-cpp (3.1.1, static, from scripts/build-zxing). Same rules as CScanOpenCV:
  *  - every entry point catches C++ exceptions and returns a status; none escapes;
  *  - result arrays are owned by the caller and freed with scz_results_free;
  *  - error messages go into a caller buffer (always NUL-terminated).
