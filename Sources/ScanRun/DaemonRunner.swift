@@ -75,18 +75,22 @@ public enum DaemonRunner {
         let ownedSinks = sinks
         let banner = ServerBanner(version: options.version, types: plan.daemon.output.metadataObjectTypes.sorted())
 
-        var server: SocketServer?
-        var ownedSocket: BoundSocket?
+        let opened: DaemonSocket.Opened?
         do {
-            if let opened = try DaemonSocket.open(path: plan.socketPath, group: plan.socketGroup, configuration: plan.server,
-                                                  banner: banner, logger: logger) {
-                server = opened.server
-                ownedSocket = opened.ownedSocket
-                sinks.append(opened.server)
-            }
+            opened = try DaemonSocket.open(path: plan.socketPath, group: plan.socketGroup, configuration: plan.server,
+                                           banner: banner, logger: logger)
         } catch let error as ScanError {
             logger.critical("\(error)")
             throw DaemonRunError.exit(ExitStatus.failure)
+        }
+        let server = opened?.server
+        let ownedSocket = opened?.ownedSocket
+        if let server { sinks.append(server) }
+        /// The run cannot start after the socket was bound (HTTP or MQTT settings, the daemon's start): stop
+        /// listening and remove the socket file, which is ours.
+        func abandonSocket() {
+            server?.finish()
+            ownedSocket?.removeIfStillOurs()
         }
         let httpLink = DaemonLink()
         let http: HTTPServer?
@@ -95,6 +99,7 @@ public enum DaemonRunner {
                                              output: plan.daemon.output, banner: banner,
                                              clientQueue: plan.server.clientQueueLimit, link: httpLink, logger: logger)
         } catch let error as ScanError {
+            abandonSocket()
             throw DaemonRunError.usage(error.description)
         }
         if let http { sinks.append(http.events) }
@@ -105,8 +110,7 @@ public enum DaemonRunner {
             do {
                 mqttClient = try MQTTClient(configuration: config, logger: logger) { mqttRelay.report($0) }
             } catch let error as ScanError {
-                server?.finish()
-                ownedSocket?.removeIfStillOurs()
+                abandonSocket()
                 throw DaemonRunError.usage(error.description)
             }
         }
@@ -125,8 +129,7 @@ public enum DaemonRunner {
             try daemon.start()
         } catch {
             logger.critical("\(error)")
-            server?.finish()
-            ownedSocket?.removeIfStillOurs()
+            abandonSocket()
             throw DaemonRunError.exit(ExitStatus.failure)
         }
 

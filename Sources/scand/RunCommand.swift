@@ -79,7 +79,7 @@ struct RunCommand: AsyncParsableCommand {
         }
     }
 
-    /// Everything `run` needs, after merging defaults ← config file ← flags (ScanDaemon runs it).
+    /// Everything `run` needs, after merging defaults ← config file ← flags (ScanRun's DaemonRunner runs it).
     typealias Resolved = DaemonPlan
 
     /// Merges the defaults, the config file (`path`, else `--config`) and the flags given, in that order, and

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ScanTestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -31,6 +32,19 @@ import Glibc
         #expect(d.terminate() == 0)
         #expect(daemonReadText(sock) == "not scand's", "scand deleted a file it did not create")
         #expect(d.stderr.contains("socket path now names another file; left in place"))
+    }
+
+    /// A run that fails after binding its socket (here the HTTP token file cannot be read) is a usage error and
+    /// removes the socket file it made; it used to leave it behind.
+    @Test func aRunThatCannotStartRemovesTheSocketItBound() throws {
+        let dir = DaemonPaths.tempDir("failstart")
+        defer { DaemonPaths.remove(dir) }
+        let sock = dir + "/s.sock"
+        let r = try ScandBinary.run(["run", "--input", DaemonPaths.kiosk, "--socket", sock,
+                                     "--http", "127.0.0.1:0", "--http-token", dir + "/no-such-token"])
+        #expect(r.status == 64, "\(r.stderr)")
+        #expect(r.stderr.contains("no-such-token"))
+        #expect(access(sock, F_OK) != 0, "the socket file of a run that never started was left behind")
     }
 
     @Test func secondDaemonOnTheSamePathKeepsItsSocketWhenTheFirstStops() throws {
