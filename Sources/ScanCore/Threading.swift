@@ -99,6 +99,9 @@ public final class BlockingQueue<Element: Sendable>: @unchecked Sendable {
         }
     }
 
+    /// True once the queue is closed and everything in it was taken: `take` will only return nil.
+    public var isDrained: Bool { monitor.withLock { closed && count == 0 } }
+
     /// Wakes every waiter; later `put`s are refused, `take` returns what is left then nil.
     public func close() { monitor.withLock { closed = true; monitor.broadcast() } }
 

@@ -150,8 +150,9 @@ public final class Daemon: @unchecked Sendable {
         monitor.withLock { threads = [readThread, pipeThread] }
     }
 
-    /// Applies a new configuration between two frames. `metadataObjectTypes`, rect of interest, barcode
-    /// settings, presence rules and `emitMetadata` change; pacing and looping keep their start-up values.
+    /// Applies a new configuration between two frames, or within 0.25 s when no frame comes (a stalled
+    /// source). `metadataObjectTypes`, rect of interest, barcode settings, presence rules and `emitMetadata`
+    /// change; pacing and looping keep their start-up values.
     /// - Throws: when the new configuration is invalid; the running one is kept.
     public func reload(_ newConfiguration: DaemonConfiguration) throws {
         try Self.validate(newConfiguration)
@@ -296,22 +297,29 @@ public final class Daemon: @unchecked Sendable {
         let tracker = PresenceTracker(configuration: config.presence)
         var last: (source: String, frame: Int, time: Double) = (source.name, 0, 0)
         var outputClosed = false
-        while let item = queue.take() {
-            if let newConfig = monitor.withLock({ () -> DaemonConfiguration? in
+        // A reload is applied before the next frame, or within a quarter of a second when no frame comes
+        // (a stalled pipe, an unplugged camera), so SIGHUP is acknowledged whatever the source does.
+        func applyPendingConfiguration() {
+            guard let newConfig = monitor.withLock({ () -> DaemonConfiguration? in
                 defer { pendingConfiguration = nil }
                 return pendingConfiguration
-            }) {
-                do {
-                    // The face tracker (faceIDs, presence) carries over: IDs never restart after a SIGHUP.
-                    output = try MetadataOutput(configuration: newConfig.output, continuing: output)
-                    config = newConfig
-                    tracker.configuration = newConfig.presence
-                    logger.notice("configuration applied", metadata: [
-                        "types": "\(newConfig.output.metadataObjectTypes.map(\.rawValue).sorted().joined(separator: ","))",
-                        "metadata": "\(newConfig.emitMetadata)"])
-                } catch {
-                    logger.error("reloaded configuration not applied: \(error)")
-                }
+            }) else { return }
+            do {
+                // The face tracker (faceIDs, presence) carries over: IDs never restart after a SIGHUP.
+                output = try MetadataOutput(configuration: newConfig.output, continuing: output)
+                config = newConfig
+                tracker.configuration = newConfig.presence
+                logger.notice("configuration applied", metadata: [
+                    "types": "\(newConfig.output.metadataObjectTypes.map(\.rawValue).sorted().joined(separator: ","))",
+                    "metadata": "\(newConfig.emitMetadata)"])
+            } catch {
+                logger.error("reloaded configuration not applied: \(error)")
+            }
+        }
+        while true {
+            applyPendingConfiguration()
+            guard let item = queue.take(until: monotonicSeconds() + 0.25) else {
+                if queue.isDrained { break } else { continue }
             }
             let result: MetadataOutput.FrameResult
             do {

@@ -39,17 +39,30 @@ import ScanTestSupport
         defer { DaemonPaths.remove(dir) }
         let config = dir + "/scand.json"
         try #"{"metadata": true}"#.write(toFile: config, atomically: true, encoding: .utf8)
-        // Unpaced, so no frame is dropped however slow the machine; the reload comes after 60 frames.
-        let d = try DaemonProcess(["run", "--config", config, "--input", Self.faces + "/steady.y4m", "--stdout", "--exit-at-end",
+        // The clip comes through a FIFO from a producer that stops after 80 frames and sends the rest only
+        // once the reload is applied, so the reload is in the middle of the clip however slow the machine
+        // (under ASan an unpaced file could end before the reload). Unpaced, so no frame is dropped.
+        let clip = try Data(contentsOf: URL(fileURLWithPath: Self.faces + "/steady.y4m"))
+        let headerEnd = try #require(clip.firstIndex(of: 0x0A)) + 1
+        let frameBytes = 6 + 640 * 480 * 3 / 2
+        #expect((clip.count - headerEnd) % frameBytes == 0 && (clip.count - headerEnd) / frameBytes == 240)
+        let fifo = dir + "/steady.y4m"
+        signal(SIGPIPE, SIG_IGN) // the producer may outlive a daemon that fails
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let producer = GatedFIFOWriter(path: fifo, first: clip.prefix(headerEnd + 80 * frameBytes),
+                                       rest: clip.suffix(from: headerEnd + 80 * frameBytes))
+        defer { producer.release(); producer.wait() }
+        let d = try DaemonProcess(["run", "--config", config, "--input", fifo, "--stdout", "--exit-at-end",
                                    "--no-pacing", "--types", "face", "--log-level", "notice"], dir: dir)
         #expect(d.waitReady())
         #expect(daemonEventually(60) { daemonReadText(d.stdoutPath).split(separator: "\n").count > 60 })
         try #"{"metadata": true, "presence": {"lostAfter": 2.0}}"#.write(toFile: config, atomically: true, encoding: .utf8)
         d.signal(SIGHUP)
-        #expect(daemonEventually(30) { d.stderr.contains("configuration applied") })
-        // The reload really happened in the middle of the clip (before its last frames were reported).
+        #expect(daemonEventually(60) { d.stderr.contains("configuration applied") })
+        // The reload really happened in the middle of the clip: at most the first 80 frames were reported.
         let reportedAtReload = daemonReadText(d.stdoutPath).split(separator: "\n").count
-        #expect(reportedAtReload < 220, "the clip was over before the reload: \(reportedAtReload) lines")
+        #expect(reportedAtReload < 100, "more than the first 80 frames before the reload: \(reportedAtReload) lines")
+        producer.release()
         #expect(DaemonRun.wait(d.process, timeout: 120) == 0)
         let events = daemonReadText(d.stdoutPath).split(separator: "\n").compactMap {
             try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
@@ -64,6 +77,42 @@ import ScanTestSupport
         // Lost only at the end of the input, once per face.
         #expect(lost.compactMap { $0["faceID"] as? Int }.sorted() == [1, 2], "\(lost)")
         #expect(lost.allSatisfy { ($0["frame"] as? Int ?? 0) >= 230 }, "\(lost)")
+    }
+
+    @Test func sighupWhileTheSourceIsStalledIsAppliedAtOnce() throws {
+        let dir = DaemonPaths.tempDir("stallhup")
+        defer { DaemonPaths.remove(dir) }
+        let config = dir + "/scand.json"
+        try #"{"metadata": true}"#.write(toFile: config, atomically: true, encoding: .utf8)
+        // A producer that sends 5 frames and then nothing until released: the daemon has no frame to
+        // apply the reload "before"; it must still apply it (and say so) while waiting.
+        let clip = try Data(contentsOf: URL(fileURLWithPath: Self.faces + "/steady.y4m"))
+        let headerEnd = try #require(clip.firstIndex(of: 0x0A)) + 1
+        let frameBytes = 6 + 640 * 480 * 3 / 2
+        let fifo = dir + "/stalled.y4m"
+        signal(SIGPIPE, SIG_IGN)
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let producer = GatedFIFOWriter(path: fifo, first: clip.prefix(headerEnd + 5 * frameBytes),
+                                       rest: clip[(headerEnd + 5 * frameBytes)..<(headerEnd + 10 * frameBytes)])
+        defer { producer.release(); producer.wait() }
+        let d = try DaemonProcess(["run", "--config", config, "--input", fifo, "--stdout", "--exit-at-end",
+                                   "--no-pacing", "--types", "face", "--log-level", "notice"], dir: dir)
+        #expect(d.waitReady())
+        #expect(daemonEventually(60) { daemonReadText(d.stdoutPath).components(separatedBy: "\"metadata\"").count - 1 == 5 })
+        try #"{"metadata": false}"#.write(toFile: config, atomically: true, encoding: .utf8)
+        let sent = Date()
+        d.signal(SIGHUP)
+        #expect(daemonEventually(10) { d.stderr.contains("configuration applied") }, "\(d.stderr)")
+        #expect(Date().timeIntervalSince(sent) < 5)
+        producer.release()
+        #expect(DaemonRun.wait(d.process, timeout: 60) == 0)
+        let events = daemonReadText(d.stdoutPath).split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        // The 5 frames after the reload were processed under the new configuration: no metadata events.
+        let frames = events.filter { $0["event"] as? String == "metadata" }.compactMap { $0["frame"] as? Int }
+        #expect(frames == Array(0..<5), "metadata frames: \(frames)")
+        #expect(d.stderr.contains("frames=10"), "\(d.stderr)")
     }
 
     /// The frame of the face `lost` event of the first faceID, with `args` setting the grace.
@@ -86,3 +135,51 @@ import ScanTestSupport
         #expect(short >= 20 && short <= 32, "\(short)")
     }
 }
+
+/// Writes `first` into a FIFO as soon as a reader opens it, then `rest` once `release()` is called, then
+/// closes it. Gives up (closing the FIFO) if no reader comes within 60 s or `release()` within 180 s.
+final class GatedFIFOWriter: @unchecked Sendable {
+    // Invariant: the only mutable state is inside `gate` and `done`, which are thread-safe.
+    private let gate = DispatchSemaphore(value: 0)
+    private let done = DispatchSemaphore(value: 0)
+    private let thread: Thread
+
+    init(path: String, first: Data, rest: Data) {
+        let gate = gate, done = done
+        thread = Thread {
+            defer { done.signal() }
+            // Non-blocking open fails with ENXIO until the reader is there; then writes block as usual.
+            let deadline = Date().addingTimeInterval(60)
+            var fd: Int32 = -1
+            while fd < 0 && Date() < deadline {
+                fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
+                if fd < 0 { usleep(20_000) }
+            }
+            guard fd >= 0 else { return }
+            defer { close(fd) }
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
+            func writeAll(_ data: Data) -> Bool {
+                data.withUnsafeBytes { raw in
+                    var offset = 0
+                    while offset < raw.count {
+                        let n = write(fd, raw.baseAddress! + offset, raw.count - offset)
+                        if n < 0 { if errno == EINTR { continue }; return false }
+                        offset += n
+                    }
+                    return true
+                }
+            }
+            guard writeAll(first) else { return }
+            _ = gate.wait(timeout: .now() + 180)
+            _ = writeAll(rest)
+        }
+        thread.start()
+    }
+
+    /// Lets the rest of the data go (idempotent enough: extra signals are harmless once the writer is done).
+    func release() { gate.signal() }
+
+    /// Waits for the writer to finish (at most 250 s).
+    func wait() { if done.wait(timeout: .now() + 250) == .success { done.signal() } }
+}
+
