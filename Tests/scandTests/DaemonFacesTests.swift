@@ -42,18 +42,8 @@ import ScanTestSupport
         // The clip comes through a FIFO from a producer that stops after 80 frames and sends the rest only
         // once the reload is applied, so the reload is in the middle of the clip however slow the machine
         // (under ASan an unpaced file could end before the reload). Unpaced, so no frame is dropped.
-        let clip = try Data(contentsOf: URL(fileURLWithPath: Self.faces + "/steady.y4m"))
-        let headerEnd = try #require(clip.firstIndex(of: 0x0A)) + 1
-        let frameBytes = 6 + 640 * 480 * 3 / 2
-        #expect((clip.count - headerEnd) % frameBytes == 0 && (clip.count - headerEnd) / frameBytes == 240)
-        let fifo = dir + "/steady.y4m"
-        signal(SIGPIPE, SIG_IGN) // the producer may outlive a daemon that fails
-        #expect(mkfifo(fifo, 0o600) == 0)
-        let producer = GatedFIFOWriter(path: fifo, first: clip.prefix(headerEnd + 80 * frameBytes),
-                                       rest: clip.suffix(from: headerEnd + 80 * frameBytes))
+        let (producer, d) = try Self.daemonOnGatedClip(dir: dir, config: config, first: 80, rest: 80..<240)
         defer { producer.release(); producer.wait() }
-        let d = try DaemonProcess(["run", "--config", config, "--input", fifo, "--stdout", "--exit-at-end",
-                                   "--no-pacing", "--types", "face", "--log-level", "notice"], dir: dir)
         #expect(d.waitReady())
         #expect(daemonEventually(60) { daemonReadText(d.stdoutPath).split(separator: "\n").count > 60 })
         try #"{"metadata": true, "presence": {"lostAfter": 2.0}}"#.write(toFile: config, atomically: true, encoding: .utf8)
@@ -86,17 +76,8 @@ import ScanTestSupport
         try #"{"metadata": true}"#.write(toFile: config, atomically: true, encoding: .utf8)
         // A producer that sends 5 frames and then nothing until released: the daemon has no frame to
         // apply the reload "before"; it must still apply it (and say so) while waiting.
-        let clip = try Data(contentsOf: URL(fileURLWithPath: Self.faces + "/steady.y4m"))
-        let headerEnd = try #require(clip.firstIndex(of: 0x0A)) + 1
-        let frameBytes = 6 + 640 * 480 * 3 / 2
-        let fifo = dir + "/stalled.y4m"
-        signal(SIGPIPE, SIG_IGN)
-        #expect(mkfifo(fifo, 0o600) == 0)
-        let producer = GatedFIFOWriter(path: fifo, first: clip.prefix(headerEnd + 5 * frameBytes),
-                                       rest: clip[(headerEnd + 5 * frameBytes)..<(headerEnd + 10 * frameBytes)])
+        let (producer, d) = try Self.daemonOnGatedClip(dir: dir, config: config, first: 5, rest: 5..<10)
         defer { producer.release(); producer.wait() }
-        let d = try DaemonProcess(["run", "--config", config, "--input", fifo, "--stdout", "--exit-at-end",
-                                   "--no-pacing", "--types", "face", "--log-level", "notice"], dir: dir)
         #expect(d.waitReady())
         #expect(daemonEventually(60) { daemonReadText(d.stdoutPath).components(separatedBy: "\"metadata\"").count - 1 == 5 })
         try #"{"metadata": false}"#.write(toFile: config, atomically: true, encoding: .utf8)
@@ -113,6 +94,25 @@ import ScanTestSupport
         let frames = events.filter { $0["event"] as? String == "metadata" }.compactMap { $0["frame"] as? Int }
         #expect(frames == Array(0..<5), "metadata frames: \(frames)")
         #expect(d.stderr.contains("frames=10"), "\(d.stderr)")
+    }
+
+    /// `scand run --config config --types face --no-pacing` on `steady.y4m` (240 frames of 640×480) played
+    /// through a FIFO in `dir`: the header and the first `first` frames at once, the frames `rest` once the
+    /// returned writer is released. The caller releases and waits for the writer.
+    static func daemonOnGatedClip(dir: String, config: String, first: Int, rest: Range<Int>) throws
+        -> (GatedFIFOWriter, DaemonProcess) {
+        let clip = try Data(contentsOf: URL(fileURLWithPath: faces + "/steady.y4m"))
+        let headerEnd = try #require(clip.firstIndex(of: 0x0A)) + 1
+        let frameBytes = 6 + 640 * 480 * 3 / 2
+        #expect((clip.count - headerEnd) % frameBytes == 0 && (clip.count - headerEnd) / frameBytes == 240)
+        let fifo = dir + "/steady.y4m"
+        signal(SIGPIPE, SIG_IGN) // the producer may outlive a daemon that fails
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let producer = GatedFIFOWriter(path: fifo, first: clip.prefix(headerEnd + first * frameBytes),
+                                       rest: clip[(headerEnd + rest.lowerBound * frameBytes)..<(headerEnd + rest.upperBound * frameBytes)])
+        let d = try DaemonProcess(["run", "--config", config, "--input", fifo, "--stdout", "--exit-at-end",
+                                   "--no-pacing", "--types", "face", "--log-level", "notice"], dir: dir)
+        return (producer, d)
     }
 
     /// The frame of the face `lost` event of the first faceID, with `args` setting the grace.

@@ -21,7 +21,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, HERE)
 from score import matches  # noqa: E402
-from video_confirm import clip  # noqa: E402
+from video_confirm import make_clips  # noqa: E402
 
 
 def run(binary, clips, extra):
@@ -57,11 +57,7 @@ def main():
     images = [im for im in truth["images"] if im["category"] in cats]
     rng = np.random.default_rng(7)
     with tempfile.TemporaryDirectory() as tmp:
-        clips = []
-        for i, im in enumerate(images):
-            p = os.path.join(tmp, "%04d.y4m" % i)
-            clip(os.path.join(args.set, im["file"]), p, args.frames, args.noise, rng)
-            clips.append(p)
+        clips = make_clips(args.set, images, tmp, args.frames, args.noise, rng)
         results = {}
         cpus = {name: [] for name, _ in binaries}
         # Interleaved: one run of each binary per round, so load drifts hit all alike.

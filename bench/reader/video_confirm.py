@@ -32,6 +32,16 @@ def clip(path, out, frames, noise, rng):
             f.write(b"FRAME\n" + fr.tobytes() + bytes([128]) * (w * h // 2))
 
 
+def make_clips(set_dir, images, tmp, frames, noise, rng):
+    """One clip (see clip()) per image of the set, in tmp; their paths, in the order of images."""
+    clips = []
+    for i, im in enumerate(images):
+        p = os.path.join(tmp, "%04d.y4m" % i)
+        clip(os.path.join(set_dir, im["file"]), p, frames, noise, rng)
+        clips.append(p)
+    return clips
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--set", default=os.path.join(ROOT, "bench", "out", "reader", "main"))
@@ -47,11 +57,7 @@ def main():
     rng = np.random.default_rng(42)
     rows = {}
     with tempfile.TemporaryDirectory() as tmp:
-        clips = []
-        for i, im in enumerate(images):
-            p = os.path.join(tmp, "%04d.y4m" % i)
-            clip(os.path.join(args.set, im["file"]), p, args.frames, args.noise, rng)
-            clips.append(p)
+        clips = make_clips(args.set, images, tmp, args.frames, args.noise, rng)
         for name, extra in (("every frame", []), ("--confirm-1d", ["--confirm-1d"])):
             out = subprocess.run([args.scand, "scan", *args.scand_args.split(), *extra, *clips], capture_output=True, text=True).stdout
             vals = {}
