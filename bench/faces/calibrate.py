@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""Calibrates each face detector's box against the hand-marked face squares of marks.json (issue 14).
+"""Calibrates each face detector's box against the face squares of marks.json ("faceSquare", scand's convention:
+see face_squares.py; issue 14).
 
 Runs the built scand (`scand scan PHOTO --types face --face-detector D`) on every photograph, takes the face
 nearest the mark, and prints per photo the IoU of `bounds` with the marked square, the roll error against the
@@ -11,7 +12,7 @@ values there and re-run until they agree.
 
 Usage: bench/faces/calibrate.py [--scand .build/release/scand]
 """
-import json, math, os, re, subprocess, sys, statistics
+import json, math, os, subprocess, sys, statistics
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 scand = sys.argv[sys.argv.index("--scand") + 1] if "--scand" in sys.argv else os.path.join(ROOT, ".build/debug/scand")
@@ -19,9 +20,8 @@ marks = json.load(open(os.path.join(ROOT, "bench/faces/marks.json")))["photos"]
 sys.path.insert(0, os.path.join(ROOT, "bench", "faces"))
 import fetch_people
 fetch_people.fetch(marks)
-src = open(os.path.join(ROOT, "Sources/ScanDetection/FaceDetector.swift")).read()
-current = {k: tuple(map(float, m)) for k, *m in re.findall(
-    r"case \.(\w+): return FaceBoxCalibration\(scale: ([\d.]+), shiftDown: (-?[\d.]+)\)", src)}
+import calibration
+current = calibration.shipped()
 
 
 def iou(a, b):
@@ -40,7 +40,7 @@ for det in ["centerface", "haar", "lbp"]:
                              capture_output=True, text=True, check=True).stdout
         ev = json.loads(out.splitlines()[0])
         W, H = ev["width"], ev["height"]
-        mx, my, ms = m["square"]
+        mx, my, ms = m["faceSquare"]
         best = None
         for o in ev["objects"]:
             b = o["bounds"]

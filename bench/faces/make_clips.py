@@ -17,8 +17,8 @@ Held out (marks.json "holdout", "held_out_persons"): hopper and biden. Clips who
 Backgrounds: other skimage.data images (coffee, chelsea, rocket, brick, gravel, grass, hubble_deep_field;
 public domain / CC0 per skimage's data README).
 
-Ground truth per face and frame: the upright face square (the marked square moved, scaled and turned with the
-pasted head), the roll (the marked eye line plus the turn, degrees, clockwise positive, y down; profiles: the
+Ground truth per face and frame: the upright face square in scand's convention (marks.json "faceSquare": the
+frontal Haar box, forehead to chin; see face_squares.py), moved, scaled and turned with the pasted head, the roll (the marked eye line plus the turn, degrees, clockwise positive, y down; profiles: the
 turn only) and the yaw (0, or 90/270 for the profiles). A face less than 80 % inside the frame is marked
 "ignore" (neither a miss nor a false positive).
 
@@ -53,9 +53,13 @@ def head_patch(mark, mirrored=False):
     mask = mask.filter(ImageFilter.GaussianBlur(max(2, n // 32)))
     eyes = mark["eyes"]
     roll = math.degrees(math.atan2(eyes[1][1] - eyes[0][1], eyes[1][0] - eyes[0][0])) if len(eyes) == 2 else 0.0
+    # The face square (scand's convention) relative to the marked square's centre, in marked sides.
+    fx, fy, fs = mark["faceSquare"]
+    rel = ((fx + fs / 2 - cx) / side, (fy + fs / 2 - cy) / side, fs / side)
     if mirrored:
         patch, mask, roll = ImageOps.mirror(patch), ImageOps.mirror(mask), -roll
-    return patch, mask, side, roll
+        rel = (-rel[0], rel[1], rel[2])
+    return patch, mask, side, roll, rel
 
 
 class _Persons(dict):
@@ -89,7 +93,7 @@ def paste_face(canvas, person, cx, cy, size, roll):
     """Pastes `person`'s head so its face square centre lands on (cx, cy) with side `size` and eye-line roll
     `roll` (degrees clockwise; for profiles the turn applied)."""
     p = PERSONS[person]
-    patch, mask, side, base_roll = p["patch"]
+    patch, mask, side, base_roll, _ = p["patch"]
     f = size / side
     n = max(4, int(round(patch.width * f)))
     patch = patch.resize((n, n), Image.BICUBIC)
@@ -99,6 +103,16 @@ def paste_face(canvas, person, cx, cy, size, roll):
     mask = mask.rotate(-turn, resample=Image.BICUBIC, expand=True)
     ox, oy = int(round(cx - patch.width / 2)), int(round(cy - patch.height / 2))
     canvas.paste(patch, (ox, oy), mask)
+
+
+def face_square(person, cx, cy, size, roll):
+    """The truth face square (centre x, centre y, side; frame pixels) of `person` pasted by paste_face with the
+    same arguments: the photograph's faceSquare, scaled and turned with the head."""
+    p = PERSONS[person]
+    _, _, _, base_roll, (ox, oy, k) = p["patch"]
+    turn = math.radians(roll - base_roll if p["yaw"] == 0 else roll)
+    c, s = math.cos(turn), math.sin(turn)
+    return cx + (ox * c - oy * s) * size, cy + (ox * s + oy * c) * size, k * size
 
 
 def visible_fraction(cx, cy, s):
@@ -120,11 +134,12 @@ def write_clip(outdir, name, bg_name, n, faces_at, occluder=None, seed=0):
             faces = []
             for person, segment, cx, cy, size, roll in faces_at(i):
                 paste_face(canvas, person, cx, cy, size, roll)
-                vis = visible_fraction(cx, cy, size)
+                tx, ty, ts = face_square(person, cx, cy, size, roll)
+                vis = visible_fraction(tx, ty, ts)
                 if vis <= 0:
                     continue
-                faces.append({"person": PERSONS[person]["person"], "photo": person, "segment": segment, "x": cx - size / 2, "y": cy - size / 2,
-                              "w": size, "h": size, "roll": roll, "yaw": PERSONS[person]["yaw"],
+                faces.append({"person": PERSONS[person]["person"], "photo": person, "segment": segment, "x": tx - ts / 2, "y": ty - ts / 2,
+                              "w": ts, "h": ts, "roll": roll, "yaw": PERSONS[person]["yaw"],
                               "holdout": PERSONS[person]["holdout"], "ignore": vis < 0.8})
             if occluder:
                 box = occluder(i)

@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """The issue's reference pipeline: CenterFace (Models/centerface.onnx) in OpenCV's dnn on every frame at 320x256,
 score >= 0.5, NMS at IoU 0.3, no tracking (every face gets a fresh faceID, so ID metrics mean nothing for it).
-The box is made the same square scand reports (side 0.936 x sqrt(w*h), FaceDetector's CenterFace calibration)
-so bounds are comparable. Reads a Y4M file, writes scand-style JSON lines on stdout.
+The box is made the same square scand reports (FaceDetector's CenterFace calibration, read from
+Sources/ScanDetection/FaceDetector.swift: side = scale x sqrt(w*h), centre moved down by shiftDown raw sides), so
+bounds are comparable. Reads a Y4M file, writes scand-style JSON lines on stdout.
 
 Usage: plain_centerface.py CLIP.y4m [MODELS_DIR]
 """
@@ -10,6 +11,9 @@ import json, math, os, sys
 import numpy as np
 import cv2
 from baseline import frames, iou
+import calibration
+
+SCALE, SHIFT = calibration.shipped()["centerface"]
 
 
 def main():
@@ -36,7 +40,8 @@ def main():
                 kept.append(b)
         objs = []
         for (x, yy, bw, bh) in kept:
-            side = 0.936 * math.sqrt(bw * bh); cx, cy = x + bw / 2, yy + bh / 2
+            raw = math.sqrt(bw * bh)
+            side = SCALE * raw; cx, cy = x + bw / 2, yy + bh / 2 + SHIFT * raw
             objs.append({"type": "face", "faceID": next_id, "bounds": {"x": (cx - side / 2) / w, "y": (cy - side / 2) / h,
                                                                        "width": side / w, "height": side / h}})
             next_id += 1

@@ -12,7 +12,8 @@ Metrics (per clip and overall):
   roll MAE             mean |rollAngle - truth| over matched faces with |truth| <= 45 that report a roll;
                        "roll cov." is the share of matched faces that report one
   roll MAE >=15        the same on faces tilted 15 degrees or more (frontal faces only: profiles are excluded)
-  bounds IoU           median IoU of `bounds` with the marked face square over matched faces
+  bounds IoU           median IoU of `bounds` with the truth face square (marks.json faceSquare, moved with the
+                       head) over matched faces
   yaw right            share of matched faces turned >= 45 degrees (the profiles) whose yawAngle equals the truth
   per person           recall per person (so one identity cannot carry the figure)
   held out             hopper and biden are held out of all tuning (marks.json): their faces' recall and IoU
