@@ -90,14 +90,17 @@ extern "C" scv_status scv_cascade_detect(scv_cascade *cascade, const uint8_t *lu
 }
 
 extern "C" scv_status scv_rotate_region(const uint8_t *src, int w, int h, int stride, double cx, double cy,
-                                        double angle, double scale, uint8_t *dst, int dw, int dh) {
-    if (!src || !dst || w <= 0 || h <= 0 || dw <= 0 || dh <= 0 || stride < w || !(scale > 0)) return SCV_ERR_ARGUMENT;
+                                        double angle, double scale, uint8_t *dst, int dw, int dh, int fill) {
+    if (!src || !dst || w <= 0 || h <= 0 || dw <= 0 || dh <= 0 || stride < w || !(scale > 0) || fill > 255) return SCV_ERR_ARGUMENT;
     try {
         cv::Mat m = cv::getRotationMatrix2D(cv::Point2f(static_cast<float>(cx), static_cast<float>(cy)), angle, scale);
         m.at<double>(0, 2) += dw / 2.0 - cx;
         m.at<double>(1, 2) += dh / 2.0 - cy;
         cv::Mat out(dh, dw, CV_8UC1, dst);
-        cv::warpAffine(wrap(src, w, h, stride), out, m, out.size(), cv::INTER_LINEAR, cv::BORDER_REPLICATE);
+        if (fill < 0)
+            cv::warpAffine(wrap(src, w, h, stride), out, m, out.size(), cv::INTER_LINEAR, cv::BORDER_REPLICATE);
+        else
+            cv::warpAffine(wrap(src, w, h, stride), out, m, out.size(), cv::INTER_LINEAR, cv::BORDER_CONSTANT, cv::Scalar(fill));
         return SCV_OK;
     } catch (...) { return SCV_ERR_OPENCV; }
 }

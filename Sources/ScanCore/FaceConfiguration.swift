@@ -43,8 +43,10 @@ public enum FaceDetectorKind: String, Sendable, Hashable, CaseIterable {
     }
 }
 
-/// Maps a detector's raw face box to the face square (brow to chin, cheek to cheek), as measured against
-/// hand-marked squares on real photographs by `bench/faces/calibrate.py` (marks in `bench/faces/marks.json`).
+/// Maps a detector's raw face box to the face square (forehead to chin, cheek to cheek: the box OpenCV's frontal
+/// Haar cascade draws around an upright face, the convention of AVFoundation's face bounds), as measured on real
+/// photographs by `bench/faces/calibrate.py` against the squares of `bench/faces/marks.json` ("faceSquare",
+/// derived by `bench/faces/face_squares.py`).
 public struct FaceBoxCalibration: Sendable, Hashable {
     /// Face square side / raw box side.
     public var scale: Double

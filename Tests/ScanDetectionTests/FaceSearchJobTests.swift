@@ -109,9 +109,12 @@ struct FaceSearchJobTests {
     }
 
     @Test("a face of any size from 1.1 × the smallest up, anywhere across the frame, is found by some job",
-          arguments: [76.0, 95.0, 130.0, 220.0, 400.0])
-    func coverage(size: Double) throws {
+          arguments: [1.1, 1.4, 1.9, 3.2, 5.9])
+    func coverage(timesSmallest k: Double) throws {
         let d = try detector()
+        // The smallest face the 720p search finds: LBP's 67.5 px raw box (see analysisScale), which is the
+        // calibrated face square's side divided by LBP's calibration scale.
+        let size = k * 67.5 * FaceDetector.calibration(for: .lbp).scale
         // Upright jobs only (the rotated copies would sometimes rescue a face the upright strips miss), the
         // face moved across the frame in steps of half its size, so it straddles every strip boundary.
         let upright = d.allSearchJobs(frameSize: PixelSize(width: 1280, height: 720)).filter { $0.angle == 0 }

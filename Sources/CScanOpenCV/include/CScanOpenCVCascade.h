@@ -45,10 +45,11 @@ scv_status scv_cascade_detect(scv_cascade *cascade, const uint8_t *luma, int wid
 /**
  * Rotates the w×h buffer by `angle_degrees` counter-clockwise as displayed (OpenCV's convention) about
  * (cx, cy) and scales it by `scale`, writing a dst_w×dst_h packed buffer whose centre is the rotated
- * (cx, cy). Pixels from outside the source are replicated from the border. Linear interpolation.
+ * (cx, cy). Pixels from outside the source are replicated from the border when `fill` is negative, else set
+ * to the grey level `fill` (0-255). Linear interpolation.
  */
 scv_status scv_rotate_region(const uint8_t *src, int width, int height, int stride, double cx, double cy,
-                             double angle_degrees, double scale, uint8_t *dst, int dst_width, int dst_height);
+                             double angle_degrees, double scale, uint8_t *dst, int dst_width, int dst_height, int fill);
 
 #ifdef __cplusplus
 }
