@@ -61,10 +61,12 @@ def scand_reader(binary, extra):
 
 
 def zbarimg_reader(files):
-    out = subprocess.run(["zbarimg", "--xml", "-q", *files], capture_output=True, text=True)
+    # bytes, not text=True: universal newlines would turn the CR LF of a payload into LF
+    out = subprocess.run(["zbarimg", "--xml", "-q", *files], capture_output=True)
     reads = {f: [] for f in files}
     try:
-        root = ET.fromstring(out.stdout)
+        # An XML parser turns CR LF into LF (XML 1.0, 2.11): keep zbar's CRs through the parse.
+        root = ET.fromstring(out.stdout.decode("utf-8", "replace").replace("\r", "\ue00d"))
     except ET.ParseError:
         return reads
     ns = "{http://zbar.sourceforge.net/2008/barcode}"
@@ -75,7 +77,7 @@ def zbarimg_reader(files):
             text = d.text or ""
             if d.get("format") == "base64":
                 text = base64.b64decode(text).decode("utf-8", "replace")
-            vals.append(text)
+            vals.append(text.replace("\ue00d", "\r"))
         reads[src.get("href")] = vals
     return reads
 
