@@ -93,6 +93,12 @@ public struct BarcodeConfiguration: Sendable, Hashable {
     /// valid check digit on those passes (docs/reader.md, "Confirming transformed reads"). Plain-pass reads
     /// and 2-D codes (with their error correction) are never held back.
     public var confirmTransformedLinearReads: Bool = false
+    /// Two different payloads of one EAN/UPC type read on one symbol (overlapping boxes, one pass image) are
+    /// one symbol read two ways, so at least one is wrong: zxing-cpp's read of that type on the same image
+    /// decides, and with no zxing read neither is reported. On by default: zbar reads a blurred real photo of
+    /// an ISBN both ways, the wrong way on more scan lines (docs/reader.md, "Real photos"). It costs one zxing
+    /// call on the frames where it happens and nothing on the others.
+    public var resolveConflictingReads: Bool = true
     /// Decode Code 39 symbols that are Code 32 (Italian Pharmacode: 6 characters of its base-32 alphabet
     /// spelling 9 digits with a valid check digit) as "A" and the 9 digits, as printed under them; `value` and
     /// `bytes` then hold that text (the type stays `code39`). Off by default: about 1 in 60 random 6-character

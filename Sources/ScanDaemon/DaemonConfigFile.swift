@@ -45,6 +45,8 @@ public struct DaemonConfigFile: Sendable, Equatable {
     public var code32: Bool?
     /// Hold back 1-D reads from transformed passes until confirmed (`--confirm-transformed`).
     public var confirmTransformed: Bool?
+    /// Two EAN/UPC payloads on one symbol: zxing decides (`--resolve-conflicts`, default on).
+    public var resolveConflicts: Bool?
     public var scanDensity: Int?
     public var models: String?
     public var metadata: Bool?
@@ -235,6 +237,7 @@ public struct DaemonConfigFile: Sendable, Equatable {
         if let v = code39FullASCII { o.barcode.code39FullASCII = v }
         if let v = code32 { o.barcode.code32 = v }
         if let v = confirmTransformed { o.barcode.confirmTransformedLinearReads = v }
+        if let v = resolveConflicts { o.barcode.resolveConflictingReads = v }
         if let v = scanDensity { o.barcode.scanDensity = v }
         if let v = models { o.models = ModelConfiguration(directory: v) }
         if let v = engine { o.barcode.engine = v }
@@ -421,6 +424,7 @@ private struct Coded: Decodable {
         value.code39FullASCII = try r.get("code39FullASCII")
         value.code32 = try r.get("code32")
         value.confirmTransformed = try r.get("confirmTransformed")
+        value.resolveConflicts = try r.get("resolveConflicts")
         value.scanDensity = try r.get("scanDensity")
         value.models = try r.get("models")
         value.metadata = try r.get("metadata")

@@ -86,6 +86,9 @@ struct DetectionOptions: ParsableArguments {
     @Flag(inversion: .prefixedNo, help: "Hold back 1-D reads from transformed passes (inverted, scaled, thresholded) until confirmed; default off: fewer blurred EAN/UPC misreads, but fewer noisy codes read (see docs/reader.md).")
     var confirmTransformed: Bool?
 
+    @Flag(inversion: .prefixedNo, help: "Two different EAN/UPC payloads read on one symbol: zxing-cpp decides, and without its read neither is reported (default on; see docs/reader.md).")
+    var resolveConflicts: Bool?
+
     @Flag(inversion: .prefixedNo, help: "Cameras: shed optional work when late (code steps past the frame's deadline, the face-search slice after a late frame; default on).")
     var loadShedding: Bool?
 
@@ -113,6 +116,7 @@ struct DetectionOptions: ParsableArguments {
         if let loadShedding { config.shedLoadWhenLate = loadShedding }
         if let code32 { config.barcode.code32 = code32 }
         if let confirmTransformed { config.barcode.confirmTransformedLinearReads = confirmTransformed }
+        if let resolveConflicts { config.barcode.resolveConflictingReads = resolveConflicts }
     }
 
     private func parsePasses(_ text: String) throws -> [ReaderPass] {
