@@ -12,7 +12,7 @@ values there and re-run until they agree.
 
 Usage: bench/faces/calibrate.py [--scand .build/release/scand]
 """
-import json, math, os, subprocess, sys, statistics
+import json, os, subprocess, sys, statistics
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 scand = sys.argv[sys.argv.index("--scand") + 1] if "--scand" in sys.argv else os.path.join(ROOT, ".build/debug/scand")
@@ -21,6 +21,7 @@ sys.path.insert(0, os.path.join(ROOT, "bench", "faces"))
 import fetch_people
 fetch_people.fetch(marks)
 import calibration
+from marks import eye_roll
 current = calibration.shipped()
 
 
@@ -51,8 +52,7 @@ for det in ["centerface", "haar", "lbp"]:
         if best is None or best[0] == 0:
             print(f"  {m.get('photo', m['person']):10s} not found"); continue
         v, (x, y, w, h), o = best
-        truth_roll = (math.degrees(math.atan2(m["eyes"][1][1] - m["eyes"][0][1], m["eyes"][1][0] - m["eyes"][0][0]))
-                      if len(m["eyes"]) == 2 else None)
+        truth_roll = eye_roll(m)
         roll = o.get("rollAngle")
         rerr = f"{roll - truth_roll:+.1f}" if roll is not None and truth_roll is not None else "-"
         print(f"  {m.get('photo', m['person']):10s} IoU {v:.3f} side {w:.0f} (marked {ms}) roll err {rerr} yaw {o.get('yawAngle')} (marked {m['yaw']})"

@@ -21,6 +21,7 @@ Usage: bench/faces/face_squares.py [--write]
 import json, math, os, statistics, sys
 import cv2
 import numpy as np
+from marks import eye_roll
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -33,8 +34,7 @@ def haar_square(mark, cascade):
     img = cv2.imread(os.path.join(ROOT, mark["path"]), cv2.IMREAD_GRAYSCALE)
     x, y, side = mark["square"]
     cx, cy = x + side / 2, y + side / 2
-    eyes = mark["eyes"]
-    roll = math.degrees(math.atan2(eyes[1][1] - eyes[0][1], eyes[1][0] - eyes[0][0])) if len(eyes) == 2 else 0.0
+    roll = eye_roll(mark, default=0.0)
     # Turn the picture about the marked centre so the eye line is level (OpenCV: positive = counter-clockwise).
     m = cv2.getRotationMatrix2D((cx, cy), roll, 1.0)
     upright = cv2.warpAffine(img, m, (img.shape[1], img.shape[0]), flags=cv2.INTER_CUBIC, borderMode=cv2.BORDER_REPLICATE)

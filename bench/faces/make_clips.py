@@ -28,6 +28,7 @@ import json, math, os, sys, zlib
 import numpy as np
 from PIL import Image, ImageDraw, ImageFilter, ImageOps
 import skimage.data as data
+from marks import eye_roll
 
 W, H, FPS = 640, 480, 30
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -51,8 +52,7 @@ def head_patch(mark, mirrored=False):
     mask = Image.new("L", patch.size, 0)
     ImageDraw.Draw(mask).ellipse((0.18 * n, 0.04 * n, 0.82 * n, 0.99 * n), fill=255)
     mask = mask.filter(ImageFilter.GaussianBlur(max(2, n // 32)))
-    eyes = mark["eyes"]
-    roll = math.degrees(math.atan2(eyes[1][1] - eyes[0][1], eyes[1][0] - eyes[0][0])) if len(eyes) == 2 else 0.0
+    roll = eye_roll(mark, default=0.0)
     # The face square (scand's convention) relative to the marked square's centre, in marked sides.
     fx, fy, fs = mark["faceSquare"]
     rel = ((fx + fs / 2 - cx) / side, (fy + fs / 2 - cy) / side, fs / side)
