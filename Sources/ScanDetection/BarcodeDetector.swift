@@ -193,7 +193,7 @@ public final class BarcodeDetector: MetadataDetector {
                     // Formats zbar cannot read are always looked for on the plain frame: zxing's quick look
                     // (no tryHarder, fixed threshold: ≈ half the cost) when zbar reads the frame, its full
                     // search for every enabled format when zbar reads nothing.
-                    found = try crossCheckSmallRetail(scanZBar(image, frameSize: frame.size, density: density, matrixOnly: false).filter(accept),
+                    found = try checkRetailReads(scanZBar(image, frameSize: frame.size, density: density, matrixOnly: false).filter(accept),
                                                       image: image, frameSize: frame.size)
                     if found.isEmpty {
                         found = try scanZXing(image, types: zxingEnabled, frameSize: frame.size)
@@ -202,7 +202,7 @@ public final class BarcodeDetector: MetadataDetector {
                         extra = try scanZXing(image, types: zxingOnly, frameSize: frame.size, quick: true)
                     }
                 } else {
-                    found = try crossCheckSmallRetail(scanZBar(image, frameSize: frame.size, density: density, matrixOnly: pass.matrixOnly).filter(accept),
+                    found = try checkRetailReads(scanZBar(image, frameSize: frame.size, density: density, matrixOnly: pass.matrixOnly).filter(accept),
                                                       image: image, frameSize: frame.size)
                 }
                 if !alongside && found.isEmpty && !zxingEnabled.isEmpty {
@@ -292,7 +292,7 @@ public final class BarcodeDetector: MetadataDetector {
         guard let base = startFrame(frame, rectOfInterest: rectOfInterest) else { return BarcodeRead() }
         let density = streamDensity(for: frame.size)
         if !zbarEnabled.isEmpty {
-            let found = Self.suppressFragments(try crossCheckSmallRetail(
+            let found = Self.suppressFragments(try checkRetailReads(
                 scanZBar(base, frameSize: frame.size, density: density, matrixOnly: false).filter(accept), image: base, frameSize: frame.size))
             if !found.isEmpty { return BarcodeRead(objects: found, pass: .plain, engine: .zbar) }
         }
@@ -327,7 +327,7 @@ public final class BarcodeDetector: MetadataDetector {
             let image = images[step.image]
             var found: [MetadataObject]
             if step.engine == .zbar {
-                found = try crossCheckSmallRetail(scanZBar(image, frameSize: frame.size, density: step.pass == .upscaled ? 2 * density : density,
+                found = try checkRetailReads(scanZBar(image, frameSize: frame.size, density: step.pass == .upscaled ? 2 * density : density,
                                                            matrixOnly: step.pass.matrixOnly).filter(accept), image: image, frameSize: frame.size)
             } else {
                 found = try scanZXing(image, types: zxingTypes(step.pass), frameSize: frame.size)
@@ -614,14 +614,16 @@ public final class BarcodeDetector: MetadataDetector {
 
     /// EAN/UPC codes whose module is narrower than this many pass pixels (by zbar's box) are checked by zxing.
     static let smallRetailModule = 2.5
-    /// Retail codes read with a module of fewer than ``smallRetailModule`` pixels get zxing's second opinion:
+    /// The checks on one pass image's EAN/UPC reads. First the conflict rule
+    /// (``BarcodeConfiguration/resolveConflictingReads``, on by default): two payloads of one type on one symbol.
+    /// Then, with ``BarcodeConfiguration/confirmTransformedLinearReads``, the small-retail check:
+    /// retail codes read with a module of fewer than ``smallRetailModule`` pixels get zxing's second opinion:
     /// zbar misreads blurred small EAN-13/UPC-A as other digits with a valid check digit (one of the 11
     /// misreads on the shelf set was on the plain pass, read on 17 scan lines) where zxing-cpp reads the right
     /// digits or nothing. When zxing reads the same type there with other digits, zxing's read replaces
     /// zbar's; when it reads nothing, zbar's stands (plain pass) or needs confirming (transformed passes).
-    /// That check runs with ``BarcodeConfiguration/confirmTransformedLinearReads``; the conflict rule before it
-    /// (``BarcodeConfiguration/resolveConflictingReads``, on by default) runs on every pass.
-    func crossCheckSmallRetail(_ found: [MetadataObject], image: PassImage, frameSize: PixelSize) throws -> [MetadataObject] {
+    /// Both run on every pass, on stills and streams.
+    func checkRetailReads(_ found: [MetadataObject], image: PassImage, frameSize: PixelSize) throws -> [MetadataObject] {
         guard configuration.confirmTransformedLinearReads || configuration.resolveConflictingReads else { return found }
         // Two different payloads of one retail type in overlapping boxes are one symbol read two ways: at least
         // one is wrong. zxing's read of that type on the image decides; without one, neither is reported.
