@@ -28,9 +28,11 @@ Sources (downloads: 1.9 MB, 0.8 MB, 54 MB, 0.5 MB, 0.6 MB; cached under --cache)
 Left out: libdmtx's test_image14.png (a postage mark that neither libdmtx nor zxing-cpp reads, so it has no
 known value) and pyzxing's ou.jpg (a portrait with no code and an unclear licence).
 """
-import argparse, hashlib, io, json, os, sys, tarfile, urllib.request
+import argparse, json, os, sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+import pinned  # bench/pinned.py
 DEBIAN = "http://deb.debian.org/debian/pool/main"
 PYPI = "https://files.pythonhosted.org/packages"
 
@@ -114,30 +116,6 @@ IMAGES = [
 ]
 
 
-def sha256(data):
-    return hashlib.sha256(data).hexdigest()
-
-
-def fetch(name, cache):
-    url, digest, _ = ARCHIVES[name]
-    path = os.path.join(cache, os.path.basename(url))
-    if os.path.exists(path):
-        with open(path, "rb") as f:
-            data = f.read()
-        if sha256(data) == digest:
-            return path
-    print("fetching %s" % url, file=sys.stderr)
-    with urllib.request.urlopen(url, timeout=300) as r:
-        data = r.read()
-    if sha256(data) != digest:
-        sys.exit("real_photos: %s has sha256 %s, expected %s" % (url, sha256(data), digest))
-    os.makedirs(cache, exist_ok=True)
-    with open(path + ".part", "wb") as f:
-        f.write(data)
-    os.replace(path + ".part", path)
-    return path
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default=os.path.join(HERE, "..", "out", "reader"))
@@ -146,25 +124,20 @@ def main():
     root = os.path.abspath(os.path.join(args.out, "real"))
     cache = os.path.abspath(args.cache or os.path.join(args.out, "cache"))
     wanted = {}
-    for archive, member, *_ in IMAGES:
-        wanted.setdefault(archive, set()).add(member)
+    for archive, member, _, digest, _ in IMAGES:
+        wanted.setdefault(archive, {})[member] = digest
     blobs = {}
     for archive, members in wanted.items():
-        with tarfile.open(fetch(archive, cache)) as tar:
-            for m in tar:
-                if m.name in members:
-                    blobs[(archive, m.name)] = tar.extractfile(m).read()
+        url, digest, _ = ARCHIVES[archive]
+        path = pinned.archive(cache, os.path.basename(url), digest, url=url, who="real_photos")
+        for member, data in pinned.members(path, members, who="real_photos").items():
+            blobs[(archive, member)] = data
     truth = []
-    for n, (archive, member, category, digest, codes) in enumerate(IMAGES):
-        data = blobs.get((archive, member))
-        if data is None:
-            sys.exit("real_photos: %s is not in %s" % (member, archive))
-        if sha256(data) != digest:
-            sys.exit("real_photos: %s in %s has sha256 %s, expected %s" % (member, archive, sha256(data), digest))
+    for n, (archive, member, category, _, codes) in enumerate(IMAGES):
         os.makedirs(os.path.join(root, category), exist_ok=True)
         rel = os.path.join(category, "%02d-%s-%s" % (n, archive, os.path.basename(member)))
         with open(os.path.join(root, rel), "wb") as f:
-            f.write(data)
+            f.write(blobs[(archive, member)])
         truth.append({"file": rel, "category": category, "codes": codes,
                       "source": "%s:%s" % (os.path.basename(ARCHIVES[archive][0]), member), "licence": ARCHIVES[archive][2]})
     with open(os.path.join(root, "truth.json"), "w") as f:
