@@ -87,12 +87,20 @@ public struct BarcodeConfiguration: Sendable, Hashable {
     /// stays plain Code 39.
     public var code39FullASCII: Bool = false
     /// A linear (1-D) read from a transformed pass (inverted, downscaled, upscaled, thresholded) is reported
-    /// only once confirmed: the other engine reads the same value on that pass image or on the plain frame
-    /// around the code, zbar reads it again on the plain frame, or a second transformed image (on streams:
-    /// a second frame) reads it too. Blurred low-resolution EAN/UPC codes otherwise read as other digits with a
-    /// valid check digit on those passes (docs/reader.md, "Confirming transformed reads"). Plain-pass reads
-    /// and 2-D codes (with their error correction) are never held back.
-    public var confirmTransformedLinearReads: Bool = false
+    /// only once confirmed: a second transformed image (on streams: a second frame) reads it too, it was read
+    /// on at least 3 scan lines, the other engine reads the same value on that pass image or on the plain frame
+    /// around the code, or zbar reads it again on the plain frame; and an EAN/UPC read confirmed only by
+    /// agreement or scan lines must meet no other image of the frame reading other digits on its symbol.
+    /// Blurred low-resolution EAN/UPC codes otherwise read as other digits with a valid check digit on those
+    /// passes, and a skewed ITF-14 as a shorter Interleaved 2 of 5 (docs/reader.md, "Confirming transformed
+    /// reads"). Plain-pass reads and 2-D codes (with their error correction) are never held back. On by
+    /// default since 2026-11-24.
+    public var confirmTransformedLinearReads: Bool = true
+    /// The small-retail check: an EAN/UPC read by zbar with a module under 2.5 pixels gets zxing-cpp's read
+    /// of the whole pass image, and zxing's other digits on the same symbol replace zbar's. Off by default:
+    /// chosen on the tuned shelf set, on the held-out one it replaced a right read (zbar, 16 scan lines) with
+    /// a wrong one (zxing, 5) (docs/reader.md).
+    public var checkSmallRetailReads: Bool = false
     /// Two different payloads of one EAN/UPC type read on one symbol (overlapping boxes, one pass image) are
     /// one symbol read two ways, so at least one is wrong: zxing-cpp's read of that type on the same image
     /// decides, and with no zxing read neither is reported. On by default: zbar reads a blurred real photo of

@@ -45,6 +45,8 @@ public struct DaemonConfigFile: Sendable, Equatable {
     public var code32: Bool?
     /// Hold back 1-D reads from transformed passes until confirmed (`--confirm-transformed`).
     public var confirmTransformed: Bool?
+    /// zxing's second opinion on small EAN/UPC codes (`--check-small-retail`).
+    public var checkSmallRetail: Bool?
     /// Two EAN/UPC payloads on one symbol: zxing decides (`--resolve-conflicts`, default on).
     public var resolveConflicts: Bool?
     public var scanDensity: Int?
@@ -237,6 +239,7 @@ public struct DaemonConfigFile: Sendable, Equatable {
         if let v = code39FullASCII { o.barcode.code39FullASCII = v }
         if let v = code32 { o.barcode.code32 = v }
         if let v = confirmTransformed { o.barcode.confirmTransformedLinearReads = v }
+        if let v = checkSmallRetail { o.barcode.checkSmallRetailReads = v }
         if let v = resolveConflicts { o.barcode.resolveConflictingReads = v }
         if let v = scanDensity { o.barcode.scanDensity = v }
         if let v = models { o.models = ModelConfiguration(directory: v) }
@@ -424,6 +427,7 @@ private struct Coded: Decodable {
         value.code39FullASCII = try r.get("code39FullASCII")
         value.code32 = try r.get("code32")
         value.confirmTransformed = try r.get("confirmTransformed")
+        value.checkSmallRetail = try r.get("checkSmallRetail")
         value.resolveConflicts = try r.get("resolveConflicts")
         value.scanDensity = try r.get("scanDensity")
         value.models = try r.get("models")

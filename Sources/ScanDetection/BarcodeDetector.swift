@@ -196,7 +196,7 @@ public final class BarcodeDetector: MetadataDetector {
                     found = try checkRetailReads(scanZBar(image, frameSize: frame.size, density: density, matrixOnly: false).filter(accept),
                                                       image: image, frameSize: frame.size)
                     if found.isEmpty {
-                        found = try scanZXing(image, types: zxingEnabled, frameSize: frame.size)
+                        found = dropConflicts(try scanZXing(image, types: zxingEnabled, frameSize: frame.size))
                         engine = .zxing
                     } else {
                         extra = try scanZXing(image, types: zxingOnly, frameSize: frame.size, quick: true)
@@ -206,7 +206,7 @@ public final class BarcodeDetector: MetadataDetector {
                                                       image: image, frameSize: frame.size)
                 }
                 if !alongside && found.isEmpty && !zxingEnabled.isEmpty {
-                    found = try scanZXing(image, types: zxingTypes(pass), frameSize: frame.size)
+                    found = dropConflicts(try scanZXing(image, types: zxingTypes(pass), frameSize: frame.size))
                     engine = .zxing
                 }
                 found = Self.suppressFragments(found.filter(accept))
@@ -330,7 +330,7 @@ public final class BarcodeDetector: MetadataDetector {
                 found = try checkRetailReads(scanZBar(image, frameSize: frame.size, density: step.pass == .upscaled ? 2 * density : density,
                                                            matrixOnly: step.pass.matrixOnly).filter(accept), image: image, frameSize: frame.size)
             } else {
-                found = try scanZXing(image, types: zxingTypes(step.pass), frameSize: frame.size)
+                found = dropConflicts(try scanZXing(image, types: zxingTypes(step.pass), frameSize: frame.size))
             }
             found = Self.suppressFragments(found.filter(accept))
             if step.pass != .plain {
@@ -524,36 +524,52 @@ public final class BarcodeDetector: MetadataDetector {
     private(set) var unconfirmedReads = 0
     private(set) var confirmations: [String: Int] = [:]
 
-    /// The linear types a transformed read of must be confirmed: EAN-13/UPC-A, EAN-8 and UPC-E, whose one mod-10
-    /// check digit lets a blurred symbol decode as other digits (the shelf sets' misreads). Holding back the other
-    /// linear types too cost 5 of 39 noisy synthetic codes (Codabar, Code 128, Code 39, two ITF-14; docs/reader.md);
-    /// the one synthetic misread confirmation removes is an EAN-8.
-    static func needsConfirming(_ type: MetadataObjectType) -> Bool { retailModules[type] != nil }
+    /// Whether a transformed read of `type` by `engine` must be confirmed: EAN-13/UPC-A, EAN-8 and UPC-E from
+    /// either engine (one mod-10 check digit lets a blurred symbol pass as other digits), and the other linear
+    /// types when zbar read them (zbar reads a skewed ITF-14 or long Interleaved 2 of 5 as a shorter one).
+    /// 2-D codes carry error correction and are never held back. Measured on the four generated sets
+    /// (2026-11-24, docs/reader.md): of zbar's transformed non-retail reads the 36 right ones were all on 3+
+    /// scan lines and the 2 wrong ones (I2/5 prefixes) on 2; zxing's 19 were all right, 7 of them on fewer
+    /// than 3 lines, which holding them back would have lost.
+    static func needsConfirming(_ type: MetadataObjectType, engine: BarcodeEngine) -> Bool {
+        retailModules[type] != nil || (type.isLinear && engine != .zxing)
+    }
 
-    /// Keeps the reads of a transformed pass image that are trustworthy: 2-D codes, linear codes other than
-    /// ``needsConfirming(_:)``'s retail types, and retail codes that are
-    /// confirmed (``BarcodeConfiguration/confirmTransformedLinearReads``), by, in this order:
-    /// 1. another pass image of this frame (a stream: another step on a recent frame) having read it
-    ///    unconfirmed (`pending`, keyed by `source`);
+    /// Keeps the reads of a transformed pass image that are trustworthy: 2-D codes, zxing's non-retail linear
+    /// reads, and the other linear reads (``needsConfirming(_:engine:)``) once confirmed
+    /// (``BarcodeConfiguration/confirmTransformedLinearReads``, on by default) by, in this order:
+    /// 1. on a stream, another step on a recent frame having read it unconfirmed (`pending`, keyed by
+    ///    `source`). On a still image two pass images are made from the same pixels and misread alike (an
+    ///    ITF-14's 8-digit Interleaved 2 of 5 prefix on the upscaled and the thresholded image of one
+    ///    frame), so their agreement confirms nothing there;
     /// 2. its quality: at least ``transformedQualityMargin`` scan lines;
     /// 3. the other engine reading the same type and payload around the code on the same pass image;
     /// 4. the same on the plain frame (`base`): zxing with `tryHarder`, then zbar on every line.
+    /// An EAN/UPC read confirmed only by the cheap evidence (1, 2) must also meet no conflict: no other image of
+    /// the frame may read other EAN/UPC digits on its symbol (``conflictsElsewhere(_:base:source:frameSize:)``;
+    /// a blur that misleads one pass image misleads the next the same way, so agreement and scan lines are
+    /// weak evidence there, and the other reading shows the symbol is ambiguous).
     /// An unconfirmed read is remembered in `pending` and dropped.
     func confirm(_ found: [MetadataObject], pass: PassImage, base: PassImage, engine: BarcodeEngine, frameSize: PixelSize,
                  source: String, pending: inout PendingReads, stamp: Int = 0) throws -> [MetadataObject] {
-        guard configuration.confirmTransformedLinearReads, found.contains(where: { Self.needsConfirming($0.type) }) else { return found }
+        guard configuration.confirmTransformedLinearReads, found.contains(where: { Self.needsConfirming($0.type, engine: engine) }) else { return found }
         var out: [MetadataObject] = []
         for o in found {
-            guard Self.needsConfirming(o.type), let payload = o.payload else { out.append(o); continue }
+            guard Self.needsConfirming(o.type, engine: engine), let payload = o.payload else { out.append(o); continue }
             let key = PendingReads.Key(type: o.type, payload: payload)
             var how: String?
             // The cheap evidence first, then the re-reads.
-            if let seen = pending.sources[key], seen.source != source { how = "second pass" }
+            if streaming, let seen = pending.sources[key], seen.source != source { how = "second pass" }
             else if let q = o.quality, q >= Self.transformedQualityMargin { how = "quality" }
             else if engine == .zbar, try readsSame(o, on: pass, frameSize: frameSize, engine: .zxing) { how = "other engine" }
             else if engine == .zxing, try readsSame(o, on: pass, frameSize: frameSize, engine: .zbar) { how = "other engine" }
             else if try readsSame(o, on: base, frameSize: frameSize, engine: .zxing) { how = "plain zxing" }
             else if try readsSame(o, on: base, frameSize: frameSize, engine: .zbar) { how = "plain zbar" }
+            if how == "second pass" || how == "quality", Self.retailModules[o.type] != nil,
+               try conflictsElsewhere(o, base: base, source: source, frameSize: frameSize) {
+                confirmations["conflict across passes", default: 0] += 1
+                how = nil
+            }
             if let how {
                 confirmations[how, default: 0] += 1
                 pending.sources[key] = nil
@@ -594,6 +610,43 @@ public final class BarcodeDetector: MetadataDetector {
         }
     }
 
+    /// Whether another image of the frame (`base` and its pass images other than `source`'s; zbar, as the
+    /// passes scan them) reads an EAN/UPC payload other than `o`'s on `o`'s symbol (boxes that touch, in
+    /// normalized frame coordinates). On a stream a payload found free of conflict is not checked again while
+    /// it keeps being read (``rereadMemoryFrames``). Costs one zbar scan per pass image, only for EAN/UPC reads
+    /// confirmed by agreement or scan lines alone.
+    func conflictsElsewhere(_ o: MetadataObject, base: PassImage, source: String, frameSize: PixelSize) throws -> Bool {
+        guard let payload = o.payload else { return false }
+        let key = RereadKey(type: o.type, bytes: payload)
+        if streaming, let seen = conflictChecked[key], streamFrames - seen <= Self.rereadMemoryFrames {
+            conflictChecked[key] = streamFrames
+            return false
+        }
+        let density = streaming ? streamDensity(for: frameSize) : max(1, configuration.scanDensity)
+        for pass in effectivePasses where !pass.matrixOnly {
+            for (index, image) in passImages(pass, base: base).enumerated() {
+                if source == "\(pass.rawValue)/\(index)" || source.hasPrefix("\(pass.rawValue)/\(index)/") { continue }
+                let reads = scanZBar(image, frameSize: frameSize, density: pass == .upscaled ? 2 * density : density, matrixOnly: false)
+                if reads.contains(where: { r in
+                    Self.retailModules[r.type] != nil && r.payload != payload && Self.touch(r.bounds, o.bounds) && accept(r)
+                }) { return true }
+            }
+        }
+        if streaming {
+            if conflictChecked.count >= Self.rereadCacheSize { conflictChecked.removeAll(keepingCapacity: true) }
+            conflictChecked[key] = streamFrames
+        }
+        return false
+    }
+    /// On streams: EAN/UPC payloads found free of conflict, with the stream frame they were last read in.
+    private var conflictChecked: [RereadKey: Int] = [:]
+
+    /// Whether two boxes (normalized frame coordinates) overlap or touch. zbar's boxes are the bands its scan
+    /// lines crossed, and may be a pixel wide, so touching counts.
+    static func touch(_ a: NormalizedRect, _ b: NormalizedRect) -> Bool {
+        min(a.x + a.width, b.x + b.width) >= max(a.x, b.x) && min(a.y + a.height, b.y + b.height) >= max(a.y, b.y)
+    }
+
     /// `o`'s box on `image` (pass pixels), widened by a sixth of its length and 16 pixels on each side.
     static func region(around o: MetadataObject, on image: PassImage, frameSize: PixelSize, widen: Double = 1.0 / 6) -> PixelRect {
         let W = Double(frameSize.width), H = Double(frameSize.height)
@@ -616,7 +669,7 @@ public final class BarcodeDetector: MetadataDetector {
     static let smallRetailModule = 2.5
     /// The checks on one pass image's EAN/UPC reads. First the conflict rule
     /// (``BarcodeConfiguration/resolveConflictingReads``, on by default): two payloads of one type on one symbol.
-    /// Then, with ``BarcodeConfiguration/confirmTransformedLinearReads``, the small-retail check:
+    /// Then, with ``BarcodeConfiguration/checkSmallRetailReads`` (off by default), the small-retail check:
     /// retail codes read with a module of fewer than ``smallRetailModule`` pixels get zxing's second opinion:
     /// zbar misreads blurred small EAN-13/UPC-A as other digits with a valid check digit (one of the 11
     /// misreads on the shelf set was on the plain pass, read on 17 scan lines) where zxing-cpp reads the right
@@ -624,7 +677,7 @@ public final class BarcodeDetector: MetadataDetector {
     /// zbar's; when it reads nothing, zbar's stands (plain pass) or needs confirming (transformed passes).
     /// Both run on every pass, on stills and streams.
     func checkRetailReads(_ found: [MetadataObject], image: PassImage, frameSize: PixelSize) throws -> [MetadataObject] {
-        guard configuration.confirmTransformedLinearReads || configuration.resolveConflictingReads else { return found }
+        guard configuration.checkSmallRetailReads || configuration.resolveConflictingReads else { return found }
         // Two different payloads of one retail type in overlapping boxes are one symbol read two ways: at least
         // one is wrong. zxing's read of that type on the image decides; without one, neither is reported.
         // (A real phone photo of an ISBN, bench/reader/real_photos.py, gives zbar 9780071244763 on 17 scan lines
@@ -646,7 +699,7 @@ public final class BarcodeDetector: MetadataDetector {
                 if let p = o.payload, arbiter.contains(p) { out.append(o) }
                 continue
             }
-            guard configuration.confirmTransformedLinearReads else { out.append(o); continue }
+            guard configuration.checkSmallRetailReads else { out.append(o); continue }
             guard let modules = Self.retailModules[o.type], let payload = o.payload else { out.append(o); continue }
             let W = Double(frameSize.width), H = Double(frameSize.height)
             let xs = o.corners.map { $0.x * W * image.scaleX }, ys = o.corners.map { $0.y * H * image.scaleY }
@@ -677,6 +730,19 @@ public final class BarcodeDetector: MetadataDetector {
                 out.append(contentsOf: other.prefix(1))
             }
         }
+        return out
+    }
+
+    /// The conflict rule (``BarcodeConfiguration/resolveConflictingReads``) on zxing-cpp's own reads: zxing
+    /// can read one blurred EAN/UPC symbol two ways on different rows (held-out shelf frames: UPC-E 07284151 on
+    /// 7 lines and 12284117 on 3), and there is no second zxing to ask, so neither read is reported.
+    func dropConflicts(_ found: [MetadataObject]) -> [MetadataObject] {
+        guard configuration.resolveConflictingReads else { return found }
+        let out = found.filter { o in
+            !(Self.retailModules[o.type] != nil && found.contains { $0.type == o.type && $0.payload != o.payload
+                && Self.sameSymbol($0.bounds, o.bounds) })
+        }
+        if out.count != found.count { confirmations["zxing conflict", default: 0] += 1 }
         return out
     }
 
@@ -759,7 +825,7 @@ public final class BarcodeDetector: MetadataDetector {
     /// frame. An answer is forgotten once its payload has not been read for ``rereadMemoryFrames`` frames.
     private var rereadCache: [RereadKey: RereadResult] = [:]
     /// Whether the current frame is a stream frame (``detectStream(in:rectOfInterest:steps:deadline:)``).
-    private var streaming = false
+    var streaming = false
     /// Stream frames read so far.
     private var streamFrames = 0
     static let rereadCacheSize = 64

@@ -83,8 +83,11 @@ struct DetectionOptions: ParsableArguments {
     @Flag(name: .customLong("code32"), inversion: .prefixedNo, help: "Decode Code 39 symbols that are Code 32 (Italian Pharmacode) as \"A\" + 9 digits; default: off (see docs/reader.md).")
     var code32: Bool?
 
-    @Flag(inversion: .prefixedNo, help: "Hold back 1-D reads from transformed passes (inverted, scaled, thresholded) until confirmed; default off: fewer blurred EAN/UPC misreads, but fewer noisy codes read (see docs/reader.md).")
+    @Flag(inversion: .prefixedNo, help: "Hold back 1-D reads from transformed passes (inverted, scaled, thresholded) until a second pass, 3+ scan lines or the other engine confirms them (default on; see docs/reader.md).")
     var confirmTransformed: Bool?
+
+    @Flag(inversion: .prefixedNo, help: "Small EAN/UPC codes (module under 2.5 px) zbar reads get zxing-cpp's second opinion, which replaces zbar's digits when it differs (default off; see docs/reader.md).")
+    var checkSmallRetail: Bool?
 
     @Flag(inversion: .prefixedNo, help: "Two different EAN/UPC payloads read on one symbol: zxing-cpp decides, and without its read neither is reported (default on; see docs/reader.md).")
     var resolveConflicts: Bool?
@@ -116,6 +119,7 @@ struct DetectionOptions: ParsableArguments {
         if let loadShedding { config.shedLoadWhenLate = loadShedding }
         if let code32 { config.barcode.code32 = code32 }
         if let confirmTransformed { config.barcode.confirmTransformedLinearReads = confirmTransformed }
+        if let checkSmallRetail { config.barcode.checkSmallRetailReads = checkSmallRetail }
         if let resolveConflicts { config.barcode.resolveConflictingReads = resolveConflicts }
     }
 

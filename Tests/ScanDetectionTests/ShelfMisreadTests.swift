@@ -14,6 +14,8 @@ enum ShelfFixtures {
         var value: String
         /// What the base commit reported that is not in the frame.
         var baseMisreads: [String]
+        /// The pass the base's misread came from ("plain", "upscaled").
+        var pass: String
         var description: String { file }
     }
     static let directory = Fixtures.repositoryRoot.appendingPathComponent("Tests/Fixtures/generated/shelf")
@@ -23,7 +25,7 @@ enum ShelfFixtures {
         let list = Fixtures.generatedCases(in: directory, script: script, needs: "zint, python3-numpy, python3-pil, python3-segno")
         return list.map { e in
             Case(file: e["file"] as! String, type: e["type"] as! String, value: e["value"] as! String,
-                 baseMisreads: e["baseMisreads"] as! [String])
+                 baseMisreads: e["baseMisreads"] as! [String], pass: e["pass"] as! String)
         }
     }()
 
@@ -38,28 +40,30 @@ private func text(_ o: MetadataObject) -> String { o.payload.map { String(decodi
 /// Issue 15: blurred low-resolution EAN-13/UPC-A read as other digits with a valid check digit. On the base
 /// commit (cea8533) scand reported each `baseMisreads` value: two from the upscaled pass, read on 2 scan lines
 /// and confirmed by nothing; one from zbar's plain pass (17 scan lines) where zxing-cpp reads the right digits.
-/// The confirmation is opt-in (`confirmTransformedLinearReads`, `--confirm-transformed`: it costs noisy
-/// synthetic codes, docs/reader.md), so these tests turn it on; the default keeps the base's behaviour.
+/// The confirmation of transformed reads is on by default since 2026-11-24; the small-retail check that
+/// removes the plain-pass misread stays opt-in (`checkSmallRetailReads`, `--check-small-retail`: on the
+/// held-out shelf set it replaced a right read with a wrong one, docs/reader.md), so `confirming` turns it on.
 @Suite("Shelf-code misreads")
 struct ShelfMisreadTests {
     static let confirming: BarcodeConfiguration = {
         var c = BarcodeConfiguration()
-        c.confirmTransformedLinearReads = true
+        c.checkSmallRetailReads = true
         return c
     }()
     static let misreads = ShelfFixtures.cases.filter { !$0.baseMisreads.isEmpty }
     static let keepers = ShelfFixtures.cases.filter { $0.baseMisreads.isEmpty }
 
-    @Test("no wrong digits on still images with confirmation on; the base's settings (both rules off) give its misread",
+    @Test("no wrong digits on still images with both checks on; the base's settings (every rule off) give its misread",
           arguments: ShelfMisreadTests.misreads)
     func stillImage(_ c: ShelfFixtures.Case) throws {
         let frame = try ShelfFixtures.frame(c)
         let found = try BarcodeDetector(configuration: Self.confirming).detect(in: frame).map(text)
         #expect(found.allSatisfy { $0 == c.value }, "\(c.file): read \(found), truth \(c.value)")
 
-        #expect(!BarcodeConfiguration().confirmTransformedLinearReads)
+        #expect(BarcodeConfiguration().confirmTransformedLinearReads && !BarcodeConfiguration().checkSmallRetailReads)
         var base = BarcodeConfiguration()
         base.resolveConflictingReads = false
+        base.confirmTransformedLinearReads = false
         let unconfirmed = try BarcodeDetector(configuration: base).detect(in: frame).map(text)
         #expect(unconfirmed.contains { c.baseMisreads.contains($0) }, "\(c.file): without confirmation read \(unconfirmed)")
     }
@@ -72,6 +76,14 @@ struct ShelfMisreadTests {
         let found = try BarcodeDetector().detect(in: try ShelfFixtures.frame(c)).map(text)
         #expect(!found.contains { c.baseMisreads.contains($0) }, "read \(found)")
         #expect(found.allSatisfy { $0 == c.value }, "read \(found), truth \(c.value)")
+    }
+
+    /// The misreads that came from the upscaled pass need nothing opt-in any more.
+    @Test("the defaults alone give no wrong digits for the misreads of transformed passes",
+          arguments: ShelfMisreadTests.misreads.filter { $0.pass != "plain" })
+    func transformedByDefault(_ c: ShelfFixtures.Case) throws {
+        let found = try BarcodeDetector().detect(in: try ShelfFixtures.frame(c)).map(text)
+        #expect(found.allSatisfy { $0 == c.value }, "\(c.file): read \(found), truth \(c.value)")
     }
 
     @Test("codes only the upscaled pass reads are still read (confirmed by their scan-line count)",
@@ -93,9 +105,12 @@ struct ShelfMisreadTests {
         #expect(reads.allSatisfy { $0 == c.value }, "\(c.file): \(Set(reads)), confirmations \(detector.confirmations)")
     }
 
-    @Test("a transformed read two pass images agree on is confirmed; one seen once is not")
+    @Test("on a stream a transformed read two steps agree on is confirmed, one seen once is not; on a still image agreement is not enough")
     func secondPass() throws {
+        let still = BarcodeDetector(configuration: Self.confirming)
+        var stillPending = BarcodeDetector.PendingReads()
         let detector = BarcodeDetector(configuration: Self.confirming)
+        detector.streaming = true
         var pending = BarcodeDetector.PendingReads()
         let o = MetadataObject(type: .ean13, bounds: NormalizedRect(x: 0.4, y: 0.4, width: 0.2, height: 0.05),
                                corners: [NormalizedPoint(x: 0.4, y: 0.4), NormalizedPoint(x: 0.6, y: 0.4),
@@ -109,5 +124,9 @@ struct ShelfMisreadTests {
         #expect(try detector.confirm([o], pass: blank, base: blank, engine: .zbar, frameSize: size, source: "upscaled/0", pending: &pending).isEmpty)
         #expect(try detector.confirm([o], pass: blank, base: blank, engine: .zbar, frameSize: size, source: "thresholded/0", pending: &pending).count == 1)
         #expect(detector.confirmations["second pass"] == 1)
+        for source in ["upscaled/0", "thresholded/0", "downscaled/0"] {
+            #expect(try still.confirm([o], pass: blank, base: blank, engine: .zbar, frameSize: size, source: source, pending: &stillPending).isEmpty)
+        }
+        #expect(still.confirmations["second pass"] == nil)
     }
 }

@@ -34,24 +34,24 @@ import Glibc
         try """
         {"scanDensity": 4, "logLevel": "debug", "engine": "zxing", "faceCascade": "haar", "minFaceSize": 60,
          "tryInverted": false, "parallelDetectors": false, "preset": "vga640x480", "device": "/dev/video9",
-         "viewSize": "1080x1920", "orientation": "portrait", "presence": {"lostAfter": 3}, "confirmTransformed": true}
+         "viewSize": "1080x1920", "orientation": "portrait", "presence": {"lostAfter": 3}, "confirmTransformed": false}
         """.write(toFile: config, atomically: true, encoding: .utf8)
         let file = try effective(["--check-config", config])
         #expect(file["scanDensity"] as? Int == 4 && file["logLevel"] as? String == "debug" && file["engine"] as? String == "zxing")
         #expect(file["faceCascade"] as? String == "haar" && file["minFaceSize"] as? Int == 60 && file["tryInverted"] as? Bool == false)
         #expect(file["preset"] as? String == "vga640x480" && file["viewSize"] as? String == "1080x1920")
         #expect(file["orientation"] as? String == "portrait" && file["presence.lostAfter"] as? Double == 3)
-        #expect(file["parallelDetectors"] as? Bool == false && file["confirmTransformed"] as? Bool == true)
+        #expect(file["parallelDetectors"] as? Bool == false && file["confirmTransformed"] as? Bool == false)
         // Each flag at the very value that is the default still wins over the file.
         let flags = try effective(["--check-config", config, "--scan-density", "1", "--log-level", "warning", "--engine", "both",
                                    "--face-cascade", "lbp", "--min-face-size", "40", "--inverted", "--parallel-detectors",
                                    "--preset", "high", "--orientation", "landscapeRight", "--lost-after", "1",
-                                   "--no-confirm-transformed"])
+                                   "--confirm-transformed"])
         #expect(flags["scanDensity"] as? Int == 1 && flags["logLevel"] as? String == "warning" && flags["engine"] as? String == "both")
         #expect(flags["faceCascade"] as? String == "lbp" && flags["minFaceSize"] as? Int == 40 && flags["tryInverted"] as? Bool == true)
         #expect(flags["preset"] as? String == "high" && flags["orientation"] as? String == "landscapeRight")
         #expect(flags["presence.lostAfter"] as? Double == 1 && flags["parallelDetectors"] as? Bool == true)
-        #expect(flags["confirmTransformed"] as? Bool == false)
+        #expect(flags["confirmTransformed"] as? Bool == true)
         // A flag not given leaves the file's value.
         #expect(flags["viewSize"] as? String == "1080x1920")
     }

@@ -1,0 +1,109 @@
+import Foundation
+import Testing
+import ScanCapture
+import ScanCore
+import ScanTestSupport
+@testable import ScanDetection
+
+/// Frames of the held-out synthetic set that 23b8ae1 misread on a transformed pass (Tests/Fixtures/generated/
+/// transformed, made by Tests/Fixtures/make_transformed_fixtures.py): an ITF-14 read as its 8-digit
+/// Interleaved 2 of 5 prefix (upscaled pass, 2 scan lines), and a UPC-A read as a UPC-E (downscaled pass, 5 scan
+/// lines) whose symbol another pass image reads as the UPC-A; and two frames of a held-out shelf set where
+/// zxing-cpp reads one blurred UPC-E two ways on the plain pass.
+enum TransformedFixtures {
+    static let directory = Fixtures.repositoryRoot.appendingPathComponent("Tests/Fixtures/generated/transformed")
+    static let cases: [ShelfFixtures.Case] = Fixtures.generatedCases(
+        in: directory, script: "Tests/Fixtures/make_transformed_fixtures.py", needs: "zint, python3-numpy, python3-pil, python3-segno"
+    ).map { e in
+        ShelfFixtures.Case(file: e["file"] as! String, type: e["type"] as! String, value: e["value"] as! String,
+                           baseMisreads: e["baseMisreads"] as! [String], pass: e["pass"] as! String)
+    }
+
+    static func frame(_ c: ShelfFixtures.Case) throws -> Frame {
+        let source = try ImageSource(path: directory.appendingPathComponent(c.file).path)
+        return try #require(try source.nextFrame())
+    }
+}
+
+private func text(_ o: MetadataObject) -> String { o.payload.map { String(decoding: $0, as: UTF8.self) } ?? "" }
+
+@Suite("Transformed-pass misreads (held-out synthetic frames)")
+struct TransformedMisreadTests {
+    /// The value itself, or a UPC-A's 12 digits without the EAN-13 leading 0.
+    static func isRight(_ read: String, _ c: ShelfFixtures.Case) -> Bool {
+        read == c.value || (c.value.count == 13 && c.value.hasPrefix("0") && read == String(c.value.dropFirst()))
+    }
+
+    /// The base's settings: no confirmation, no conflict rule.
+    static let base: BarcodeConfiguration = {
+        var c = BarcodeConfiguration()
+        c.confirmTransformedLinearReads = false
+        c.resolveConflictingReads = false
+        return c
+    }()
+
+    @Test("the defaults report no wrong value; with the base's settings its misread comes back",
+          arguments: TransformedFixtures.cases)
+    func stillImage(_ c: ShelfFixtures.Case) throws {
+        let frame = try TransformedFixtures.frame(c)
+        let detector = BarcodeDetector()
+        let read = try detector.read(in: frame)
+        let found = read.objects.map(text)
+        #expect(found.allSatisfy { Self.isRight($0, c) }, "\(c.file): read \(found), truth \(c.value)")
+
+        let base = try BarcodeDetector(configuration: Self.base).read(in: frame)
+        #expect(base.objects.map(text).contains { c.baseMisreads.contains($0) }, "\(c.file): base settings read \(base.objects.map(text))")
+        #expect(base.pass?.rawValue == c.pass)
+    }
+
+    @Test("the UPC-E read inside a UPC-A is dropped for the conflict another pass image shows, not for its scan lines")
+    func conflictAcrossPasses() throws {
+        let c = try #require(TransformedFixtures.cases.first { $0.file == "blur-029.png" })
+        let detector = BarcodeDetector()
+        _ = try detector.read(in: try TransformedFixtures.frame(c))
+        #expect(detector.confirmations["conflict across passes", default: 0] >= 1, "\(detector.confirmations)")
+    }
+
+    @Test("zxing's two readings of one UPC-E symbol are both dropped, on the plain pass",
+          arguments: TransformedFixtures.cases.filter { $0.file.hasPrefix("shelf778") })
+    func zxingConflict(_ c: ShelfFixtures.Case) throws {
+        let detector = BarcodeDetector()
+        let found = try detector.read(in: try TransformedFixtures.frame(c)).objects.map(text)
+        #expect(!found.contains { c.baseMisreads.contains($0) }, "read \(found)")
+        #expect(detector.confirmations["zxing conflict", default: 0] >= 1, "\(detector.confirmations)")
+        var plainZXing = BarcodeConfiguration()
+        plainZXing.engine = .zxing
+        plainZXing.passes = [.plain]
+        #expect(try BarcodeDetector(configuration: plainZXing).detect(in: try TransformedFixtures.frame(c)).isEmpty)
+    }
+
+    /// At the stream's default scan-line spacing (every 2nd line at 480 lines) neither misread happens even
+    /// without confirmation, so the stream is read at every line, as a still image is.
+    @Test("on a stream read at every line (18 frames, one step per frame) no frame reports a wrong value; without the confirmation one does",
+          arguments: TransformedFixtures.cases)
+    func stream(_ c: ShelfFixtures.Case) throws {
+        let frame = try TransformedFixtures.frame(c)
+        var every = BarcodeConfiguration()
+        every.streamScanDensity = nil
+        let detector = BarcodeDetector(configuration: every)
+        var reads: [String] = []
+        for _ in 0..<18 { reads += try detector.detectStream(in: frame, steps: 1).map(text) }
+        #expect(reads.allSatisfy { Self.isRight($0, c) }, "\(c.file): \(Set(reads)), confirmations \(detector.confirmations)")
+        var off = Self.base
+        off.streamScanDensity = nil
+        let base = BarcodeDetector(configuration: off)
+        var baseReads: [String] = []
+        for _ in 0..<18 { baseReads += try base.detectStream(in: frame, steps: 1).map(text) }
+        #expect(baseReads.contains { c.baseMisreads.contains($0) }, "\(c.file): without confirmation \(Set(baseReads))")
+    }
+
+    @Test("boxes that touch, overlap or nest count as one symbol's; apart they do not")
+    func touch() {
+        let thin = NormalizedRect(x: 0.4, y: 0.42, width: 0.003, height: 0.09)
+        let wide = NormalizedRect(x: 0.4, y: 0.42, width: 0.49, height: 0.09)
+        #expect(BarcodeDetector.touch(thin, wide) && BarcodeDetector.touch(wide, thin))
+        #expect(BarcodeDetector.touch(NormalizedRect(x: 0, y: 0, width: 0.5, height: 0.1), NormalizedRect(x: 0.5, y: 0.1, width: 0.2, height: 0.1)))
+        #expect(!BarcodeDetector.touch(wide, NormalizedRect(x: 0.4, y: 0.6, width: 0.49, height: 0.09)))
+        #expect(!BarcodeDetector.touch(thin, NormalizedRect(x: 0.41, y: 0.42, width: 0.1, height: 0.09)))
+    }
+}
