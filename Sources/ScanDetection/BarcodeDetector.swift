@@ -678,19 +678,23 @@ public final class BarcodeDetector: MetadataDetector {
     /// Both run on every pass, on stills and streams.
     func checkRetailReads(_ found: [MetadataObject], image: PassImage, frameSize: PixelSize) throws -> [MetadataObject] {
         guard configuration.checkSmallRetailReads || configuration.resolveConflictingReads else { return found }
-        // Two different payloads of one retail type in overlapping boxes are one symbol read two ways: at least
-        // one is wrong. zxing's read of that type on the image decides; without one, neither is reported.
+        // Two different payloads of one linear type in overlapping boxes are one symbol read two ways: at least
+        // one is wrong (EAN/UPC first; since 2026-11-24 every linear type: a GS1 DataBar read two ways on 47 and
+        // 31 lines of one inverted frame). zxing's read of that type on the image decides; without one, neither is reported.
         // (A real phone photo of an ISBN, bench/reader/real_photos.py, gives zbar 9780071244763 on 17 scan lines
         // and 9180071844763 on 275: 1↔7 and 2↔8 swapped at two positions of weight 3, so the check digit holds.)
         let conflicted = !configuration.resolveConflictingReads ? [] : Set(found.indices.filter { i in
-            Self.retailModules[found[i].type] != nil && found.indices.contains { j in
+            found[i].type.isLinear && found.indices.contains { j in
                 j != i && found[j].type == found[i].type && found[j].payload != found[i].payload
                     && Self.sameSymbol(found[i].bounds, found[j].bounds)
             }
         })
         var arbiter: [[UInt8]] = []
-        if let first = conflicted.first {
-            arbiter = try ZXingReader.read(image.plane, types: [found[first].type]).filter { $0.type == found[first].type }.map(\.bytes)
+        let conflictedTypes = Set(conflicted.map { found[$0].type }).filter { ZXingReader.types.contains($0) }
+        if !conflicted.isEmpty {
+            if !conflictedTypes.isEmpty {
+                arbiter = try ZXingReader.read(image.plane, types: conflictedTypes).filter { conflictedTypes.contains($0.type) }.map(\.bytes)
+            }
             confirmations["conflict", default: 0] += 1
         }
         var out: [MetadataObject] = []
@@ -739,7 +743,7 @@ public final class BarcodeDetector: MetadataDetector {
     func dropConflicts(_ found: [MetadataObject]) -> [MetadataObject] {
         guard configuration.resolveConflictingReads else { return found }
         let out = found.filter { o in
-            !(Self.retailModules[o.type] != nil && found.contains { $0.type == o.type && $0.payload != o.payload
+            !(o.type.isLinear && found.contains { $0.type == o.type && $0.payload != o.payload
                 && Self.sameSymbol($0.bounds, o.bounds) })
         }
         if out.count != found.count { confirmations["zxing conflict", default: 0] += 1 }

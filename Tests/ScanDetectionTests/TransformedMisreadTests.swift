@@ -97,6 +97,32 @@ struct TransformedMisreadTests {
         #expect(baseReads.contains { c.baseMisreads.contains($0) }, "\(c.file): without confirmation \(Set(baseReads))")
     }
 
+    static func read(_ type: MetadataObjectType, _ value: String, x: Double, y: Double, width: Double, height: Double) -> MetadataObject {
+        MetadataObject(type: type, bounds: NormalizedRect(x: x, y: y, width: width, height: height),
+                       corners: [NormalizedPoint(x: x, y: y), NormalizedPoint(x: x + width, y: y),
+                                 NormalizedPoint(x: x + width, y: y + height), NormalizedPoint(x: x, y: y + height)],
+                       stringValue: value, payload: Array(value.utf8), quality: 5)
+    }
+
+    @Test("two payloads of one linear type on one symbol, with nothing to arbitrate, are both dropped; other symbols and types stay")
+    func conflictOnEveryLinearType() throws {
+        let size = PixelSize(width: 640, height: 480)
+        let blank = PassImage(plane: LumaPlane(width: 640, height: 480, bytes: [UInt8](repeating: 200, count: 640 * 480)),
+                              scaleX: 1, scaleY: 1, originX: 0, originY: 0)
+        let a = Self.read(.gs1DataBar, "0102105163519296", x: 0.3, y: 0.4, width: 0.2, height: 0.1)
+        let b = Self.read(.gs1DataBar, "0123420664165500", x: 0.49, y: 0.42, width: 0.01, height: 0.05)
+        let elsewhere = Self.read(.gs1DataBar, "0100012345678905", x: 0.3, y: 0.8, width: 0.2, height: 0.05)
+        let otherType = Self.read(.code128, "ABC-123", x: 0.3, y: 0.4, width: 0.2, height: 0.1)
+        let detector = BarcodeDetector()
+        let kept = try detector.checkRetailReads([a, b, elsewhere, otherType], image: blank, frameSize: size).compactMap(\.stringValue)
+        #expect(kept == ["0100012345678905", "ABC-123"], "kept \(kept)")
+        #expect(detector.dropConflicts([a, b, otherType]).compactMap(\.stringValue) == ["ABC-123"])
+        var off = BarcodeConfiguration()
+        off.resolveConflictingReads = false
+        #expect(try BarcodeDetector(configuration: off).checkRetailReads([a, b], image: blank, frameSize: size).count == 2)
+        #expect(BarcodeDetector(configuration: off).dropConflicts([a, b]).count == 2)
+    }
+
     @Test("boxes that touch, overlap or nest count as one symbol's; apart they do not")
     func touch() {
         let thin = NormalizedRect(x: 0.4, y: 0.42, width: 0.003, height: 0.09)
