@@ -101,11 +101,12 @@ public struct BarcodeConfiguration: Sendable, Hashable {
     /// chosen on the tuned shelf set, on the held-out one it replaced a right read (zbar, 16 scan lines) with
     /// a wrong one (zxing, 5) (docs/reader.md).
     public var checkSmallRetailReads: Bool = false
-    /// Two different payloads of one EAN/UPC type read on one symbol (overlapping boxes, one pass image) are
-    /// one symbol read two ways, so at least one is wrong: zxing-cpp's read of that type on the same image
-    /// decides, and with no zxing read neither is reported. On by default: zbar reads a blurred real photo of
-    /// an ISBN both ways, the wrong way on more scan lines (docs/reader.md, "Real photos"). It costs one zxing
-    /// call on the frames where it happens and nothing on the others.
+    /// Two different payloads of one linear type read on one symbol (overlapping boxes, one pass image) are
+    /// one symbol read two ways, so at least one is wrong: for zbar's reads zxing-cpp's read of that type on
+    /// the same image decides, and with no zxing read neither is reported; zxing's own two readings are both
+    /// dropped. On by default: zbar reads a blurred real photo of an ISBN both ways, the wrong way on more scan
+    /// lines (docs/reader.md, "Real photos"). It costs one zxing call on the frames where it happens and
+    /// nothing on the others. (EAN/UPC only until 2026-11-24.)
     public var resolveConflictingReads: Bool = true
     /// Decode Code 39 symbols that are Code 32 (Italian Pharmacode: 6 characters of its base-32 alphabet
     /// spelling 9 digits with a valid check digit) as "A" and the 9 digits, as printed under them; `value` and

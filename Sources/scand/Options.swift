@@ -89,7 +89,7 @@ struct DetectionOptions: ParsableArguments {
     @Flag(inversion: .prefixedNo, help: "Small EAN/UPC codes (module under 2.5 px) zbar reads get zxing-cpp's second opinion, which replaces zbar's digits when it differs (default off; see docs/reader.md).")
     var checkSmallRetail: Bool?
 
-    @Flag(inversion: .prefixedNo, help: "Two different EAN/UPC payloads read on one symbol: zxing-cpp decides, and without its read neither is reported (default on; see docs/reader.md).")
+    @Flag(inversion: .prefixedNo, help: "Two different payloads of one 1-D type read on one symbol: zxing-cpp decides, and without its read neither is reported (default on; see docs/reader.md).")
     var resolveConflicts: Bool?
 
     @Flag(inversion: .prefixedNo, help: "Cameras: shed optional work when late (code steps past the frame's deadline, the face-search slice after a late frame; default on).")
