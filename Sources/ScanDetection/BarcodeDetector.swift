@@ -545,10 +545,11 @@ public final class BarcodeDetector: MetadataDetector {
     /// 2. its quality: at least ``transformedQualityMargin`` scan lines;
     /// 3. the other engine reading the same type and payload around the code on the same pass image;
     /// 4. the same on the plain frame (`base`): zxing with `tryHarder`, then zbar on every line.
-    /// An EAN/UPC read confirmed only by the cheap evidence (1, 2) must also meet no conflict: no other image of
-    /// the frame may read other EAN/UPC digits on its symbol (``conflictsElsewhere(_:base:source:frameSize:)``;
-    /// a blur that misleads one pass image misleads the next the same way, so agreement and scan lines are
-    /// weak evidence there, and the other reading shows the symbol is ambiguous).
+    /// An EAN/UPC read of a lossy image (scaled, thresholded) confirmed only by the cheap evidence (1, 2) must
+    /// also meet no conflict: no other image of the frame may read other EAN/UPC digits on its symbol
+    /// (``conflictsElsewhere(_:base:source:frameSize:)``; a blur that misleads one pass image misleads the next
+    /// the same way, so agreement and scan lines are weak evidence there, and the other reading shows the
+    /// symbol is ambiguous).
     /// An unconfirmed read is remembered in `pending` and dropped.
     func confirm(_ found: [MetadataObject], pass: PassImage, base: PassImage, engine: BarcodeEngine, frameSize: PixelSize,
                  source: String, pending: inout PendingReads, stamp: Int = 0) throws -> [MetadataObject] {
@@ -565,7 +566,8 @@ public final class BarcodeDetector: MetadataDetector {
             else if engine == .zxing, try readsSame(o, on: pass, frameSize: frameSize, engine: .zbar) { how = "other engine" }
             else if try readsSame(o, on: base, frameSize: frameSize, engine: .zxing) { how = "plain zxing" }
             else if try readsSame(o, on: base, frameSize: frameSize, engine: .zbar) { how = "plain zbar" }
-            if how == "second pass" || how == "quality", Self.retailModules[o.type] != nil,
+            // (Not for the inverted frame: it loses nothing, so its reads stand as plain-pass reads do.)
+            if how == "second pass" || how == "quality", Self.retailModules[o.type] != nil, !source.hasPrefix("inverted/"),
                try conflictsElsewhere(o, base: base, source: source, frameSize: frameSize) {
                 confirmations["conflict across passes", default: 0] += 1
                 how = nil
@@ -614,7 +616,8 @@ public final class BarcodeDetector: MetadataDetector {
     /// passes scan them) reads an EAN/UPC payload other than `o`'s on `o`'s symbol (boxes that touch, in
     /// normalized frame coordinates). On a stream a payload found free of conflict is not checked again while
     /// it keeps being read (``rereadMemoryFrames``). Costs one zbar scan per pass image, only for EAN/UPC reads
-    /// confirmed by agreement or scan lines alone.
+    /// of lossy images confirmed by agreement or scan lines alone. (It scans whole images: zbar's box may mark
+    /// one end of the symbol only, so a crop around it missed the UPC-A a wrong UPC-E lay in.)
     func conflictsElsewhere(_ o: MetadataObject, base: PassImage, source: String, frameSize: PixelSize) throws -> Bool {
         guard let payload = o.payload else { return false }
         let key = RereadKey(type: o.type, bytes: payload)
