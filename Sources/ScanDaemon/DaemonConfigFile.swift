@@ -47,7 +47,7 @@ public struct DaemonConfigFile: Sendable, Equatable {
     public var confirmTransformed: Bool?
     /// zxing's second opinion on small EAN/UPC codes (`--check-small-retail`).
     public var checkSmallRetail: Bool?
-    /// Two EAN/UPC payloads on one symbol: zxing decides (`--resolve-conflicts`, default on).
+    /// Two payloads of one 1-D type on one symbol: zxing decides (`--resolve-conflicts`, default on).
     public var resolveConflicts: Bool?
     public var scanDensity: Int?
     public var models: String?

@@ -670,8 +670,9 @@ public final class BarcodeDetector: MetadataDetector {
 
     /// EAN/UPC codes whose module is narrower than this many pass pixels (by zbar's box) are checked by zxing.
     static let smallRetailModule = 2.5
-    /// The checks on one pass image's EAN/UPC reads. First the conflict rule
-    /// (``BarcodeConfiguration/resolveConflictingReads``, on by default): two payloads of one type on one symbol.
+    /// The checks on one pass image's zbar reads. First the conflict rule
+    /// (``BarcodeConfiguration/resolveConflictingReads``, on by default): two payloads of one linear type on one
+    /// symbol.
     /// Then, with ``BarcodeConfiguration/checkSmallRetailReads`` (off by default), the small-retail check:
     /// retail codes read with a module of fewer than ``smallRetailModule`` pixels get zxing's second opinion:
     /// zbar misreads blurred small EAN-13/UPC-A as other digits with a valid check digit (one of the 11
@@ -683,15 +684,11 @@ public final class BarcodeDetector: MetadataDetector {
         guard configuration.checkSmallRetailReads || configuration.resolveConflictingReads else { return found }
         // Two different payloads of one linear type in overlapping boxes are one symbol read two ways: at least
         // one is wrong (EAN/UPC first; since 2026-11-24 every linear type: a GS1 DataBar read two ways on 47 and
-        // 31 lines of one inverted frame). zxing's read of that type on the image decides; without one, neither is reported.
+        // 31 lines of one inverted frame). zxing's read of that type on the image decides; without one, neither
+        // is reported.
         // (A real phone photo of an ISBN, bench/reader/real_photos.py, gives zbar 9780071244763 on 17 scan lines
         // and 9180071844763 on 275: 1↔7 and 2↔8 swapped at two positions of weight 3, so the check digit holds.)
-        let conflicted = !configuration.resolveConflictingReads ? [] : Set(found.indices.filter { i in
-            found[i].type.isLinear && found.indices.contains { j in
-                j != i && found[j].type == found[i].type && found[j].payload != found[i].payload
-                    && Self.sameSymbol(found[i].bounds, found[j].bounds)
-            }
-        })
+        let conflicted = !configuration.resolveConflictingReads ? [] : Self.conflicted(found)
         var arbiter: [[UInt8]] = []
         let conflictedTypes = Set(conflicted.map { found[$0].type }).filter { ZXingReader.types.contains($0) }
         if !conflicted.isEmpty {
@@ -745,12 +742,21 @@ public final class BarcodeDetector: MetadataDetector {
     /// 7 lines and 12284117 on 3), and there is no second zxing to ask, so neither read is reported.
     func dropConflicts(_ found: [MetadataObject]) -> [MetadataObject] {
         guard configuration.resolveConflictingReads else { return found }
-        let out = found.filter { o in
-            !(o.type.isLinear && found.contains { $0.type == o.type && $0.payload != o.payload
-                && Self.sameSymbol($0.bounds, o.bounds) })
-        }
-        if out.count != found.count { confirmations["zxing conflict", default: 0] += 1 }
-        return out
+        let conflicted = Self.conflicted(found)
+        guard !conflicted.isEmpty else { return found }
+        confirmations["zxing conflict", default: 0] += 1
+        return found.indices.filter { !conflicted.contains($0) }.map { found[$0] }
+    }
+
+    /// The indices of linear reads in `found` that another read of the same type, with another payload, shares a
+    /// symbol with (``sameSymbol(_:_:)``): one symbol read two ways.
+    static func conflicted(_ found: [MetadataObject]) -> Set<Int> {
+        Set(found.indices.filter { i in
+            found[i].type.isLinear && found.indices.contains { j in
+                j != i && found[j].type == found[i].type && found[j].payload != found[i].payload
+                    && sameSymbol(found[i].bounds, found[j].bounds)
+            }
+        })
     }
 
     /// Whether two 1-D reads' boxes (normalized frame coordinates; zbar's are thin bands of scan-line

@@ -83,7 +83,7 @@ struct DetectionOptions: ParsableArguments {
     @Flag(name: .customLong("code32"), inversion: .prefixedNo, help: "Decode Code 39 symbols that are Code 32 (Italian Pharmacode) as \"A\" + 9 digits; default: off (see docs/reader.md).")
     var code32: Bool?
 
-    @Flag(inversion: .prefixedNo, help: "Hold back 1-D reads from transformed passes (inverted, scaled, thresholded) until a second pass, 3+ scan lines or the other engine confirms them (default on; see docs/reader.md).")
+    @Flag(inversion: .prefixedNo, help: "Hold back 1-D reads from transformed passes (inverted, scaled, thresholded) until 3+ scan lines, the other engine or (on streams) a second frame confirms them (default on; see docs/reader.md).")
     var confirmTransformed: Bool?
 
     @Flag(inversion: .prefixedNo, help: "Small EAN/UPC codes (module under 2.5 px) zbar reads get zxing-cpp's second opinion, which replaces zbar's digits when it differs (default off; see docs/reader.md).")
