@@ -25,9 +25,13 @@ public enum ReaderPass: String, Sendable, Hashable, CaseIterable {
     /// a specular band with moiré (phone screens). Reads 2-D codes only (QR, Micro QR, Data Matrix, Aztec,
     /// PDF417); only for frames up to ``BarcodeConfiguration/maximumUpscaleSide``.
     case upscaledThresholded = "upscaled-thresholded"
+    /// Turned so that bar-like texture at an angle stands upright: 1-D codes at 7–83° from the frame's axes,
+    /// whose bars are too short for zbar's horizontal and vertical scan lines to cross whole (up to two
+    /// directions per frame, found from the image's gradients). Reads 1-D codes only.
+    case deskewed
 
     /// The default order.
-    public static let standard: [ReaderPass] = [.plain, .inverted, .downscaled, .upscaled, .thresholded, .upscaledThresholded]
+    public static let standard: [ReaderPass] = [.plain, .inverted, .downscaled, .upscaled, .thresholded, .deskewed, .upscaledThresholded]
 }
 
 /// How codes are read. Defaults read everything the engines can, including inverted codes.
@@ -41,7 +45,7 @@ public struct BarcodeConfiguration: Sendable, Hashable {
     public var scanDensity: Int
     /// Minimum symbol length for Interleaved 2 of 5 (fragments of longer codes are shorter).
     public var minimumI25Length: Int
-    /// Extra passes (downscaled, upscaled, thresholded, upscaled-thresholded) on frames where nothing decodes. When false only
+    /// Extra passes (downscaled, upscaled, thresholded, deskewed, upscaled-thresholded) on frames where nothing decodes. When false only
     /// `plain` and `inverted` run.
     public var extraPasses: Bool
     /// Engine(s) to read with.

@@ -193,20 +193,18 @@ public final class BarcodeDetector: MetadataDetector {
                     // Formats zbar cannot read are always looked for on the plain frame: zxing's quick look
                     // (no tryHarder, fixed threshold: ≈ half the cost) when zbar reads the frame, its full
                     // search for every enabled format when zbar reads nothing.
-                    found = try checkRetailReads(scanZBar(image, frameSize: frame.size, density: density, matrixOnly: false).filter(accept),
-                                                      image: image, frameSize: frame.size)
+                    found = try zbarReads(image, pass: pass, base: base, frameSize: frame.size, density: density, matrixOnly: false)
                     if found.isEmpty {
-                        found = dropConflicts(try scanZXing(image, types: zxingEnabled, frameSize: frame.size))
+                        found = try zxingPassReads(image, pass: pass, base: base, types: zxingEnabled, frameSize: frame.size, density: density)
                         engine = .zxing
                     } else {
                         extra = try scanZXing(image, types: zxingOnly, frameSize: frame.size, quick: true)
                     }
                 } else {
-                    found = try checkRetailReads(scanZBar(image, frameSize: frame.size, density: density, matrixOnly: pass.matrixOnly).filter(accept),
-                                                      image: image, frameSize: frame.size)
+                    found = try zbarReads(image, pass: pass, base: base, frameSize: frame.size, density: density, matrixOnly: pass.matrixOnly)
                 }
                 if !alongside && found.isEmpty && !zxingEnabled.isEmpty {
-                    found = dropConflicts(try scanZXing(image, types: zxingTypes(pass), frameSize: frame.size))
+                    found = try zxingPassReads(image, pass: pass, base: base, types: zxingTypes(pass), frameSize: frame.size, density: density)
                     engine = .zxing
                 }
                 found = Self.suppressFragments(found.filter(accept))
@@ -234,7 +232,8 @@ public final class BarcodeDetector: MetadataDetector {
         var out: [StreamStep] = []
         let zxing = !zxingEnabled.isEmpty
         for pass in effectivePasses {
-            let images = pass == .plain || pass == .inverted ? 1 : (configuration.tryInverted ? 2 : 1)
+            let images = pass == .plain || pass == .inverted ? 1
+                : pass == .deskewed ? Self.deskewDirections : (configuration.tryInverted ? 2 : 1)
             for image in 0..<images {
                 if pass != .plain && !zbarEnabled.isEmpty { out.append(StreamStep(pass: pass, image: image, engine: .zbar)) }
                 if zxing { out.append(StreamStep(pass: pass, image: image, engine: .zxing)) }
@@ -292,8 +291,8 @@ public final class BarcodeDetector: MetadataDetector {
         guard let base = startFrame(frame, rectOfInterest: rectOfInterest) else { return BarcodeRead() }
         let density = streamDensity(for: frame.size)
         if !zbarEnabled.isEmpty {
-            let found = Self.suppressFragments(try checkRetailReads(
-                scanZBar(base, frameSize: frame.size, density: density, matrixOnly: false).filter(accept), image: base, frameSize: frame.size))
+            let found = Self.suppressFragments(try zbarReads(base, pass: .plain, base: base, frameSize: frame.size,
+                                                             density: density, matrixOnly: false))
             if !found.isEmpty { return BarcodeRead(objects: found, pass: .plain, engine: .zbar) }
         }
         let all = streamSteps(longSide: max(base.plane.width, base.plane.height))
@@ -327,10 +326,11 @@ public final class BarcodeDetector: MetadataDetector {
             let image = images[step.image]
             var found: [MetadataObject]
             if step.engine == .zbar {
-                found = try checkRetailReads(scanZBar(image, frameSize: frame.size, density: step.pass == .upscaled ? 2 * density : density,
-                                                           matrixOnly: step.pass.matrixOnly).filter(accept), image: image, frameSize: frame.size)
+                found = try zbarReads(image, pass: step.pass, base: base, frameSize: frame.size,
+                                      density: step.pass == .upscaled ? 2 * density : density, matrixOnly: step.pass.matrixOnly)
             } else {
-                found = dropConflicts(try scanZXing(image, types: zxingTypes(step.pass), frameSize: frame.size))
+                found = try zxingPassReads(image, pass: step.pass, base: base, types: zxingTypes(step.pass), frameSize: frame.size,
+                                           density: step.pass == .upscaled ? 2 * density : density)
             }
             found = Self.suppressFragments(found.filter(accept))
             if step.pass != .plain {
@@ -360,12 +360,13 @@ public final class BarcodeDetector: MetadataDetector {
         case .downscaled:
             guard p.width >= 64, p.height >= 64,
                   let d = ImageOps.resized(p, width: p.width / 2, height: p.height / 2, interpolation: 0) else { return [] }
-            images.append(PassImage(plane: d, scaleX: Double(d.width) / Double(p.width), scaleY: Double(d.height) / Double(p.height),
-                                    originX: base.originX, originY: base.originY))
+            var i = base; i.plane = d
+            images.append(i.rescaled(by: Double(d.width) / Double(p.width), Double(d.height) / Double(p.height)))
         case .upscaled:
             guard max(p.width, p.height) <= configuration.maximumUpscaleSide,
                   let u = ImageOps.resized(p, width: p.width * 2, height: p.height * 2, interpolation: 1) else { return [] }
-            images.append(PassImage(plane: u, scaleX: 2, scaleY: 2, originX: base.originX, originY: base.originY))
+            var i = base; i.plane = u
+            images.append(i.rescaled(by: 2, 2))
         case .thresholded:
             var block = max(p.width, p.height) / 24
             block = min(101, max(15, block | 1))
@@ -379,12 +380,101 @@ public final class BarcodeDetector: MetadataDetector {
                   let u = ImageOps.resized(p, width: p.width * 2, height: p.height * 2, interpolation: 1) else { return [] }
             let block = min(101, max(15, (max(u.width, u.height) / 40) | 1))
             guard let t = ImageOps.thresholded(u, block: block, c: Self.upscaledThresholdBias) else { return [] }
-            images.append(PassImage(plane: t, scaleX: 2, scaleY: 2, originX: base.originX, originY: base.originY))
+            var i = base; i.plane = t
+            images.append(i.rescaled(by: 2, 2))
+        case .deskewed:
+            return deskewedImages(base)
         }
         if configuration.tryInverted, let first = images.first {
             var i = first; i.plane = first.plane.inverted(); images.append(i)
         }
         return images
+    }
+
+    /// How many directions the deskewed pass turns a frame to, at most.
+    static let deskewDirections = 2
+    /// Bar directions closer than this to the frame's axes (degrees) are left to the other passes: zbar's scan
+    /// lines cross a code tilted that little whole unless its bars are very short.
+    static let deskewMinimumTilt = 7.0
+
+    /// The deskewed pass's images: `base` turned so that each of the strongest bar-like directions in it
+    /// (``ImageOps/barOrientations(_:block:minimumCoherence:minimumBlocks:capacity:)``: 8-pixel blocks whose
+    /// gradients agree, at least 6 of them within 5°) that is at least ``deskewMinimumTilt`` off the frame's
+    /// axes lies along x (upright bars). The corners outside the frame are filled with the frame's mean grey.
+    func deskewedImages(_ base: PassImage) -> [PassImage] {
+        let p = base.plane
+        guard p.width >= 32, p.height >= 32 else { return [] }
+        let directions = ImageOps.barOrientations(p, block: 8, minimumCoherence: 0.75, minimumBlocks: 6, capacity: 4)
+        var out: [PassImage] = []
+        for d in directions {
+            let off = d.degrees.truncatingRemainder(dividingBy: 90)
+            guard min(off, 90 - off) >= Self.deskewMinimumTilt else { continue }
+            guard let turned = base.turned(by: -d.degrees, border: ImageOps.meanLevel(p)) else { continue }
+            out.append(turned)
+            if out.count == Self.deskewDirections { break }
+        }
+        return out
+    }
+
+    /// zbar's reads of one pass image, after the filters (``accept(_:)``), the check against the deskewed pass
+    /// (``checkAgainstDeskewed(_:pass:base:frameSize:density:)``) and the conflict and small-retail checks
+    /// (``checkRetailReads(_:image:frameSize:)``), in that order.
+    func zbarReads(_ image: PassImage, pass: ReaderPass, base: PassImage, frameSize: PixelSize, density: Int,
+                   matrixOnly: Bool) throws -> [MetadataObject] {
+        let found = scanZBar(image, frameSize: frameSize, density: density, matrixOnly: matrixOnly).filter(accept)
+        return try checkRetailReads(checkAgainstDeskewed(found, pass: pass, base: base, frameSize: frameSize,
+                                                         density: Self.frameDensity(pass, density)),
+                                    image: image, frameSize: frameSize)
+    }
+
+    /// zxing-cpp's reads of one pass image of `types`, after its own conflict rule (``dropConflicts(_:)``),
+    /// the filters (``accept(_:)``) and the check against the deskewed pass (zxing too reads part of a tilted
+    /// Interleaved 2 of 5, on the downscaled image of a stream frame). `density` is zbar's for `pass`.
+    func zxingPassReads(_ image: PassImage, pass: ReaderPass, base: PassImage, types: Set<MetadataObjectType>,
+                        frameSize: PixelSize, density: Int) throws -> [MetadataObject] {
+        let found = dropConflicts(try scanZXing(image, types: types, frameSize: frameSize)).filter(accept)
+        return checkAgainstDeskewed(found, pass: pass, base: base, frameSize: frameSize, density: Self.frameDensity(pass, density))
+    }
+
+    /// zbar's scan-line spacing for frame-scale images given `density` for `pass` (the upscaled image is
+    /// scanned on every 2nd line of 2).
+    static func frameDensity(_ pass: ReaderPass, _ density: Int) -> Int {
+        pass == .upscaled ? max(1, density / 2) : density
+    }
+
+    /// zbar's 1-D reads on fewer scan lines than this are checked against the deskewed pass
+    /// (``checkAgainstDeskewed(_:pass:base:frameSize:density:)``).
+    static let deskewCheckBelowQuality = 3
+
+    /// zbar's 1-D reads on few scan lines (below ``deskewCheckBelowQuality``) checked against the deskewed
+    /// images of the frame: a horizontal scan line crossing a tilted code with short bars enters and leaves it
+    /// through its long sides, and Interleaved 2 of 5 (no check digit, any even length) and Codabar then read
+    /// the part crossed as a shorter code (held-out synthetic sets: "903922" of "56903922" at 20°, on 2 lines).
+    /// When zbar reads the same kind of code (I2/5 and ITF-14 are one kind) on a deskewed image, on at least
+    /// ``transformedQualityMargin`` lines, where the read lies, with a longer payload, that read replaces this
+    /// one; with the same payload, a shorter one or nothing there, this one stands. zbar's reads of `pass` only
+    /// (not of the deskewed pass itself), before zxing's checks. Costs one orientation estimate and up to two
+    /// turned zbar scans, on frames with such a read only.
+    func checkAgainstDeskewed(_ found: [MetadataObject], pass: ReaderPass, base: PassImage, frameSize: PixelSize,
+                              density: Int) -> [MetadataObject] {
+        guard pass != .deskewed, configuration.passes.contains(.deskewed), configuration.extraPasses,
+              found.contains(where: { $0.type.isLinear && ($0.quality ?? Int.max) < Self.deskewCheckBelowQuality }) else { return found }
+        let reads = deskewedImages(base).flatMap {
+            scanZBar($0, frameSize: frameSize, density: density, matrixOnly: false).filter(accept)
+        }.filter { ($0.quality ?? 0) >= Self.transformedQualityMargin }
+        func kind(_ t: MetadataObjectType) -> MetadataObjectType { t == .itf14 ? .interleaved2of5 : t }
+        var out: [MetadataObject] = []
+        for o in found {
+            guard o.type.isLinear, (o.quality ?? Int.max) < Self.deskewCheckBelowQuality else { out.append(o); continue }
+            let there = reads.filter {
+                kind($0.type) == kind(o.type) && Self.touch($0.bounds, o.bounds) && ($0.payload?.count ?? 0) > (o.payload?.count ?? 0)
+            }
+            if there.isEmpty { out.append(o); continue }
+            confirmations["deskewed replaced", default: 0] += 1
+            if let best = there.max(by: { ($0.quality ?? 0) < ($1.quality ?? 0) }),
+               !out.contains(where: { $0.type == best.type && $0.payload == best.payload }) { out.append(best) }
+        }
+        return out
     }
 
     /// The `upscaledThresholded` pass's bias: a pixel turns dark only when this far below its local mean.
@@ -411,7 +501,8 @@ public final class BarcodeDetector: MetadataDetector {
 
     /// The types zxing-cpp looks for on `pass`.
     func zxingTypes(_ pass: ReaderPass) -> Set<MetadataObjectType> {
-        pass.matrixOnly ? zxingEnabled.intersection(Self.matrixTypes) : zxingEnabled
+        pass.matrixOnly ? zxingEnabled.intersection(Self.matrixTypes)
+            : pass.linearOnly ? zxingEnabled.filter(\.isLinear) : zxingEnabled
     }
 
     /// 2-D symbologies: all that the `upscaledThresholded` pass looks for.
@@ -601,9 +692,7 @@ public final class BarcodeDetector: MetadataDetector {
                                     width: min(image.plane.width, region.x + region.width) - max(0, region.x),
                                     height: min(image.plane.height, region.y + region.height) - max(0, region.y))
             guard clipped.width > 8, clipped.height > 2 else { return false }
-            let crop = PassImage(plane: image.plane.cropped(to: clipped), scaleX: image.scaleX, scaleY: image.scaleY,
-                                 originX: image.originX + Double(clipped.x) / image.scaleX,
-                                 originY: image.originY + Double(clipped.y) / image.scaleY)
+            let crop = image.cropped(to: clipped)
             return scanZBar(crop, frameSize: frameSize, density: 1, matrixOnly: false).contains { r in
                 r.type == o.type && (r.payload == o.payload
                     || (o.type == .code128 && r.payload?.map { $0 & 0x7F } == o.payload?.map { $0 & 0x7F }))
@@ -653,8 +742,8 @@ public final class BarcodeDetector: MetadataDetector {
     /// `o`'s box on `image` (pass pixels), widened by a sixth of its length and 16 pixels on each side.
     static func region(around o: MetadataObject, on image: PassImage, frameSize: PixelSize, widen: Double = 1.0 / 6) -> PixelRect {
         let W = Double(frameSize.width), H = Double(frameSize.height)
-        let xs = o.corners.map { ($0.x * W - image.originX) * image.scaleX }
-        let ys = o.corners.map { ($0.y * H - image.originY) * image.scaleY }
+        let points = o.corners.map { image.fromFrame($0.x * W, $0.y * H) }
+        let xs = points.map(\.0), ys = points.map(\.1)
         let x0 = xs.min() ?? 0, x1 = xs.max() ?? 0, y0 = ys.min() ?? 0, y1 = ys.max() ?? 0
         let m = max(x1 - x0, y1 - y0) * widen + 16
         return PixelRect(x: Int((x0 - m).rounded(.down)), y: Int((y0 - m).rounded(.down)),
@@ -706,7 +795,8 @@ public final class BarcodeDetector: MetadataDetector {
             guard configuration.checkSmallRetailReads else { out.append(o); continue }
             guard let modules = Self.retailModules[o.type], let payload = o.payload else { out.append(o); continue }
             let W = Double(frameSize.width), H = Double(frameSize.height)
-            let xs = o.corners.map { $0.x * W * image.scaleX }, ys = o.corners.map { $0.y * H * image.scaleY }
+            let points = o.corners.map { image.fromFrame($0.x * W, $0.y * H) }
+            let xs = points.map(\.0), ys = points.map(\.1)
             let length = max((xs.max() ?? 0) - (xs.min() ?? 0), (ys.max() ?? 0) - (ys.min() ?? 0))
             guard length / Double(modules) < Self.smallRetailModule else { out.append(o); continue }
             // On a stream a code in view is read frame after frame: checked once, then trusted while it keeps
@@ -925,6 +1015,8 @@ public final class BarcodeDetector: MetadataDetector {
 extension ReaderPass {
     /// Passes that look for 2-D codes only (QR, Micro QR, Data Matrix, Aztec, PDF417).
     var matrixOnly: Bool { self == .upscaledThresholded }
+    /// Reads 1-D codes only (zxing looks for linear formats only).
+    var linearOnly: Bool { self == .deskewed }
 }
 
 /// GS1 check digits (EAN/UPC/ITF-14 mod-10).

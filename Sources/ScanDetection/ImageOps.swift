@@ -1,18 +1,74 @@
+import Foundation
 import ScanCore
 internal import CScanOpenCV
 
 /// A picture derived from a frame region for one reader pass, with the map from its pixels back to the frame.
 struct PassImage {
     var plane: LumaPlane
-    /// Frame pixel = origin + pass pixel / scale (per axis).
-    var scaleX: Double
-    var scaleY: Double
-    var originX: Double
-    var originY: Double
+    /// The affine map from this image's pixels to frame pixels: frame x = a·x + b·y + c, frame y = d·x + e·y + f
+    /// (a scaled pass: a = 1/scale, b = d = 0, (c, f) = origin; the deskewed pass adds a rotation).
+    private(set) var map: (a: Double, b: Double, c: Double, d: Double, e: Double, f: Double)
+
+    /// An image whose pixel (x, y) is frame pixel (origin + (x, y) / scale), per axis.
+    init(plane: LumaPlane, scaleX: Double, scaleY: Double, originX: Double, originY: Double) {
+        self.plane = plane
+        map = (1 / scaleX, 0, originX, 0, 1 / scaleY, originY)
+    }
 
     /// Maps a point in this image's pixels to frame pixels.
     func toFrame(_ x: Double, _ y: Double) -> (Double, Double) {
-        (originX + x / scaleX, originY + y / scaleY)
+        (map.a * x + map.b * y + map.c, map.d * x + map.e * y + map.f)
+    }
+
+    /// Maps a point in frame pixels to this image's pixels.
+    func fromFrame(_ x: Double, _ y: Double) -> (Double, Double) {
+        let det = map.a * map.e - map.b * map.d
+        let u = x - map.c, v = y - map.f
+        return ((map.e * u - map.b * v) / det, (map.a * v - map.d * u) / det)
+    }
+
+    /// Pass pixels per frame pixel along this image's axes (the scale of a scaled pass).
+    var scale: Double { 1 / (map.a * map.a + map.d * map.d).squareRoot() }
+
+    /// This map for an image resampled from this one by `sx`, `sy` new pixels per old pixel (the plane is the
+    /// caller's to set).
+    func rescaled(by sx: Double, _ sy: Double) -> PassImage {
+        var out = self
+        out.map.a = map.a / sx; out.map.b = map.b / sy
+        out.map.d = map.d / sx; out.map.e = map.e / sy
+        return out
+    }
+
+    /// The part of this image within `rect` (this image's pixels, inside the image), with its map.
+    func cropped(to rect: PixelRect) -> PassImage {
+        var out = self
+        out.plane = plane.cropped(to: rect)
+        let x = Double(rect.x), y = Double(rect.y)
+        out.map.c = map.a * x + map.b * y + map.c
+        out.map.f = map.d * x + map.e * y + map.f
+        return out
+    }
+
+    /// This image turned by `degrees` (image axes, y down: positive turns x towards y) about its centre, into
+    /// a `width`×`height` image with the same centre: the new image's pixel p shows this image's pixel
+    /// R(−degrees)·(p − new centre) + old centre. Pixels from outside are `border`. nil when OpenCV fails.
+    func turned(by degrees: Double, border: UInt8) -> PassImage? {
+        let t = degrees * Double.pi / 180, cosT = cos(t), sinT = sin(t)
+        let w = Double(plane.width), h = Double(plane.height)
+        let nw = Int((abs(w * cosT) + abs(h * sinT)).rounded(.up)), nh = Int((abs(w * sinT) + abs(h * cosT)).rounded(.up))
+        guard nw > 0, nh > 0 else { return nil }
+        // Forward (this → turned): q = R(p − c) + c'.
+        let cx = w / 2, cy = h / 2, ncx = Double(nw) / 2, ncy = Double(nh) / 2
+        let m = [cosT, -sinT, ncx - (cosT * cx - sinT * cy), sinT, cosT, ncy - (sinT * cx + cosT * cy)]
+        guard let turned = ImageOps.warped(plane, width: nw, height: nh, map: m, border: border) else { return nil }
+        // Inverse (turned → this): p = Rᵀ(q − c') + c; then this image's map to the frame.
+        let ia = cosT, ib = sinT, ic = cx - (cosT * ncx + sinT * ncy)
+        let id = -sinT, ie = cosT, iff = cy - (-sinT * ncx + cosT * ncy)
+        var out = self
+        out.plane = turned
+        out.map = (map.a * ia + map.b * id, map.a * ib + map.b * ie, map.a * ic + map.b * iff + map.c,
+                   map.d * ia + map.e * id, map.d * ib + map.e * ie, map.d * ic + map.e * iff + map.f)
+        return out
     }
 }
 
@@ -33,6 +89,46 @@ enum ImageOps {
             scv_adaptive_threshold(src, Int32(plane.width), Int32(plane.height), Int32(plane.stride),
                                    dst, Int32(block), c)
         }
+    }
+
+    /// `plane` warped by the 2×3 row-major affine `map` (its pixels to the new image's), bilinear, into a
+    /// `width`×`height` image; pixels from outside `plane` are `border`.
+    static func warped(_ plane: LumaPlane, width: Int, height: Int, map: [Double], border: UInt8) -> LumaPlane? {
+        guard width > 0, height > 0, map.count == 6 else { return nil }
+        return map.withUnsafeBufferPointer { m in
+            apply(plane, width: width, height: height) { src, dst in
+                scv_warp_affine(src, Int32(plane.width), Int32(plane.height), Int32(plane.stride),
+                                dst, Int32(width), Int32(height), m.baseAddress, Int32(border))
+            }
+        }
+    }
+
+    /// The gradient directions of bar-like texture in `plane` (``scv_bar_orientations``): degrees in
+    /// [0, 180), image axes (0: vertical bars), strongest first, each with its count of `block`-pixel blocks.
+    static func barOrientations(_ plane: LumaPlane, block: Int, minimumCoherence: Double, minimumBlocks: Int,
+                                capacity: Int) -> [(degrees: Double, blocks: Double)] {
+        var angles = [Double](repeating: 0, count: capacity), support = [Double](repeating: 0, count: capacity)
+        var count: Int32 = 0
+        let status = plane.bytes.withUnsafeBufferPointer { src in
+            angles.withUnsafeMutableBufferPointer { a in
+                support.withUnsafeMutableBufferPointer { s in
+                    scv_bar_orientations(src.baseAddress, Int32(plane.width), Int32(plane.height), Int32(plane.stride),
+                                         Int32(block), minimumCoherence, Int32(minimumBlocks),
+                                         a.baseAddress, s.baseAddress, Int32(capacity), &count)
+                }
+            }
+        }
+        guard status == SCV_OK else { return [] }
+        return (0..<Int(count)).map { (angles[$0], support[$0]) }
+    }
+
+    /// The mean grey level of `plane` (every 4th pixel of every 4th row).
+    static func meanLevel(_ plane: LumaPlane) -> UInt8 {
+        var sum = 0, n = 0
+        for y in stride(from: 0, to: plane.height, by: 4) {
+            for x in stride(from: 0, to: plane.width, by: 4) { sum += Int(plane[x, y]); n += 1 }
+        }
+        return n == 0 ? 128 : UInt8(sum / n)
     }
 
     /// Lends `plane`'s bytes and a new packed `width`×`height` buffer to `op` (a CScanOpenCV call) for the

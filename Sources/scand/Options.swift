@@ -38,10 +38,10 @@ struct DetectionOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Barcode engine: zbar, zxing, or both (default; zbar first, zxing-cpp where zbar reads nothing and for Data Matrix, Aztec, PDF417, Micro QR).", valueName: "engine"))
     var engine: BarcodeEngine?
 
-    @Option(name: .long, help: ArgumentHelp("Reader passes in order, tried only while nothing has decoded: plain,inverted,downscaled,upscaled,thresholded,upscaled-thresholded (default all).", valueName: "passes"))
+    @Option(name: .long, help: ArgumentHelp("Reader passes in order, tried only while nothing has decoded: plain,inverted,downscaled,upscaled,thresholded,deskewed,upscaled-thresholded (default all).", valueName: "passes"))
     var passes: String?
 
-    @Flag(inversion: .prefixedNo, help: "Extra passes (downscaled, upscaled, thresholded, upscaled-thresholded) after plain and inverted (default on).")
+    @Flag(inversion: .prefixedNo, help: "Extra passes (downscaled, upscaled, thresholded, deskewed, upscaled-thresholded) after plain and inverted (default on).")
     var extraPasses: Bool?
 
     @Option(name: .long, help: ArgumentHelp("Minimum Codabar length, start/stop characters included (default 6).", valueName: "n"))

@@ -34,11 +34,12 @@ struct TransformedMisreadTests {
         read == c.value || (c.value.count == 13 && c.value.hasPrefix("0") && read == String(c.value.dropFirst()))
     }
 
-    /// The base's settings: no confirmation, no conflict rule.
+    /// The base's settings: no confirmation, no conflict rule, no deskewed pass.
     static let base: BarcodeConfiguration = {
         var c = BarcodeConfiguration()
         c.confirmTransformedLinearReads = false
         c.resolveConflictingReads = false
+        c.passes = ReaderPass.standard.filter { $0 != .deskewed }
         return c
     }()
 

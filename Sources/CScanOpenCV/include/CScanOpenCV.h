@@ -86,6 +86,19 @@ scv_status scv_gaussian_blur(const uint8_t *src, int width, int height, int stri
 /** Histogram equalisation into dst (packed). */
 scv_status scv_equalize(const uint8_t *src, int width, int height, int stride, uint8_t *dst);
 
+/** Affine warp of src into dst (dw×dh, packed), bilinear; `m` is the 2×3 row-major map from src pixels to dst
+ *  pixels; pixels from outside src are `border` (0–255). */
+scv_status scv_warp_affine(const uint8_t *src, int width, int height, int stride, uint8_t *dst, int dst_width, int dst_height,
+                           const double *m, int border);
+/** The dominant gradient orientations of bar-like texture (1-D codes): the image is cut into `block`×`block`
+ *  blocks; a block whose structure tensor has coherence >= min_coherence (and some gradient at all) votes for
+ *  its gradient direction. Writes up to `capacity` peak directions, strongest first, at least 10 degrees
+ *  apart, each with at least `min_blocks` votes within 5 degrees: `angles` in degrees in [0, 180) (image
+ *  axes, y down: 0 = the gradient runs along x, i.e. vertical bars), `support` the votes; `count` how many. */
+scv_status scv_bar_orientations(const uint8_t *src, int width, int height, int stride, int block,
+                                double min_coherence, int min_blocks,
+                                double *angles, double *support, int capacity, int *count);
+
 /// The OpenCV version scand was built against (CV_VERSION, "4.6.0"), a static string.
 const char *scv_opencv_version(void);
 
