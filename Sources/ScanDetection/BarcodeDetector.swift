@@ -391,6 +391,9 @@ public final class BarcodeDetector: MetadataDetector {
         return images
     }
 
+    /// The deskewed pass turns frames (or rects of interest) of at most this many pixels on the long side; larger
+    /// ones are scaled down to it first.
+    static let deskewMaximumSide = 1920
     /// How many directions the deskewed pass turns a frame to, at most.
     static let deskewDirections = 2
     /// Bar directions closer than this to the frame's axes (degrees) are left to the other passes: zbar's scan
@@ -402,6 +405,18 @@ public final class BarcodeDetector: MetadataDetector {
     /// gradients agree, at least 6 of them within 5°) that is at least ``deskewMinimumTilt`` off the frame's
     /// axes lies along x (upright bars). The corners outside the frame are filled with the frame's mean grey.
     func deskewedImages(_ base: PassImage) -> [PassImage] {
+        var base = base
+        // A large photo is turned at most ``deskewMaximumSide`` pixels on its long side (area-averaged first):
+        // a 12-megapixel frame turned by 45° would be 25 megapixels per direction.
+        let long = max(base.plane.width, base.plane.height)
+        if long > Self.deskewMaximumSide {
+            let k = Double(Self.deskewMaximumSide) / Double(long)
+            let w = max(1, Int(Double(base.plane.width) * k)), h = max(1, Int(Double(base.plane.height) * k))
+            guard let small = ImageOps.resized(base.plane, width: w, height: h, interpolation: 0) else { return [] }
+            let sx = Double(w) / Double(base.plane.width), sy = Double(h) / Double(base.plane.height)
+            base = base.rescaled(by: sx, sy)
+            base.plane = small
+        }
         let p = base.plane
         guard p.width >= 32, p.height >= 32 else { return [] }
         let directions = ImageOps.barOrientations(p, block: 8, minimumCoherence: 0.75, minimumBlocks: 6, capacity: 4)

@@ -87,6 +87,22 @@ struct DeskewTests {
         #expect(!(try BarcodeDetector(configuration: Self.withoutDeskew).detect(in: frame).map(text).contains(c.value)))
     }
 
+    @Test("a large frame is turned at a reduced size, and its corners still land on the symbol")
+    func largeFrame() throws {
+        let c = try #require(DeskewFixtures.tilted.first { $0.type == "code39" })
+        let small = try DeskewFixtures.frame(c)
+        let big = try #require(ImageOps.resized(small.luma, width: 640 * 4, height: 480 * 4, interpolation: 1))
+        #expect(max(big.width, big.height) > BarcodeDetector.deskewMaximumSide)
+        let frame = Frame(luma: big, index: 0, time: 0)
+        let read = try BarcodeDetector().read(in: frame)
+        #expect(read.objects.map(text) == [c.value], "read \(read.objects.map(text))")
+        #expect(read.pass == .deskewed)
+        for p in try #require(read.objects.first).corners {
+            // normalized coordinates: the same place as on the 640×480 frame
+            #expect(inside((p.x * 640, p.y * 480), c.corners, margin: 6), "corner \(p.x * 640),\(p.y * 480) off \(c.corners)")
+        }
+    }
+
     @Test("zbar's plain-pass read of part of a tilted Interleaved 2 of 5 is replaced by the deskewed read of the whole code")
     func fragment() throws {
         let c = try #require(DeskewFixtures.cases.first { $0.kind == "fragment" })
