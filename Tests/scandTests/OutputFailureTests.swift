@@ -107,8 +107,10 @@ struct OutputFailureTests {
         let times = lines.compactMap(DaemonEventLine.init).filter { $0.event == "metadata" }
             .compactMap { ($0.object["timestamp"] as? NSNumber)?.doubleValue }
         #expect(!eof)
-        // kiosk.y4m plays at its own rate (15 fps): 6 s give ~90 frames; allow for a loaded machine.
-        #expect(times.count >= 60, "socket client got \(times.count) frames in 6 s while stdout was stalled")
+        // kiosk.y4m plays at its own rate, 10 fps (Tests/Fixtures/daemon/make_fixtures.py, FPS): 6 s give 60
+        // frames, 61 at most. A stalled pipeline would give next to none once the 4 KiB pipe and the 64-line
+        // queue are full; allow a loaded machine 20 % (CI on 2026-11-24 got 59, the old bound was 60, the ceiling).
+        #expect(times.count >= 48, "socket client got \(times.count) frames in 6 s while stdout was stalled")
         if let first = times.first, let last = times.last { #expect(last - first >= 5) }
         // Now drain stdout: the reader is told what it lost.
         var out: [UInt8] = []
