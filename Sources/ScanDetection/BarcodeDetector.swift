@@ -457,19 +457,19 @@ public final class BarcodeDetector: MetadataDetector {
         pass == .upscaled ? max(1, density / 2) : density
     }
 
-    /// zbar's 1-D reads on fewer scan lines than this are checked against the deskewed pass
+    /// 1-D reads on fewer scan lines than this are checked against the deskewed pass
     /// (``checkAgainstDeskewed(_:pass:base:frameSize:density:)``).
     static let deskewCheckBelowQuality = 3
 
-    /// zbar's 1-D reads on few scan lines (below ``deskewCheckBelowQuality``) checked against the deskewed
-    /// images of the frame: a horizontal scan line crossing a tilted code with short bars enters and leaves it
+    /// 1-D reads (zbar's or zxing-cpp's) on few scan lines (below ``deskewCheckBelowQuality``) checked against
+    /// the deskewed images of the frame: a horizontal scan line crossing a tilted code with short bars enters and leaves it
     /// through its long sides, and Interleaved 2 of 5 (no check digit, any even length) and Codabar then read
     /// the part crossed as a shorter code (held-out synthetic sets: "903922" of "56903922" at 20°, on 2 lines).
     /// When zbar reads the same kind of code (I2/5 and ITF-14 are one kind) on a deskewed image, on at least
     /// ``transformedQualityMargin`` lines, where the read lies, with a longer payload, that read replaces this
-    /// one; with the same payload, a shorter one or nothing there, this one stands. zbar's reads of `pass` only
-    /// (not of the deskewed pass itself), before zxing's checks. Costs one orientation estimate and up to two
-    /// turned zbar scans, on frames with such a read only.
+    /// one; with the same payload, a shorter one or nothing there, this one stands. Reads of any pass but the
+    /// deskewed one; zbar's before its conflict and small-retail checks, so zxing's verdict there has the last
+    /// word. Costs one orientation estimate and up to two turned zbar scans, on frames with such a read only.
     func checkAgainstDeskewed(_ found: [MetadataObject], pass: ReaderPass, base: PassImage, frameSize: PixelSize,
                               density: Int) -> [MetadataObject] {
         guard pass != .deskewed, configuration.passes.contains(.deskewed), configuration.extraPasses,

@@ -27,9 +27,6 @@ struct PassImage {
         return ((map.e * u - map.b * v) / det, (map.a * v - map.d * u) / det)
     }
 
-    /// Pass pixels per frame pixel along this image's axes (the scale of a scaled pass).
-    var scale: Double { 1 / (map.a * map.a + map.d * map.d).squareRoot() }
-
     /// This map for an image resampled from this one by `sx`, `sy` new pixels per old pixel (the plane is the
     /// caller's to set).
     func rescaled(by sx: Double, _ sy: Double) -> PassImage {

@@ -161,7 +161,6 @@ struct DeskewTests {
                 let near = [(0, 0), (1, 0), (-1, 0), (0, 1), (0, -1)].map { Int(plane[Int(x) + $0.0, Int(y) + $0.1]) }
                 #expect(near.contains { abs($0 - tv) <= 2 }, "\(degrees)°: \(tv) vs \(near)")
             }
-            #expect(abs(turned.scale - 1) < 1e-9)
         }
         let up = base.rescaled(by: 2, 2)
         #expect(up.toFrame(20, 10) == (50, 35))
