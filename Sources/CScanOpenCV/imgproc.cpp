@@ -64,21 +64,42 @@ extern "C" scv_status scv_warp_affine(const uint8_t *src, int w, int h, int stri
 extern "C" scv_status scv_bar_orientations(const uint8_t *src, int w, int h, int stride, int block,
                                            double min_coherence, int min_blocks,
                                            double *angles, double *support, int capacity, int *count) {
-    if (!src || !angles || !support || !count || w <= 0 || h <= 0 || stride < w || block < 2 || capacity < 1)
+    if (!src || !angles || !support || !count || w <= 0 || h <= 0 || stride < w || block < 2 || block > 2000 || capacity < 1)
         return SCV_ERR_ARGUMENT;
     *count = 0;
     try {
+        // 3×3 Sobel in 16 bits (|g| ≤ 1020, exact), then each block's structure tensor (the means of gx², gy²
+        // and gx·gy over its pixels) summed in one pass, in integers: no full-size product images.
         cv::Mat gx, gy;
         cv::Mat in = wrap(src, w, h, stride);
-        cv::Sobel(in, gx, CV_32F, 1, 0, 3);
-        cv::Sobel(in, gy, CV_32F, 0, 1, 3);
+        cv::Sobel(in, gx, CV_16S, 1, 0, 3);
+        cv::Sobel(in, gy, CV_16S, 0, 1, 3);
         const int bw = w / block, bh = h / block;
         if (bw < 1 || bh < 1) return SCV_OK;
-        cv::Rect whole(0, 0, bw * block, bh * block);
-        cv::Mat xx, yy, xy;
-        cv::resize(gx(whole).mul(gx(whole)), xx, cv::Size(bw, bh), 0, 0, cv::INTER_AREA);
-        cv::resize(gy(whole).mul(gy(whole)), yy, cv::Size(bw, bh), 0, 0, cv::INTER_AREA);
-        cv::resize(gx(whole).mul(gy(whole)), xy, cv::Size(bw, bh), 0, 0, cv::INTER_AREA);
+        std::vector<int64_t> sxx(static_cast<size_t>(bw)), syy(static_cast<size_t>(bw)), sxy(static_cast<size_t>(bw));
+        cv::Mat xx(bh, bw, CV_32F), yy(bh, bw, CV_32F), xy(bh, bw, CV_32F);
+        const double area = static_cast<double>(block) * block;
+        for (int by = 0; by < bh; ++by) {
+            std::fill(sxx.begin(), sxx.end(), 0);
+            std::fill(syy.begin(), syy.end(), 0);
+            std::fill(sxy.begin(), sxy.end(), 0);
+            for (int y = by * block; y < (by + 1) * block; ++y) {
+                const int16_t *rx = gx.ptr<int16_t>(y), *ry = gy.ptr<int16_t>(y);
+                for (int bx = 0; bx < bw; ++bx) {
+                    int32_t a = 0, b = 0, c = 0; // ≤ block × 1020² per row: fits for blocks up to 2000 pixels
+                    for (int x = bx * block; x < (bx + 1) * block; ++x) {
+                        const int32_t u = rx[x], v = ry[x];
+                        a += u * u; b += v * v; c += u * v;
+                    }
+                    sxx[static_cast<size_t>(bx)] += a; syy[static_cast<size_t>(bx)] += b; sxy[static_cast<size_t>(bx)] += c;
+                }
+            }
+            for (int bx = 0; bx < bw; ++bx) {
+                xx.at<float>(by, bx) = static_cast<float>(sxx[static_cast<size_t>(bx)] / area);
+                yy.at<float>(by, bx) = static_cast<float>(syy[static_cast<size_t>(bx)] / area);
+                xy.at<float>(by, bx) = static_cast<float>(sxy[static_cast<size_t>(bx)] / area);
+            }
+        }
         // Gradient orientation of each coherent block, as a doubled-angle vector so 0 and 180 degrees agree.
         const int bins = 90; // 2 degrees each
         std::vector<double> hist(bins, 0.0), sx(bins, 0.0), sy(bins, 0.0);
