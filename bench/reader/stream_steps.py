@@ -13,9 +13,11 @@ frames (fresh sensor noise and a sub-pixel shift per frame, as video_confirm.py)
 
 Usage: /usr/bin/python3 bench/reader/stream_steps.py --set bench/out/reader/heldout \\
            --scand name=path [--scand name=path ...] [--categories extra,phone,small,noise,negative] [--frames 24]
+           [--scale 2]
 """
 import argparse, json, os, resource, statistics, subprocess, sys, tempfile
 import numpy as np
+from PIL import Image
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
@@ -50,6 +52,9 @@ def main():
     ap.add_argument("--noise", type=float, default=3.0)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--scand-args", default="")
+    ap.add_argument("--scale", type=float, default=1.0,
+                    help="scale every still by this factor first (bilinear); 2 makes the 640x480 sets 1280x960, "
+                         "a large frame for the stream steps (above streamMaximumUpscaleSide)")
     args = ap.parse_args()
     binaries = [s.split("=", 1) for s in args.scand]
     truth = json.load(open(os.path.join(args.set, "truth.json")))
@@ -57,7 +62,15 @@ def main():
     images = [im for im in truth["images"] if im["category"] in cats]
     rng = np.random.default_rng(7)
     with tempfile.TemporaryDirectory() as tmp:
-        clips = make_clips(args.set, images, tmp, args.frames, args.noise, rng)
+        set_dir = args.set
+        if args.scale != 1:
+            set_dir = os.path.join(tmp, "scaled")
+            for im in images:
+                src = Image.open(os.path.join(args.set, im["file"]))
+                dst = os.path.join(set_dir, im["file"])
+                os.makedirs(os.path.dirname(dst), exist_ok=True)
+                src.resize((round(src.width * args.scale), round(src.height * args.scale)), Image.BILINEAR).save(dst)
+        clips = make_clips(set_dir, images, tmp, args.frames, args.noise, rng)
         results = {}
         cpus = {name: [] for name, _ in binaries}
         # Interleaved: one run of each binary per round, so load drifts hit all alike.
@@ -89,7 +102,7 @@ def main():
             firsts[name] = first
             rows.append((name, per_cat, mis))
         common = set.intersection(*(set(f) for f in firsts.values())) if firsts else set()
-        print("%d clips of %d frames (%s), set %s" % (len(clips), args.frames, ",".join(cats), os.path.relpath(args.set, ROOT)))
+        print("%d clips of %d frames (%s), set %s, scale %g" % (len(clips), args.frames, ",".join(cats), os.path.relpath(args.set, ROOT), args.scale))
         print("| binary | " + " | ".join(c for c in cats if c != "negative") + " | all | first read (frame, mean over %d codes all read) | misreads | CPU ms/frame (median of %d) |" % (len(common), args.repeat))
         print("|---" * (len(cats) + 4 - (1 if "negative" in cats else 0)) + "|")
         for name, per_cat, mis in rows:
