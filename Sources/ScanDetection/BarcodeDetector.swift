@@ -220,11 +220,22 @@ public final class BarcodeDetector: MetadataDetector {
         return BarcodeRead()
     }
 
-    /// One reading step on a stream: one image of a pass, read by one engine.
+    /// One reading step on a stream: one image of a pass, read by one engine, for all of the pass's formats
+    /// or one family of them.
     struct StreamStep: Hashable {
         var pass: ReaderPass
         var image: Int
         var engine: BarcodeEngine
+        var formats: StepFormats = .all
+    }
+
+    /// Which of a pass's formats a stream step looks for.
+    enum StepFormats: Hashable {
+        case all
+        /// 1-D formats only.
+        case linear
+        /// Every other format (QR, Micro QR, Data Matrix, Aztec, PDF417).
+        case matrix
     }
 
     /// Every step after the plain zbar pass, in the order a still image would meet them.
@@ -270,10 +281,25 @@ public final class BarcodeDetector: MetadataDetector {
     private var stickyStep: StreamStep?
 
     /// The reading steps a stream frame (or rect of interest) whose long side is `longSide` pixels rotates
-    /// through: without the upscaled passes above ``BarcodeConfiguration/streamMaximumUpscaleSide``.
+    /// through. Above ``BarcodeConfiguration/streamMaximumUpscaleSide`` (large frames): without the upscaled
+    /// passes, and zxing-cpp's step on each thresholded image is split in two, its 1-D formats and then the
+    /// others. On a thresholded 1280×720 frame zxing-cpp 3.1's step for every format takes 34–40 ms on this
+    /// machine (the image's binary noise gives its row decoders and its finder-pattern searches many
+    /// candidates), more than a 30 fps frame's whole budget, and the deadline rule still runs it every fourth
+    /// turn; each half takes ≈ 20 ms, thresholding included (docs/performance.md). That step was the live
+    /// p99 latency at 720p.
     func streamSteps(longSide: Int) -> [StreamStep] {
-        longSide <= configuration.streamMaximumUpscaleSide ?? configuration.maximumUpscaleSide ? streamSteps
-            : streamSteps.filter { $0.pass != .upscaled && $0.pass != .upscaledThresholded }
+        guard longSide > configuration.streamMaximumUpscaleSide ?? configuration.maximumUpscaleSide else { return streamSteps }
+        return largeFrameStreamSteps
+    }
+
+    /// ``streamSteps(longSide:)`` for frames above ``BarcodeConfiguration/streamMaximumUpscaleSide``.
+    lazy var largeFrameStreamSteps: [StreamStep] = streamSteps.flatMap { step -> [StreamStep] in
+        if step.pass == .upscaled || step.pass == .upscaledThresholded { return [] }
+        guard step.pass == .thresholded, step.engine == .zxing else { return [step] }
+        var linear = step, matrix = step
+        linear.formats = .linear; matrix.formats = .matrix
+        return [linear, matrix]
     }
 
     /// Reads one frame of a stream (video, Y4M, camera) within a budget: the plain zbar pass always, then,
@@ -355,7 +381,7 @@ public final class BarcodeDetector: MetadataDetector {
                 found = try zbarReads(image, pass: step.pass, base: base, frameSize: frame.size,
                                       density: step.pass == .upscaled ? 2 * density : density, matrixOnly: step.pass.matrixOnly)
             } else {
-                found = try zxingPassReads(image, pass: step.pass, base: base, types: zxingTypes(step.pass), frameSize: frame.size,
+                found = try zxingPassReads(image, pass: step.pass, base: base, types: zxingTypes(step), frameSize: frame.size,
                                            density: step.pass == .upscaled ? 2 * density : density)
             }
             found = Self.suppressFragments(found.filter(accept))
@@ -550,6 +576,16 @@ public final class BarcodeDetector: MetadataDetector {
     }
 
     // MARK: zbar
+
+    /// What zxing-cpp looks for on a stream step: its pass's formats, or the 1-D or the other ones of them.
+    func zxingTypes(_ step: StreamStep) -> Set<MetadataObjectType> {
+        let types = zxingTypes(step.pass)
+        switch step.formats {
+        case .all: return types
+        case .linear: return types.filter(\.isLinear)
+        case .matrix: return types.filter { !$0.isLinear }
+        }
+    }
 
     /// The types zxing-cpp looks for on `pass`.
     func zxingTypes(_ pass: ReaderPass) -> Set<MetadataObjectType> {
