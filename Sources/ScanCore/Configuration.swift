@@ -112,6 +112,13 @@ public struct BarcodeConfiguration: Sendable, Hashable {
     /// lines (docs/reader.md, "Real photos"). It costs one zxing call on the frames where it happens and
     /// nothing on the others. (EAN/UPC only until 2026-11-24.)
     public var resolveConflictingReads: Bool = true
+    /// Drop a UPC-E read (zbar's or zxing-cpp's, any pass, stills and streams) that is part of a longer code:
+    /// at one of its ends bars run on both ways, or more bars run on than a UPC-E has. That is the left half of
+    /// an EAN-13/UPC-A that did not decode, whose centre guard and first bar look like a UPC-E end guard (one
+    /// left half in ten then passes the UPC-E check digit). On by default: on the generated sets it removed
+    /// such misreads and no right read (docs/reader.md, "UPC-E inside EAN-13"). It costs up to six line
+    /// profiles per UPC-E read and nothing for other types.
+    public var checkUPCEQuietZone: Bool = true
     /// Decode Code 39 symbols that are Code 32 (Italian Pharmacode: 6 characters of its base-32 alphabet
     /// spelling 9 digits with a valid check digit) as "A" and the 9 digits, as printed under them; `value` and
     /// `bytes` then hold that text (the type stays `code39`). Off by default: about 1 in 60 random 6-character

@@ -49,6 +49,8 @@ public struct DaemonConfigFile: Sendable, Equatable {
     public var checkSmallRetail: Bool?
     /// Two payloads of one 1-D type on one symbol: zxing decides (`--resolve-conflicts`, default on).
     public var resolveConflicts: Bool?
+    /// Drop UPC-E reads with bars past both ends, EAN-13 left halves (`--upce-quiet-zone`, default on).
+    public var upceQuietZone: Bool?
     public var scanDensity: Int?
     public var models: String?
     public var metadata: Bool?
@@ -241,6 +243,7 @@ public struct DaemonConfigFile: Sendable, Equatable {
         if let v = confirmTransformed { o.barcode.confirmTransformedLinearReads = v }
         if let v = checkSmallRetail { o.barcode.checkSmallRetailReads = v }
         if let v = resolveConflicts { o.barcode.resolveConflictingReads = v }
+        if let v = upceQuietZone { o.barcode.checkUPCEQuietZone = v }
         if let v = scanDensity { o.barcode.scanDensity = v }
         if let v = models { o.models = ModelConfiguration(directory: v) }
         if let v = engine { o.barcode.engine = v }
@@ -429,6 +432,7 @@ private struct Coded: Decodable {
         value.confirmTransformed = try r.get("confirmTransformed")
         value.checkSmallRetail = try r.get("checkSmallRetail")
         value.resolveConflicts = try r.get("resolveConflicts")
+        value.upceQuietZone = try r.get("upceQuietZone")
         value.scanDensity = try r.get("scanDensity")
         value.models = try r.get("models")
         value.metadata = try r.get("metadata")

@@ -650,6 +650,11 @@ public final class BarcodeDetector: MetadataDetector {
             return NormalizedPoint(x: f.0 / W, y: f.1 / H)
         }
         let orientation = zbar_symbol_get_orientation(s)
+        if type == .upce, configuration.checkUPCEQuietZone, let direction = RetailQuietZone.direction(zbarOrientation: Int(orientation.rawValue)),
+           RetailQuietZone.insideLongerSymbol(on: pass.plane, ends: points, direction: direction) {
+            confirmations["UPC-E inside a longer symbol", default: 0] += 1
+            return nil
+        }
         var corners: [NormalizedPoint]
         if type.isLinear || count != 4 {
             // 1-D: the box spanned by the scan-line crossings, at least one (pass) pixel thick.
@@ -1054,10 +1059,27 @@ public final class BarcodeDetector: MetadataDetector {
         return objects(in: try ZXingReader.read(pass.plane, types: types, quick: quick), pass: pass, frameSize: frameSize)
     }
 
-    /// zxing-cpp symbols found in `pass` as metadata objects in frame coordinates.
+    /// Whether zxing-cpp's UPC-E read `symbol` (corners in `plane`'s pixels; left and right edges at the
+    /// symbol's ends, whichever way it reads) lies inside a longer symbol (``RetailQuietZone``), judged at both
+    /// ends.
+    static func upceInsideLongerSymbol(_ symbol: ZXingReader.Symbol, on plane: LumaPlane) -> Bool {
+        let c = symbol.corners
+        guard c.count == 4 else { return false }
+        let start = ((c[0].0 + c[3].0) / 2, (c[0].1 + c[3].1) / 2), end = ((c[1].0 + c[2].0) / 2, (c[1].1 + c[2].1) / 2)
+        let direction = (end.0 - start.0, end.1 - start.1)
+        guard direction.0 * direction.0 + direction.1 * direction.1 >= 1 else { return false }
+        return RetailQuietZone.insideLongerSymbol(on: plane, ends: c, direction: direction)
+    }
+
+    /// zxing-cpp symbols found in `pass` as metadata objects in frame coordinates (UPC-E reads inside a longer
+    /// symbol dropped, ``BarcodeConfiguration/checkUPCEQuietZone``).
     private func objects(in symbols: [ZXingReader.Symbol], pass: PassImage, frameSize: PixelSize) -> [MetadataObject] {
         let W = Double(frameSize.width), H = Double(frameSize.height)
-        return symbols.map { symbol in
+        return symbols.compactMap { symbol -> MetadataObject? in
+            if symbol.type == .upce, configuration.checkUPCEQuietZone, Self.upceInsideLongerSymbol(symbol, on: pass.plane) {
+                confirmations["UPC-E inside a longer symbol", default: 0] += 1
+                return nil
+            }
             var pts = symbol.corners
             if symbol.type.isLinear {
                 // zxing gives a linear code's scan line; make it at least one pass pixel thick, as zbar's box.

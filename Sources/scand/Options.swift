@@ -92,6 +92,9 @@ struct DetectionOptions: ParsableArguments {
     @Flag(inversion: .prefixedNo, help: "Two different payloads of one 1-D type read on one symbol: zxing-cpp decides, and without its read neither is reported (default on; see docs/reader.md).")
     var resolveConflicts: Bool?
 
+    @Flag(name: .customLong("upce-quiet-zone"), inversion: .prefixedNo, help: "Drop a UPC-E read that is part of a longer code (bars run on past where it ends): the left half of an EAN-13/UPC-A that did not decode (default on; see docs/reader.md).")
+    var upceQuietZone: Bool?
+
     @Flag(inversion: .prefixedNo, help: "Cameras: shed optional work when late (code steps past the frame's deadline, the face-search slice after a late frame; default on).")
     var loadShedding: Bool?
 
@@ -121,6 +124,7 @@ struct DetectionOptions: ParsableArguments {
         if let confirmTransformed { config.barcode.confirmTransformedLinearReads = confirmTransformed }
         if let checkSmallRetail { config.barcode.checkSmallRetailReads = checkSmallRetail }
         if let resolveConflicts { config.barcode.resolveConflictingReads = resolveConflicts }
+        if let upceQuietZone { config.barcode.checkUPCEQuietZone = upceQuietZone }
     }
 
     private func parsePasses(_ text: String) throws -> [ReaderPass] {

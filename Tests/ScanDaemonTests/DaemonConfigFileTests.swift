@@ -96,7 +96,7 @@ import ScanDaemon
         {"engine": "zxing", "passes": ["plain", "inverted"], "extraPasses": false, "codabarMinLength": 8,
          "i25MinLength": 10, "i25Checksum": true, "minLinearQuality": 3, "zbarUncertainty": 1, "confirm1D": true,
          "streamSteps": 2, "streamScanDensity": 3, "parallelDetectors": false, "loadShedding": false,
-         "code32": true, "confirmTransformed": false, "checkSmallRetail": true, "preset": "vga640x480", "fps": 15, "stallTimeout": 4,
+         "code32": true, "confirmTransformed": false, "checkSmallRetail": true, "upceQuietZone": false, "preset": "vga640x480", "fps": 15, "stallTimeout": 4,
          "viewSize": "1080x1920", "videoGravity": "resizeAspectFill", "orientation": "portrait", "mirrored": true,
          "faceCascade": "haar", "minFaceSize": 30, "maxFaceSize": 300, "faceInterval": 4, "faceAnalysisSize": 0,
          "faceWindow": false, "rollSearch": false, "eyeRoll": false, "yaw": false, "faceMaxMisses": 5,
@@ -110,6 +110,7 @@ import ScanDaemon
         #expect(o.barcode.minimumLinearQuality == 3 && o.barcode.zbarUncertainty == 1 && o.barcode.confirmLinearCodes)
         #expect(o.barcode.streamStepsPerFrame == 2 && o.barcode.streamScanDensity == 3 && !o.parallelDetectors && !o.shedLoadWhenLate)
         #expect(o.barcode.code32 && !o.barcode.confirmTransformedLinearReads && o.barcode.checkSmallRetailReads)
+        #expect(!o.barcode.checkUPCEQuietZone && BarcodeConfiguration().checkUPCEQuietZone)
         #expect(o.face.cascade == .haar && o.face.minimumFaceSize == 30 && o.face.maximumFaceSize == 300)
         #expect(o.face.detectionInterval == 4 && o.face.analysisShortSide == nil && !o.face.windowSearch)
         #expect(!o.face.rollSearch && !o.face.eyeRoll && !o.face.estimateYaw && o.face.maxMissedFrames == 5)

@@ -1,0 +1,80 @@
+#!/usr/bin/python3
+"""Writes the UPC-E-inside-EAN-13 fixtures into a directory (default Tests/Fixtures/generated/upce/, gitignored).
+
+Run from anywhere:  /usr/bin/python3 Tests/Fixtures/make_upce_fixtures.py [OUT]
+The tests run it themselves when the fixtures are missing. Needs Debian zint, python3-numpy, python3-pil and
+python3-segno (imported by the benchmark generator). Deterministic.
+
+- Frames of the benchmark's generated shelf sets (bench/reader/make_shelf.py), each regenerated on its own:
+  two blurred EAN-13 codes whose left half scand (2026-11-24, cf252c2) reported as a UPC-E (`misread`), and four
+  real UPC-E codes it reads right (`keep`).
+- Crisp zint renders (4 px modules) for the line-profile test (`render`): a UPC-E; an EAN-13 whose left half is
+  a valid UPC-E of number system 1 (digits chosen so; the EAN-13's first digit is that UPC-E's check digit);
+  and that EAN-13 with its right half replaced by another EAN-13's from the middle of the centre guard, so its
+  check digit fails: a damaged label, which zxing-cpp 3.1 reads as the UPC-E on a turned image.
+`cases.json` lists each file with its kind, its true value and, for the misreads, the UPC-E that was reported.
+"""
+import json, os, subprocess, sys, tempfile
+
+import numpy as np
+from PIL import Image
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "bench", "reader"))
+from make_shelf import make_frame  # noqa: E402
+
+OUT = os.path.abspath(sys.argv[1]) if len(sys.argv) > 1 else os.path.join(HERE, "generated", "upce")
+# (seed, held-out parameters, index, kind, the UPC-E reported without the check)
+SHELF = [
+    (778, True, 156, "misread", "01038817"),
+    (4245, False, 84, "misread", "08157867"),
+    (778, True, 5, "keep", None),
+    (778, True, 11, "keep", None),
+    (778, True, 95, "keep", None),
+    (778, True, 149, "keep", None),
+]
+# An EAN-13 whose left half (its first digit 2, then 137585) reads as the UPC-E 11375852, and another EAN-13
+# whose right half (3 3 3 9 3 1: the first digit's R pattern starts with a 1-module bar) is spliced in.
+INNER_EAN13 = "2137585847190"
+INNER_UPCE = "11375852"
+OTHER_EAN13 = "4006381333931"
+UPCE = "01952162"
+
+
+def zint(symbology, data, path):
+    subprocess.run(["zint", "-b", str(symbology), "-d", data, "--scale=2", "-o", path], check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return np.array(Image.open(path).convert("L"))
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    cases = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for seed, heldout, index, kind, wrong in SHELF:
+            im, codes = make_frame(seed, index, False, heldout, tmp)
+            name = "shelf-%d-%03d.png" % (seed, index)
+            im.save(os.path.join(OUT, name))
+            code = codes[0]
+            cases.append({"file": name, "kind": kind, "type": code["type"], "value": code["value"],
+                          "misread": wrong})
+        upce = zint(37, UPCE, os.path.join(tmp, "upce.png"))
+        inner = zint(13, INNER_EAN13[:12], os.path.join(tmp, "ean.png"))
+        other = zint(13, OTHER_EAN13[:12], os.path.join(tmp, "other.png"))
+        assert inner.shape == other.shape
+        # zint's EAN-13 at 4 px per module: 11 modules of quiet zone, so the centre guard (modules 45-49 of
+        # the symbol) spans x 224-244; cut in its middle.
+        cut = (11 + 45) * 4 + 10
+        spliced = inner.copy()
+        spliced[:, cut:] = other[:, cut:]
+        for name, pixels, value in (("render-upce.png", upce, UPCE), ("render-ean13.png", inner, INNER_EAN13),
+                                    ("render-spliced.png", spliced, None)):
+            Image.fromarray(pixels).save(os.path.join(OUT, name))
+            cases.append({"file": name, "kind": "render", "type": "upce" if name == "render-upce.png" else "ean13",
+                          "value": value, "misread": INNER_UPCE if name == "render-spliced.png" else None})
+    with open(os.path.join(OUT, "cases.json"), "w") as f:
+        json.dump(cases, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()

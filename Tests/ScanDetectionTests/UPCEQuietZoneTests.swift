@@ -1,0 +1,130 @@
+import Foundation
+import Testing
+import ScanCapture
+import ScanCore
+import ScanTestSupport
+@testable import ScanDetection
+
+/// The UPC-E fixtures (Tests/Fixtures/generated/upce, made by Tests/Fixtures/make_upce_fixtures.py).
+enum UPCEFixtures {
+    struct Case: Sendable, CustomStringConvertible {
+        var file: String
+        /// "misread" (a shelf frame whose EAN-13 left half was reported as a UPC-E), "keep" (a shelf frame with a
+        /// real UPC-E) or "render" (a crisp zint render).
+        var kind: String
+        var type: String
+        /// The symbol's true value; nil for the spliced EAN-13, whose check digit fails.
+        var value: String?
+        /// The UPC-E reported from inside the EAN-13 without the check.
+        var misread: String?
+        var description: String { file }
+    }
+    static let directory = Fixtures.repositoryRoot.appendingPathComponent("Tests/Fixtures/generated/upce")
+    static let script = "Tests/Fixtures/make_upce_fixtures.py"
+
+    static let cases: [Case] = {
+        let list = Fixtures.generatedCases(in: directory, script: script, needs: "zint, python3-numpy, python3-pil, python3-segno")
+        return list.map { e in
+            Case(file: e["file"] as! String, kind: e["kind"] as! String, type: e["type"] as! String,
+                 value: e["value"] as? String, misread: e["misread"] as? String)
+        }
+    }()
+    static func named(_ file: String) throws -> Case { try #require(cases.first { $0.file == file }) }
+
+    static func frame(_ c: Case) throws -> Frame {
+        let source = try ImageSource(path: directory.appendingPathComponent(c.file).path)
+        return try #require(try source.nextFrame())
+    }
+}
+
+private func text(_ o: MetadataObject) -> String { o.payload.map { String(decoding: $0, as: UTF8.self) } ?? "" }
+
+/// Issue 15: the left half of an EAN-13 that does not decode, read as a UPC-E (its centre guard and first bar
+/// look like a UPC-E end guard, and one left half in ten passes the UPC-E check digit). scand at cf252c2 reported
+/// each `misread`: zbar on the upscaled image of two blurred shelf frames (4 scan lines, so confirmed by
+/// quality), zxing-cpp on the 45° turned image of the spliced render.
+@Suite("UPC-E inside a longer symbol")
+struct UPCEQuietZoneTests {
+    static let misreads = UPCEFixtures.cases.filter { $0.misread != nil }
+    static let upces = UPCEFixtures.cases.filter { $0.type == "upce" }
+    static let unchecked: BarcodeConfiguration = {
+        var c = BarcodeConfiguration()
+        c.checkUPCEQuietZone = false
+        return c
+    }()
+
+    @Test("an EAN-13's left half is not reported as a UPC-E; without the check it is", arguments: UPCEQuietZoneTests.misreads)
+    func innerDropped(_ c: UPCEFixtures.Case) throws {
+        let frame = try UPCEFixtures.frame(c)
+        #expect(BarcodeConfiguration().checkUPCEQuietZone)
+        let detector = BarcodeDetector()
+        let found = try detector.detect(in: frame)
+        #expect(!found.contains { $0.type == .upce }, "\(c.file): read \(found.map(text))")
+        #expect(found.allSatisfy { c.value == nil || text($0) == c.value }, "\(c.file): read \(found.map(text))")
+        #expect(detector.confirmations["UPC-E inside a longer symbol", default: 0] >= 1, "\(detector.confirmations)")
+
+        let before = try BarcodeDetector(configuration: Self.unchecked).detect(in: frame)
+        #expect(before.contains { $0.type == .upce && text($0) == c.misread }, "\(c.file): unchecked read \(before.map(text))")
+    }
+
+    @Test("real UPC-E codes are still read", arguments: UPCEQuietZoneTests.upces)
+    func realKept(_ c: UPCEFixtures.Case) throws {
+        let detector = BarcodeDetector()
+        let found = try detector.detect(in: try UPCEFixtures.frame(c))
+        #expect(found.map(text) == [c.value], "\(c.file)")
+        #expect(found.first?.type == .upce)
+    }
+
+    @Test("on a stream (24 frames, one step per frame) no frame reports the inner UPC-E, and a real UPC-E is read",
+          arguments: UPCEFixtures.cases.filter { $0.kind != "render" })
+    func stream(_ c: UPCEFixtures.Case) throws {
+        let frame = try UPCEFixtures.frame(c)
+        let detector = BarcodeDetector()
+        var reads: [String] = []
+        for _ in 0..<24 { reads += try detector.detectStream(in: frame, steps: 1).map(text) }
+        #expect(reads.allSatisfy { $0 == c.value }, "\(c.file): \(Set(reads)), \(detector.confirmations)")
+        if c.kind == "keep" { #expect(reads.contains { $0 == c.value }, "\(c.file)") }
+    }
+
+    /// The line profile on crisp renders (4 px modules): the ends of a real UPC-E have a quiet side; the centre
+    /// of an EAN-13 has bars both ways; its outer end has the EAN-13's 30 bars on one side.
+    @Test("bars on either side of a point: a UPC-E's ends, an EAN-13's centre and outer end")
+    func profile() throws {
+        func plane(_ file: String) throws -> LumaPlane { try UPCEFixtures.frame(try UPCEFixtures.named(file)).luma }
+        func ends(_ p: LumaPlane) -> (Double, Double, Double) {
+            let y = p.height / 3
+            let dark = (0..<p.width).filter { p[$0, y] < 128 }
+            return (Double(dark.first!), Double(dark.last!), Double(y))
+        }
+        let upce = try plane("render-upce.png")
+        let (u0, u1, uy) = ends(upce)
+        #expect((u1 - u0) / 4 > 49 && (u1 - u0) / 4 < 51, "UPC-E spans \(u1 - u0) px")
+        for x in [u0, u1] {
+            let bars = try #require(RetailQuietZone.bars(on: upce, at: (x, uy), direction: (1, 0)))
+            #expect(!RetailQuietZone.longerSymbol(bars), "UPC-E end at x \(x): \(bars)")
+            #expect(min(bars.ahead.count, bars.behind.count) <= 1)
+            #expect(max(bars.ahead.count, bars.behind.count) >= 16)
+        }
+        #expect(!RetailQuietZone.insideLongerSymbol(on: upce, ends: [(u1, uy - 20), (u1, uy), (u1, uy + 20)], direction: (1, 0)))
+
+        let ean = try plane("render-ean13.png")
+        let (e0, e1, ey) = ends(ean)
+        let centre = (e0 + e1) / 2
+        let inner = try #require(RetailQuietZone.bars(on: ean, at: (centre, ey), direction: (1, 0)))
+        #expect(RetailQuietZone.longerSymbol(inner), "\(inner)")
+        #expect(min(inner.ahead.count, inner.behind.count) >= 12)
+        let outer = try #require(RetailQuietZone.bars(on: ean, at: (e0, ey), direction: (1, 0)))
+        #expect(RetailQuietZone.longerSymbol(outer), "\(outer)")
+        #expect(outer.ahead.count >= 29)
+        #expect(RetailQuietZone.insideLongerSymbol(on: ean, ends: [(centre, ey - 20), (centre, ey), (centre, ey + 20)], direction: (1, 0)))
+
+        // A slanted read line at the centre is turned across the bars.
+        let d = RetailQuietZone.acrossBars(on: ean, at: (centre + 6, ey), reading: (0.7, 0.7))
+        #expect(abs(d.0 - 1) < 0.05 && abs(d.1) < 0.2, "\(d)")
+        let back = RetailQuietZone.acrossBars(on: ean, at: (centre + 6, ey), reading: (-0.7, 0.7))
+        #expect(back.0 < -0.95, "\(back)")
+        // A flat window keeps the reading direction.
+        let flat = RetailQuietZone.acrossBars(on: ean, at: (e0 - 20, ey), reading: (0, 1))
+        #expect(flat.0 == 0 && flat.1 == 1, "\(flat)")
+    }
+}
