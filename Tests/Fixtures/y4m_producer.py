@@ -64,7 +64,19 @@ def marker_spans(data):
     fields = data[:header_end - 1].split(b" ")
     width = next(int(f[1:]) for f in fields if f.startswith(b"W"))
     height = next(int(f[1:]) for f in fields if f.startswith(b"H"))
-    frame_bytes = width * height + 2 * ((width + 1) // 2) * ((height + 1) // 2)
+    colour = next((f[1:] for f in fields if f.startswith(b"C")), b"420jpeg")
+    cw, ch = (width + 1) // 2, (height + 1) // 2
+    if colour.startswith(b"mono"):
+        chroma = 0
+    elif colour.startswith(b"444"):
+        chroma = 2 * width * height
+    elif colour.startswith(b"422"):
+        chroma = 2 * cw * height
+    elif colour.startswith(b"420"):
+        chroma = 2 * cw * ch
+    else:
+        raise SystemExit("y4m_producer: colour space %r not handled" % colour.decode(errors="replace"))
+    frame_bytes = width * height + chroma
     spans, pos = [], header_end
     while pos < len(data):
         line_end = data.index(b"\n", pos) + 1
