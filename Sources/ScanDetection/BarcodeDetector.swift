@@ -944,10 +944,23 @@ public final class BarcodeDetector: MetadataDetector {
 
     /// Whether two 1-D reads' boxes (normalized frame coordinates; zbar's are thin bands of scan-line
     /// crossings) lie on one symbol: they overlap along x and their centres are closer in y than the longer box
-    /// is wide.
+    /// is wide. Or both are end-only bands (zbar's points all at one end of the symbol: a box at least 4 times
+    /// taller than wide, or 4 times wider than tall for a symbol read along y) at the same end, with a gap between them
+    /// across the bands no larger than the taller band: two readings of a blurred UPC-E on adjacent rows of a
+    /// stream frame (2 lines each, one end, 7 pixels apart) were not one symbol by the centre rule.
     static func sameSymbol(_ a: NormalizedRect, _ b: NormalizedRect) -> Bool {
         let overlap = min(a.x + a.width, b.x + b.width) - max(a.x, b.x)
-        return overlap > 0 && abs((a.y + a.height / 2) - (b.y + b.height / 2)) < max(a.width, b.width)
+        if overlap > 0 && abs((a.y + a.height / 2) - (b.y + b.height / 2)) < max(a.width, b.width) { return true }
+        if overlap > 0, a.height >= 4 * a.width, b.height >= 4 * b.width {
+            let gap = max(a.y, b.y) - min(a.y + a.height, b.y + b.height)
+            return gap <= max(a.height, b.height)
+        }
+        let overlapY = min(a.y + a.height, b.y + b.height) - max(a.y, b.y)
+        if overlapY > 0, a.width >= 4 * a.height, b.width >= 4 * b.height {
+            let gap = max(a.x, b.x) - min(a.x + a.width, b.x + b.width)
+            return gap <= max(a.width, b.width)
+        }
+        return false
     }
 
     /// On streams: small retail payloads zxing did not contradict, with the stream frame they were last read in.

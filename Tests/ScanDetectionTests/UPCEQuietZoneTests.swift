@@ -128,3 +128,50 @@ struct UPCEQuietZoneTests {
         #expect(flat.0 == 0 && flat.1 == 1, "\(flat)")
     }
 }
+
+/// zbar's two readings of one blurred UPC-E on adjacent rows of a stream frame: each on 2 lines, both boxes a
+/// pixel wide at the symbol's left end, 7 pixels apart. The centre rule of ``BarcodeDetector/sameSymbol(_:_:)``
+/// needs the centres closer than the box is wide, so the conflict rule did not see them and both were reported
+/// (ffmpeg `-vf noise` clip of shelf 778/011, frame 23: the wrong 01212167 beside the right 01952162).
+@Suite("One symbol read two ways at one end")
+struct EndOnlyConflictTests {
+    @Test("end-only bands at one end, close across the bands, are one symbol; apart or side by side they are not")
+    func endOnlyBands() {
+        // The two boxes scand reported on frame 23 of that clip (640×480).
+        let right = NormalizedRect(x: 0.464063, y: 0.514583, width: 0.001563, height: 0.035417)
+        let wrong = NormalizedRect(x: 0.464063, y: 0.48125, width: 0.001563, height: 0.01875)
+        #expect(BarcodeDetector.sameSymbol(right, wrong) && BarcodeDetector.sameSymbol(wrong, right))
+        // Further apart across the bands than the taller band: two symbols.
+        var far = wrong; far.y = right.y - far.height - 0.04
+        #expect(!BarcodeDetector.sameSymbol(right, far))
+        // At other ends (x): two symbols, e.g. side by side on a shelf.
+        var other = wrong; other.x = 0.62
+        #expect(!BarcodeDetector.sameSymbol(right, other))
+        // The same for a symbol read along y (bands wide and flat).
+        let a = NormalizedRect(x: 0.514583, y: 0.464063, width: 0.035417, height: 0.001563)
+        let b = NormalizedRect(x: 0.48125, y: 0.464063, width: 0.01875, height: 0.001563)
+        #expect(BarcodeDetector.sameSymbol(a, b))
+        var c = b; c.y = 0.62
+        #expect(!BarcodeDetector.sameSymbol(a, c))
+        // Full-length boxes keep the centre rule: centres closer across than the box is long, one symbol; further, two.
+        let top = NormalizedRect(x: 0.2, y: 0.3, width: 0.3, height: 0.02), bottom = NormalizedRect(x: 0.2, y: 0.42, width: 0.3, height: 0.02)
+        #expect(BarcodeDetector.sameSymbol(top, bottom))
+        let lower = NormalizedRect(x: 0.2, y: 0.7, width: 0.3, height: 0.02)
+        #expect(!BarcodeDetector.sameSymbol(top, lower))
+    }
+
+    /// The conflict rule sees the pair: both reads are marked, so zxing-cpp's read decides between them (and
+    /// without one neither is reported); a third read elsewhere in the frame is not touched.
+    @Test("the conflict rule marks both readings of the end-only pair and leaves another code alone")
+    func conflictMarksPair() {
+        func upce(_ value: String, _ r: NormalizedRect, quality: Int) -> MetadataObject {
+            let corners = [NormalizedPoint(x: r.x, y: r.y), NormalizedPoint(x: r.x + r.width, y: r.y),
+                           NormalizedPoint(x: r.x + r.width, y: r.y + r.height), NormalizedPoint(x: r.x, y: r.y + r.height)]
+            return MetadataObject(type: .upce, bounds: r, corners: corners, stringValue: value, payload: Array(value.utf8), quality: quality)
+        }
+        let found = [upce("01952162", NormalizedRect(x: 0.464063, y: 0.514583, width: 0.001563, height: 0.035417), quality: 2),
+                     upce("01212167", NormalizedRect(x: 0.464063, y: 0.48125, width: 0.001563, height: 0.01875), quality: 2),
+                     upce("04252834", NormalizedRect(x: 0.1, y: 0.1, width: 0.15, height: 0.05), quality: 20)]
+        #expect(BarcodeDetector.conflicted(found) == [0, 1])
+    }
+}
