@@ -319,6 +319,64 @@ public final class BarcodeDetector: MetadataDetector {
     /// ``detectStream(in:rectOfInterest:steps:deadline:)``, saying which pass and engine read the codes.
     public func readStream(in frame: Frame, rectOfInterest: NormalizedRect = .unit, steps: Int,
                            deadline: Double? = nil) throws -> BarcodeRead {
+        var read = try readStreamFrame(in: frame, rectOfInterest: rectOfInterest, steps: steps, deadline: deadline)
+        read.objects = checkAgainstRecentFrames(read.objects)
+        if read.objects.isEmpty { read.pass = nil; read.engine = nil }
+        return read
+    }
+
+    /// A 1-D read reported on a recent stream frame: type, payload, where (normalized frame coordinates), the
+    /// stream frame it was last read on and on how many frames it was read.
+    struct RecentRead {
+        var type: MetadataObjectType
+        var payload: [UInt8]
+        var bounds: NormalizedRect
+        var lastFrame: Int
+        var frames: Int
+    }
+    /// On streams: the 1-D reads of the last ``recentFrames`` frames.
+    private var recentReads: [RecentRead] = []
+    /// Stream frames a read is remembered for by ``checkAgainstRecentFrames(_:)`` (half a second at 30 fps).
+    static let recentFrames = 15
+
+    /// The conflict rule (``BarcodeConfiguration/resolveConflictingReads``) across stream frames: a 1-D payload
+    /// read where, within the last ``recentFrames`` frames, another payload of the same kind (Interleaved 2 of 5
+    /// and ITF-14 are one kind) was read on at least two frames (``sameSymbol(_:_:)``) is held back until it
+    /// is read on a second frame. A code in view is read on frame after frame, and a blurred one is now and then
+    /// read as other digits on a few scan lines, alone on its frame (a real UPC-E shelf label through an
+    /// ffmpeg noise clip: 1 frame in 30 to 60), where no rule within the frame can see it. A new code shown
+    /// where another one was is reported one frame later.
+    func checkAgainstRecentFrames(_ objects: [MetadataObject]) -> [MetadataObject] {
+        guard configuration.resolveConflictingReads else { return objects }
+        func kind(_ t: MetadataObjectType) -> MetadataObjectType { t == .itf14 ? .interleaved2of5 : t }
+        recentReads.removeAll { streamFrames - $0.lastFrame > Self.recentFrames }
+        var out: [MetadataObject] = []
+        for o in objects {
+            guard o.type.isLinear, let payload = o.payload else { out.append(o); continue }
+            let rival = recentReads.contains {
+                kind($0.type) == kind(o.type) && $0.payload != payload && $0.frames >= 2 && Self.sameSymbol($0.bounds, o.bounds)
+            }
+            var frames = 1
+            if let i = recentReads.firstIndex(where: { $0.type == o.type && $0.payload == payload && Self.sameSymbol($0.bounds, o.bounds) }) {
+                if recentReads[i].lastFrame != streamFrames { recentReads[i].frames += 1 }
+                recentReads[i].lastFrame = streamFrames
+                recentReads[i].bounds = o.bounds
+                frames = recentReads[i].frames
+            } else {
+                if recentReads.count >= Self.rereadCacheSize { recentReads.removeFirst() }
+                recentReads.append(RecentRead(type: o.type, payload: payload, bounds: o.bounds, lastFrame: streamFrames, frames: 1))
+            }
+            if rival && frames < 2 {
+                confirmations["conflict with recent frames", default: 0] += 1
+                continue
+            }
+            out.append(o)
+        }
+        return out
+    }
+
+    private func readStreamFrame(in frame: Frame, rectOfInterest: NormalizedRect, steps: Int,
+                                 deadline: Double?) throws -> BarcodeRead {
         streaming = true; streamFrames += 1
         guard let base = startFrame(frame, rectOfInterest: rectOfInterest) else { return BarcodeRead() }
         let density = streamDensity(for: frame.size)
@@ -1036,7 +1094,7 @@ public final class BarcodeDetector: MetadataDetector {
     /// Whether the current frame is a stream frame (``detectStream(in:rectOfInterest:steps:deadline:)``).
     var streaming = false
     /// Stream frames read so far.
-    private var streamFrames = 0
+    var streamFrames = 0
     static let rereadCacheSize = 64
     static let maximumRereadAttempts = 3
     static let rereadMemoryFrames = 30

@@ -175,3 +175,60 @@ struct EndOnlyConflictTests {
         #expect(BarcodeDetector.conflicted(found) == [0, 1])
     }
 }
+
+/// The conflict rule across stream frames (``BarcodeDetector/checkAgainstRecentFrames(_:)``): a blurred real UPC-E
+/// read now and then as other digits alone on its frame (ffmpeg gray noise clip of shelf 778/011, frame 20:
+/// "01212167" on 3 lines, between frames read right).
+@Suite("Conflicts across stream frames")
+struct RecentFrameConflictTests {
+    static func read(_ type: MetadataObjectType, _ value: String, _ r: NormalizedRect) -> MetadataObject {
+        let corners = [NormalizedPoint(x: r.x, y: r.y), NormalizedPoint(x: r.x + r.width, y: r.y),
+                       NormalizedPoint(x: r.x + r.width, y: r.y + r.height), NormalizedPoint(x: r.x, y: r.y + r.height)]
+        return MetadataObject(type: type, bounds: r, corners: corners, stringValue: value, payload: Array(value.utf8), quality: 3)
+    }
+    static let whole = NormalizedRect(x: 0.464, y: 0.435, width: 0.156, height: 0.1)
+    static let leftEnd = NormalizedRect(x: 0.464063, y: 0.48125, width: 0.001563, height: 0.01875)
+    static let elsewhere = NormalizedRect(x: 0.05, y: 0.05, width: 0.15, height: 0.08)
+
+    @Test("a payload read alone where another was read on two recent frames waits for a second frame; elsewhere or later it does not")
+    func heldBackOnce() {
+        let d = BarcodeDetector()
+        d.streaming = true
+        func frame(_ objects: [MetadataObject]) -> [String] {
+            d.streamFrames += 1
+            return d.checkAgainstRecentFrames(objects).map { $0.stringValue ?? "" }
+        }
+        #expect(frame([Self.read(.upce, "01952162", Self.whole)]) == ["01952162"])
+        #expect(frame([Self.read(.upce, "01952162", Self.whole)]) == ["01952162"])
+        // The wrong reading, alone, at the symbol's left end: held back.
+        #expect(frame([Self.read(.upce, "01212167", Self.leftEnd)]) == [])
+        #expect(d.confirmations["conflict with recent frames"] == 1)
+        // Another code elsewhere in the frame is not.
+        #expect(frame([Self.read(.upce, "04252834", Self.elsewhere), Self.read(.upce, "01952162", Self.whole)]) == ["04252834", "01952162"])
+        // Read again within the window: a second sighting, reported.
+        #expect(frame([Self.read(.upce, "01212167", Self.leftEnd)]) == ["01212167"])
+        // Past the window (15 frames) a new code where the old one was is reported at once.
+        d.streamFrames += BarcodeDetector.recentFrames + 1
+        #expect(frame([Self.read(.upce, "07623422", Self.whole)]) == ["07623422"])
+        // With the conflict rule off nothing is held back.
+        var off = BarcodeConfiguration(); off.resolveConflictingReads = false
+        let plain = BarcodeDetector(configuration: off)
+        plain.streaming = true
+        for value in ["01952162", "01952162", "01212167"] {
+            plain.streamFrames += 1
+            #expect(plain.checkAgainstRecentFrames([Self.read(.upce, value, Self.whole)]).count == 1)
+        }
+    }
+
+    @Test("an Interleaved 2 of 5 fragment where an ITF-14 was read is held back (one kind)")
+    func fragmentOfITF14() {
+        let d = BarcodeDetector()
+        d.streaming = true
+        for _ in 0..<2 {
+            d.streamFrames += 1
+            #expect(d.checkAgainstRecentFrames([Self.read(.itf14, "84690741669325", Self.whole)]).count == 1)
+        }
+        d.streamFrames += 1
+        #expect(d.checkAgainstRecentFrames([Self.read(.interleaved2of5, "846907", Self.leftEnd)]).isEmpty)
+    }
+}
