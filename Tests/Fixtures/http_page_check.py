@@ -21,7 +21,9 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+import queue
 import urllib.request
 
 import cv2
@@ -29,29 +31,100 @@ import numpy as np
 import websocket
 
 url, width, height, prefix = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
-profile = tempfile.mkdtemp(prefix="scand-chromium-")
-browser = subprocess.Popen(
-    ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--no-default-browser-check",
-     "--remote-debugging-port=0", f"--user-data-dir={profile}", f"--window-size={width},{height}", "about:blank"],
-    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-try:
-    port = None
+
+# Debian's binary itself: its /usr/bin/chromium wrapper adds flags from /etc/chromium.d (extensions, GPU
+# rasterization) and, where /dev/shm is mounted twice, fails its own shared-memory check with a shell error.
+CHROMIUM = "/usr/lib/chromium/chromium" if os.access("/usr/lib/chromium/chromium", os.X_OK) else "chromium"
+# As few processes and threads as a headless page needs: a browser that cannot start a thread dies at once
+# with SIGTRAP (a release-build CHECK, no message), which is what a CI machine's process limit does to it
+# while the rest of the suite runs. No zygote, the GPU stage in the browser process, one renderer.
+FLAGS = ["--headless", "--no-sandbox", "--no-zygote", "--disable-gpu", "--in-process-gpu",
+         "--renderer-process-limit=1", "--num-raster-threads=1", "--disable-dev-shm-usage",
+         "--disable-extensions", "--disable-background-networking", "--disable-component-update",
+         "--disable-crash-reporter", "--no-first-run", "--no-default-browser-check", "--remote-debugging-port=0"]
+# Attempts, and the pause before each: a browser that fails for want of threads or processes is started
+# again once the machine has some free. After the first, the page runs in the browser process
+# (--single-process: one process, about 48 threads instead of 5 and 82; it started here under a pids
+# cgroup limit of 58, where the first form needs more than 64).
+PAUSES = [0, 1, 3, 6, 10]
+
+
+def resources():
+    """What limits a browser's threads and processes here, for the error message."""
+    import resource
+    out = []
+    for name in ("RLIMIT_NPROC", "RLIMIT_AS", "RLIMIT_NOFILE"):
+        soft, _ = resource.getrlimit(getattr(resource, name))
+        out.append("%s=%s" % (name[7:].lower(), "unlimited" if soft == resource.RLIM_INFINITY else soft))
+    try:
+        out.append("threads on the machine=%d" % sum(
+            len(os.listdir(f"/proc/{p}/task")) for p in os.listdir("/proc") if p.isdigit()
+            and os.path.isdir(f"/proc/{p}/task")))
+    except OSError:
+        pass
+    try:  # this process's pids cgroup, v1 or v2: its limit and use
+        with open("/proc/self/cgroup") as f:
+            for entry in f.read().splitlines():
+                _, controllers, path = entry.split(":", 2)
+                base = ("/sys/fs/cgroup/pids" if controllers == "pids" else
+                        "/sys/fs/cgroup" if controllers == "" else None)
+                if base and os.path.exists(f"{base}{path}/pids.max"):
+                    with open(f"{base}{path}/pids.max") as m, open(f"{base}{path}/pids.current") as c:
+                        out.append("pids cgroup %s: %s of %s" % (path, c.read().strip(), m.read().strip()))
+    except (OSError, ValueError):
+        pass
+    return ", ".join(out)
+
+
+def start(attempt):
+    """One launch; (process, its profile, a DevTools connection to its page or None, what it printed)."""
+    profile = tempfile.mkdtemp(prefix="scand-chromium-")
+    flags = FLAGS + (["--single-process"] if attempt >= 1 else [])
+    proc = subprocess.Popen([CHROMIUM] + flags + [f"--user-data-dir={profile}", f"--window-size={width},{height}",
+                                                  "about:blank"],
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    lines = queue.Queue()
+
+    def pump():  # stderr is read to its end, so a chatty browser never blocks on a full pipe
+        for line in proc.stderr:
+            lines.put(line)
+        lines.put(None)
+    threading.Thread(target=pump, daemon=True).start()
+    said = []
     deadline = time.time() + 30
-    said = []  # chromium's own lines, for the error message
-    while time.time() < deadline and port is None:
-        line = browser.stderr.readline()
-        if not line:
+    while time.time() < deadline:
+        try:
+            line = lines.get(timeout=max(0.1, deadline - time.time()))
+        except queue.Empty:
+            break
+        if line is None:
             break
         said.append(line.strip())
         m = re.search(r"DevTools listening on ws://[^:]+:(\d+)/", line)
         if m:
-            port = int(m.group(1))
-    if port is None:
-        sys.exit("chromium did not start its DevTools endpoint (exit status %s); it said: %s"
-                 % (browser.poll(), " | ".join(said[-6:])))
-    targets = json.load(urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list"))
-    page = next(t for t in targets if t.get("type") == "page")
-    ws = websocket.create_connection(page["webSocketDebuggerUrl"], timeout=30)
+            # Started only once its page answers: a browser short of threads can die just after this line.
+            try:
+                targets = json.load(urllib.request.urlopen(f"http://127.0.0.1:{m.group(1)}/json/list", timeout=30))
+                page = next(t for t in targets if t.get("type") == "page")
+                return proc, profile, websocket.create_connection(page["webSocketDebuggerUrl"], timeout=30), said
+            except (OSError, StopIteration, ValueError, websocket.WebSocketException) as e:
+                said.append("connecting to its DevTools endpoint: %r" % e)
+                break
+    return proc, profile, None, said
+
+
+def stop(proc, profile):
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+    shutil.rmtree(profile, ignore_errors=True)
+
+
+def session(ws):
+    """The page in one browser: navigate, wait for frames and events, freeze, two screenshots."""
     counter = [0]
 
     def call(method, **params):
@@ -99,13 +172,30 @@ try:
     evaluate("scand.setOverlays(true)")
     annotated = screenshot(prefix + "-page.png")
     ws.close()
-finally:
-    browser.terminate()
+    return s, plain, annotated
+
+
+# A browser that dies (SIGTRAP for want of threads) or stops answering, before or during the session, is
+# started again; what the page shows is judged only after, on the screenshots of a whole session.
+failures = []
+for attempt, pause in enumerate(PAUSES):
+    time.sleep(pause)
+    browser, profile, ws, said = start(attempt)
     try:
-        browser.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        browser.kill()
-    shutil.rmtree(profile, ignore_errors=True)
+        if ws is not None:
+            s, plain, annotated = session(ws)
+            break
+        why = said[-1] if said else "nothing printed"
+    except (OSError, RuntimeError, ValueError, websocket.WebSocketException) as e:
+        why = "during the session: %r" % e
+    finally:
+        stop(browser, profile)
+    failures.append("attempt %d: exit status %s, %s" % (attempt + 1, browser.returncode, why))
+    print("http_page_check: chromium failed (%s); %s" % (failures[-1], resources()), file=sys.stderr)
+else:
+    sys.exit("chromium (%s) did not serve the page in %d attempts (%s); %s; the last said: %s"
+             % (CHROMIUM, len(PAUSES), "; ".join(failures), resources(),
+                " | ".join(l for l in said if "dbus" not in l)[-3000:]))
 
 found, points = cv2.QRCodeDetector().detect(cv2.cvtColor(plain, cv2.COLOR_BGR2GRAY))
 code = points.reshape(-1, 2).tolist() if found and points is not None else None
