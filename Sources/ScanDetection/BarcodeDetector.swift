@@ -348,13 +348,12 @@ public final class BarcodeDetector: MetadataDetector {
     /// where another one was is reported one frame later.
     func checkAgainstRecentFrames(_ objects: [MetadataObject]) -> [MetadataObject] {
         guard configuration.resolveConflictingReads else { return objects }
-        func kind(_ t: MetadataObjectType) -> MetadataObjectType { t == .itf14 ? .interleaved2of5 : t }
         recentReads.removeAll { streamFrames - $0.lastFrame > Self.recentFrames }
         var out: [MetadataObject] = []
         for o in objects {
             guard o.type.isLinear, let payload = o.payload else { out.append(o); continue }
             let rival = recentReads.contains {
-                kind($0.type) == kind(o.type) && $0.payload != payload && $0.frames >= 2 && Self.sameSymbol($0.bounds, o.bounds)
+                $0.type.family == o.type.family && $0.payload != payload && $0.frames >= 2 && Self.sameSymbol($0.bounds, o.bounds)
             }
             var frames = 1
             if let i = recentReads.firstIndex(where: { $0.type == o.type && $0.payload == payload && Self.sameSymbol($0.bounds, o.bounds) }) {
@@ -598,12 +597,11 @@ public final class BarcodeDetector: MetadataDetector {
         let reads = deskewedImages(base).flatMap {
             scanZBar($0, frameSize: frameSize, density: density, matrixOnly: false).filter(accept)
         }.filter { ($0.quality ?? 0) >= Self.transformedQualityMargin }
-        func kind(_ t: MetadataObjectType) -> MetadataObjectType { t == .itf14 ? .interleaved2of5 : t }
         var out: [MetadataObject] = []
         for o in found {
             guard o.type.isLinear, (o.quality ?? Int.max) < Self.deskewCheckBelowQuality else { out.append(o); continue }
             let there = reads.filter {
-                kind($0.type) == kind(o.type) && Self.touch($0.bounds, o.bounds) && ($0.payload?.count ?? 0) > (o.payload?.count ?? 0)
+                $0.type.family == o.type.family && Self.touch($0.bounds, o.bounds) && ($0.payload?.count ?? 0) > (o.payload?.count ?? 0)
             }
             if there.isEmpty { out.append(o); continue }
             confirmations["deskewed replaced", default: 0] += 1
@@ -1175,10 +1173,10 @@ public final class BarcodeDetector: MetadataDetector {
     /// Interleaved 2 of 5 fragments: a short I2/5 read that overlaps a longer one, or whose digits are
     /// part of a longer read in the same frame, is a partial decode of that longer code.
     static func suppressFragments(_ objects: [MetadataObject]) -> [MetadataObject] {
-        let i25 = objects.filter { $0.type == .interleaved2of5 || $0.type == .itf14 }
+        let i25 = objects.filter { $0.type.family == .interleaved2of5 }
         guard i25.count > 1 else { return objects }
         return objects.filter { o in
-            guard o.type == .interleaved2of5 || o.type == .itf14, let p = o.payload else { return true }
+            guard o.type.family == .interleaved2of5, let p = o.payload else { return true }
             return !i25.contains { other in
                 guard let q = other.payload, q.count > p.count else { return false }
                 let contained = String(decoding: q, as: UTF8.self).contains(String(decoding: p, as: UTF8.self))
@@ -1198,6 +1196,12 @@ extension ReaderPass {
     var matrixOnly: Bool { self == .upscaledThresholded }
     /// Reads 1-D codes only (zxing looks for linear formats only).
     var linearOnly: Bool { self == .deskewed }
+}
+
+extension MetadataObjectType {
+    /// The symbology this type belongs to, for telling two reads of one symbol apart: an ITF-14 is an
+    /// Interleaved 2 of 5 with 14 digits and a valid check digit, so the two are one family.
+    var family: MetadataObjectType { self == .itf14 ? .interleaved2of5 : self }
 }
 
 /// GS1 check digits (EAN/UPC/ITF-14 mod-10).
