@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import Logging
 import ScanCore
@@ -32,7 +33,9 @@ import ScanTestSupport
     @Test func modelLocatorHonoursExplicitDirectoryAndNamesMissingFiles() throws {
         let dir = Fixtures.repositoryRoot.appendingPathComponent("Models").path
         #expect(try ModelLocator.directory(ModelConfiguration(directory: dir)) == dir)
-        #expect(throws: ScanError.self) { try ModelLocator.directory(ModelConfiguration(directory: "/nonexistent")) }
+        // A path that cannot exist: "/nonexistent" is nobody's home on Debian, and tools run as nobody create it.
+        let missing = FileManager.default.temporaryDirectory.appendingPathComponent("scand-no-models-\(UUID().uuidString)").path
+        #expect(throws: ScanError.self) { try ModelLocator.directory(ModelConfiguration(directory: missing)) }
         do {
             _ = try ModelLocator.file("nope.xml", in: ModelConfiguration(directory: dir))
             Issue.record("missing model accepted")
