@@ -316,6 +316,21 @@ public final class BarcodeDetector: MetadataDetector {
         try readStream(in: frame, rectOfInterest: rectOfInterest, steps: steps, deadline: deadline).objects
     }
 
+    /// Forgets what earlier stream frames left behind: the recent reads of the conflict rule across frames,
+    /// reads waiting for a second frame, the step that last read, the deskewed pass's bar directions and the
+    /// per-payload answers of the checks. Call it when the frames start coming from another input, whose codes
+    /// are not the ones seen before (`scand scan a.y4m b.y4m`: b's codes lie where a's were, and were held back
+    /// a frame as conflicts). The step timings and the rotation's place are kept.
+    public func startStream() {
+        recentReads.removeAll()
+        streamPending = PendingReads()
+        stickyStep = nil
+        deskewMemo = nil
+        conflictChecked.removeAll()
+        retailChecked.removeAll()
+        rereadCache.removeAll()
+    }
+
     /// ``detectStream(in:rectOfInterest:steps:deadline:)``, saying which pass and engine read the codes.
     public func readStream(in frame: Frame, rectOfInterest: NormalizedRect = .unit, steps: Int,
                            deadline: Double? = nil) throws -> BarcodeRead {

@@ -73,6 +73,8 @@ public final class MetadataOutput {
     private let faceTracker: FaceTracker?
     private var confirmation: LinearCodeConfirmation?
     private var confirmationSource: String?
+    /// The source whose frames the code reader's stream state (``BarcodeDetector/startStream()``) is about.
+    private var barcodeStreamSource: String?
 
     /// Why the neural face detector was asked for but the cascades work instead (missing model); nil otherwise.
     public var faceDetectorFallback: String? { faces?.fallbackReason }
@@ -139,6 +141,7 @@ public final class MetadataOutput {
                 steps = 0
                 shedFrames += 1
             }
+            if barcodeStreamSource != source.name { barcodes.startStream(); barcodeStreamSource = source.name }
             codes = try barcodes.detectStream(in: frame, rectOfInterest: rectOfInterest, steps: steps,
                                               deadline: stepDeadline(source))
         } else {
@@ -275,7 +278,7 @@ public final class MetadataOutput {
 private final class DetectionWork: @unchecked Sendable {
     // Invariant for @unchecked Sendable: both threads write, to disjoint state. The code thread
     // (runCodes) writes `codes`, `codeSeconds` and, in `output`, the code reader, `shedFrames`, the
-    // 1-D confirmation and `confirmationSource`; the face thread (runFaces) writes `faces`,
+    // 1-D confirmation, `confirmationSource` and `barcodeStreamSource`; the face thread (runFaces) writes `faces`,
     // `faceSeconds` and, in `output`, the face detector, the tracker, `skippedFaceSearch` and
     // `skippedFaceSearches`. Both only read the rest of `output` (configuration, `frameStarted`,
     // `previousFrameSeconds`, written before the threads start). `concurrentPerform` returns after both,

@@ -80,6 +80,27 @@ private func values(_ lines: [[String: Any]]) -> [[String]] {
         #expect(values(lines) == Array(repeating: [text], count: 10))
     }
 
+    /// Two inputs in one `scand scan`, each an EAN-13 made by zint and turned into a Y4M clip by ffmpeg, at
+    /// the same place in the frame: the second input's code is reported from its first frame, and a one-frame
+    /// input's code at all. Before, the reader's stream memory ran on across inputs, so the conflict rule across
+    /// frames took the second code for a misread of the first and held it back a frame (a one-frame input lost it).
+    @Test func eachInputStartsAFreshStream() throws {
+        let dir = try TemporaryDirectory()
+        for (name, digits, frames) in [("a", "400638133393", 4), ("b", "590123412345", 3), ("c", "978020137962", 1)] {
+            _ = try runTool("/usr/bin/zint", ["-b", "13", "-d", digits, "--scale", "2", "-o", dir.url.appendingPathComponent("\(name).png").path])
+            _ = try runTool("/usr/bin/ffmpeg", ["-nostdin", "-loglevel", "error", "-y", "-loop", "1", "-i",
+                                                 dir.url.appendingPathComponent("\(name).png").path,
+                                                 "-vf", "pad=640:480:(ow-iw)/2:(oh-ih)/2:white", "-frames:v", "\(frames)",
+                                                 "-pix_fmt", "yuv420p", "-f", "yuv4mpegpipe",
+                                                 dir.url.appendingPathComponent("\(name).y4m").path])
+        }
+        let run = try ScandBinary.run(["scan"] + ["a", "b", "c"].map { dir.url.appendingPathComponent("\($0).y4m").path })
+        #expect(run.status == 0, "\(run.stderr)")
+        let lines = try run.jsonLines()
+        #expect(lines.map { ($0["source"] as? String).map { String($0.suffix(5)) } ?? "" } == ["a.y4m", "a.y4m", "a.y4m", "a.y4m", "b.y4m", "b.y4m", "b.y4m", "c.y4m"])
+        #expect(values(lines) == Array(repeating: ["4006381333931"], count: 4) + Array(repeating: ["5901234123457"], count: 3) + [["9780201379624"]])
+    }
+
     /// A producer that writes in random sizes from 1 byte to 64 KiB and splits every FRAME line byte by
     /// byte (before: a Swift trap in ByteReader.readLine, or "header line longer than 1024 bytes"). Each
     /// frame carries a QR code of its own index, so a frame read at the wrong offset shows.

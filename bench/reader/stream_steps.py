@@ -99,6 +99,10 @@ def main():
                 for vals in got.values():
                     wrong |= {v for v in vals if not any(matches(v, t) for t in im["codes"])}
                 mis += len(wrong)
+                for v in sorted(wrong):  # which clip, which frames, for the next look
+                    print("misread: %s %s %r on frames %s (truth %s)" % (
+                        name, im["file"], v, sorted(f for f, vals in got.items() if v in vals),
+                        [t["value"] for t in im["codes"]]), file=sys.stderr)
             firsts[name] = first
             rows.append((name, per_cat, mis))
         common = set.intersection(*(set(f) for f in firsts.values())) if firsts else set()
