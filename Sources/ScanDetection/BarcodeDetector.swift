@@ -316,15 +316,15 @@ public final class BarcodeDetector: MetadataDetector {
         try readStream(in: frame, rectOfInterest: rectOfInterest, steps: steps, deadline: deadline).objects
     }
 
-    /// Forgets what earlier stream frames left behind: the recent reads of the conflict rule across frames,
-    /// reads waiting for a second frame, the step that last read, the deskewed pass's bar directions and the
-    /// per-payload answers of the checks. Call it when the frames start coming from another input, whose codes
-    /// are not the ones seen before (`scand scan a.y4m b.y4m`: b's codes lie where a's were, and were held back
-    /// a frame as conflicts). The step timings and the rotation's place are kept.
+    /// Forgets what earlier stream frames tell about the codes in view: the recent reads of the conflict rule
+    /// across frames, reads waiting for a second frame, the deskewed pass's bar directions and the per-payload
+    /// answers of the checks. Call it when the frames start coming from another input, whose codes are not the
+    /// ones seen before (`scand scan a.y4m b.y4m`: b's codes lie where a's were, and were held back a frame as
+    /// conflicts). What only orders the work is kept: the step timings, the rotation's place and the step that
+    /// last read (tried first; inputs in one run tend to be alike).
     public func startStream() {
         recentReads.removeAll()
         streamPending = PendingReads()
-        stickyStep = nil
         deskewMemo = nil
         conflictChecked.removeAll()
         retailChecked.removeAll()
