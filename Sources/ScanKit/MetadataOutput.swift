@@ -72,9 +72,9 @@ public final class MetadataOutput {
     private let faces: FaceDetector?
     private let faceTracker: FaceTracker?
     private var confirmation: LinearCodeConfirmation?
-    private var confirmationSource: String?
-    /// The source whose frames the code reader's stream state (``BarcodeDetector/startStream()``) is about.
-    private var barcodeStreamSource: String?
+    /// The stream source whose frames the code reader's stream state (``BarcodeDetector/startStream()``) and the
+    /// 1-D confirmation are about.
+    private var streamSource: String?
 
     /// Why the neural face detector was asked for but the cascades work instead (missing model); nil otherwise.
     public var faceDetectorFallback: String? { faces?.fallbackReason }
@@ -135,13 +135,18 @@ public final class MetadataOutput {
     func readCodes(_ frame: Frame, source: SourceInfo, rectOfInterest: NormalizedRect) throws -> [MetadataObject] {
         guard let barcodes else { return [] }
         let isStream = source.isStream
+        // Each stream input starts fresh: nothing read on another input's frames carries over to this one's.
+        if isStream, streamSource != source.name {
+            barcodes.startStream()
+            confirmation?.reset()
+            streamSource = source.name
+        }
         var codes: [MetadataObject]
         if isStream, var steps = configuration.barcode.streamStepsPerFrame {
             if isLate(source) {
                 steps = 0
                 shedFrames += 1
             }
-            if barcodeStreamSource != source.name { barcodes.startStream(); barcodeStreamSource = source.name }
             codes = try barcodes.detectStream(in: frame, rectOfInterest: rectOfInterest, steps: steps,
                                               deadline: stepDeadline(source))
         } else {
@@ -149,7 +154,6 @@ public final class MetadataOutput {
         }
         // Streams only (video, Y4M, cameras): a still image has no second frame to confirm with.
         if let confirmation, isStream {
-            if confirmationSource != source.name { confirmation.reset(); confirmationSource = source.name }
             codes = confirmation.filter(codes, frame: frame.index)
         }
         return codes
@@ -278,7 +282,7 @@ public final class MetadataOutput {
 private final class DetectionWork: @unchecked Sendable {
     // Invariant for @unchecked Sendable: both threads write, to disjoint state. The code thread
     // (runCodes) writes `codes`, `codeSeconds` and, in `output`, the code reader, `shedFrames`, the
-    // 1-D confirmation, `confirmationSource` and `barcodeStreamSource`; the face thread (runFaces) writes `faces`,
+    // 1-D confirmation and `streamSource`; the face thread (runFaces) writes `faces`,
     // `faceSeconds` and, in `output`, the face detector, the tracker, `skippedFaceSearch` and
     // `skippedFaceSearches`. Both only read the rest of `output` (configuration, `frameStarted`,
     // `previousFrameSeconds`, written before the threads start). `concurrentPerform` returns after both,
