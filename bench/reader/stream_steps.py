@@ -9,6 +9,7 @@ frames (fresh sensor noise and a sub-pixel shift per frame, as video_confirm.py)
   recall           ground-truth codes reported in at least one frame of their clip
   first read       the mean frame index of the first right read (over the codes every binary read)
   misreads         distinct wrong values reported in any frame
+  wrong frames     (clip, frame) pairs that report a wrong value
   CPU ms/frame     user+system time of the scan process over all frames (median of --repeat runs)
 
 Usage: /usr/bin/python3 bench/reader/stream_steps.py --set bench/out/reader/heldout \\
@@ -86,6 +87,7 @@ def main():
         for name, _ in binaries:
             per_cat = {c: [0, 0] for c in cats}
             mis = 0
+            wrong_frames = 0
             first = {}
             for k, (im, p) in enumerate(zip(images, clips)):
                 got = results[name].get(p, {})
@@ -99,22 +101,23 @@ def main():
                 for vals in got.values():
                     wrong |= {v for v in vals if not any(matches(v, t) for t in im["codes"])}
                 mis += len(wrong)
+                wrong_frames += sum(1 for vals in got.values() if any(v in wrong for v in vals))
                 for v in sorted(wrong):  # which clip, which frames, for the next look
                     print("misread: %s %s %r on frames %s (truth %s)" % (
                         name, im["file"], v, sorted(f for f, vals in got.items() if v in vals),
                         [t["value"] for t in im["codes"]]), file=sys.stderr)
             firsts[name] = first
-            rows.append((name, per_cat, mis))
+            rows.append((name, per_cat, mis, wrong_frames))
         common = set.intersection(*(set(f) for f in firsts.values())) if firsts else set()
         print("%d clips of %d frames (%s), set %s, scale %g" % (len(clips), args.frames, ",".join(cats), os.path.relpath(args.set, ROOT), args.scale))
-        print("| binary | " + " | ".join(c for c in cats if c != "negative") + " | all | first read (frame, mean over %d codes all read) | misreads | CPU ms/frame (median of %d) |" % (len(common), args.repeat))
-        print("|---" * (len(cats) + 4 - (1 if "negative" in cats else 0)) + "|")
-        for name, per_cat, mis in rows:
+        print("| binary | " + " | ".join(c for c in cats if c != "negative") + " | all | first read (frame, mean over %d codes all read) | misreads | wrong frames | CPU ms/frame (median of %d) |" % (len(common), args.repeat))
+        print("|---" * (len(cats) + 5 - (1 if "negative" in cats else 0)) + "|")
+        for name, per_cat, mis, wrong_frames in rows:
             cells = ["%d/%d" % tuple(per_cat[c][::-1]) for c in cats if c != "negative"]
             n = sum(v[0] for v in per_cat.values()); k = sum(v[1] for v in per_cat.values())
             fr = statistics.mean(firsts[name][key] for key in common) if common else float("nan")
-            print("| %s | %s | %d/%d (%.1f%%) | %.2f | %d | %.2f |" % (name, " | ".join(cells), k, n, 100 * k / max(1, n), fr, mis,
-                                                             1000 * statistics.median(cpus[name]) / total_frames))
+            print("| %s | %s | %d/%d (%.1f%%) | %.2f | %d | %d | %.2f |" % (name, " | ".join(cells), k, n, 100 * k / max(1, n), fr, mis,
+                                                                  wrong_frames, 1000 * statistics.median(cpus[name]) / total_frames))
 
 
 if __name__ == "__main__":
