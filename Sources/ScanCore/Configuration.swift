@@ -110,14 +110,18 @@ public struct BarcodeConfiguration: Sendable, Hashable {
     /// the same image decides, and with no zxing read neither is reported; zxing's own two readings are both
     /// dropped. On by default: zbar reads a blurred real photo of an ISBN both ways, the wrong way on more scan
     /// lines (docs/reader.md, "Real photos"). It costs one zxing call on the frames where it happens and
-    /// nothing on the others. (EAN/UPC only until 2026-11-24.)
+    /// nothing on the others. (EAN/UPC only until 2026-11-24.) On streams the rule also runs across frames:
+    /// a 1-D read where another payload of the same kind was read on recent frames is held back until it is
+    /// read on a second frame, and while the other was read on more of the last 15 frames and within the last
+    /// 3 (`BarcodeDetector.checkAgainstRecentFrames`).
     public var resolveConflictingReads: Bool = true
     /// Drop a UPC-E read (zbar's or zxing-cpp's, any pass, stills and streams) that is part of a longer code:
     /// at one of its ends bars run on both ways, or more bars run on than a UPC-E has. That is the left half of
     /// an EAN-13/UPC-A that did not decode, whose centre guard and first bar look like a UPC-E end guard (one
     /// left half in ten then passes the UPC-E check digit). On by default: on the generated sets it removed
     /// such misreads and no right read (docs/reader.md, "UPC-E inside EAN-13"). It costs up to six line
-    /// profiles per UPC-E read and nothing for other types.
+    /// profiles per UPC-E read and nothing for other types. With it, a UPC-E read whose box overlaps an
+    /// EAN-13/UPC-A read of the same image is dropped as that symbol's left half too (since 2026-11-25).
     public var checkUPCEQuietZone: Bool = true
     /// Decode Code 39 symbols that are Code 32 (Italian Pharmacode: 6 characters of its base-32 alphabet
     /// spelling 9 digits with a valid check digit) as "A" and the 9 digits, as printed under them; `value` and

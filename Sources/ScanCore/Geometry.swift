@@ -55,6 +55,20 @@ public struct NormalizedRect: Hashable, Sendable, Codable {
         return NormalizedRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
     }
 
+    /// The smallest rectangle containing both.
+    public func union(_ other: NormalizedRect) -> NormalizedRect {
+        let x0 = Swift.min(minX, other.minX), y0 = Swift.min(minY, other.minY)
+        let x1 = Swift.max(maxX, other.maxX), y1 = Swift.max(maxY, other.maxY)
+        return NormalizedRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+    }
+
+    /// Grown on every side by `fraction` of its longer side (normalized units), so the margin follows the
+    /// symbol's size, not the frame's.
+    public func widened(by fraction: Double) -> NormalizedRect {
+        let m = Swift.max(width, height) * fraction
+        return NormalizedRect(x: x - m, y: y - m, width: width + 2 * m, height: height + 2 * m)
+    }
+
     /// Intersection over union, 0...1.
     public func iou(_ other: NormalizedRect) -> Double {
         let inter = intersection(other).area

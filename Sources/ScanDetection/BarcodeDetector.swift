@@ -207,7 +207,7 @@ public final class BarcodeDetector: MetadataDetector {
                     found = try zxingPassReads(image, pass: pass, base: base, types: zxingTypes(pass), frameSize: frame.size, density: density)
                     engine = .zxing
                 }
-                found = Self.suppressFragments(found.filter(accept))
+                found = Self.suppressFragments(found.filter(accept), upceInsideEAN13: configuration.checkUPCEQuietZone)
                 if pass != .plain {
                     found = try confirm(found, pass: image, base: base, engine: engine, frameSize: frame.size,
                                         source: pass.rawValue + "/\(index)", pending: &pending)
@@ -340,47 +340,105 @@ public final class BarcodeDetector: MetadataDetector {
         return read
     }
 
-    /// A 1-D read reported on a recent stream frame: type, payload, where (normalized frame coordinates), the
-    /// stream frame it was last read on and on how many frames it was read.
+    /// A 1-D read reported on a recent stream frame: type, payload, where (normalized frame coordinates: the box
+    /// of its last read and of the one before), the stream frame it was last read on, on how many frames it was
+    /// read, and which of the last ``recentFrames`` stream frames those were (oldest first).
     struct RecentRead {
         var type: MetadataObjectType
         var payload: [UInt8]
         var bounds: NormalizedRect
+        var previousBounds: NormalizedRect?
         var lastFrame: Int
         var frames: Int
+        var recent: [Int]
+        /// Its boxes on the last ``recentFrames`` frames, with the stream frame of each.
+        var boxes: [(frame: Int, box: NormalizedRect)]
+        /// The union of ``boxes``.
+        var extent: NormalizedRect {
+            boxes.dropFirst().reduce(boxes.first?.box ?? bounds) { $0.union($1.box) }
+        }
     }
     /// On streams: the 1-D reads of the last ``recentFrames`` frames.
     private var recentReads: [RecentRead] = []
     /// Stream frames a read is remembered for by ``checkAgainstRecentFrames(_:)`` (half a second at 30 fps).
     static let recentFrames = 15
+    /// The majority part of the conflict rule across frames holds a read back only while the other reading
+    /// was read on one of this many frames before it: a code put in another's place waits at most this long.
+    static let rivalRecency = 3
+    /// An EAN-13's place, for a UPC-E read on it, is its boxes' union widened by this fraction of its longer
+    /// side on every side (zbar's lines end a module or two apart from frame to frame).
+    static let extentMargin = 0.05
 
-    /// The conflict rule (``BarcodeConfiguration/resolveConflictingReads``) across stream frames: a 1-D payload
-    /// read where, within the last ``recentFrames`` frames, another payload of the same kind (Interleaved 2 of 5
-    /// and ITF-14 are one kind) was read on at least two frames (``sameSymbol(_:_:)``) is held back until it
-    /// is read on a second frame. A code in view is read on frame after frame, and a blurred one is now and then
-    /// read as other digits on a few scan lines, alone on its frame (a real UPC-E shelf label through an
-    /// ffmpeg noise clip: 1 frame in 30 to 60), where no rule within the frame can see it. A new code shown
-    /// where another one was is reported one frame later.
+    /// Whether two linear types can be two readings of one symbol, for the conflict rules: one family
+    /// (``MetadataObjectType/family``), or both EAN/UPC (a UPC-E or EAN-8 read can be part of an EAN-13's bars,
+    /// docs/reader.md "UPC-E inside EAN-13").
+    static func sameKind(_ a: MetadataObjectType, _ b: MetadataObjectType) -> Bool {
+        a.family == b.family || (retailModules[a] != nil && retailModules[b] != nil)
+    }
+
+    /// The conflict rule (``BarcodeConfiguration/resolveConflictingReads``) across stream frames. A code in view
+    /// is read on frame after frame, and a blurred one is now and then read as other digits on a few scan lines
+    /// (a real UPC-E shelf label through an ffmpeg noise clip: 1 frame in 30 to 60; an EAN-13's left half as a
+    /// UPC-E on 7 frames in 24), where no rule within the frame can see it. A 1-D payload read where, within the
+    /// last ``recentFrames`` frames, another payload of the same kind (``sameKind(_:_:)``) was read on at least
+    /// two frames is held back:
+    /// - until it is read on a second frame, when it lies on that symbol (``sameSymbol(_:_:)`` with the other's
+    ///   last box);
+    /// - and for as long as the other was read on more of the last ``recentFrames`` frames than it and on one of
+    ///   the last ``rivalRecency``, when their boxes overlap or touch (``touch(_:_:)``, with the other's last
+    ///   two boxes: zbar's box is the band its lines crossed, at one end or the other);
+    /// - a UPC-E, for as long as an EAN-13 read on its place (``RecentRead/extent`` widened by
+    ///   ``extentMargin``) is remembered: it is that EAN-13's left half (``RetailQuietZone``), read on frames
+    ///   where only lines over the symbol's outer end read it.
+    /// So a misread that recurs beside the right read is not reported while the right one is read more often.
+    /// A new code shown where another one was is reported ``rivalRecency`` frames after the old one's last
+    /// read, a UPC-E where an EAN-13 was ``recentFrames`` frames after it (bench/reader/stream_swap.py).
     func checkAgainstRecentFrames(_ objects: [MetadataObject]) -> [MetadataObject] {
         guard configuration.resolveConflictingReads else { return objects }
-        recentReads.removeAll { streamFrames - $0.lastFrame > Self.recentFrames }
-        var out: [MetadataObject] = []
+        let now = streamFrames
+        recentReads.removeAll { now - $0.lastFrame > Self.recentFrames }
+        for i in recentReads.indices {
+            recentReads[i].recent.removeAll { now - $0 >= Self.recentFrames }
+            recentReads[i].boxes.removeAll { now - $0.frame >= Self.recentFrames }
+        }
+        // Record this frame's reads first, so two readings on one frame count alike.
+        var entries: [Int?] = []
         for o in objects {
-            guard o.type.isLinear, let payload = o.payload else { out.append(o); continue }
-            let rival = recentReads.contains {
-                $0.type.family == o.type.family && $0.payload != payload && $0.frames >= 2 && Self.sameSymbol($0.bounds, o.bounds)
-            }
-            var frames = 1
+            guard o.type.isLinear, let payload = o.payload else { entries.append(nil); continue }
             if let i = recentReads.firstIndex(where: { $0.type == o.type && $0.payload == payload && Self.sameSymbol($0.bounds, o.bounds) }) {
-                if recentReads[i].lastFrame != streamFrames { recentReads[i].frames += 1 }
-                recentReads[i].lastFrame = streamFrames
+                if recentReads[i].lastFrame != now {
+                    recentReads[i].frames += 1
+                    recentReads[i].recent.append(now)
+                    recentReads[i].previousBounds = recentReads[i].bounds
+                    recentReads[i].lastFrame = now
+                }
                 recentReads[i].bounds = o.bounds
-                frames = recentReads[i].frames
+                recentReads[i].boxes.append((now, o.bounds))
+                entries.append(i)
             } else {
-                if recentReads.count >= Self.rereadCacheSize { recentReads.removeFirst() }
-                recentReads.append(RecentRead(type: o.type, payload: payload, bounds: o.bounds, lastFrame: streamFrames, frames: 1))
+                if recentReads.count >= Self.rereadCacheSize {
+                    recentReads.removeFirst()
+                    entries = entries.map { $0.map { $0 - 1 } }
+                }
+                recentReads.append(RecentRead(type: o.type, payload: payload, bounds: o.bounds, previousBounds: nil,
+                                              lastFrame: now, frames: 1, recent: [now], boxes: [(now, o.bounds)]))
+                entries.append(recentReads.count - 1)
             }
-            if rival && frames < 2 {
+        }
+        var out: [MetadataObject] = []
+        for (o, entry) in zip(objects, entries) {
+            guard let entry, entry >= 0 else { out.append(o); continue }
+            let mine = recentReads[entry]
+            let held = recentReads.contains { r in
+                guard r.payload != mine.payload, Self.sameKind(r.type, mine.type) else { return false }
+                if r.frames >= 2 && mine.frames < 2 && Self.sameSymbol(r.bounds, o.bounds) { return true }
+                let overlaps = Self.touch(r.bounds, o.bounds) || r.previousBounds.map { Self.touch($0, o.bounds) } == true
+                // A UPC-E on an EAN-13's place is its left half (the UPC-E check's case on a frame where only
+                // the outer end's lines read): held back while the EAN-13 is remembered.
+                if mine.type == .upce && r.type == .ean13 && Self.touch(r.extent.widened(by: Self.extentMargin), o.bounds) { return true }
+                return r.recent.count >= 2 && r.recent.count > mine.recent.count && now - r.lastFrame <= Self.rivalRecency && overlaps
+            }
+            if held {
                 confirmations["conflict with recent frames", default: 0] += 1
                 continue
             }
@@ -396,7 +454,8 @@ public final class BarcodeDetector: MetadataDetector {
         let density = streamDensity(for: frame.size)
         if !zbarEnabled.isEmpty {
             let found = Self.suppressFragments(try zbarReads(base, pass: .plain, base: base, frameSize: frame.size,
-                                                             density: density, matrixOnly: false))
+                                                             density: density, matrixOnly: false),
+                                               upceInsideEAN13: configuration.checkUPCEQuietZone)
             if !found.isEmpty { return BarcodeRead(objects: found, pass: .plain, engine: .zbar) }
         }
         let all = streamSteps(longSide: max(base.plane.width, base.plane.height))
@@ -456,7 +515,7 @@ public final class BarcodeDetector: MetadataDetector {
                 found = try zxingPassReads(image, pass: step.pass, base: base, types: zxingTypes(step), frameSize: frame.size,
                                            density: step.pass == .upscaled ? 2 * density : density)
             }
-            found = Self.suppressFragments(found.filter(accept))
+            found = Self.suppressFragments(found.filter(accept), upceInsideEAN13: configuration.checkUPCEQuietZone)
             if step.pass != .plain {
                 // On a stream the second sighting may come from another step on a later frame: a candidate
                 // is remembered for ``streamConfirmationFrames`` frames.
@@ -1185,12 +1244,18 @@ public final class BarcodeDetector: MetadataDetector {
 
     // MARK: type mapping
 
-    /// Interleaved 2 of 5 fragments: a short I2/5 read that overlaps a longer one, or whose digits are
-    /// part of a longer read in the same frame, is a partial decode of that longer code.
-    static func suppressFragments(_ objects: [MetadataObject]) -> [MetadataObject] {
+    /// Fragments of a longer read in the same frame:
+    /// - Interleaved 2 of 5: a short I2/5 read that overlaps a longer one, or whose digits are part of a longer
+    ///   read, is a partial decode of that longer code;
+    /// - with `upceInsideEAN13` (``BarcodeConfiguration/checkUPCEQuietZone``), a UPC-E whose box overlaps or
+    ///   touches an EAN-13/UPC-A read's box is that symbol's left half read as a UPC-E (docs/reader.md "UPC-E
+    ///   inside EAN-13"): a real UPC-E's 51 modules cannot hold an EAN-13's 95.
+    static func suppressFragments(_ objects: [MetadataObject], upceInsideEAN13: Bool = true) -> [MetadataObject] {
         let i25 = objects.filter { $0.type.family == .interleaved2of5 }
-        guard i25.count > 1 else { return objects }
+        let ean13 = upceInsideEAN13 ? objects.filter { $0.type == .ean13 } : []
+        guard i25.count > 1 || (!ean13.isEmpty && objects.contains { $0.type == .upce }) else { return objects }
         return objects.filter { o in
+            if o.type == .upce { return !ean13.contains { touch($0.bounds, o.bounds) } }
             guard o.type.family == .interleaved2of5, let p = o.payload else { return true }
             return !i25.contains { other in
                 guard let q = other.payload, q.count > p.count else { return false }

@@ -8,6 +8,10 @@ python3-segno (imported by the benchmark generator). Deterministic.
 - Frames of the benchmark's generated shelf sets (bench/reader/make_shelf.py), each regenerated on its own:
   two blurred EAN-13 codes whose left half scand (2026-11-24, cf252c2) reported as a UPC-E (`misread`), and four
   real UPC-E codes it reads right (`keep`).
+- A frame whose EAN-13 left half comes and goes as a UPC-E on streams (`stream`): never-seen shelf seed 7401,
+  frame 092, an EAN-13 at 2.2 px per module. As a noise clip (ffmpeg, the test makes it) scand at 3d20b5e
+  reported the UPC-E 01867727 on 3 to 7 frames of 24-30, on frames where only its outer end's scan lines read,
+  so the quiet-zone check saw too few bars there.
 - Crisp zint renders (4 px modules) for the line-profile test (`render`): a UPC-E; an EAN-13 whose left half is
   a valid UPC-E of number system 1 (digits chosen so; the EAN-13's first digit is that UPC-E's check digit);
   and that EAN-13 with its right half replaced by another EAN-13's from the middle of the centre guard, so its
@@ -33,6 +37,8 @@ SHELF = [
     (778, True, 95, "keep", None),
     (778, True, 149, "keep", None),
 ]
+# (seed, held-out parameters, index) of the `stream` frames.
+STREAM = [(7401, False, 92)]
 # An EAN-13 whose left half (its first digit 2, then 137585) reads as the UPC-E 11375852, and another EAN-13
 # whose right half (3 3 3 9 3 1: the first digit's R pattern starts with a 1-module bar) is spliced in.
 INNER_EAN13 = "2137585847190"
@@ -58,6 +64,12 @@ def main():
             code = codes[0]
             cases.append({"file": name, "kind": kind, "type": code["type"], "value": code["value"],
                           "misread": wrong})
+        for seed, heldout, index in STREAM:
+            im, codes = make_frame(seed, index, False, heldout, tmp)
+            name = "stream-%d-%03d.png" % (seed, index)
+            im.save(os.path.join(OUT, name))
+            cases.append({"file": name, "kind": "stream", "type": codes[0]["type"], "value": codes[0]["value"],
+                          "misread": None})
         upce = zint(37, UPCE, os.path.join(tmp, "upce.png"))
         inner = zint(13, INNER_EAN13[:12], os.path.join(tmp, "ean.png"))
         other = zint(13, OTHER_EAN13[:12], os.path.join(tmp, "other.png"))
