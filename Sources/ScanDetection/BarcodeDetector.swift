@@ -341,18 +341,27 @@ public final class BarcodeDetector: MetadataDetector {
     }
 
     /// A 1-D read reported on a recent stream frame: type, payload, where (normalized frame coordinates: the box
-    /// of its last read and of the one before), the stream frame it was last read on, on how many frames it was
-    /// read, and which of the last ``recentFrames`` stream frames those were (oldest first).
+    /// of its last read), the stream frame it was last read on, on how many frames it was read, and its boxes on
+    /// the last ``recentFrames`` stream frames.
     struct RecentRead {
         var type: MetadataObjectType
         var payload: [UInt8]
         var bounds: NormalizedRect
-        var previousBounds: NormalizedRect?
         var lastFrame: Int
         var frames: Int
-        var recent: [Int]
-        /// Its boxes on the last ``recentFrames`` frames, with the stream frame of each.
+        /// Its boxes on the last ``recentFrames`` frames, with the stream frame of each, oldest first (one per
+        /// read, so a frame that read it twice has two).
         var boxes: [(frame: Int, box: NormalizedRect)]
+        /// On how many of the last ``recentFrames`` frames it was read.
+        var recentFrameCount: Int {
+            var count = 0, last = Int.min
+            for b in boxes where b.frame != last { count += 1; last = b.frame }
+            return count
+        }
+        /// Its last box and, when it was read on an earlier frame within ``recentFrames``, its last box there.
+        var lastTwoBoxes: [NormalizedRect] {
+            [bounds] + (boxes.last { $0.frame < lastFrame }.map { [$0.box] } ?? [])
+        }
         /// The union of ``boxes``.
         var extent: NormalizedRect {
             boxes.dropFirst().reduce(boxes.first?.box ?? bounds) { $0.union($1.box) }
@@ -397,10 +406,7 @@ public final class BarcodeDetector: MetadataDetector {
         guard configuration.resolveConflictingReads else { return objects }
         let now = streamFrames
         recentReads.removeAll { now - $0.lastFrame > Self.recentFrames }
-        for i in recentReads.indices {
-            recentReads[i].recent.removeAll { now - $0 >= Self.recentFrames }
-            recentReads[i].boxes.removeAll { now - $0.frame >= Self.recentFrames }
-        }
+        for i in recentReads.indices { recentReads[i].boxes.removeAll { now - $0.frame >= Self.recentFrames } }
         // Record this frame's reads first, so two readings on one frame count alike.
         var entries: [Int?] = []
         for o in objects {
@@ -408,8 +414,6 @@ public final class BarcodeDetector: MetadataDetector {
             if let i = recentReads.firstIndex(where: { $0.type == o.type && $0.payload == payload && Self.sameSymbol($0.bounds, o.bounds) }) {
                 if recentReads[i].lastFrame != now {
                     recentReads[i].frames += 1
-                    recentReads[i].recent.append(now)
-                    recentReads[i].previousBounds = recentReads[i].bounds
                     recentReads[i].lastFrame = now
                 }
                 recentReads[i].bounds = o.bounds
@@ -420,8 +424,8 @@ public final class BarcodeDetector: MetadataDetector {
                     recentReads.removeFirst()
                     entries = entries.map { $0.map { $0 - 1 } }
                 }
-                recentReads.append(RecentRead(type: o.type, payload: payload, bounds: o.bounds, previousBounds: nil,
-                                              lastFrame: now, frames: 1, recent: [now], boxes: [(now, o.bounds)]))
+                recentReads.append(RecentRead(type: o.type, payload: payload, bounds: o.bounds, lastFrame: now, frames: 1,
+                                              boxes: [(now, o.bounds)]))
                 entries.append(recentReads.count - 1)
             }
         }
@@ -432,11 +436,12 @@ public final class BarcodeDetector: MetadataDetector {
             let held = recentReads.contains { r in
                 guard r.payload != mine.payload, Self.sameKind(r.type, mine.type) else { return false }
                 if r.frames >= 2 && mine.frames < 2 && Self.sameSymbol(r.bounds, o.bounds) { return true }
-                let overlaps = Self.touch(r.bounds, o.bounds) || r.previousBounds.map { Self.touch($0, o.bounds) } == true
                 // A UPC-E on an EAN-13's place is its left half (the UPC-E check's case on a frame where only
                 // the outer end's lines read): held back while the EAN-13 is remembered.
                 if mine.type == .upce && r.type == .ean13 && Self.touch(r.extent.widened(by: Self.extentMargin), o.bounds) { return true }
-                return r.recent.count >= 2 && r.recent.count > mine.recent.count && now - r.lastFrame <= Self.rivalRecency && overlaps
+                let count = r.recentFrameCount
+                return count >= 2 && count > mine.recentFrameCount && now - r.lastFrame <= Self.rivalRecency
+                    && r.lastTwoBoxes.contains { Self.touch($0, o.bounds) }
             }
             if held {
                 confirmations["conflict with recent frames", default: 0] += 1
