@@ -214,18 +214,25 @@ struct RecentFrameConflictTests {
                        NormalizedPoint(x: r.x + r.width, y: r.y + r.height), NormalizedPoint(x: r.x, y: r.y + r.height)]
         return MetadataObject(type: type, bounds: r, corners: corners, stringValue: value, payload: Array(value.utf8), quality: 3)
     }
+    /// A detector in stream mode, for driving ``BarcodeDetector/checkAgainstRecentFrames(_:)`` frame by frame.
+    static func streamingDetector() -> BarcodeDetector {
+        let d = BarcodeDetector()
+        d.streaming = true
+        return d
+    }
+    /// The next stream frame with `objects` read on it: the values the conflict rule across frames lets through.
+    static func nextFrame(_ d: BarcodeDetector, _ objects: [MetadataObject]) -> [String] {
+        d.streamFrames += 1
+        return d.checkAgainstRecentFrames(objects).map { $0.stringValue ?? "" }
+    }
     static let whole = NormalizedRect(x: 0.464, y: 0.435, width: 0.156, height: 0.1)
     static let leftEnd = NormalizedRect(x: 0.464063, y: 0.48125, width: 0.001563, height: 0.01875)
     static let elsewhere = NormalizedRect(x: 0.05, y: 0.05, width: 0.15, height: 0.08)
 
     @Test("a payload read alone where another was read on two recent frames waits for a second frame; elsewhere or later it does not")
     func heldBackOnce() {
-        let d = BarcodeDetector()
-        d.streaming = true
-        func frame(_ objects: [MetadataObject]) -> [String] {
-            d.streamFrames += 1
-            return d.checkAgainstRecentFrames(objects).map { $0.stringValue ?? "" }
-        }
+        let d = Self.streamingDetector()
+        let frame = { (objects: [MetadataObject]) in Self.nextFrame(d, objects) }
         #expect(frame([Self.read(.upce, "01952162", Self.whole)]) == ["01952162"])
         #expect(frame([Self.read(.upce, "01952162", Self.whole)]) == ["01952162"])
         // The wrong reading, alone, at the symbol's left end: held back.
@@ -251,12 +258,8 @@ struct RecentFrameConflictTests {
 
     @Test("a misread that recurs is held back while the right reading is read on more recent frames; a code put in another's place is reported once it is read more")
     func majorityOfRecentFrames() {
-        let d = BarcodeDetector()
-        d.streaming = true
-        func frame(_ objects: [MetadataObject]) -> [String] {
-            d.streamFrames += 1
-            return d.checkAgainstRecentFrames(objects).map { $0.stringValue ?? "" }
-        }
+        let d = Self.streamingDetector()
+        let frame = { (objects: [MetadataObject]) in Self.nextFrame(d, objects) }
         // The pattern of never-seen shelf 7401 frame 092 as a 24-frame noise clip: the EAN-13 9596772296228
         // on most frames, its left half as the UPC-E 01867727 (a pixel-wide band at the symbol's left end) on
         // 7, once beside the EAN-13 on one frame.
@@ -287,12 +290,8 @@ struct RecentFrameConflictTests {
 
     @Test("a UPC-E on an EAN-13's place is held back while the EAN-13 is remembered (15 frames), even where its last boxes were elsewhere on the symbol")
     func upceOnAnEAN13sPlace() {
-        let d = BarcodeDetector()
-        d.streaming = true
-        func frame(_ objects: [MetadataObject]) -> [String] {
-            d.streamFrames += 1
-            return d.checkAgainstRecentFrames(objects).map { $0.stringValue ?? "" }
-        }
+        let d = Self.streamingDetector()
+        let frame = { (objects: [MetadataObject]) in Self.nextFrame(d, objects) }
         // Never-seen shelf 7401/092 as a noise clip (seed 3), in 640x480 pixels: the EAN-13 read whole, then
         // on two frames only as bands over its right half, then its left half as a UPC-E whose box (x 258-363,
         // y 269-288) touches neither of those two bands.
