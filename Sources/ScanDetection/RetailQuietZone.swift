@@ -12,10 +12,9 @@ import Foundation
 /// zone after an end guard, and zxing-cpp 3.1 reads such a UPC-E on a turned image. A real UPC-E ends in a
 /// quiet zone (7 modules in GS1's specification); the inner one has the EAN-13's other half beyond it.
 ///
-/// The test: on a line across the bars (``acrossBars(on:at:reading:radius:)``) through the point where the
-/// read ended (zbar: its scan line's last edge, which may be either end of the symbol; zxing-cpp: both ends),
-/// the bars on each side are followed outward
-/// while each next bar is within ``gapFactor`` times the median bar-to-bar distance. A real UPC-E has the
+/// The test: on a line across the bars (``acrossBars(on:at:reading:radius:)``), and on one along the read,
+/// through the point where the read ended (zbar: its scan line's last edge, which may be either end of the
+/// symbol; zxing-cpp: both ends), the bars on each side are followed outward while each next bar is within ``gapFactor`` times the median bar-to-bar distance. A real UPC-E has the
 /// whole symbol (17 bars) on one side and at most its last guard bars on the other. At the inner end of an
 /// EAN-13's left half bars run on both ways; at its outer end they run on for the EAN-13's 30 bars.
 /// (Generated shelf frames: 11–13 bars on the shorter side at every inner end, 0–2 on the quiet side of every
@@ -128,10 +127,15 @@ enum RetailQuietZone {
     /// Whether a UPC-E read lies inside a longer symbol. `ends` are points (pass pixels) where the read's lines
     /// end, at either end of the symbol (zbar's scan lines end where they finish decoding, which is the symbol's
     /// start for a line read backwards), and `direction` is along the symbol. The points are grouped by end
-    /// (along `direction`, more than ``endSeparation`` pixels apart); at each end up to three lines (the
+    /// (along `direction`, more than ``endSeparation`` pixels apart); at each end up to three points (the
     /// outermost two and the middle one across the symbol) are looked at, and an end where most of them find
     /// a longer symbol (``longerSymbol(_:)``) marks the read: a real UPC-E has a quiet zone beyond both ends and
-    /// 17 bars between them.
+    /// 17 bars between them. Through each point two lines are followed, across the bars
+    /// (``acrossBars(on:at:reading:radius:)``) and along `direction`, and either one finding a longer symbol
+    /// counts: where a symbol's bars lean off the perpendicular of its rows (perspective), the line across them
+    /// from a point near its top or bottom edge slants off the symbol after a UPC-E's length, while the read's
+    /// own line stays on its rows (never-seen shelf frame 7401/092 under ffmpeg noise, docs/reader.md); where
+    /// a reader's line crosses the bars at a slant (zxing-cpp on a turned image), the line across them stays on.
     static func insideLongerSymbol(on plane: LumaPlane, ends: [(Double, Double)], direction: (Double, Double)) -> Bool {
         let along = { (p: (Double, Double)) in p.0 * direction.0 + p.1 * direction.1 }
         let across = { (p: (Double, Double)) in p.1 * direction.0 - p.0 * direction.1 }
@@ -147,9 +151,10 @@ enum RetailQuietZone {
             var looked = 0, inside = 0
             for k in Set([0, sorted.count / 2, sorted.count - 1]).sorted() {
                 let p = sorted[k]
-                guard let b = bars(on: plane, at: p, direction: acrossBars(on: plane, at: p, reading: direction)) else { continue }
+                let lines = [acrossBars(on: plane, at: p, reading: direction), direction].compactMap { bars(on: plane, at: p, direction: $0) }
+                guard !lines.isEmpty else { continue }
                 looked += 1
-                if longerSymbol(b) { inside += 1 }
+                if lines.contains(where: longerSymbol) { inside += 1 }
             }
             if looked > 0, 2 * inside > looked { return true }
         }

@@ -90,8 +90,8 @@ struct UPCEQuietZoneTests {
     /// A real producer: ffmpeg's temporal noise on never-seen shelf frame 7401/092 (30 frames, gray Y4M, ffmpeg's
     /// fixed noise seed). At 3d20b5e `scand scan` reported the EAN-13's left half as the UPC-E 01867727 on frames
     /// 2, 8 and 11, where only the outer end's scan lines read; the EAN-13 had been read on the frames before.
-    /// The conflict rule across frames holds a UPC-E on a remembered EAN-13's place back; without the rule the
-    /// UPC-E comes out again.
+    /// The conflict rule across frames holds a UPC-E on a remembered EAN-13's place back, and the quiet-zone check
+    /// (with its lines along the scan line) drops it; without both the UPC-E comes out again.
     @Test("ffmpeg noise clip of a shelf EAN-13: no frame reports its left half as a UPC-E")
     func ffmpegNoiseClip() throws {
         let c = try UPCEFixtures.named("stream-7401-092.png")
@@ -110,8 +110,46 @@ struct UPCEQuietZoneTests {
         #expect(frames.count == 30)
         #expect(frames.allSatisfy { $0.allSatisfy { $0 == c.value } }, "\(frames.enumerated().filter { !$0.element.allSatisfy { $0 == c.value } })")
         #expect(frames.filter { $0 == [c.value] }.count >= 24)
-        let unchecked = try values(["--no-resolve-conflicts"])
-        #expect(unchecked.contains { $0.contains("01867727") }, "without the rule: \(Set(unchecked.joined()))")
+        let unchecked = try values(["--no-resolve-conflicts", "--no-upce-quiet-zone"])
+        #expect(unchecked.contains { $0.contains("01867727") }, "without the checks: \(Set(unchecked.joined()))")
+    }
+
+    /// Frame 0 of ffmpeg's temporal noise (alls=7, seed 310) on 7401/092. The EAN-13's bars lean about 5° off the
+    /// perpendicular of its rows (the shelf set's perspective), and zbar read its left half as the UPC-E 01867727
+    /// on four lines, all ending at the symbol's outer end, on a still image as on the first frame of a stream
+    /// (a745207; no EAN-13 read on that frame, so no rule across frames can help). The line across the bars from
+    /// the two upper points leans off the symbol's rows and leaves its bars after 100–160 px (15–20 bars, a
+    /// UPC-E's length); the line along the scan line stays on the rows and finds the EAN-13's 29 bars.
+    @Test("a leaning EAN-13's outer end: the line along the scan finds its 30 bars where the line across its bars leaves it")
+    func leaningOuterEnd() throws {
+        let c = try UPCEFixtures.named("stream-7401-092.png")
+        let dir = try TemporaryDirectory()
+        let still = dir.url.appendingPathComponent("noise-7-310.png").path
+        _ = try runTool("/usr/bin/ffmpeg", ["-nostdin", "-loglevel", "error", "-y", "-loop", "1", "-i",
+                                             UPCEFixtures.directory.appendingPathComponent(c.file).path,
+                                             "-vf", "noise=alls=7:allf=t:all_seed=310,format=gray", "-frames:v", "1", still])
+        let frame = try #require(try ImageSource(path: still).nextFrame())
+        let unchecked = try BarcodeDetector(configuration: Self.unchecked).detect(in: frame)
+        #expect(unchecked.contains { $0.type == .upce && text($0) == "01867727" }, "unchecked: \(unchecked.map(text))")
+
+        let detector = BarcodeDetector()
+        let found = try detector.detect(in: frame)
+        #expect(!found.contains { $0.type == .upce }, "still: \(found.map(text))")
+        #expect(found.allSatisfy { text($0) == c.value }, "still: \(found.map(text))")
+        #expect(detector.confirmations["UPC-E inside a longer symbol", default: 0] >= 1, "\(detector.confirmations)")
+        let first = try BarcodeDetector().detectStream(in: frame, steps: 1)
+        #expect(!first.contains { $0.type == .upce }, "first stream frame: \(first.map(text))")
+
+        // The points zbar gave (the read's four lines end at x 255–258), on the symbol's top, middle and bottom.
+        let ends: [(Double, Double)] = [(255, 259), (256, 267), (258, 293)]
+        let plane = frame.luma
+        let inside = RetailQuietZone.insideLongerSymbol(on: plane, ends: ends, direction: (-1, 0))
+        #expect(inside)
+        let across = ends.compactMap { p in
+            RetailQuietZone.bars(on: plane, at: p, direction: RetailQuietZone.acrossBars(on: plane, at: p, reading: (-1, 0)))
+        }
+        #expect(across.count == 3 && across.filter(RetailQuietZone.longerSymbol).count <= 1,
+                "across the bars alone: \(across.map(RetailQuietZone.longerSymbol))")
     }
 
     /// The line profile on crisp renders (4 px modules): the ends of a real UPC-E have a quiet side; the centre
