@@ -151,7 +151,8 @@ enum RetailQuietZone {
             var looked = 0, inside = 0
             for k in Set([0, sorted.count / 2, sorted.count - 1]).sorted() {
                 let p = sorted[k]
-                let lines = [acrossBars(on: plane, at: p, reading: direction), direction].compactMap { bars(on: plane, at: p, direction: $0) }
+                let across = acrossBars(on: plane, at: p, reading: direction)
+                let lines = (across == direction ? [direction] : [across, direction]).compactMap { bars(on: plane, at: p, direction: $0) }
                 guard !lines.isEmpty else { continue }
                 looked += 1
                 if lines.contains(where: longerSymbol) { inside += 1 }
