@@ -87,6 +87,14 @@ struct UPCEQuietZoneTests {
         if c.kind == "keep" { #expect(reads.contains { $0 == c.value }, "\(c.file)") }
     }
 
+    /// Runs ffmpeg's `noise` filter with `noise` (its options) on fixture `c`'s frame, looped, as grey, with the
+    /// `output` options and path.
+    static func ffmpegNoise(on c: UPCEFixtures.Case, noise: String, output: [String]) throws {
+        _ = try runTool("/usr/bin/ffmpeg", ["-nostdin", "-loglevel", "error", "-y", "-loop", "1", "-i",
+                                             UPCEFixtures.directory.appendingPathComponent(c.file).path,
+                                             "-vf", "noise=\(noise),format=gray"] + output)
+    }
+
     /// A real producer: ffmpeg's temporal noise on never-seen shelf frame 7401/092 (30 frames, gray Y4M, ffmpeg's
     /// fixed noise seed). At 3d20b5e `scand scan` reported the EAN-13's left half as the UPC-E 01867727 on frames
     /// 2, 8 and 11, where only the outer end's scan lines read; the EAN-13 had been read on the frames before.
@@ -97,10 +105,7 @@ struct UPCEQuietZoneTests {
         let c = try UPCEFixtures.named("stream-7401-092.png")
         let dir = try TemporaryDirectory()
         let clip = dir.url.appendingPathComponent("noise.y4m").path
-        _ = try runTool("/usr/bin/ffmpeg", ["-nostdin", "-loglevel", "error", "-y", "-loop", "1", "-i",
-                                             UPCEFixtures.directory.appendingPathComponent(c.file).path,
-                                             "-vf", "noise=alls=4:allf=t,format=gray", "-frames:v", "30",
-                                             "-pix_fmt", "gray", "-f", "yuv4mpegpipe", clip])
+        try Self.ffmpegNoise(on: c, noise: "alls=4:allf=t", output: ["-frames:v", "30", "-pix_fmt", "gray", "-f", "yuv4mpegpipe", clip])
         func values(_ extra: [String]) throws -> [[String]] {
             let run = try ScandBinary.run(["scan"] + extra + [clip])
             #expect(run.status == 0, "\(run.stderr)")
@@ -125,9 +130,7 @@ struct UPCEQuietZoneTests {
         let c = try UPCEFixtures.named("stream-7401-092.png")
         let dir = try TemporaryDirectory()
         let still = dir.url.appendingPathComponent("noise-7-310.png").path
-        _ = try runTool("/usr/bin/ffmpeg", ["-nostdin", "-loglevel", "error", "-y", "-loop", "1", "-i",
-                                             UPCEFixtures.directory.appendingPathComponent(c.file).path,
-                                             "-vf", "noise=alls=7:allf=t:all_seed=310,format=gray", "-frames:v", "1", still])
+        try Self.ffmpegNoise(on: c, noise: "alls=7:allf=t:all_seed=310", output: ["-frames:v", "1", still])
         let frame = try #require(try ImageSource(path: still).nextFrame())
         let unchecked = try BarcodeDetector(configuration: Self.unchecked).detect(in: frame)
         #expect(unchecked.contains { $0.type == .upce && text($0) == "01867727" }, "unchecked: \(unchecked.map(text))")
