@@ -14,9 +14,10 @@ import Foundation
 ///
 /// The test: on a line across the bars (``acrossBars(on:at:reading:radius:)``), and on one along the read,
 /// through the point where the read ended (zbar: its scan line's last edge, which may be either end of the
-/// symbol; zxing-cpp: both ends), the bars on each side are followed outward while each next bar is within ``gapFactor`` times the median bar-to-bar distance. A real UPC-E has the
-/// whole symbol (17 bars) on one side and at most its last guard bars on the other. At the inner end of an
-/// EAN-13's left half bars run on both ways; at its outer end they run on for the EAN-13's 30 bars.
+/// symbol; zxing-cpp: both ends), the bars on each side are followed outward while each next bar is within
+/// ``gapFactor`` times the median bar-to-bar distance. A real UPC-E has the whole symbol (17 bars) on one side
+/// and at most its last guard bars on the other. At the inner end of an EAN-13's left half bars run on both
+/// ways; at its outer end they run on for the EAN-13's 30 bars.
 /// (Generated shelf frames: 11–13 bars on the shorter side at every inner end, 0–2 on the quiet side of every
 /// right UPC-E read; docs/reader.md.)
 enum RetailQuietZone {
@@ -151,8 +152,8 @@ enum RetailQuietZone {
             var looked = 0, inside = 0
             for k in Set([0, sorted.count / 2, sorted.count - 1]).sorted() {
                 let p = sorted[k]
-                let across = acrossBars(on: plane, at: p, reading: direction)
-                let lines = (across == direction ? [direction] : [across, direction]).compactMap { bars(on: plane, at: p, direction: $0) }
+                let acrossLine = acrossBars(on: plane, at: p, reading: direction)
+                let lines = (acrossLine == direction ? [direction] : [acrossLine, direction]).compactMap { bars(on: plane, at: p, direction: $0) }
                 guard !lines.isEmpty else { continue }
                 looked += 1
                 if lines.contains(where: longerSymbol) { inside += 1 }
