@@ -1015,6 +1015,8 @@ public final class BarcodeDetector: MetadataDetector {
             confirmations["conflict", default: 0] += 1
         }
         var out: [MetadataObject] = []
+        // zxing's reads that replace zbar's, added after the loop unless a read of theirs stands already.
+        var replacements: [(read: MetadataObject, by: MetadataObject)] = []
         for (i, o) in found.enumerated() {
             if conflicted.contains(i) {
                 if let p = o.payload, arbiter.contains(p) { out.append(o) }
@@ -1049,8 +1051,19 @@ public final class BarcodeDetector: MetadataDetector {
                 out.append(o)
             } else {
                 confirmations["zxing replaced zbar", default: 0] += 1
-                out.append(contentsOf: other.prefix(1))
+                if let r = other.first { replacements.append((o, r)) }
             }
+        }
+        // A replacement with the digits of a read that stands, on the replaced read's symbol or zxing's, is a
+        // second report of one code: a blurred UPC-E read right on 3 scan lines at one end and wrong on 2 lines of
+        // the same end, whose bands were not one symbol by ``sameSymbol(_:_:)``, and zxing read the wrong one's
+        // symbol as the right digits on rows 30 px lower (never-seen shelf 7711/197, a noise clip's frame).
+        // Two replacements by one zxing read are one report too.
+        for (o, r) in replacements where !out.contains(where: { k in
+            k.type == r.type && k.payload == r.payload
+                && [o.bounds, r.bounds].contains { Self.touch(k.bounds, $0) || Self.sameSymbol(k.bounds, $0) }
+        }) {
+            out.append(r)
         }
         return out
     }
@@ -1080,18 +1093,22 @@ public final class BarcodeDetector: MetadataDetector {
     /// Whether two 1-D reads' boxes (normalized frame coordinates; zbar's are thin bands of scan-line
     /// crossings) lie on one symbol: they overlap along x and their centres are closer in y than the longer box
     /// is wide. Or both are end-only bands (zbar's points all at one end of the symbol: a box at least 4 times
-    /// taller than wide, or 4 times wider than tall for a symbol read along y) at the same end, with a gap between them
-    /// across the bands no larger than the taller band: two readings of a blurred UPC-E on adjacent rows of a
-    /// stream frame (2 lines each, one end, 7 pixels apart) were not one symbol by the centre rule.
+    /// taller than wide, or 4 times wider than tall for a symbol read along y) at the same end (overlapping or
+    /// side by side), with a gap between them across the bands no larger than the taller band: two readings of
+    /// a blurred UPC-E on adjacent rows of a stream frame (2 lines each, one end, 7 pixels apart) were not one
+    /// symbol by the centre rule, nor two 1-px bands in adjacent pixel columns (never-seen shelf 7711/197).
     static func sameSymbol(_ a: NormalizedRect, _ b: NormalizedRect) -> Bool {
+        // Normalized units: far below a pixel of any frame, above the rounding of box edges.
+        let touchTolerance = 1e-9
         let overlap = min(a.x + a.width, b.x + b.width) - max(a.x, b.x)
         if overlap > 0 && abs((a.y + a.height / 2) - (b.y + b.height / 2)) < max(a.width, b.width) { return true }
-        if overlap > 0, a.height >= 4 * a.width, b.height >= 4 * b.width {
+        // End-only bands a pixel wide may lie side by side: touching counts.
+        if overlap >= -touchTolerance, a.height >= 4 * a.width, b.height >= 4 * b.width {
             let gap = max(a.y, b.y) - min(a.y + a.height, b.y + b.height)
             return gap <= max(a.height, b.height)
         }
         let overlapY = min(a.y + a.height, b.y + b.height) - max(a.y, b.y)
-        if overlapY > 0, a.width >= 4 * a.height, b.width >= 4 * b.height {
+        if overlapY >= -touchTolerance, a.width >= 4 * a.height, b.width >= 4 * b.height {
             let gap = max(a.x, b.x) - min(a.x + a.width, b.x + b.width)
             return gap <= max(a.width, b.width)
         }

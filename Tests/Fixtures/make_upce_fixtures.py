@@ -12,6 +12,10 @@ python3-segno (imported by the benchmark generator). Deterministic.
   frame 092, an EAN-13 at 2.2 px per module. As a noise clip (ffmpeg, the test makes it) scand at 3d20b5e
   reported the UPC-E 01867727 on 3 to 7 frames of 24-30, on frames where only its outer end's scan lines read,
   so the quiet-zone check saw too few bars there.
+- Frames of a noise clip of a blurred real UPC-E (`noise`): never-seen held-out shelf seed 7711, frame 197
+  (08505651, 2.5 px per module), as bench/reader/video_confirm.py's clip (sensor noise sd 3 and a sub-pixel
+  shift per frame, numpy seed 24), frame 18. zbar reads it right on 3 scan lines and as 08705679 on 2 lines of
+  the adjacent pixel column; at e260801 with `--check-small-retail` scand reported 08505651 twice on that frame.
 - Crisp zint renders (4 px modules) for the line-profile test (`render`): a UPC-E; an EAN-13 whose left half is
   a valid UPC-E of number system 1 (digits chosen so; the EAN-13's first digit is that UPC-E's check digit);
   and that EAN-13 with its right half replaced by another EAN-13's from the middle of the centre guard, so its
@@ -26,6 +30,7 @@ from PIL import Image
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "bench", "reader"))
 from make_shelf import make_frame  # noqa: E402
+from video_confirm import clip  # noqa: E402
 
 OUT = os.path.abspath(sys.argv[1]) if len(sys.argv) > 1 else os.path.join(HERE, "generated", "upce")
 # (seed, held-out parameters, index, kind, the UPC-E reported without the check)
@@ -39,6 +44,8 @@ SHELF = [
 ]
 # (seed, held-out parameters, index) of the `stream` frames.
 STREAM = [(7401, False, 92)]
+# (seed, held-out parameters, index, numpy seed of the clip, frame) of the `noise` frames.
+NOISE = [(7711, True, 197, 24, 18)]
 # An EAN-13 whose left half (its first digit 2, then 137585) reads as the UPC-E 11375852, and another EAN-13
 # whose right half (3 3 3 9 3 1: the first digit's R pattern starts with a 1-module bar) is spliced in.
 INNER_EAN13 = "2137585847190"
@@ -69,6 +76,19 @@ def main():
             name = "stream-%d-%03d.png" % (seed, index)
             im.save(os.path.join(OUT, name))
             cases.append({"file": name, "kind": "stream", "type": codes[0]["type"], "value": codes[0]["value"],
+                          "misread": None})
+        for seed, heldout, index, rng_seed, frame in NOISE:
+            im, codes = make_frame(seed, index, False, heldout, tmp)
+            still, y4m = os.path.join(tmp, "noise.png"), os.path.join(tmp, "noise.y4m")
+            im.save(still)
+            clip(still, y4m, frame + 1, 3.0, np.random.default_rng(rng_seed))
+            w, h = im.size
+            with open(y4m, "rb") as f:
+                data = f.read()
+            frames = data.split(b"FRAME\n")[1:]
+            name = "noise-%d-%03d-%d-%d.png" % (seed, index, rng_seed, frame)
+            Image.frombytes("L", (w, h), frames[frame][:w * h]).save(os.path.join(OUT, name))
+            cases.append({"file": name, "kind": "noise", "type": codes[0]["type"], "value": codes[0]["value"],
                           "misread": None})
         upce = zint(37, UPCE, os.path.join(tmp, "upce.png"))
         inner = zint(13, INNER_EAN13[:12], os.path.join(tmp, "ean.png"))

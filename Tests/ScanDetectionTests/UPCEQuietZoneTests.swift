@@ -227,6 +227,36 @@ struct EndOnlyConflictTests {
         #expect(BarcodeDetector.sameSymbol(top, bottom))
         let lower = NormalizedRect(x: 0.2, y: 0.7, width: 0.3, height: 0.02)
         #expect(!BarcodeDetector.sameSymbol(top, lower))
+        // Bands a pixel wide in adjacent pixel columns (never-seen shelf 7711/197 on a noise clip, 640×480:
+        // x 234 and 235) touch: one symbol.
+        let column234 = NormalizedRect(x: 0.365625, y: 0.397917, width: 0.0015625, height: 0.035417)
+        let column235 = NormalizedRect(x: 0.3671875, y: 0.472917, width: 0.0015625, height: 0.052083)
+        #expect(BarcodeDetector.sameSymbol(column234, column235) && BarcodeDetector.sameSymbol(column235, column234))
+        var column237 = column235; column237.x = 0.3703125
+        #expect(!BarcodeDetector.sameSymbol(column234, column237))
+    }
+
+    /// The frame those bands came from (Tests/Fixtures/make_upce_fixtures.py, `noise`), as the first frame of a
+    /// stream: zbar reads the UPC-E right on 3 lines and as 08705679 on 2 lines of the next pixel column. At
+    /// e260801 the default reported both, and `--check-small-retail` reported the right digits twice (zbar's
+    /// read and zxing's replacement of the wrong one).
+    @Test("a UPC-E read two ways in adjacent pixel columns: one right report, with or without the small-retail check")
+    func adjacentColumns() throws {
+        let c = try UPCEFixtures.named("noise-7711-197-24-18.png")
+        let value = try #require(c.value)
+        let frame = try UPCEFixtures.frame(c)
+        func reads(conflicts: Bool, smallRetail: Bool) throws -> [String] {
+            var configuration = BarcodeConfiguration()
+            configuration.resolveConflictingReads = conflicts
+            configuration.checkSmallRetailReads = smallRetail
+            return try BarcodeDetector(configuration: configuration).detectStream(in: frame, steps: 1).map(text)
+        }
+        let unresolved = try reads(conflicts: false, smallRetail: false)
+        #expect(unresolved.sorted() == ["08505651", "08705679"] && value == "08505651", "\(unresolved)")
+        #expect(try reads(conflicts: true, smallRetail: false) == [value])
+        #expect(try reads(conflicts: true, smallRetail: true) == [value])
+        // Without the conflict rule the small-retail check replaces the wrong read with zxing's, once.
+        #expect(try reads(conflicts: false, smallRetail: true) == [value])
     }
 
     /// The conflict rule sees the pair: both reads are marked, so zxing-cpp's read decides between them (and
