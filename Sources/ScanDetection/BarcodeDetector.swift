@@ -23,8 +23,9 @@ public struct BarcodeRead: Sendable, Hashable {
 /// frame for the formats zbar cannot read. Every result's geometry is in normalized device coordinates of the
 /// whole frame, whatever pass produced it.
 ///
-/// Owns one zbar image scanner and one zbar image header; frame bytes are lent to the engines only for the
-/// duration of a scan. Not thread-safe: use one detector per thread.
+/// Makes a fresh zbar image scanner and image header for every image it scans (``scanZBar(_:frameSize:density:matrixOnly:)``
+/// says why) and destroys them after it; frame bytes are lent to the engines only for the duration of a scan.
+/// Not thread-safe: use one detector per thread.
 public final class BarcodeDetector: MetadataDetector {
     /// Code types zbar can read.
     public static let zbarTypes: Set<MetadataObjectType> = Symbologies.zbarTypes
@@ -53,11 +54,6 @@ public final class BarcodeDetector: MetadataDetector {
     private let zxingEnabled: Set<MetadataObjectType>
     /// Enabled types only zxing reads (always scanned by zxing on the plain pass with `both`).
     private let zxingOnly: Set<MetadataObjectType>
-    private var scanner: OpaquePointer
-    /// A second zbar scanner reading QR only, for the `upscaledThresholded` pass (nil when QR is not enabled).
-    private var qrScanner: OpaquePointer?
-    private var currentDensity: Int
-    private var image: OpaquePointer
 
     /// Creates a detector for `configuration.types ∩ availableTypes(engine:)`.
     public init(configuration: BarcodeConfiguration = BarcodeConfiguration()) {
@@ -69,18 +65,16 @@ public final class BarcodeDetector: MetadataDetector {
         case .both: zbarEnabled = enabledTypes.intersection(Self.zbarTypes); zxingEnabled = enabledTypes.intersection(Self.zxingTypes)
         }
         zxingOnly = configuration.engine == .both ? zxingEnabled.subtracting(zbarEnabled) : []
-        currentDensity = max(1, configuration.scanDensity)
-        scanner = Self.makeScanner(zbarEnabled, configuration: configuration, density: currentDensity)
-        qrScanner = zbarEnabled.contains(.qr) ? Self.makeQRScanner() : nil
-        image = Self.makeImage()
     }
 
-    /// A zbar scanner reading QR only (raw bytes), for the `upscaledThresholded` pass.
-    private static func makeQRScanner() -> OpaquePointer {
+    /// A zbar scanner reading QR only (raw bytes), for the `upscaledThresholded` pass, on every `density`th line.
+    private static func makeQRScanner(density: Int) -> OpaquePointer {
         let q = zbar_image_scanner_create()!
         zbar_image_scanner_set_config(q, ZBAR_NONE, ZBAR_CFG_ENABLE, 0)
         zbar_image_scanner_set_config(q, ZBAR_QRCODE, ZBAR_CFG_ENABLE, 1)
         zbar_image_scanner_set_config(q, ZBAR_QRCODE, ZBAR_CFG_BINARY, 1)
+        zbar_image_scanner_set_config(q, ZBAR_NONE, ZBAR_CFG_X_DENSITY, Int32(density))
+        zbar_image_scanner_set_config(q, ZBAR_NONE, ZBAR_CFG_Y_DENSITY, Int32(density))
         return q
     }
 
@@ -110,37 +104,8 @@ public final class BarcodeDetector: MetadataDetector {
         return image
     }
 
-    /// QR symbols zbar decoded since its scanner was created, and how many times it was replaced.
-    ///
-    /// zbar (0.23) never reuses the symbol of a decoded QR code: it parks it in its scanner's recycle
-    /// buckets, so a scanner reading QR codes frame after frame grows for ever (mchehab/zbar#258; measured
-    /// here: about 130 bytes a frame on a clip showing a QR code 60 % of the time). The scanner (and the
-    /// image holding its last results, and the QR-only scanner) is therefore replaced after
-    /// ``scannerRenewalInterval`` QR reads.
-    private(set) var qrReadsSinceRenewal = 0
     /// zxing-cpp re-reads of zbar reads for their text (``refine(type:bytes:points:pass:)``), for tests.
     private(set) var textRereads = 0
-    private(set) var scannerRenewals = 0
-    static let scannerRenewalInterval = 256
-
-    private func renewScanner() {
-        zbar_image_destroy(image)
-        zbar_image_scanner_destroy(scanner)
-        scanner = Self.makeScanner(zbarEnabled, configuration: configuration, density: currentDensity)
-        if let qrScanner {
-            zbar_image_scanner_destroy(qrScanner)
-            self.qrScanner = Self.makeQRScanner()
-        }
-        image = Self.makeImage()
-        qrReadsSinceRenewal = 0
-        scannerRenewals += 1
-    }
-
-    deinit {
-        zbar_image_destroy(image)
-        zbar_image_scanner_destroy(scanner)
-        if let qrScanner { zbar_image_scanner_destroy(qrScanner) }
-    }
 
     /// The passes this configuration runs, in order: `plain` first, inverted ones dropped when
     /// `tryInverted` is off, extra ones dropped when `extraPasses` is off.
@@ -731,24 +696,25 @@ public final class BarcodeDetector: MetadataDetector {
     /// 2-D symbologies: all that the `upscaledThresholded` pass looks for.
     static let matrixTypes: Set<MetadataObjectType> = [.qr, .microQR, .dataMatrix, .aztec, .pdf417]
 
-    /// One zbar pass over a pass image; `matrixOnly` reads QR only (with its own scanner).
+    /// One zbar pass over a pass image, on every `density`th line; `matrixOnly` reads QR only.
+    ///
+    /// Every image gets a fresh zbar scanner (about 6 µs to make, configure and destroy on this machine).
+    /// zbar 0.23's EAN decoder keeps the halves it has decoded (`ean->left`, `ean->right`) until a half that
+    /// disagrees resets them: across the scan lines of one image, by design, and across images too, since
+    /// `zbar_scan_image` does not reset them. A scanner kept from image to image therefore joined the left half
+    /// of one code to the right half of another: on never-seen held-out shelf 7911 as streams, the EAN-13
+    /// `9155179` + `531037`, the left half of the last code read six clips earlier (7911/024) and the right
+    /// half of the code in view (7911/030), whose joint check digit happened to hold. (A fresh scanner also
+    /// ends zbar's growth through QR symbols it never reuses, mchehab/zbar#258, for which the scanner used to
+    /// be replaced every 256 QR reads.)
     func scanZBar(_ pass: PassImage, frameSize: PixelSize, density: Int, matrixOnly: Bool) -> [MetadataObject] {
-        guard !zbarEnabled.isEmpty else { return [] }
-        if matrixOnly {
-            guard let qrScanner else { return [] }
-            zbar_image_scanner_set_config(qrScanner, ZBAR_NONE, ZBAR_CFG_X_DENSITY, Int32(density))
-            zbar_image_scanner_set_config(qrScanner, ZBAR_NONE, ZBAR_CFG_Y_DENSITY, Int32(density))
-            return scanZBar(pass, frameSize: frameSize, with: qrScanner)
-        }
-        if density != currentDensity {
-            zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_X_DENSITY, Int32(density))
-            zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_Y_DENSITY, Int32(density))
-            currentDensity = density
-        }
-        return scanZBar(pass, frameSize: frameSize, with: scanner)
-    }
-
-    private func scanZBar(_ pass: PassImage, frameSize: PixelSize, with scanner: OpaquePointer) -> [MetadataObject] {
+        guard !zbarEnabled.isEmpty, !matrixOnly || zbarEnabled.contains(.qr) else { return [] }
+        let scanner = matrixOnly ? Self.makeQRScanner(density: density)
+            : Self.makeScanner(zbarEnabled, configuration: configuration, density: density)
+        defer { zbar_image_scanner_destroy(scanner) }
+        // Destroyed before the scanner (the defers run in reverse): it holds the scanner's symbol set.
+        let image = Self.makeImage()
+        defer { zbar_image_destroy(image) }
         let plane = pass.plane
         precondition(plane.stride == plane.width)
         var results: [MetadataObject] = []
@@ -759,12 +725,10 @@ public final class BarcodeDetector: MetadataDetector {
             guard zbar_scan_image(scanner, image) > 0 else { return }
             var symbol = zbar_image_first_symbol(image)
             while let s = symbol {
-                if zbar_symbol_get_type(s) == ZBAR_QRCODE { qrReadsSinceRenewal += 1 }
                 if let object = makeObject(s, pass: pass, frameSize: frameSize) { results.append(object) }
                 symbol = zbar_symbol_next(s)
             }
         }
-        if qrReadsSinceRenewal >= Self.scannerRenewalInterval { renewScanner() }
         return results
     }
 
