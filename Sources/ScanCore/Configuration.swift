@@ -113,7 +113,9 @@ public struct BarcodeConfiguration: Sendable, Hashable {
     /// nothing on the others. (EAN/UPC only until 2026-11-24.) On streams the rule also runs across frames:
     /// a 1-D read where another payload of the same kind was read on recent frames is held back until it is
     /// read on a second frame, and while the other was read on more of the last 15 frames and within the last
-    /// 3 (`BarcodeDetector.checkAgainstRecentFrames`).
+    /// 3; with both engines, a read on a recent other payload's place is reported only when zxing-cpp reads it
+    /// there too, or reads nothing there and it was read on more recent frames than the other
+    /// (`BarcodeDetector.checkAgainstRecentFrames`).
     public var resolveConflictingReads: Bool = true
     /// Drop a UPC-E read (zbar's or zxing-cpp's, any pass, stills and streams) that is part of a longer code:
     /// at one of its ends bars run on both ways, or more bars run on than a UPC-E has. That is the left half of

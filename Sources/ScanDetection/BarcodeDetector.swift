@@ -73,9 +73,14 @@ public final class BarcodeDetector: MetadataDetector {
         zbar_image_scanner_set_config(q, ZBAR_NONE, ZBAR_CFG_ENABLE, 0)
         zbar_image_scanner_set_config(q, ZBAR_QRCODE, ZBAR_CFG_ENABLE, 1)
         zbar_image_scanner_set_config(q, ZBAR_QRCODE, ZBAR_CFG_BINARY, 1)
-        zbar_image_scanner_set_config(q, ZBAR_NONE, ZBAR_CFG_X_DENSITY, Int32(density))
-        zbar_image_scanner_set_config(q, ZBAR_NONE, ZBAR_CFG_Y_DENSITY, Int32(density))
+        setDensity(q, density)
         return q
+    }
+
+    /// Makes `scanner` read every `density`th pixel row and column.
+    private static func setDensity(_ scanner: OpaquePointer, _ density: Int) {
+        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_X_DENSITY, Int32(density))
+        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_Y_DENSITY, Int32(density))
     }
 
     /// A zbar image scanner for `types`, configured as `configuration` says.
@@ -93,8 +98,7 @@ public final class BarcodeDetector: MetadataDetector {
         zbar_image_scanner_set_config(scanner, ZBAR_I25, ZBAR_CFG_MIN_LEN, Int32(configuration.minimumI25Length))
         // zbar's Codabar length excludes the start/stop characters.
         zbar_image_scanner_set_config(scanner, ZBAR_CODABAR, ZBAR_CFG_MIN_LEN, Int32(max(1, configuration.minimumCodabarLength - 2)))
-        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_X_DENSITY, Int32(density))
-        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_Y_DENSITY, Int32(density))
+        setDensity(scanner, density)
         return scanner
     }
 
@@ -300,7 +304,13 @@ public final class BarcodeDetector: MetadataDetector {
     public func readStream(in frame: Frame, rectOfInterest: NormalizedRect = .unit, steps: Int,
                            deadline: Double? = nil) throws -> BarcodeRead {
         var read = try readStreamFrame(in: frame, rectOfInterest: rectOfInterest, steps: steps, deadline: deadline)
-        read.objects = checkAgainstRecentFrames(read.objects)
+        var base: PassImage?
+        read.objects = try checkAgainstRecentFrames(read.objects) { types in
+            if base == nil { base = self.startFrame(frame, rectOfInterest: rectOfInterest) }
+            guard let image = base else { return [] }
+            let symbols = try ZXingReader.read(image.plane, types: types).filter { types.contains($0.type) }
+            return self.objects(in: symbols, pass: image, frameSize: frame.size)
+        }
         if read.objects.isEmpty { read.pass = nil; read.engine = nil }
         return read
     }
@@ -327,9 +337,22 @@ public final class BarcodeDetector: MetadataDetector {
         var lastTwoBoxes: [NormalizedRect] {
             [bounds] + (boxes.last { $0.frame < lastFrame }.map { [$0.box] } ?? [])
         }
-        /// The union of ``boxes``.
-        var extent: NormalizedRect {
-            boxes.dropFirst().reduce(boxes.first?.box ?? bounds) { $0.union($1.box) }
+        /// Its last full-width box: the last box at least ``fullBoxFraction`` as long as the one before, or not
+        /// touching it (the code moved). zbar's box is the band of the points where its lines finished a read,
+        /// so lines read one way give a band over one end only, and lines read both ways the whole symbol.
+        var fullBox: NormalizedRect
+        /// Where it lies (normalized frame coordinates): the union of its boxes on the last ``recentFrames``
+        /// frames and its last full-width box, which its later boxes touch (``add(_:frame:)``): a symbol read
+        /// only over one end for many frames after its last full-width read has not left the rest of its place.
+        var place: NormalizedRect {
+            boxes.reduce(fullBox) { $0.union($1.box) }
+        }
+        /// Records a box read on the current frame.
+        mutating func add(_ box: NormalizedRect, frame: Int) {
+            bounds = box
+            boxes.append((frame, box))
+            let long = { (r: NormalizedRect) in max(r.width, r.height) }
+            if long(box) >= BarcodeDetector.fullBoxFraction * long(fullBox) || !BarcodeDetector.touch(fullBox, box) { fullBox = box }
         }
     }
     /// On streams: the 1-D reads of the last ``recentFrames`` frames.
@@ -339,15 +362,28 @@ public final class BarcodeDetector: MetadataDetector {
     /// The majority part of the conflict rule across frames holds a read back only while the other reading
     /// was read on one of this many frames before it: a code put in another's place waits at most this long.
     static let rivalRecency = 3
-    /// An EAN-13's place, for a UPC-E read on it, is its boxes' union widened by this fraction of its longer
-    /// side on every side (zbar's lines end a module or two apart from frame to frame).
+    /// A recent read's place or box is widened by this fraction of its longer side on every side when the
+    /// conflict rules across frames ask whether a read lies on it (zbar's lines end a module or two apart from
+    /// frame to frame).
     static let extentMargin = 0.05
+    /// A box at least this fraction as long as a read's last full-width box is full-width too
+    /// (``RecentRead/fullBox``).
+    static let fullBoxFraction = 0.8
+    /// A read lies on a recent read's place, for zxing's verdict across frames, when it touches the place
+    /// widened by this fraction of its longer side (the code moves between frames: 4 px a frame for 6 frames
+    /// of a pan left a blurred EAN-13's left-end misread 20 px outside its place).
+    static let rivalMargin = 0.25
 
     /// Whether two linear types can be two readings of one symbol, for the conflict rules: one family
     /// (``MetadataObjectType/family``), or both EAN/UPC (a UPC-E or EAN-8 read can be part of an EAN-13's bars,
     /// docs/reader.md "UPC-E inside EAN-13").
     static func sameKind(_ a: MetadataObjectType, _ b: MetadataObjectType) -> Bool {
         a.family == b.family || (retailModules[a] != nil && retailModules[b] != nil)
+    }
+
+    /// ``checkAgainstRecentFrames(_:zxing:)`` with a zxing-cpp that reads nothing (for tests).
+    func checkAgainstRecentFrames(_ objects: [MetadataObject]) -> [MetadataObject] {
+        checkAgainstRecentFrames(objects, zxing: { _ in [] })
     }
 
     /// The conflict rule (``BarcodeConfiguration/resolveConflictingReads``) across stream frames. A code in view
@@ -360,14 +396,28 @@ public final class BarcodeDetector: MetadataDetector {
     ///   last box);
     /// - and for as long as the other was read on more of the last ``recentFrames`` frames than it and on one of
     ///   the last ``rivalRecency``, when their boxes overlap or touch (``touch(_:_:)``, with the other's last
-    ///   two boxes: zbar's box is the band its lines crossed, at one end or the other);
-    /// - a UPC-E, for as long as an EAN-13 read on its place (``RecentRead/extent`` widened by
+    ///   two boxes widened by ``extentMargin``: zbar's box is the band its lines crossed, at one end or the
+    ///   other, and a band over the bars' lower ends missed one over the same symbol by 1 px);
+    /// - a UPC-E, for as long as an EAN-13 read on its place (``RecentRead/place`` widened by
     ///   ``extentMargin``) is remembered: it is that EAN-13's left half (``RetailQuietZone``), read on frames
     ///   where only lines over the symbol's outer end read it.
     /// So a misread that recurs beside the right read is not reported while the right one is read more often.
     /// A new code shown where another one was is reported ``rivalRecency`` frames after the old one's last
     /// read, a UPC-E where an EAN-13 was ``recentFrames`` frames after it (bench/reader/stream_swap.py).
-    func checkAgainstRecentFrames(_ objects: [MetadataObject]) -> [MetadataObject] {
+    ///
+    /// With `zxing` (zxing-cpp's reads of the given types on the whole frame, in normalized frame coordinates;
+    /// asked with ``BarcodeEngine/both`` only), a read that is not held back but lies near the place of a recent
+    /// read with another payload of its kind (``RecentRead/place`` widened by ``rivalMargin``: the code moves) is
+    /// checked against zxing's reads on its symbol (``sameSymbol(_:_:)``) on this frame:
+    /// - zxing reads it: reported;
+    /// - zxing reads only other payloads there: not reported;
+    /// - zxing reads nothing there: reported unless a rival on its own place (widened by ``extentMargin`` only)
+    ///   was read on as many of the last ``recentFrames`` frames as it or more.
+    /// zbar reads a blurred EAN-13's left half as other digits on about as many frames as the right ones (a
+    /// panning clip at 1.2 px blur: 4 frames against 5), where neither majority nor recency can tell them apart.
+    /// zxing is asked only on frames with such a rival.
+    func checkAgainstRecentFrames(_ objects: [MetadataObject],
+                                  zxing: (Set<MetadataObjectType>) throws -> [MetadataObject]) rethrows -> [MetadataObject] {
         guard configuration.resolveConflictingReads else { return objects }
         let now = streamFrames
         recentReads.removeAll { now - $0.lastFrame > Self.recentFrames }
@@ -381,8 +431,7 @@ public final class BarcodeDetector: MetadataDetector {
                     recentReads[i].frames += 1
                     recentReads[i].lastFrame = now
                 }
-                recentReads[i].bounds = o.bounds
-                recentReads[i].boxes.append((now, o.bounds))
+                recentReads[i].add(o.bounds, frame: now)
                 entries.append(i)
             } else {
                 if recentReads.count >= Self.rereadCacheSize {
@@ -390,7 +439,7 @@ public final class BarcodeDetector: MetadataDetector {
                     entries = entries.map { $0.map { $0 - 1 } }
                 }
                 recentReads.append(RecentRead(type: o.type, payload: payload, bounds: o.bounds, lastFrame: now, frames: 1,
-                                              boxes: [(now, o.bounds)]))
+                                              boxes: [(now, o.bounds)], fullBox: o.bounds))
                 entries.append(recentReads.count - 1)
             }
         }
@@ -403,14 +452,36 @@ public final class BarcodeDetector: MetadataDetector {
                 if r.frames >= 2 && mine.frames < 2 && Self.sameSymbol(r.bounds, o.bounds) { return true }
                 // A UPC-E on an EAN-13's place is its left half (the UPC-E check's case on a frame where only
                 // the outer end's lines read): held back while the EAN-13 is remembered.
-                if mine.type == .upce && r.type == .ean13 && Self.touch(r.extent.widened(by: Self.extentMargin), o.bounds) { return true }
+                if mine.type == .upce && r.type == .ean13 && Self.touch(r.place.widened(by: Self.extentMargin), o.bounds) { return true }
                 let count = r.recentFrameCount
                 return count >= 2 && count > mine.recentFrameCount && now - r.lastFrame <= Self.rivalRecency
-                    && r.lastTwoBoxes.contains { Self.touch($0, o.bounds) }
+                    && r.lastTwoBoxes.contains { Self.touch($0.widened(by: Self.extentMargin), o.bounds) }
             }
             if held {
                 confirmations["conflict with recent frames", default: 0] += 1
                 continue
+            }
+            if configuration.engine == .both, ZXingReader.types.contains(o.type) {
+                let rivals = recentReads.filter { r in
+                    r.payload != mine.payload && Self.sameKind(r.type, mine.type)
+                        && Self.touch(r.place.widened(by: Self.rivalMargin), o.bounds)
+                }
+                if !rivals.isEmpty {
+                    let types = Set([o.type] + rivals.map(\.type)).filter { ZXingReader.types.contains($0) }
+                    let verdict = try zxing(types).filter { Self.sameSymbol($0.bounds, o.bounds) }
+                    if !verdict.isEmpty && !verdict.contains(where: { $0.type == o.type && $0.payload == mine.payload }) {
+                        confirmations["zxing disagrees across frames", default: 0] += 1
+                        continue
+                    }
+                    // zxing reads nothing there: reported only when read on more recent frames than every rival
+                    // on its own symbol (a code beside another of its kind is no rival for this).
+                    if verdict.isEmpty && rivals.contains(where: {
+                        $0.recentFrameCount >= mine.recentFrameCount && Self.touch($0.place.widened(by: Self.extentMargin), o.bounds)
+                    }) {
+                        confirmations["tie across frames", default: 0] += 1
+                        continue
+                    }
+                }
             }
             out.append(o)
         }

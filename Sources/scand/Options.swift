@@ -89,7 +89,7 @@ struct DetectionOptions: ParsableArguments {
     @Flag(inversion: .prefixedNo, help: "Small EAN/UPC codes (module under 2.5 px) zbar reads get zxing-cpp's second opinion, which replaces zbar's digits when it differs (default off; see docs/reader.md).")
     var checkSmallRetail: Bool?
 
-    @Flag(inversion: .prefixedNo, help: "Two different payloads of one 1-D type read on one symbol: zxing-cpp decides, and without its read neither is reported. On video, Y4M and cameras, a payload read where another was read on recent frames waits for a second frame, and while the other is read more often (default on; see docs/reader.md).")
+    @Flag(inversion: .prefixedNo, help: "Two different payloads of one 1-D type read on one symbol: zxing-cpp decides, and without its read neither is reported. On video, Y4M and cameras, a payload read where another was read on recent frames waits for a second frame, and while the other is read more often; zxing-cpp on the frame decides where it reads either (default on; see docs/reader.md).")
     var resolveConflicts: Bool?
 
     @Flag(name: .customLong("upce-quiet-zone"), inversion: .prefixedNo, help: "Drop a UPC-E read that is part of a longer code (bars run on past where it ends, or its box overlaps an EAN-13 read in the same image): the left half of an EAN-13/UPC-A that did not decode (default on; see docs/reader.md).")

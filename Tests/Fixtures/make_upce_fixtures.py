@@ -16,11 +16,15 @@ python3-segno (imported by the benchmark generator). Deterministic.
   (08505651, 2.5 px per module), as bench/reader/video_confirm.py's clip (sensor noise sd 3 and a sub-pixel
   shift per frame, numpy seed 24), frame 18. zbar reads it right on 3 scan lines and as 08705679 on 2 lines of
   the adjacent pixel column; at e260801 with `--check-small-retail` scand reported 08505651 twice on that frame.
+- A panning clip (`pan`, Y4M, 24 frames): bench/reader/stream_pan.py's clip 13 of seed 16 (blur 1.2 px, 2 px a
+  frame), an EAN-13 7395192626934 and a UPC-E beside it. zbar reads the EAN-13's left half as 238719 on some
+  frames; at 39ff61a scand reported 2387192626934 beside the right code on frames 6 and 7.
 - Crisp zint renders (4 px modules) for the line-profile test (`render`): a UPC-E; an EAN-13 whose left half is
   a valid UPC-E of number system 1 (digits chosen so; the EAN-13's first digit is that UPC-E's check digit);
   and that EAN-13 with its right half replaced by another EAN-13's from the middle of the centre guard, so its
   check digit fails: a damaged label, which zxing-cpp 3.1 reads as the UPC-E on a turned image.
-`cases.json` lists each file with its kind, its true value and, for the misreads, the UPC-E that was reported.
+`cases.json` lists each file with its kind, its true value, for the misreads the UPC-E that was reported, and
+for the panning clip the UPC-E beside the EAN-13 (`beside`).
 """
 import json, os, subprocess, sys, tempfile
 
@@ -31,6 +35,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "bench", "reader"))
 from make_shelf import make_frame  # noqa: E402
 from video_confirm import clip  # noqa: E402
+from stream_pan import pan_clip  # noqa: E402
 
 OUT = os.path.abspath(sys.argv[1]) if len(sys.argv) > 1 else os.path.join(HERE, "generated", "upce")
 # (seed, held-out parameters, index, kind, the UPC-E reported without the check)
@@ -46,6 +51,8 @@ SHELF = [
 STREAM = [(7401, False, 92)]
 # (seed, held-out parameters, index, numpy seed of the clip, frame) of the `noise` frames.
 NOISE = [(7711, True, 197, 24, 18)]
+# (seed, clip, speed in px per frame, blur radius, frames) of the `pan` clips.
+PAN = [(16, 13, 2, 1.2, 24)]
 # An EAN-13 whose left half (its first digit 2, then 137585) reads as the UPC-E 11375852, and another EAN-13
 # whose right half (3 3 3 9 3 1: the first digit's R pattern starts with a 1-module bar) is spliced in.
 INNER_EAN13 = "2137585847190"
@@ -90,6 +97,11 @@ def main():
             Image.frombytes("L", (w, h), frames[frame][:w * h]).save(os.path.join(OUT, name))
             cases.append({"file": name, "kind": "noise", "type": codes[0]["type"], "value": codes[0]["value"],
                           "misread": None})
+        for seed, index, speed, blur, frames in PAN:
+            name = "pan-%d-%03d.y4m" % (seed, index)
+            codes, _ = pan_clip(os.path.join(OUT, name), seed, index, speed, blur, frames, tmp)
+            cases.append({"file": name, "kind": "pan", "type": codes[0]["type"], "value": codes[0]["value"],
+                          "misread": None, "beside": codes[1]["value"]})
         upce = zint(37, UPCE, os.path.join(tmp, "upce.png"))
         inner = zint(13, INNER_EAN13[:12], os.path.join(tmp, "ean.png"))
         other = zint(13, OTHER_EAN13[:12], os.path.join(tmp, "other.png"))

@@ -10,14 +10,16 @@ enum UPCEFixtures {
     struct Case: Sendable, CustomStringConvertible {
         var file: String
         /// "misread" (a shelf frame whose EAN-13 left half was reported as a UPC-E), "keep" (a shelf frame with a
-        /// real UPC-E), "stream" (a shelf frame whose EAN-13 left half was reported as a UPC-E on a noise clip)
-        /// or "render" (a crisp zint render).
+        /// real UPC-E), "stream" (a shelf frame whose EAN-13 left half was reported as a UPC-E on a noise clip),
+        /// "noise" (a noise clip's frame), "pan" (a panning Y4M clip) or "render" (a crisp zint render).
         var kind: String
         var type: String
         /// The symbol's true value; nil for the spliced EAN-13, whose check digit fails.
         var value: String?
         /// The UPC-E reported from inside the EAN-13 without the check.
         var misread: String?
+        /// For the panning clip ("pan"): the UPC-E beside the EAN-13.
+        var beside: String?
         var description: String { file }
     }
     static let directory = Fixtures.repositoryRoot.appendingPathComponent("Tests/Fixtures/generated/upce")
@@ -27,7 +29,7 @@ enum UPCEFixtures {
         let list = Fixtures.generatedCases(in: directory, script: script, needs: "zint, python3-numpy, python3-pil, python3-segno")
         return list.map { e in
             Case(file: e["file"] as! String, kind: e["kind"] as! String, type: e["type"] as! String,
-                 value: e["value"] as? String, misread: e["misread"] as? String)
+                 value: e["value"] as? String, misread: e["misread"] as? String, beside: e["beside"] as? String)
         }
     }()
     static func named(_ file: String) throws -> Case { try #require(cases.first { $0.file == file }) }
@@ -77,7 +79,7 @@ struct UPCEQuietZoneTests {
     }
 
     @Test("on a stream (24 frames, one step per frame) no frame reports the inner UPC-E, and a real UPC-E is read",
-          arguments: UPCEFixtures.cases.filter { $0.kind != "render" })
+          arguments: UPCEFixtures.cases.filter { $0.kind != "render" && $0.kind != "pan" })
     func stream(_ c: UPCEFixtures.Case) throws {
         let frame = try UPCEFixtures.frame(c)
         let detector = BarcodeDetector()
@@ -117,6 +119,29 @@ struct UPCEQuietZoneTests {
         #expect(frames.filter { $0 == [c.value] }.count >= 24)
         let unchecked = try values(["--no-resolve-conflicts", "--no-upce-quiet-zone"])
         #expect(unchecked.contains { $0.contains("01867727") }, "without the checks: \(Set(unchecked.joined()))")
+    }
+
+    /// A panning clip (bench/reader/stream_pan.py, clip 13 of seed 16: 1.2 px blur, 2 px a frame) of a blurred
+    /// EAN-13 with a UPC-E beside it. zbar reads the EAN-13's left half as other digits on some frames, and at
+    /// 39ff61a scand reported 2387192626934 beside the right code on frames 6 and 7; zxing-cpp reads the right
+    /// code there, and its verdict across frames drops the other reading. zbar alone reports it.
+    @Test("panning clip of a blurred EAN-13: zbar's other reading of its left half is never reported")
+    func panningClip() throws {
+        let c = try UPCEFixtures.named("pan-16-013.y4m")
+        let ean = try #require(c.value), upce = try #require(c.beside)
+        let clip = UPCEFixtures.directory.appendingPathComponent(c.file).path
+        func values(_ extra: [String]) throws -> [[String]] {
+            let run = try ScandBinary.run(["scan"] + extra + [clip])
+            #expect(run.status == 0, "\(run.stderr)")
+            return try run.jsonLines().map { (($0["objects"] as? [[String: Any]]) ?? []).compactMap { $0["value"] as? String } }
+        }
+        let frames = try values([])
+        #expect(frames.count == 24)
+        #expect(frames.allSatisfy { $0.allSatisfy { $0 == ean || $0 == upce } },
+                "\(frames.enumerated().filter { !$0.element.allSatisfy { $0 == ean || $0 == upce } })")
+        #expect(frames.filter { $0.contains(ean) }.count >= 18)
+        let zbarOnly = try values(["--engine", "zbar"])
+        #expect(zbarOnly.contains { $0.contains("2387192626934") }, "zbar alone: \(Set(zbarOnly.joined()))")
     }
 
     /// Frame 0 of ffmpeg's temporal noise (alls=7, seed 310) on 7401/092. The EAN-13's bars lean about 5° off the
@@ -381,6 +406,71 @@ struct RecentFrameConflictTests {
         #expect(reported >= 1 && reported <= 4, "reported on \(reported) of the last 12 frames")
         // A UPC-E beside the EAN-13's place is not held back.
         #expect(frame([Self.read(.upce, "04252834", px(20, 20, 100, 30))]) == ["04252834"])
+    }
+
+    @Test("a UPC-E at an EAN-13's far end is held back while the EAN-13 is read only over its other end, long after its last full-width read")
+    func upceOnAnEAN13sFullBox() {
+        let d = Self.streamingDetector()
+        let frame = { (objects: [MetadataObject]) in Self.nextFrame(d, objects) }
+        // Seen shelf 7901/080 as a noise clip (rng 7; /tmp/s15/c080.y4m at 39ff61a), normalized boxes: the
+        // EAN-13 read over its right half, then whole on one line, then on frame 13 only as a band at its left
+        // end; on frame 22 its right end read alone as the UPC-E 06112436. The recent boxes (frames 8-22) are
+        // the left-end band only, which the UPC-E does not touch; the full-width box of frame 1 is its place.
+        let ean = "7639218349446", upce = "06112436"
+        #expect(frame([Self.read(.ean13, ean, NormalizedRect(x: 0.3625, y: 0.44375, width: 0.173437, height: 0.035417))]) == [ean])
+        #expect(frame([Self.read(.ean13, ean, NormalizedRect(x: 0.184375, y: 0.51875, width: 0.354688, height: 0.00625))]) == [ean])
+        for _ in 2..<13 { #expect(frame([]) == []) }
+        #expect(frame([Self.read(.ean13, ean, NormalizedRect(x: 0.182813, y: 0.50625, width: 0.003125, height: 0.06875))]) == [ean])
+        for _ in 14..<22 { #expect(frame([]) == []) }
+        #expect(frame([Self.read(.upce, upce, NormalizedRect(x: 0.535938, y: 0.51875, width: 0.001563, height: 0.035417))]) == [])
+        #expect(d.confirmations["conflict with recent frames"] == 1)
+    }
+
+    @Test("zxing's verdict across frames: a reading zxing contradicts is dropped, one it confirms is kept, a tie it cannot break is held")
+    func zxingVerdictAcrossFrames() {
+        let d = Self.streamingDetector()
+        let right = "7395192626934", other = "2387192626934"
+        var asked = 0
+        func frame(_ objects: [MetadataObject], zxing: [MetadataObject]) -> [String] {
+            d.streamFrames += 1
+            return d.checkAgainstRecentFrames(objects) { _ in asked += 1; return zxing }.map { $0.stringValue ?? "" }
+        }
+        let a = Self.read(.ean13, right, Self.whole), b = Self.read(.ean13, other, Self.leftEnd)
+        // One reading: zxing is not asked.
+        #expect(frame([a], zxing: [a]) == [right])
+        #expect(asked == 0)
+        // The other reading on the right one's place, zxing reads the right one there: dropped.
+        #expect(frame([b], zxing: [a]) == [])
+        #expect(d.confirmations["zxing disagrees across frames"] == 1)
+        // The right one again, zxing agrees: kept.
+        #expect(frame([a], zxing: [a]) == [right])
+        // The other again, zxing reads nothing; each was read on 2 of the recent frames: held.
+        #expect(frame([b], zxing: []) == [])
+        #expect(d.confirmations["tie across frames"] == 1)
+        // zxing reads the other one there: reported.
+        #expect(frame([b], zxing: [b]) == [other])
+        // A code elsewhere, of another kind: zxing is not asked.
+        let before = asked
+        #expect(frame([Self.read(.code128, "ABC-123", Self.elsewhere)], zxing: [a]) == ["ABC-123"])
+        #expect(asked == before)
+        // Two EAN-13 codes side by side (a gap of a tenth of their length), both read on every frame, zxing
+        // reading neither: no rivals for the tie, both reported on every frame.
+        let pair = Self.streamingDetector()
+        let left = NormalizedRect(x: 0.1, y: 0.4, width: 0.3, height: 0.1), beside = NormalizedRect(x: 0.43, y: 0.4, width: 0.3, height: 0.1)
+        for _ in 0..<20 {
+            pair.streamFrames += 1
+            let got = pair.checkAgainstRecentFrames([Self.read(.ean13, right, left), Self.read(.ean13, "4006381333931", beside)]) { _ in [] }
+            #expect(got.count == 2)
+        }
+        // With zbar alone there is no verdict to ask for, and no tie rule.
+        var zbar = BarcodeConfiguration(); zbar.engine = .zbar
+        let z = BarcodeDetector(configuration: zbar)
+        z.streaming = true
+        for (o, expected) in [(a, [right]), (b, [other])] {
+            z.streamFrames += 1
+            #expect(z.checkAgainstRecentFrames([o]) { _ in asked += 1; return [a] }.map { $0.stringValue ?? "" } == expected)
+        }
+        #expect(asked == before)
     }
 
     @Test("a UPC-E read on an EAN-13's box in the same frame is dropped as its fragment; one beside it is kept")
