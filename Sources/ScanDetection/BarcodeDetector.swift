@@ -821,7 +821,7 @@ public final class BarcodeDetector: MetadataDetector {
         }
         let orientation = zbar_symbol_get_orientation(s)
         if type == .upce, configuration.checkUPCEQuietZone, let direction = RetailQuietZone.direction(zbarOrientation: Int(orientation.rawValue)),
-           RetailQuietZone.insideLongerSymbol(on: pass.plane, ends: points, direction: direction) {
+           RetailQuietZone.insideLongerSymbol(on: pass.plane, ends: points, direction: direction, edgeCounts: streaming) {
             confirmations["UPC-E inside a longer symbol", default: 0] += 1
             return nil
         }
@@ -1261,14 +1261,14 @@ public final class BarcodeDetector: MetadataDetector {
 
     /// Whether zxing-cpp's UPC-E read `symbol` (corners in `plane`'s pixels; left and right edges at the
     /// symbol's ends, whichever way it reads) lies inside a longer symbol (``RetailQuietZone``), judged at both
-    /// ends.
-    static func upceInsideLongerSymbol(_ symbol: ZXingReader.Symbol, on plane: LumaPlane) -> Bool {
+    /// ends (with `edgeCounts`, an end at the plane's edge counts as inside: streams).
+    static func upceInsideLongerSymbol(_ symbol: ZXingReader.Symbol, on plane: LumaPlane, edgeCounts: Bool = false) -> Bool {
         let c = symbol.corners
         guard c.count == 4 else { return false }
         let start = ((c[0].0 + c[3].0) / 2, (c[0].1 + c[3].1) / 2), end = ((c[1].0 + c[2].0) / 2, (c[1].1 + c[2].1) / 2)
         let direction = (end.0 - start.0, end.1 - start.1)
         guard direction.0 * direction.0 + direction.1 * direction.1 >= 1 else { return false }
-        return RetailQuietZone.insideLongerSymbol(on: plane, ends: c, direction: direction)
+        return RetailQuietZone.insideLongerSymbol(on: plane, ends: c, direction: direction, edgeCounts: edgeCounts)
     }
 
     /// zxing-cpp symbols found in `pass` as metadata objects in frame coordinates (UPC-E reads inside a longer
@@ -1276,7 +1276,7 @@ public final class BarcodeDetector: MetadataDetector {
     private func objects(in symbols: [ZXingReader.Symbol], pass: PassImage, frameSize: PixelSize) -> [MetadataObject] {
         let W = Double(frameSize.width), H = Double(frameSize.height)
         return symbols.compactMap { symbol -> MetadataObject? in
-            if symbol.type == .upce, configuration.checkUPCEQuietZone, Self.upceInsideLongerSymbol(symbol, on: pass.plane) {
+            if symbol.type == .upce, configuration.checkUPCEQuietZone, Self.upceInsideLongerSymbol(symbol, on: pass.plane, edgeCounts: streaming) {
                 confirmations["UPC-E inside a longer symbol", default: 0] += 1
                 return nil
             }

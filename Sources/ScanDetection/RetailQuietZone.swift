@@ -31,6 +31,9 @@ enum RetailQuietZone {
     struct Bars: Sendable, Equatable {
         var ahead: [Int]
         var behind: [Int]
+        /// Pixels from the point to the plane's edge along the line, ahead and behind.
+        var aheadRoom = Int.max
+        var behindRoom = Int.max
     }
 
     /// The bars on the line through `point` (pixels of `plane`) along `direction` (any length). The profile
@@ -91,7 +94,7 @@ enum RetailQuietZone {
             start = i
         }
         behind.reverse()
-        return Bars(ahead: ahead, behind: behind)
+        return Bars(ahead: ahead, behind: behind, aheadRoom: front, behindRoom: back)
     }
 
     /// How many bars run on from the point on one side (`distances` nearest first), each within `gap` pixels
@@ -109,7 +112,11 @@ enum RetailQuietZone {
     /// ``minimumBarsOnBothSides`` on both sides (a point inside it), or for at least ``maximumUPCEBars`` on one
     /// side (a UPC-E has 17 bars, an EAN-13 30: the point is at the outer end of an EAN-13). A bar-to-bar
     /// distance is "near" up to ``gapFactor`` times the median one among the 12 nearest bars of each side.
-    static func longerSymbol(_ bars: Bars) -> Bool {
+    /// With `edgeCounts`, also when the bars on one side run on to the plane's edge (the last of the run, or
+    /// the point, within one median bar-to-bar distance of it): no quiet zone can be seen there, and the read may be the
+    /// inner part of a symbol the edge cuts (a panning clip: an EAN-13's right half with the edge across its
+    /// left half, read as a UPC-E on 6 frames).
+    static func longerSymbol(_ bars: Bars, edgeCounts: Bool = false) -> Bool {
         var steps: [Int] = []
         for side in [bars.ahead, bars.behind] {
             let near = side.prefix(12)
@@ -117,8 +124,15 @@ enum RetailQuietZone {
         }
         guard !steps.isEmpty else { return false }
         steps.sort()
-        let gap = gapFactor * Double(steps[steps.count / 2])
+        let median = Double(steps[steps.count / 2])
+        let gap = gapFactor * median
         let a = run(bars.ahead, gap: gap), b = run(bars.behind, gap: gap)
+        if edgeCounts {
+            // The next bar would lie past the edge: closer to it than one median bar-to-bar distance (a real
+            // UPC-E's 7-module quiet zone is about two).
+            let lastAhead = a > 0 ? bars.ahead[a - 1] : 0, lastBehind = b > 0 ? bars.behind[b - 1] : 0
+            if Double(bars.aheadRoom - lastAhead) < median || Double(bars.behindRoom - lastBehind) < median { return true }
+        }
         return min(a, b) >= minimumBarsOnBothSides || max(a, b) >= maximumUPCEBars
     }
     /// Bars in a run on one side at which the symbol counts as longer than a UPC-E (17 bars; blur merges bars
@@ -137,7 +151,10 @@ enum RetailQuietZone {
     /// from a point near its top or bottom edge slants off the symbol after a UPC-E's length, while the read's
     /// own line stays on its rows (never-seen shelf frame 7401/092 under ffmpeg noise, docs/reader.md); where
     /// a reader's line crosses the bars at a slant (zxing-cpp on a turned image), the line across them stays on.
-    static func insideLongerSymbol(on plane: LumaPlane, ends: [(Double, Double)], direction: (Double, Double)) -> Bool {
+    /// With `edgeCounts` (streams), an end whose bars run on to the plane's edge counts as inside a longer
+    /// symbol (``longerSymbol(_:edgeCounts:)``): the code will be read whole once it is further in view.
+    static func insideLongerSymbol(on plane: LumaPlane, ends: [(Double, Double)], direction: (Double, Double),
+                                   edgeCounts: Bool = false) -> Bool {
         let along = { (p: (Double, Double)) in p.0 * direction.0 + p.1 * direction.1 }
         let across = { (p: (Double, Double)) in p.1 * direction.0 - p.0 * direction.1 }
         let norm = (direction.0 * direction.0 + direction.1 * direction.1).squareRoot()
@@ -156,7 +173,7 @@ enum RetailQuietZone {
                 let lines = (acrossLine == direction ? [direction] : [acrossLine, direction]).compactMap { bars(on: plane, at: p, direction: $0) }
                 guard !lines.isEmpty else { continue }
                 looked += 1
-                if lines.contains(where: longerSymbol) { inside += 1 }
+                if lines.contains(where: { longerSymbol($0, edgeCounts: edgeCounts) }) { inside += 1 }
             }
             if looked > 0, 2 * inside > looked { return true }
         }

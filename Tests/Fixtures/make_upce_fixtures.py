@@ -19,6 +19,10 @@ python3-segno (imported by the benchmark generator). Deterministic.
 - A panning clip (`pan`, Y4M, 24 frames): bench/reader/stream_pan.py's clip 13 of seed 16 (blur 1.2 px, 2 px a
   frame), an EAN-13 7395192626934 and a UPC-E beside it. zbar reads the EAN-13's left half as 238719 on some
   frames; at 39ff61a scand reported 2387192626934 beside the right code on frames 6 and 7.
+- A panning clip's frames 30-45 (`edge`, Y4M, 16 frames): stream_pan.py's clip 4 of seed 21 (1.2 px blur, 6 px a
+  frame). The EAN-13 7194056443270 is leaving the frame on the left, the frame edge across its left half, and
+  zbar reads the rest as the UPC-E 00714143; at 7d06e6c scand reported it on 6 of the 16 frames. The UPC-E
+  00203166 beside it is read on every frame.
 - Crisp zint renders (4 px modules) for the line-profile test (`render`): a UPC-E; an EAN-13 whose left half is
   a valid UPC-E of number system 1 (digits chosen so; the EAN-13's first digit is that UPC-E's check digit);
   and that EAN-13 with its right half replaced by another EAN-13's from the middle of the centre guard, so its
@@ -53,6 +57,8 @@ STREAM = [(7401, False, 92)]
 NOISE = [(7711, True, 197, 24, 18)]
 # (seed, clip, speed in px per frame, blur radius, frames) of the `pan` clips.
 PAN = [(16, 13, 2, 1.2, 24)]
+# (seed, clip, speed, blur, first frame kept, frames kept) of the `edge` clips.
+EDGE = [(21, 4, 6, 1.2, 30, 16)]
 # An EAN-13 whose left half (its first digit 2, then 137585) reads as the UPC-E 11375852, and another EAN-13
 # whose right half (3 3 3 9 3 1: the first digit's R pattern starts with a 1-module bar) is spliced in.
 INNER_EAN13 = "2137585847190"
@@ -102,6 +108,17 @@ def main():
             codes, _ = pan_clip(os.path.join(OUT, name), seed, index, speed, blur, frames, tmp)
             cases.append({"file": name, "kind": "pan", "type": codes[0]["type"], "value": codes[0]["value"],
                           "misread": None, "beside": codes[1]["value"]})
+        for seed, index, speed, blur, first, count in EDGE:
+            whole = os.path.join(tmp, "edge.y4m")
+            codes, _ = pan_clip(whole, seed, index, speed, blur, first + count, tmp)
+            with open(whole, "rb") as f:
+                header, rest = f.read().split(b"\n", 1)
+            frames = rest.split(b"FRAME\n")[1:]
+            name = "edge-%d-%03d-%d.y4m" % (seed, index, first)
+            with open(os.path.join(OUT, name), "wb") as f:
+                f.write(header + b"\n" + b"".join(b"FRAME\n" + fr for fr in frames[first:first + count]))
+            cases.append({"file": name, "kind": "edge", "type": codes[1]["type"], "value": codes[1]["value"],
+                          "misread": None, "beside": codes[0]["value"]})
         upce = zint(37, UPCE, os.path.join(tmp, "upce.png"))
         inner = zint(13, INNER_EAN13[:12], os.path.join(tmp, "ean.png"))
         other = zint(13, OTHER_EAN13[:12], os.path.join(tmp, "other.png"))

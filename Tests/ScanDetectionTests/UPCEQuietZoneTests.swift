@@ -11,14 +11,15 @@ enum UPCEFixtures {
         var file: String
         /// "misread" (a shelf frame whose EAN-13 left half was reported as a UPC-E), "keep" (a shelf frame with a
         /// real UPC-E), "stream" (a shelf frame whose EAN-13 left half was reported as a UPC-E on a noise clip),
-        /// "noise" (a noise clip's frame), "pan" (a panning Y4M clip) or "render" (a crisp zint render).
+        /// "noise" (a noise clip's frame), "pan" and "edge" (panning Y4M clips) or "render" (a crisp zint render).
         var kind: String
         var type: String
         /// The symbol's true value; nil for the spliced EAN-13, whose check digit fails.
         var value: String?
         /// The UPC-E reported from inside the EAN-13 without the check.
         var misread: String?
-        /// For the panning clip ("pan"): the UPC-E beside the EAN-13.
+        /// For the panning clips: the other code in view ("pan": the UPC-E beside the EAN-13; "edge": the EAN-13
+        /// the frame edge cuts, beside the UPC-E).
         var beside: String?
         var description: String { file }
     }
@@ -49,7 +50,7 @@ private func text(_ o: MetadataObject) -> String { o.payload.map { String(decodi
 @Suite("UPC-E inside a longer symbol")
 struct UPCEQuietZoneTests {
     static let misreads = UPCEFixtures.cases.filter { $0.misread != nil }
-    static let upces = UPCEFixtures.cases.filter { $0.type == "upce" }
+    static let upces = UPCEFixtures.cases.filter { $0.type == "upce" && $0.kind != "edge" }
     static let unchecked: BarcodeConfiguration = {
         var c = BarcodeConfiguration()
         c.checkUPCEQuietZone = false
@@ -79,7 +80,7 @@ struct UPCEQuietZoneTests {
     }
 
     @Test("on a stream (24 frames, one step per frame) no frame reports the inner UPC-E, and a real UPC-E is read",
-          arguments: UPCEFixtures.cases.filter { $0.kind != "render" && $0.kind != "pan" })
+          arguments: UPCEFixtures.cases.filter { !["render", "pan", "edge"].contains($0.kind) })
     func stream(_ c: UPCEFixtures.Case) throws {
         let frame = try UPCEFixtures.frame(c)
         let detector = BarcodeDetector()
@@ -144,6 +145,45 @@ struct UPCEQuietZoneTests {
         #expect(zbarOnly.contains { $0.contains("2387192626934") }, "zbar alone: \(Set(zbarOnly.joined()))")
     }
 
+    /// Frames 30-45 of a panning clip (stream_pan.py, clip 4 of seed 21: 1.2 px blur, 6 px a frame): the frame's
+    /// left edge cuts an EAN-13's left half, and zbar reads the rest as the UPC-E 00714143 (at 7d06e6c reported
+    /// on 6 of the 16 frames). On streams an end of a UPC-E read whose bars run on to the frame's edge counts
+    /// as inside a longer symbol. The real UPC-E beside it, wholly in view, is read on every frame.
+    @Test("a UPC-E read where the frame's edge cuts an EAN-13 is not reported on streams; the real UPC-E beside it is")
+    func edgeCutsEAN13() throws {
+        let c = try UPCEFixtures.named("edge-21-004-30.y4m")
+        let upce = try #require(c.value)
+        let clip = UPCEFixtures.directory.appendingPathComponent(c.file).path
+        func values(_ extra: [String]) throws -> [[String]] {
+            let run = try ScandBinary.run(["scan"] + extra + [clip])
+            #expect(run.status == 0, "\(run.stderr)")
+            return try run.jsonLines().map { (($0["objects"] as? [[String: Any]]) ?? []).compactMap { $0["value"] as? String } }
+        }
+        let frames = try values([])
+        #expect(frames.count == 16)
+        #expect(frames.allSatisfy { $0 == [upce] }, "\(frames.enumerated().filter { $0.element != [upce] })")
+        let unchecked = try values(["--no-upce-quiet-zone"])
+        #expect(unchecked.contains { $0.contains("00714143") }, "without the check: \(Set(unchecked.joined()))")
+    }
+
+    @Test("bars that run on to the plane's edge count as a longer symbol only when asked (streams)")
+    func barsToTheEdge() throws {
+        // A crisp UPC-E render: its ends have a quiet zone; cropped through the quiet zone on the right, the
+        // right end's bars run on to the edge.
+        let c = try UPCEFixtures.named("render-upce.png")
+        let plane = try UPCEFixtures.frame(c).luma
+        let y = Double(plane.height / 2)
+        var x = plane.width - 1
+        while x > 0, plane.bytes[plane.height / 2 * plane.stride + x] > 128 { x -= 1 }
+        let end = Double(x)
+        let whole = try #require(RetailQuietZone.bars(on: plane, at: (end, y), direction: (1, 0)))
+        #expect(!RetailQuietZone.longerSymbol(whole, edgeCounts: true), "\(whole)")
+        let cropped = plane.cropped(to: PixelRect(x: 0, y: 0, width: x + 3, height: plane.height))
+        let cut = try #require(RetailQuietZone.bars(on: cropped, at: (end, y), direction: (1, 0)))
+        #expect(!RetailQuietZone.longerSymbol(cut))
+        #expect(RetailQuietZone.longerSymbol(cut, edgeCounts: true), "\(cut)")
+    }
+
     /// Frame 0 of ffmpeg's temporal noise (alls=7, seed 310) on 7401/092. The EAN-13's bars lean about 5° off the
     /// perpendicular of its rows (the shelf set's perspective), and zbar read its left half as the UPC-E 01867727
     /// on four lines, all ending at the symbol's outer end, on a still image as on the first frame of a stream
@@ -176,8 +216,8 @@ struct UPCEQuietZoneTests {
         let across = ends.compactMap { p in
             RetailQuietZone.bars(on: plane, at: p, direction: RetailQuietZone.acrossBars(on: plane, at: p, reading: (-1, 0)))
         }
-        #expect(across.count == 3 && across.filter(RetailQuietZone.longerSymbol).count <= 1,
-                "across the bars alone: \(across.map(RetailQuietZone.longerSymbol))")
+        #expect(across.count == 3 && across.filter { RetailQuietZone.longerSymbol($0) }.count <= 1,
+                "across the bars alone: \(across.map { RetailQuietZone.longerSymbol($0) })")
     }
 
     /// The line profile on crisp renders (4 px modules): the ends of a real UPC-E have a quiet side; the centre
