@@ -90,6 +90,13 @@ struct UPCEQuietZoneTests {
         if c.kind == "keep" { #expect(reads.contains { $0 == c.value }, "\(c.file)") }
     }
 
+    /// The values `scand scan` (with `extra` options) reports on each frame of the clip at `path`; expects exit 0.
+    static func scanValues(_ path: String, _ extra: [String]) throws -> [[String]] {
+        let run = try ScandBinary.run(["scan"] + extra + [path])
+        #expect(run.status == 0, "\(run.stderr)")
+        return try run.jsonLines().map { (($0["objects"] as? [[String: Any]]) ?? []).compactMap { $0["value"] as? String } }
+    }
+
     /// Runs ffmpeg's `noise` filter with `noise` (its options) on fixture `c`'s frame, looped, as grey, with the
     /// `output` options and path.
     static func ffmpegNoise(on c: UPCEFixtures.Case, noise: String, output: [String]) throws {
@@ -109,11 +116,7 @@ struct UPCEQuietZoneTests {
         let dir = try TemporaryDirectory()
         let clip = dir.url.appendingPathComponent("noise.y4m").path
         try Self.ffmpegNoise(on: c, noise: "alls=4:allf=t", output: ["-frames:v", "30", "-pix_fmt", "gray", "-f", "yuv4mpegpipe", clip])
-        func values(_ extra: [String]) throws -> [[String]] {
-            let run = try ScandBinary.run(["scan"] + extra + [clip])
-            #expect(run.status == 0, "\(run.stderr)")
-            return try run.jsonLines().map { (($0["objects"] as? [[String: Any]]) ?? []).compactMap { $0["value"] as? String } }
-        }
+        func values(_ extra: [String]) throws -> [[String]] { try Self.scanValues(clip, extra) }
         let frames = try values([])
         #expect(frames.count == 30)
         #expect(frames.allSatisfy { $0.allSatisfy { $0 == c.value } }, "\(frames.enumerated().filter { !$0.element.allSatisfy { $0 == c.value } })")
@@ -131,11 +134,7 @@ struct UPCEQuietZoneTests {
         let c = try UPCEFixtures.named("pan-16-013.y4m")
         let ean = try #require(c.value), upce = try #require(c.beside)
         let clip = UPCEFixtures.directory.appendingPathComponent(c.file).path
-        func values(_ extra: [String]) throws -> [[String]] {
-            let run = try ScandBinary.run(["scan"] + extra + [clip])
-            #expect(run.status == 0, "\(run.stderr)")
-            return try run.jsonLines().map { (($0["objects"] as? [[String: Any]]) ?? []).compactMap { $0["value"] as? String } }
-        }
+        func values(_ extra: [String]) throws -> [[String]] { try Self.scanValues(clip, extra) }
         let frames = try values([])
         #expect(frames.count == 24)
         #expect(frames.allSatisfy { $0.allSatisfy { $0 == ean || $0 == upce } },
@@ -154,11 +153,7 @@ struct UPCEQuietZoneTests {
         let c = try UPCEFixtures.named("edge-21-004-30.y4m")
         let upce = try #require(c.value)
         let clip = UPCEFixtures.directory.appendingPathComponent(c.file).path
-        func values(_ extra: [String]) throws -> [[String]] {
-            let run = try ScandBinary.run(["scan"] + extra + [clip])
-            #expect(run.status == 0, "\(run.stderr)")
-            return try run.jsonLines().map { (($0["objects"] as? [[String: Any]]) ?? []).compactMap { $0["value"] as? String } }
-        }
+        func values(_ extra: [String]) throws -> [[String]] { try Self.scanValues(clip, extra) }
         let frames = try values([])
         #expect(frames.count == 16)
         #expect(frames.allSatisfy { $0 == [upce] }, "\(frames.enumerated().filter { $0.element != [upce] })")
