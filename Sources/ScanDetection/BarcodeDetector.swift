@@ -304,12 +304,17 @@ public final class BarcodeDetector: MetadataDetector {
     public func readStream(in frame: Frame, rectOfInterest: NormalizedRect = .unit, steps: Int,
                            deadline: Double? = nil) throws -> BarcodeRead {
         var read = try readStreamFrame(in: frame, rectOfInterest: rectOfInterest, steps: steps, deadline: deadline)
+        // zxing's reads of the frame, made at most once per set of types however many reads ask.
         var base: PassImage?
+        var zxingReads: [Set<MetadataObjectType>: [MetadataObject]] = [:]
         read.objects = try checkAgainstRecentFrames(read.objects) { types in
+            if let known = zxingReads[types] { return known }
             if base == nil { base = self.startFrame(frame, rectOfInterest: rectOfInterest) }
             guard let image = base else { return [] }
             let symbols = try ZXingReader.read(image.plane, types: types).filter { types.contains($0.type) }
-            return self.objects(in: symbols, pass: image, frameSize: frame.size)
+            let found = self.objects(in: symbols, pass: image, frameSize: frame.size)
+            zxingReads[types] = found
+            return found
         }
         if read.objects.isEmpty { read.pass = nil; read.engine = nil }
         return read
