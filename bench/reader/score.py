@@ -36,7 +36,17 @@ def matches(pred, truth):
         return strip(p) == strip(t)
     if sym == "upca" and p == t[1:]:
         return True
+    if sym == "upce" and len(t) == 8 and p in upce_expanded(t):
+        return True
     return False
+
+
+def upce_expanded(t):
+    """The 12-digit UPC-A and 13-digit EAN-13 forms of the 8-digit UPC-E `t` (zxing-cpp 3.x reports UPC-E as
+    EAN-13; the issue counts either form as right)."""
+    from make_set import upce_to_upca  # the generator's expansion (imported here: it pulls in numpy and PIL)
+    upca = upce_to_upca(t[0], t[1:7]) + t[7]
+    return (upca, "0" + upca)
 
 
 def scand_reader(binary, extra):
