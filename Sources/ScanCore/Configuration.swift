@@ -15,7 +15,8 @@ public enum ReaderPass: String, Sendable, Hashable, CaseIterable {
     case plain
     /// Inverted luma (light-on-dark codes, dark-mode screens).
     case inverted
-    /// Downscaled to half size by pixel averaging: removes moiré and noise (both polarities).
+    /// Downscaled to half size by pixel averaging: removes moiré and noise (both polarities). On still images,
+    /// further halvings down to ``BarcodeConfiguration/pyramidMinimumSide`` (large photos).
     case downscaled
     /// Upscaled ×2 (small codes, ≈2 px per module); only for frames up to ``BarcodeConfiguration/maximumUpscaleSide``.
     case upscaled
@@ -54,6 +55,13 @@ public struct BarcodeConfiguration: Sendable, Hashable {
     public var passes: [ReaderPass]
     /// Upscaling is skipped for frames (or rects of interest) whose longer side exceeds this, in pixels.
     public var maximumUpscaleSide: Int
+    /// On still images the `downscaled` pass halves the image (or rect of interest) again and again while the
+    /// next level's long side is at least this many pixels: a 4032×3024 photo is read at 2016, 1008 and 504 px
+    /// on the long side, a 640×480 frame at 320 only. A code in a multi-megapixel photo spans hundreds of pixels
+    /// under a lens blur of many pixels, which neither engine's binariser takes for edges until the image is
+    /// brought to a few pixels per module (zxing-cpp's own `tryDownscale` pyramid does the same; scand runs
+    /// its passes instead). `Int.max`: half size only. Streams always read the half-size image only.
+    public var pyramidMinimumSide: Int = 400
     /// Minimum symbol length for Codabar, start/stop characters included.
     public var minimumCodabarLength: Int
     /// Require a valid mod-10 check digit on Interleaved 2 of 5 (the check digit is optional in the

@@ -587,10 +587,20 @@ public final class BarcodeDetector: MetadataDetector {
         case .inverted:
             var i = base; i.plane = p.inverted(); return [i]
         case .downscaled:
-            guard p.width >= 64, p.height >= 64,
-                  let d = ImageOps.resized(p, width: p.width / 2, height: p.height / 2, interpolation: 0) else { return [] }
-            var i = base; i.plane = d
-            images.append(i.rescaled(by: Double(d.width) / Double(p.width), Double(d.height) / Double(p.height)))
+            // Half size; on a still image also ¼, ⅛, … while the next level's long side is at least
+            // ``BarcodeConfiguration/pyramidMinimumSide`` (each level, then its inverted twin). On streams: half
+            // size only, so the stream steps (2 images) stay as they are.
+            var level = p
+            repeat {
+                guard level.width >= 64, level.height >= 64,
+                      let d = ImageOps.resized(level, width: level.width / 2, height: level.height / 2, interpolation: 0) else { break }
+                var i = base; i.plane = d
+                let image = i.rescaled(by: Double(d.width) / Double(p.width), Double(d.height) / Double(p.height))
+                images.append(image)
+                if configuration.tryInverted { var twin = image; twin.plane = d.inverted(); images.append(twin) }
+                level = d
+            } while !streaming && max(level.width, level.height) / 2 >= configuration.pyramidMinimumSide
+            return images
         case .upscaled:
             guard max(p.width, p.height) <= configuration.maximumUpscaleSide,
                   let u = ImageOps.resized(p, width: p.width * 2, height: p.height * 2, interpolation: 1) else { return [] }

@@ -120,6 +120,20 @@ def main():
     save("i25_bad_check.png", zint(3, "12345678", 2))
     meta["codabar_short"] = "A1234B"; meta["i25_good"] = "12345670"; meta["i25_bad"] = "12345678"
 
+    # A Data Matrix and an Aztec code in 2048x1536 simulated phone photos (bench/reader/make_photos.py, seed 5
+    # each): lens blur of several pixels, sensor noise, sharpening, JPEG. Neither is read at full or half size;
+    # both are read at a quarter (the downscaled pass's pyramid on still images).
+    import make_photos
+    photos = []
+    for sym in ["datamatrix", "aztec"]:
+        with tempfile.TemporaryDirectory() as tmp:
+            img, truths, quality = make_photos.PhotoGenerator(5, False, tmp).photo(sym)
+        name = "photo_%s.jpg" % sym
+        img.save(os.path.join(OUT, name), quality=quality)
+        photos.append({"file": name, "type": truths[0]["type"], "value": truths[0]["value"],
+                       "corners": truths[0]["corners"], "width": img.size[0], "height": img.size[1]})
+    meta["photos"] = photos
+
     with open(os.path.join(OUT, "fixtures.json"), "w") as f:
         json.dump(meta, f, ensure_ascii=False, indent=1)
     print("reader fixtures in %s" % OUT, file=sys.stderr)

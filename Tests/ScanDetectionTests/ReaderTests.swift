@@ -113,6 +113,53 @@ struct MultiPassReaderTests {
         }
     }
 
+    @Test("a 2-D code in a 2048×1536 phone photo is read below half size (the downscaled pass's pyramid), corners on it",
+          arguments: [0, 1])
+    func largePhoto(index: Int) throws {
+        let photos = try #require(try ReaderFixtures.meta()["photos"] as? [[String: Any]])
+        let fixture = photos[index]
+        let file = try #require(fixture["file"] as? String), value = try #require(fixture["value"] as? String)
+        let box = try #require(fixture["corners"] as? [[Double]]) // the symbol with its quiet zone, frame pixels
+        let w = try #require(fixture["width"] as? Double), h = try #require(fixture["height"] as? Double)
+        let frame = try ReaderFixtures.frame(file)
+        let read = try detector().read(in: frame)
+        try #require(read.objects.count == 1, "\(file): read \(read.objects.map(\.stringValue))")
+        let found = read.objects[0]
+        #expect(found.stringValue == value)
+        #expect(found.type.rawValue == fixture["type"] as? String)
+        #expect(read.pass == .downscaled)
+        // Every corner within the symbol's quiet-zone box (frame pixels, a 3-pixel margin).
+        let xs = box.map { $0[0] }, ys = box.map { $0[1] }
+        try #require(found.corners.count == 4)
+        for c in found.corners {
+            #expect(c.x * w >= xs.min()! - 3 && c.x * w <= xs.max()! + 3 && c.y * h >= ys.min()! - 3 && c.y * h <= ys.max()! + 3,
+                    "\(file): corner \(c.x * w),\(c.y * h) outside \(box)")
+        }
+        // The levels below half size are what read it: with half size only, the same passes read nothing.
+        #expect(try detector(passes: [.plain, .downscaled]).detect(in: frame).compactMap(\.stringValue) == [value])
+        #expect(try detector(passes: [.plain, .downscaled]) { $0.pyramidMinimumSide = .max }.detect(in: frame).isEmpty)
+    }
+
+    @Test("the downscaled pass: ½, ¼, ⅛ of a 4032×3024 still (each with its inverted twin), ½ only on a stream or small frame")
+    func pyramidLevels() throws {
+        let plane = LumaPlane(width: 4032, height: 3024, bytes: [UInt8](repeating: 200, count: 4032 * 3024))
+        let base = PassImage(plane: plane, scaleX: 1, scaleY: 1, originX: 0, originY: 0)
+        let reader = detector()
+        let still = reader.passImages(.downscaled, base: base)
+        #expect(still.map(\.plane.width) == [2016, 2016, 1008, 1008, 504, 504])
+        #expect(still.map { $0.plane.bytes[0] } == [200, 55, 200, 55, 200, 55])
+        for image in still {
+            let (x, y) = image.toFrame(Double(image.plane.width), Double(image.plane.height))
+            #expect(abs(x - 4032) < 1e-6 && abs(y - 3024) < 1e-6)
+        }
+        reader.streaming = true
+        #expect(reader.passImages(.downscaled, base: base).map(\.plane.width) == [2016, 2016])
+        let small = PassImage(plane: LumaPlane(width: 640, height: 480, bytes: [UInt8](repeating: 9, count: 640 * 480)),
+                              scaleX: 1, scaleY: 1, originX: 0, originY: 0)
+        reader.streaming = false
+        #expect(reader.passImages(.downscaled, base: small).map(\.plane.width) == [320, 320])
+    }
+
     @Test("a Data Matrix beside a QR is read on the plain pass by zxing's quick look")
     func zxingQuickLook() throws {
         let values = try #require(try ReaderFixtures.meta()["mixed"] as? [String])
