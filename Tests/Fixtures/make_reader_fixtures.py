@@ -122,7 +122,8 @@ def main():
 
     # A Data Matrix and an Aztec code in 2048x1536 simulated phone photos (bench/reader/make_photos.py, seed 5
     # each): lens blur of several pixels, sensor noise, sharpening, JPEG. Neither is read at full or half size;
-    # both are read at a quarter (the downscaled pass's pyramid on still images).
+    # both are read at a quarter (the downscaled pass's pyramid on still images). One seed draws the same payload
+    # for both; the test tells them apart by type.
     import make_photos
     photos = []
     for sym in ["datamatrix", "aztec"]:
