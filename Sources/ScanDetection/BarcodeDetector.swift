@@ -577,7 +577,8 @@ public final class BarcodeDetector: MetadataDetector {
         return BarcodeRead()
     }
 
-    /// The images a pass looks at: the pass itself and, for extra passes, its inverted twin.
+    /// The images a pass looks at: the pass itself (for `downscaled` on still images, each level of its pyramid)
+    /// and, for extra passes, each one's inverted twin after it.
     func passImages(_ pass: ReaderPass, base: PassImage) -> [PassImage] {
         let p = base.plane
         var images: [PassImage] = []
@@ -588,19 +589,16 @@ public final class BarcodeDetector: MetadataDetector {
             var i = base; i.plane = p.inverted(); return [i]
         case .downscaled:
             // Half size; on a still image also ¼, ⅛, … while the next level's long side is at least
-            // ``BarcodeConfiguration/pyramidMinimumSide`` (each level, then its inverted twin). On streams: half
-            // size only, so the stream steps (2 images) stay as they are.
+            // ``BarcodeConfiguration/pyramidMinimumSide``. On streams: half size only, so the stream steps
+            // (2 images) stay as they are.
             var level = p
             repeat {
                 guard level.width >= 64, level.height >= 64,
                       let d = ImageOps.resized(level, width: level.width / 2, height: level.height / 2, interpolation: 0) else { break }
                 var i = base; i.plane = d
-                let image = i.rescaled(by: Double(d.width) / Double(p.width), Double(d.height) / Double(p.height))
-                images.append(image)
-                if configuration.tryInverted { var twin = image; twin.plane = d.inverted(); images.append(twin) }
+                images.append(i.rescaled(by: Double(d.width) / Double(p.width), Double(d.height) / Double(p.height)))
                 level = d
             } while !streaming && max(level.width, level.height) / 2 >= configuration.pyramidMinimumSide
-            return images
         case .upscaled:
             guard max(p.width, p.height) <= configuration.maximumUpscaleSide,
                   let u = ImageOps.resized(p, width: p.width * 2, height: p.height * 2, interpolation: 1) else { return [] }
@@ -624,10 +622,12 @@ public final class BarcodeDetector: MetadataDetector {
         case .deskewed:
             return deskewedImages(base)
         }
-        if configuration.tryInverted, let first = images.first {
-            var i = first; i.plane = first.plane.inverted(); images.append(i)
+        // Each image, then its inverted twin.
+        guard configuration.tryInverted else { return images }
+        return images.flatMap { image -> [PassImage] in
+            var twin = image; twin.plane = image.plane.inverted()
+            return [image, twin]
         }
-        return images
     }
 
     /// The deskewed pass turns frames (or rects of interest) of at most this many pixels on the long side; larger
