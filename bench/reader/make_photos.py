@@ -42,8 +42,8 @@ class PhotoGenerator(make_set.Generator):
         canvas = self.paper(W, H)
         truths = []
         if sym is not None:
-            # render at 1 px per module first to learn the symbol's size in modules, then at the target ppm
-            mat, truth = self.symbol_matrix(sym)
+            # the module matrix first: its width in modules sets the pixels per module for the span drawn
+            mat, truth = self.symbol_matrix(sym, limit=25)
             span = rng.uniform(0.18, 0.55) * min(W, H)
             ppm = span / mat.shape[1]
             if sym in make_set.LINEAR:
@@ -68,20 +68,6 @@ class PhotoGenerator(make_set.Generator):
         if rng.random() < 0.5:
             img = img.filter(ImageFilter.UnsharpMask(radius=rng.uniform(1.0, 3.0), percent=rng.randint(60, 160), threshold=2))
         return img, truths, rng.randint(55, 92)
-
-    def symbol_matrix(self, sym):
-        """(module matrix, truth) for one symbol, as make_set.Generator.symbol draws it."""
-        rng = self.rng
-        if sym == "qr":
-            v = self.next_version(25)
-            text = make_set.qr_payload(rng, v)
-            mat, v = make_set.render_qr(text, v, rng)
-            truth = {"symbology": "qr", "type": "qr", "value": text, "version": v}
-        else:
-            data, value = make_set.payload(sym, rng)
-            mat = make_set.render_zint(sym, data, self.tmp)
-            truth = {"symbology": sym, "type": make_set.REPORTED[sym], "value": value}
-        return mat, truth
 
     def paper(self, W, H):
         """A background: a table or wall texture with a lighter label or paper area and some print on it."""

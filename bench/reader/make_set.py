@@ -232,8 +232,8 @@ class Generator:
             if v <= limit: return v
         return self.rng.randint(1, limit)
 
-    def symbol(self, sym, ppm, limit=40, invert=False, fg=None, bg=None):
-        """(PIL image, truth) for one symbol at `ppm` pixels per module."""
+    def symbol_matrix(self, sym, limit=40):
+        """(module matrix with its quiet zone, truth) for one symbol: a QR of version at most `limit`, or zint's."""
         rng = self.rng
         if sym == "qr":
             v = self.next_version(limit)
@@ -244,13 +244,18 @@ class Generator:
             data, value = payload(sym, rng)
             mat = render_zint(sym, data, self.tmp)
             v = None
+        truth = {"symbology": sym, "type": REPORTED[sym], "value": value}
+        if v: truth["version"] = v
+        return mat, truth
+
+    def symbol(self, sym, ppm, limit=40, invert=False, fg=None, bg=None):
+        """(PIL image, truth) for one symbol at `ppm` pixels per module."""
+        rng = self.rng
+        mat, truth = self.symbol_matrix(sym, limit)
         fg = rng.randint(0, 50) if fg is None else fg
         bg = rng.randint(200, 255) if bg is None else bg
         if invert: fg, bg = bg, fg
-        img = module_image(mat, ppm, fg, bg)
-        truth = {"symbology": sym, "type": REPORTED[sym], "value": value}
-        if v: truth["version"] = v
-        return img, truth
+        return module_image(mat, ppm, fg, bg), truth
 
     def frame(self, category, sym):
         rng = self.rng
