@@ -9,6 +9,10 @@ layout (<out>/<set>/<category>/<n>.jpg and truth.json), so score.py scores scand
   photo          one zbar-symbology code (QR and every 1-D kind)
   photo-extra    one Data Matrix, Aztec or PDF417
   photo-negative no code: printed-looking text, stripes and grids at the same resolution
+  photo-small    one code of any kind spanning only 5-12 % of the short side (1-D codes at least 1.5 px per
+                 module), as on a poster or a shelf across the room
+  photo-inverted one QR, Data Matrix, Aztec, Code 128 or EAN-13 in light modules on a dark ground (a phone in
+                 dark mode, a negative print)
 
 Per image (drawn from the seed): long side 1600-4032 px, portrait or landscape, the code's width 18-55 % of the
 short side, rotation (-25..25 degrees, or any angle for one image in four), perspective tilt 0-0.3, uneven
@@ -18,7 +22,10 @@ greyscale JPEG at quality 55-92.
 
 Usage:
   /usr/bin/python3 bench/reader/make_photos.py [--out bench/out/reader] [--per-category 30] [--seed 5151]
-         [--name photos] [--categories photo,photo-extra,photo-negative]
+         [--name photos] [--categories photo,photo-extra,photo-negative,photo-small,photo-inverted]
+
+The categories are drawn in that order from one generator, so the first three of a seed are the same images
+whether or not the last two are made.
 
 Needs: python3-numpy, python3-pil, zint (Debian), segno (PyPI). Reuses make_set.py's symbol renderers.
 """
@@ -34,8 +41,10 @@ SIDES = [1600, 2048, 2592, 3264, 4032]
 
 
 class PhotoGenerator(make_set.Generator):
-    def photo(self, sym):
-        """(PIL image, truths) for one photograph of `sym` (None: no code)."""
+    def photo(self, sym, small=False, inverted=False):
+        """(PIL image, truths) for one photograph of `sym` (None: no code). `small`: the code spans 5-12 % of the
+        short side (a code across the room, on a poster or a shelf); `inverted`: light modules on a dark ground
+        (a phone in dark mode, a code printed negative)."""
         rng = self.rng
         long_side = rng.choice(SIDES)
         W, H = (long_side, long_side * 3 // 4) if rng.random() < 0.6 else (long_side * 3 // 4, long_side)
@@ -44,11 +53,12 @@ class PhotoGenerator(make_set.Generator):
         if sym is not None:
             # the module matrix first: its width in modules sets the pixels per module for the span drawn
             mat, truth = self.symbol_matrix(sym, limit=25)
-            span = rng.uniform(0.18, 0.55) * min(W, H)
+            span = (rng.uniform(0.05, 0.12) if small else rng.uniform(0.18, 0.55)) * min(W, H)
             ppm = span / mat.shape[1]
             if sym in make_set.LINEAR:
                 ppm = max(ppm, 1.5)
-            img = make_set.module_image(mat, ppm, rng.randint(0, 60), rng.randint(180, 250))
+            dark, light = rng.randint(0, 60), rng.randint(180, 250)
+            img = make_set.module_image(mat, ppm, *((light, dark) if inverted else (dark, light)))
             angle = rng.uniform(-25, 25) if rng.random() < 0.75 else rng.uniform(0, 360)
             dst = make_set.paste(canvas, img, rng, angle=angle, persp=rng.uniform(0, 0.3))
             canvas[:] = self.illuminate(canvas, dst) if rng.random() < 0.3 else self.shade(canvas)
@@ -100,7 +110,9 @@ class PhotoGenerator(make_set.Generator):
         return canvas * vignette * (1 + rng.uniform(0, 0.3) * ramp)
 
 
-CATEGORIES = ["photo", "photo-extra", "photo-negative"]
+# photo-small and photo-inverted come last, so a seed's first three categories are the images they always were
+CATEGORIES = ["photo", "photo-extra", "photo-negative", "photo-small", "photo-inverted"]
+INVERTED = ["qr", "datamatrix", "aztec", "qr", "code128", "ean13"]
 
 
 def main():
@@ -117,10 +129,11 @@ def main():
         gen = PhotoGenerator(args.seed, False, tmp)
         for cat in args.categories.split(","):
             os.makedirs(os.path.join(root, cat), exist_ok=True)
-            syms = {"photo": make_set.ZBAR_SYMS, "photo-extra": make_set.EXTRA, "photo-negative": [None]}[cat]
+            syms = {"photo": make_set.ZBAR_SYMS, "photo-extra": make_set.EXTRA, "photo-negative": [None],
+                    "photo-small": make_set.ZBAR_SYMS + make_set.EXTRA, "photo-inverted": INVERTED}[cat]
             for i in range(args.per_category):
                 sym = "qr" if (cat == "photo" and i % 3 == 0) else syms[i % len(syms)]
-                img, codes, quality = gen.photo(sym)
+                img, codes, quality = gen.photo(sym, small=cat == "photo-small", inverted=cat == "photo-inverted")
                 rel = os.path.join(cat, "%03d.jpg" % i)
                 img.save(os.path.join(root, rel), quality=quality)
                 truth.append({"file": rel, "category": cat, "codes": codes, "size": list(img.size), "jpeg": quality})
