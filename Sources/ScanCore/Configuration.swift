@@ -62,6 +62,19 @@ public struct BarcodeConfiguration: Sendable, Hashable {
     /// brought to a few pixels per module (zxing-cpp's own `tryDownscale` pyramid does the same; scand runs
     /// its passes instead). `Int.max`: half size only. Streams always read the half-size image only.
     public var pyramidMinimumSide: Int = 400
+    /// On still images zbar's scan-line spacing grows with the image it scans: every n-th line, n being the
+    /// image's short side in pixels divided by this and rounded (at least ``scanDensity``). Images of up to 2249
+    /// lines (every generated set, 5 MP photos, a 12 MP photo's pyramid levels) are scanned on every line, a
+    /// 12 MP photo (3024 lines) on every 2nd, a 48 MP one on every 4th. A code in such a photo is hundreds of
+    /// pixels tall, so it still meets dozens of lines; every line of 12 MP cost 0.6 s an image (docs/reader.md,
+    /// "Large photos"). 1000 lost an inverted Code 128 of 2.5 px modules in a 2592×1944 photo. nil:
+    /// ``scanDensity`` on every image. An explicit `--scan-density` (or config-file `scanDensity`) sets nil.
+    public var stillScanLines: Int? = 1500
+    /// On still images whose long side exceeds this many pixels, the `thresholded` pass binarises the half-size
+    /// image (pixel-averaged) instead of the full one: a code in such a photo spans hundreds of pixels, and the
+    /// full-size images (the binarised one and its inverted twin) cost about a second each at 12 MP
+    /// (docs/reader.md, "Large photos"). Streams are unchanged. `Int.max`: full size always.
+    public var largeStillSide: Int = 2048
     /// Minimum symbol length for Codabar, start/stop characters included.
     public var minimumCodabarLength: Int
     /// Require a valid mod-10 check digit on Interleaved 2 of 5 (the check digit is optional in the

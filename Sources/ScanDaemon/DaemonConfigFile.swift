@@ -244,7 +244,7 @@ public struct DaemonConfigFile: Sendable, Equatable {
         if let v = checkSmallRetail { o.barcode.checkSmallRetailReads = v }
         if let v = resolveConflicts { o.barcode.resolveConflictingReads = v }
         if let v = upceQuietZone { o.barcode.checkUPCEQuietZone = v }
-        if let v = scanDensity { o.barcode.scanDensity = v }
+        if let v = scanDensity { o.barcode.scanDensity = v; o.barcode.stillScanLines = nil }
         if let v = models { o.models = ModelConfiguration(directory: v) }
         if let v = engine { o.barcode.engine = v }
         if let v = passes { o.barcode.passes = v }

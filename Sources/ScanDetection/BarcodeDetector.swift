@@ -605,10 +605,16 @@ public final class BarcodeDetector: MetadataDetector {
             var i = base; i.plane = u
             images.append(i.rescaled(by: 2, 2))
         case .thresholded:
+            // On a large still: the half-size image (``BarcodeConfiguration/largeStillSide``).
+            let full = p
+            var p = p
+            if !streaming, max(p.width, p.height) > configuration.largeStillSide,
+               let d = ImageOps.resized(p, width: p.width / 2, height: p.height / 2, interpolation: 0) { p = d }
             var block = max(p.width, p.height) / 24
             block = min(101, max(15, block | 1))
             guard let t = ImageOps.thresholded(p, block: block, c: 2) else { return [] }
-            var i = base; i.plane = t; images.append(i)
+            var i = base; i.plane = t
+            images.append(i.rescaled(by: Double(t.width) / Double(full.width), Double(t.height) / Double(full.height)))
         case .upscaledThresholded:
             // Binarising at ×2 keeps the module edges of ≈3 px modules (bilinear gives sub-pixel edges); the
             // block (≈1/20 of the frame's long side) follows a specular band, and the bias (`c`) keeps a
@@ -782,7 +788,17 @@ public final class BarcodeDetector: MetadataDetector {
     /// 2-D symbologies: all that the `upscaledThresholded` pass looks for.
     static let matrixTypes: Set<MetadataObjectType> = [.qr, .microQR, .dataMatrix, .aztec, .pdf417]
 
-    /// One zbar pass over a pass image, on every `density`th line; `matrixOnly` reads QR only.
+    /// zbar's scan-line spacing on `image`, an image of a still: `density`, or more on large images
+    /// (``BarcodeConfiguration/stillScanLines``). An upscaled image counts its lines at the frame's scale,
+    /// so the upscaled passes keep the spacing they are given.
+    func stillDensity(_ density: Int, for image: PassImage) -> Int {
+        guard let lines = configuration.stillScanLines, lines > 0 else { return density }
+        let short = Double(min(image.plane.width, image.plane.height)) * min(1, image.framePixelsPerPixel)
+        return max(density, Int((short / Double(lines)).rounded()))
+    }
+
+    /// One zbar pass over a pass image, on every `density`th line (on a large still image, more:
+    /// ``stillDensity(_:for:)``); `matrixOnly` reads QR only.
     ///
     /// Every image gets a fresh zbar scanner (about 6 µs to make, configure and destroy on this machine).
     /// zbar 0.23's EAN decoder keeps the halves it has decoded (`ean->left`, `ean->right`) until a half that
@@ -795,6 +811,7 @@ public final class BarcodeDetector: MetadataDetector {
     /// be replaced every 256 QR reads.)
     func scanZBar(_ pass: PassImage, frameSize: PixelSize, density: Int, matrixOnly: Bool) -> [MetadataObject] {
         guard !zbarEnabled.isEmpty, !matrixOnly || zbarEnabled.contains(.qr) else { return [] }
+        let density = streaming ? density : stillDensity(density, for: pass)
         let scanner = matrixOnly ? Self.makeQRScanner(density: density)
             : Self.makeScanner(zbarEnabled, configuration: configuration, density: density)
         defer { zbar_image_scanner_destroy(scanner) }

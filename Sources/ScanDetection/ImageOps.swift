@@ -15,6 +15,10 @@ struct PassImage {
         map = (1 / scaleX, 0, originX, 0, 1 / scaleY, originY)
     }
 
+    /// Frame pixels per pixel of this image along a side (the square root of the map's area scale): 0.5 for an
+    /// upscaled ×2 image, 2 for a half-size one, 1 for the frame itself or a turn of it.
+    var framePixelsPerPixel: Double { (abs(map.a * map.e - map.b * map.d)).squareRoot() }
+
     /// Maps a point in this image's pixels to frame pixels.
     func toFrame(_ x: Double, _ y: Double) -> (Double, Double) {
         (map.a * x + map.b * y + map.c, map.d * x + map.e * y + map.f)

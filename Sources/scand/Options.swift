@@ -32,7 +32,7 @@ struct DetectionOptions: ParsableArguments {
     @Flag(inversion: .prefixedNo, help: "Retry frames with no code as inverted (light-on-dark) luma (default on).")
     var inverted: Bool?
 
-    @Option(name: .long, help: ArgumentHelp("zbar scan density: pixels between scan lines (1 = every line; default 1).", valueName: "n"))
+    @Option(name: .long, help: ArgumentHelp("zbar scan density on still images: pixels between scan lines (1 = every line). Default: every line on images of up to 2249 lines, every 2nd on 2250-3749 (12 MP photos), every 3rd on 3750-5249 and so on (docs/reader.md); given, it holds on images of any size.", valueName: "n"))
     var scanDensity: Int?
 
     @Option(name: .long, help: ArgumentHelp("Barcode engine: zbar, zxing, or both (default; zbar first, zxing-cpp where zbar reads nothing and for Data Matrix, Aztec, PDF417, Micro QR).", valueName: "engine"))
@@ -101,7 +101,7 @@ struct DetectionOptions: ParsableArguments {
     /// Sets what was given on the command line (over the defaults or the config file's values).
     func apply(to config: inout OutputConfiguration) throws {
         if let inverted { config.barcode.tryInverted = inverted }
-        if let scanDensity { config.barcode.scanDensity = scanDensity }
+        if let scanDensity { config.barcode.scanDensity = scanDensity; config.barcode.stillScanLines = nil }
         if let engine { config.barcode.engine = engine }
         if let passes { config.barcode.passes = try parsePasses(passes) }
         if let extraPasses { config.barcode.extraPasses = extraPasses }

@@ -26,6 +26,17 @@ import ScanDaemon
         #expect(try DaemonConfigFile.parse(Array("{}".utf8), name: "t") == DaemonConfigFile())
     }
 
+    @Test("an explicit scanDensity holds on stills of every size (no spacing scaled with the image)")
+    func explicitScanDensity() throws {
+        var o = OutputConfiguration()
+        #expect(o.barcode.stillScanLines == 1500)
+        try DaemonConfigFile.parse(Array(#"{"scanDensity": 1}"#.utf8), name: "t").apply(to: &o)
+        #expect(o.barcode.scanDensity == 1 && o.barcode.stillScanLines == nil)
+        var untouched = OutputConfiguration()
+        try DaemonConfigFile.parse(Array(#"{"engine": "zbar"}"#.utf8), name: "t").apply(to: &untouched)
+        #expect(untouched.barcode.stillScanLines == 1500)
+    }
+
     @Test func errorsNameTheFileAndKey() {
         let cases: [(String, String)] = [
             (#"{"sokcet": {}}"#, "t.json:1:2: unknown config key 'sokcet'"),

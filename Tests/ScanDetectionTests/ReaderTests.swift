@@ -160,6 +160,58 @@ struct MultiPassReaderTests {
         #expect(reader.passImages(.downscaled, base: small).map(\.plane.width) == [320, 320])
     }
 
+    @Test("a still over 2048 px binarises its half-size image; a 2048 px still, a stream frame and largeStillSide = .max the full one")
+    func largeStillThresholded() throws {
+        func base(_ w: Int, _ h: Int) -> PassImage {
+            // a left half of 40 and a right half of 220, so the binarised image is not flat
+            var bytes = [UInt8](repeating: 40, count: w * h)
+            for y in 0..<h { for x in (w / 2)..<w { bytes[y * w + x] = 220 } }
+            return PassImage(plane: LumaPlane(width: w, height: h, bytes: bytes), scaleX: 1, scaleY: 1, originX: 0, originY: 0)
+        }
+        let reader = detector()
+        let large = reader.passImages(.thresholded, base: base(4032, 3024))
+        #expect(large.map(\.plane.width) == [2016, 2016] && large.map(\.plane.height) == [1512, 1512])
+        for image in large {
+            // the half-size image's far corner and middle map onto the frame's
+            let (x, y) = image.toFrame(2016, 1512)
+            #expect(abs(x - 4032) < 1e-6 && abs(y - 3024) < 1e-6)
+            #expect(image.framePixelsPerPixel == 2)
+        }
+        #expect(reader.passImages(.thresholded, base: base(2048, 1536)).map(\.plane.width) == [2048, 2048])
+        // the inverted pass keeps the full size on a large still
+        #expect(reader.passImages(.inverted, base: base(4032, 3024)).map(\.plane.width) == [4032])
+        reader.streaming = true
+        #expect(reader.passImages(.thresholded, base: base(4032, 3024)).map(\.plane.width) == [4032, 4032])
+        reader.streaming = false
+        let full = detector { $0.largeStillSide = .max }
+        #expect(full.passImages(.thresholded, base: base(4032, 3024)).map(\.plane.width) == [4032, 4032])
+    }
+
+    @Test("zbar's scan lines on stills: every line up to 2249 lines, every 2nd to 3749 (12 MP), every 4th at 48 MP; upscaled images and explicit settings as given")
+    func stillScanDensity() throws {
+        func image(_ w: Int, _ h: Int, scale: Double = 1) -> PassImage {
+            PassImage(plane: LumaPlane(width: w, height: h, bytes: [UInt8](repeating: 0, count: w * h)),
+                      scaleX: scale, scaleY: scale, originX: 0, originY: 0)
+        }
+        let reader = detector()
+        #expect(reader.stillDensity(1, for: image(640, 480)) == 1)
+        #expect(reader.stillDensity(1, for: image(1355, 849)) == 1)
+        #expect(reader.stillDensity(1, for: image(2592, 1944)) == 1)
+        #expect(reader.stillDensity(1, for: image(3000, 2249)) == 1)
+        #expect(reader.stillDensity(1, for: image(3000, 2250)) == 2)
+        #expect(reader.stillDensity(1, for: image(4032, 3024)) == 2)
+        #expect(reader.stillDensity(1, for: image(3024, 4032)) == 2)
+        #expect(reader.stillDensity(1, for: image(2016, 1512, scale: 0.5)) == 1) // a pyramid level of 12 MP
+        #expect(reader.stillDensity(1, for: image(8000, 6000)) == 4)
+        #expect(reader.stillDensity(4, for: image(4032, 3024)) == 4) // never below what is given
+        // an upscaled ×2 image of a 1280×960 frame counts 960 lines at the frame's scale: the spacing it is given
+        #expect(reader.stillDensity(1, for: image(2560, 1920, scale: 2)) == 1)
+        #expect(reader.stillDensity(2, for: image(2560, 1920, scale: 2)) == 2)
+        #expect(reader.stillDensity(1, for: image(5000, 5000, scale: 2)) == 2) // 2500 lines at the frame's scale
+        let given = detector { $0.stillScanLines = nil }
+        #expect(given.stillDensity(1, for: image(8000, 6000)) == 1)
+    }
+
     @Test("a Data Matrix beside a QR is read on the plain pass by zxing's quick look")
     func zxingQuickLook() throws {
         let values = try #require(try ReaderFixtures.meta()["mixed"] as? [String])
