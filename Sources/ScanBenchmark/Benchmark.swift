@@ -67,6 +67,7 @@ public enum Benchmark {
     public static func fullFrameConfiguration(_ configuration: OutputConfiguration) -> OutputConfiguration {
         var c = configuration
         c.barcode.streamScanDensity = 1
+        c.barcode.largeFrameStepSpacing = 1
         c.barcode.streamStepsPerFrame = nil
         c.barcode.scanDensity = 1
         c.face.detectionInterval = 1

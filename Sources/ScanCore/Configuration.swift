@@ -105,6 +105,15 @@ public struct BarcodeConfiguration: Sendable, Hashable {
     /// A 1280×720 camera already has twice a VGA camera's pixels per module, and doubling it costs 25–35 ms a
     /// step, which a code-free scene would pay on most frames (docs/performance.md).
     public var streamMaximumUpscaleSide: Int?
+    /// On stream frames (or rects of interest) above ``streamMaximumUpscaleSide`` (large frames: 720p and up),
+    /// zbar's steps on the full-size thresholded and deskewed images scan every n-th of the plain pass's scan
+    /// lines: every 6th line at 720p for n = 2. Those four steps cost 18–21 ms each at 720p on the plain pass's
+    /// lines, about half of it zbar's line filter, which scales with the lines, and they put a code-free
+    /// frame's median step above 16 ms; a code in front of a camera is tens of lines tall there and is seen
+    /// on many frames (docs/reader.md, "The 720p unpaced barcode p50"). The inverted frame keeps the plain pass's
+    /// lines: on every 6th line zbar's QR finder misses a dark-mode QR of 5 px modules at 720p. Smaller frames,
+    /// still images, the plain pass and the half-size images are unchanged. 1: the plain pass's spacing.
+    public var largeFrameStepSpacing: Int = 2
     /// Decode Code 39 as Full ASCII: the pairs `+A`…`+Z`, `%A`…, `/A`…, `$A`… become lower case, punctuation
     /// and control characters ("E+X+T" → "Ext"); `value` and `bytes` then hold the decoded ASCII. Off by default:
     /// plain Code 39 data uses those pairs too (HIBC health-care labels start with "+" and a letter), and a

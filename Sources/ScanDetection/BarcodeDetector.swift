@@ -258,8 +258,25 @@ public final class BarcodeDetector: MetadataDetector {
     /// turn; each half takes ≈ 20 ms, thresholding included (docs/performance.md). That step was the live
     /// p99 latency at 720p.
     func streamSteps(longSide: Int) -> [StreamStep] {
-        guard longSide > configuration.streamMaximumUpscaleSide ?? configuration.maximumUpscaleSide else { return streamSteps }
-        return largeFrameStreamSteps
+        isLargeStreamFrame(longSide: longSide) ? largeFrameStreamSteps : streamSteps
+    }
+
+    /// Whether a stream frame (or rect of interest) whose long side is `longSide` pixels is a large one: above
+    /// ``BarcodeConfiguration/streamMaximumUpscaleSide`` (``BarcodeConfiguration/maximumUpscaleSide`` if nil).
+    func isLargeStreamFrame(longSide: Int) -> Bool {
+        longSide > configuration.streamMaximumUpscaleSide ?? configuration.maximumUpscaleSide
+    }
+
+    /// zbar's scan-line spacing, in pixels of the image it scans, for a stream step on `pass` when the plain
+    /// pass scans every `density`-th line of the frame: twice as far apart on the upscaled image (the same lines
+    /// of the frame), and ``BarcodeConfiguration/largeFrameStepSpacing`` times as far apart on the full-size
+    /// thresholded and deskewed images of a `large` frame (``isLargeStreamFrame(longSide:)``).
+    func zbarStepDensity(_ pass: ReaderPass, density: Int, large: Bool) -> Int {
+        switch pass {
+        case .upscaled: return 2 * density
+        case .thresholded, .deskewed: return large ? max(1, configuration.largeFrameStepSpacing) * density : density
+        default: return density
+        }
     }
 
     /// ``streamSteps(longSide:)`` for frames above ``BarcodeConfiguration/streamMaximumUpscaleSide``.
@@ -504,8 +521,10 @@ public final class BarcodeDetector: MetadataDetector {
                                                upceInsideEAN13: configuration.checkUPCEQuietZone)
             if !found.isEmpty { return BarcodeRead(objects: found, pass: .plain, engine: .zbar) }
         }
-        let all = streamSteps(longSide: max(base.plane.width, base.plane.height))
+        let longSide = max(base.plane.width, base.plane.height)
+        let all = streamSteps(longSide: longSide)
         guard !all.isEmpty else { return BarcodeRead() }
+        let large = isLargeStreamFrame(longSide: longSide)
         var cache: [ReaderPass: [PassImage]] = [:]
         var deskew: (base: PassImage, degrees: [Double], border: UInt8)?
         var queue: [StreamStep] = []
@@ -556,7 +575,8 @@ public final class BarcodeDetector: MetadataDetector {
             var found: [MetadataObject]
             if step.engine == .zbar {
                 found = try zbarReads(image, pass: step.pass, base: base, frameSize: frame.size,
-                                      density: step.pass == .upscaled ? 2 * density : density, matrixOnly: step.pass.matrixOnly)
+                                      density: zbarStepDensity(step.pass, density: density, large: large),
+                                      matrixOnly: step.pass.matrixOnly)
             } else {
                 found = try zxingPassReads(image, pass: step.pass, base: base, types: zxingTypes(step), frameSize: frame.size,
                                            density: step.pass == .upscaled ? 2 * density : density)

@@ -39,6 +39,16 @@ import ScanKit
         return (base + ".y4m", base + ".truth.json")
     }
 
+    /// The full-frame reference turns every speed lever off, the sparser zbar lines of large frames' stream
+    /// steps included.
+    @Test("the full-frame reference scans every line on every pass")
+    func fullFrameReferenceScansEveryLine() {
+        let c = Benchmark.fullFrameConfiguration(OutputConfiguration()).barcode
+        #expect(c.scanDensity == 1 && c.streamScanDensity == 1 && c.largeFrameStepSpacing == 1)
+        #expect(c.streamStepsPerFrame == nil)
+        #expect(OutputConfiguration().barcode.largeFrameStepSpacing == 2)
+    }
+
     @Test("each run's peak RSS is its own: resetPeak forgets an earlier, larger peak")
     func peakIsPerRun() throws {
         // 64 MB touched then freed: the process peak is at least that much above the current RSS.

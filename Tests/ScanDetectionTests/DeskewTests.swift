@@ -144,6 +144,42 @@ struct DeskewTests {
         #expect(first != nil)
     }
 
+    /// On large stream frames (720p and up) zbar's deskewed steps scan every `largeFrameStepSpacing`-th of the
+    /// plain pass's lines (every 8th line of a 1280×960 frame). Each tilted fixture scaled to 1280×960 is still
+    /// read on a stream whose only steps are zbar's deskewed ones, as with the plain pass's spacing, and the codes
+    /// the plain pass misses are read by those steps.
+    @Test("on 1280×960 stream frames zbar's deskewed steps, on every 8th line, read every tilted code")
+    func largeStreamFrames() throws {
+        let sparse = BarcodeConfiguration(engine: .zbar, passes: [.plain, .deskewed])
+        var dense = sparse
+        dense.largeFrameStepSpacing = 1
+        #expect(sparse.largeFrameStepSpacing == 2)
+        var byDeskewed = 0
+        for t in DeskewFixtures.tilted {
+            let small = try DeskewFixtures.frame(t)
+            let big = try #require(ImageOps.resized(small.luma, width: 1280, height: 960, interpolation: 1))
+            let frame = Frame(luma: big, index: 0, time: 0)
+            for config in [sparse, dense] {
+                let d = BarcodeDetector(configuration: config)
+                #expect(d.streamSteps(longSide: 1280).allSatisfy { $0.pass == .deskewed && $0.engine == .zbar })
+                let rotation = d.streamSteps(longSide: 1280).count
+                var seen: Set<String> = []
+                var passes: Set<ReaderPass> = []
+                for _ in 0..<(2 * rotation) {
+                    let read = try d.readStream(in: frame, steps: 1)
+                    seen.formUnion(read.objects.map(text))
+                    if let pass = read.pass { passes.insert(pass) }
+                }
+                #expect(seen == [t.value], "\(t.file), spacing \(config.largeFrameStepSpacing): read \(seen)")
+                if config.largeFrameStepSpacing == 2 && !passes.contains(.plain) {
+                    #expect(passes == [.deskewed])
+                    byDeskewed += 1
+                }
+            }
+        }
+        #expect(byDeskewed >= 1, "no tilted code needed the deskewed steps at 1280×960")
+    }
+
     @Test("a turned pass image maps its pixels back to the frame: round trip, and the pixel it shows")
     func turnedMap() throws {
         var bytes = [UInt8](repeating: 0, count: 200 * 100)

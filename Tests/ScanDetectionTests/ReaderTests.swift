@@ -3,6 +3,7 @@ import Testing
 import ScanCapture
 import ScanCore
 @testable import ScanDetection
+import ScanTestSupport
 
 /// Fixtures come from `/usr/bin/python3 Tests/Fixtures/make_reader_fixtures.py` (run from the repository root).
 enum ReaderFixtures {
@@ -364,6 +365,53 @@ struct MisreadFilterTests {
         c.streamMaximumUpscaleSide = nil // back to maximumUpscaleSide (1280)
         #expect(BarcodeDetector(configuration: c).streamSteps(longSide: 1280) == vga)
         #expect(BarcodeDetector(configuration: c).streamSteps(longSide: 1920).allSatisfy { !upscaled.contains($0.pass) })
+    }
+
+    /// On large frames zbar's steps on the full-size thresholded and deskewed images scan every
+    /// `largeFrameStepSpacing`-th of the plain pass's lines (every 6th at 720p); smaller frames, the plain pass,
+    /// the inverted frame, the half-size and the upscaled images keep theirs. The inverted frame keeps them for
+    /// dark-mode phone screens: on every 6th line zbar's QR finder misses the dark-mode QR fixture (5 px modules)
+    /// on a 1280×720 frame. That QR code and a dark-mode EAN-13 cut to 40 rows are read by zbar's inverted step
+    /// from the frame it first runs on (the rotation's second) and, as the step that read, on every frame after.
+    @Test("stream steps: on large frames zbar's thresholded and deskewed steps scan every 2nd of the plain pass's lines; dark-mode codes still read by zbar's inverted step")
+    func sparserTransformedZBarStepsOnLargeFrames() throws {
+        let d = BarcodeDetector()
+        #expect(d.isLargeStreamFrame(longSide: 1280) && !d.isLargeStreamFrame(longSide: 960))
+        for pass in [ReaderPass.thresholded, .deskewed] {
+            #expect(d.zbarStepDensity(pass, density: 3, large: true) == 6)
+            #expect(d.zbarStepDensity(pass, density: 2, large: false) == 2)
+        }
+        for pass in [ReaderPass.plain, .inverted, .downscaled] {
+            #expect(d.zbarStepDensity(pass, density: 3, large: true) == 3)
+        }
+        #expect(d.zbarStepDensity(.upscaled, density: 2, large: false) == 4)
+        var one = BarcodeConfiguration(); one.largeFrameStepSpacing = 1
+        #expect(BarcodeDetector(configuration: one).zbarStepDensity(.thresholded, density: 3, large: true) == 3)
+
+        for (name, value, rows) in [("qr-inverted.png", "DARK-MODE-LOGIN:7f3a", 0..<Int.max),
+                                    ("ean13-inverted.png", "4006381333931", 120..<160)] {
+            let code = try #require(try ImageSource(path: Fixtures.path(name)).nextFrame()).luma
+            let top = max(0, rows.lowerBound), bottom = min(code.height, rows.upperBound)
+            // A dark 1280×720 frame (the fixture's own corner grey) with the code's rows pasted at (200, 150).
+            var bytes = [UInt8](repeating: code.bytes[0], count: 1280 * 720)
+            for y in top..<bottom {
+                for x in 0..<code.width { bytes[(150 + y - top) * 1280 + 200 + x] = code.bytes[y * code.stride + x] }
+            }
+            let frame = Frame(luma: LumaPlane(width: 1280, height: 720, bytes: bytes), index: 0, time: 0)
+            let detector = BarcodeDetector()
+            let rotation = detector.streamSteps(longSide: 1280).count
+            let second = try #require(detector.streamSteps(longSide: 1280).dropFirst().first)
+            #expect(second.pass == .inverted && second.engine == .zbar)
+            var byZBarInverted = 0
+            for _ in 0..<(rotation + 5) {
+                let read: BarcodeRead = try detector.readStream(in: frame, steps: 1)
+                let values: [String?] = read.objects.map { $0.stringValue }
+                #expect(values.allSatisfy { $0 == value }, "\(name): \(values)")
+                let byStep = read.pass == ReaderPass.inverted && read.engine == BarcodeEngine.zbar
+                if byStep && !values.isEmpty { byZBarInverted += 1 }
+            }
+            #expect(byZBarInverted == rotation + 4, "\(name)")
+        }
     }
 
     /// zxing-cpp 3.1's search for every format on a thresholded 1280×720 frame takes 34–40 ms, more than a
