@@ -578,8 +578,10 @@ public final class BarcodeDetector: MetadataDetector {
                                       density: zbarStepDensity(step.pass, density: density, large: large),
                                       matrixOnly: step.pass.matrixOnly)
             } else {
+                // zbar's spacing for this image as the checks that re-read with zbar expect it (`large` not applied:
+                // those checks scan the frame, not this step's image).
                 found = try zxingPassReads(image, pass: step.pass, base: base, types: zxingTypes(step), frameSize: frame.size,
-                                           density: step.pass == .upscaled ? 2 * density : density)
+                                           density: zbarStepDensity(step.pass, density: density, large: false))
             }
             found = Self.suppressFragments(found.filter(accept), upceInsideEAN13: configuration.checkUPCEQuietZone)
             if step.pass != .plain {
