@@ -613,40 +613,38 @@ public final class BarcodeDetector: MetadataDetector {
             // Half size; on a still image also ¼, ⅛, … while the next level's long side is at least
             // ``BarcodeConfiguration/pyramidMinimumSide``. On streams: half size only, so the stream steps
             // (2 images) stay as they are.
-            var level = p
+            var level = base
             repeat {
-                guard level.width >= 64, level.height >= 64,
-                      let d = ImageOps.resized(level, width: level.width / 2, height: level.height / 2, interpolation: 0) else { break }
-                var i = base; i.plane = d
-                images.append(i.rescaled(by: Double(d.width) / Double(p.width), Double(d.height) / Double(p.height)))
+                let side = level.plane
+                guard side.width >= 64, side.height >= 64,
+                      let d = level.resized(width: side.width / 2, height: side.height / 2, interpolation: 0) else { break }
+                images.append(d)
                 level = d
-            } while !streaming && max(level.width, level.height) / 2 >= configuration.pyramidMinimumSide
+            } while !streaming && max(level.plane.width, level.plane.height) / 2 >= configuration.pyramidMinimumSide
         case .upscaled:
             guard max(p.width, p.height) <= configuration.maximumUpscaleSide,
-                  let u = ImageOps.resized(p, width: p.width * 2, height: p.height * 2, interpolation: 1) else { return [] }
-            var i = base; i.plane = u
-            images.append(i.rescaled(by: 2, 2))
+                  let u = base.resized(width: p.width * 2, height: p.height * 2, interpolation: 1) else { return [] }
+            images.append(u)
         case .thresholded:
             // On a large still: the half-size image (``BarcodeConfiguration/largeStillSide``).
-            let full = p
-            var p = p
+            var source = base
             if !streaming, max(p.width, p.height) > configuration.largeStillSide,
-               let d = ImageOps.resized(p, width: p.width / 2, height: p.height / 2, interpolation: 0) { p = d }
-            var block = max(p.width, p.height) / 24
+               let d = base.resized(width: p.width / 2, height: p.height / 2, interpolation: 0) { source = d }
+            var block = max(source.plane.width, source.plane.height) / 24
             block = min(101, max(15, block | 1))
-            guard let t = ImageOps.thresholded(p, block: block, c: 2) else { return [] }
-            var i = base; i.plane = t
-            images.append(i.rescaled(by: Double(t.width) / Double(full.width), Double(t.height) / Double(full.height)))
+            guard let t = ImageOps.thresholded(source.plane, block: block, c: 2) else { return [] }
+            source.plane = t
+            images.append(source)
         case .upscaledThresholded:
             // Binarising at ×2 keeps the module edges of ≈3 px modules (bilinear gives sub-pixel edges); the
             // block (≈1/20 of the frame's long side) follows a specular band, and the bias (`c`) keeps a
             // screen's faint pixel-grid moiré on the light side instead of turning it into module-sized dots.
             guard max(p.width, p.height) <= configuration.maximumUpscaleSide,
-                  let u = ImageOps.resized(p, width: p.width * 2, height: p.height * 2, interpolation: 1) else { return [] }
-            let block = min(101, max(15, (max(u.width, u.height) / 40) | 1))
-            guard let t = ImageOps.thresholded(u, block: block, c: Self.upscaledThresholdBias) else { return [] }
-            var i = base; i.plane = t
-            images.append(i.rescaled(by: 2, 2))
+                  var u = base.resized(width: p.width * 2, height: p.height * 2, interpolation: 1) else { return [] }
+            let block = min(101, max(15, (max(u.plane.width, u.plane.height) / 40) | 1))
+            guard let t = ImageOps.thresholded(u.plane, block: block, c: Self.upscaledThresholdBias) else { return [] }
+            u.plane = t
+            images.append(u)
         case .deskewed:
             return deskewedImages(base)
         }
@@ -690,10 +688,8 @@ public final class BarcodeDetector: MetadataDetector {
         if long > Self.deskewMaximumSide {
             let k = Double(Self.deskewMaximumSide) / Double(long)
             let w = max(1, Int(Double(base.plane.width) * k)), h = max(1, Int(Double(base.plane.height) * k))
-            guard let small = ImageOps.resized(base.plane, width: w, height: h, interpolation: 0) else { return (base, [], 0) }
-            let sx = Double(w) / Double(base.plane.width), sy = Double(h) / Double(base.plane.height)
-            base = base.rescaled(by: sx, sy)
-            base.plane = small
+            guard let small = base.resized(width: w, height: h, interpolation: 0) else { return (base, [], 0) }
+            base = small
         }
         let p = base.plane
         guard p.width >= 32, p.height >= 32 else { return (base, [], 0) }

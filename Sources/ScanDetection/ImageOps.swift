@@ -40,6 +40,16 @@ struct PassImage {
         return out
     }
 
+    /// This image resampled to `width`×`height` pixels (``ImageOps/resized(_:width:height:interpolation:)``:
+    /// 0 area, 1 linear, 2 nearest, 3 cubic), with its map to frame pixels scaled to match. nil when a side is
+    /// 0 or OpenCV fails.
+    func resized(width: Int, height: Int, interpolation: Int32) -> PassImage? {
+        guard let resampled = ImageOps.resized(plane, width: width, height: height, interpolation: interpolation) else { return nil }
+        var out = rescaled(by: Double(width) / Double(plane.width), Double(height) / Double(plane.height))
+        out.plane = resampled
+        return out
+    }
+
     /// The part of this image within `rect` (this image's pixels, inside the image), with its map.
     func cropped(to rect: PixelRect) -> PassImage {
         var out = self
