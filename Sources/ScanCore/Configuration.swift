@@ -16,7 +16,8 @@ public enum ReaderPass: String, Sendable, Hashable, CaseIterable {
     /// Inverted luma (light-on-dark codes, dark-mode screens).
     case inverted
     /// Downscaled to half size by pixel averaging: removes moiré and noise (both polarities). On still images,
-    /// further halvings down to ``BarcodeConfiguration/pyramidMinimumSide`` (large photos).
+    /// further halvings and thirds down to ``BarcodeConfiguration/pyramidMinimumSide`` (large photos;
+    /// ``BarcodeConfiguration/pyramidThirds``).
     case downscaled
     /// Upscaled ×2 (small codes, ≈2 px per module); only for frames up to ``BarcodeConfiguration/maximumUpscaleSide``.
     case upscaled
@@ -62,6 +63,12 @@ public struct BarcodeConfiguration: Sendable, Hashable {
     /// brought to a few pixels per module (zxing-cpp's own `tryDownscale` pyramid does the same; scand runs
     /// its passes instead). `Int.max`: half size only. Streams always read the half-size image only.
     public var pyramidMinimumSide: Int = 400
+    /// On still images the `downscaled` pass also reads a third of the image and its halvings (⅓, ⅙, …, down to
+    /// ``pyramidMinimumSide``) between the halvings: a 4032×3024 photo at 2016, 1344, 1008, 672 and 504 px on the
+    /// long side. A blurred 2-D code reads at some scales and not at the next ones (the binariser meets its
+    /// modules at a few pixels each); zxing-cpp's own `tryDownscale` steps by 3, scand's halvings by 2, and
+    /// each read codes the other missed (docs/reader.md, "Thirds in the pyramid").
+    public var pyramidThirds: Bool = true
     /// On still images zbar's scan-line spacing grows with the image it scans: every n-th line, n being the
     /// image's short side in pixels divided by this and rounded (at least ``scanDensity``). Images of up to 2249
     /// lines (every generated set, 5 MP photos, a 12 MP photo's pyramid levels) are scanned on every line, a

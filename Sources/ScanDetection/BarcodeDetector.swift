@@ -610,17 +610,31 @@ public final class BarcodeDetector: MetadataDetector {
         case .inverted:
             var i = base; i.plane = p.inverted(); return [i]
         case .downscaled:
-            // Half size; on a still image also ¼, ⅛, … while the next level's long side is at least
-            // ``BarcodeConfiguration/pyramidMinimumSide``. On streams: half size only, so the stream steps
-            // (2 images) stay as they are.
-            var level = base
-            repeat {
-                let side = level.plane
-                guard side.width >= 64, side.height >= 64,
-                      let d = level.resized(width: side.width / 2, height: side.height / 2, interpolation: 0) else { break }
-                images.append(d)
-                level = d
-            } while !streaming && max(level.plane.width, level.plane.height) / 2 >= configuration.pyramidMinimumSide
+            // Half size; on a still image also ¼, ⅛, … and (``BarcodeConfiguration/pyramidThirds``) ⅓, ⅙, … while
+            // a level's long side is at least ``BarcodeConfiguration/pyramidMinimumSide``, largest first. On
+            // streams: half size only, so the stream steps (2 images) stay as they are.
+            guard p.width >= 64, p.height >= 64,
+                  let half = base.resized(width: p.width / 2, height: p.height / 2, interpolation: 0) else { break }
+            images.append(half)
+            guard !streaming else { break }
+            /// `first` and its halvings after it, while their long side is at least the minimum.
+            func halvings(of first: PassImage) -> [PassImage] {
+                var chain: [PassImage] = [], level = first
+                while true {
+                    let side = level.plane
+                    guard side.width >= 64, side.height >= 64, max(side.width, side.height) / 2 >= configuration.pyramidMinimumSide,
+                          let d = level.resized(width: side.width / 2, height: side.height / 2, interpolation: 0) else { break }
+                    chain.append(d)
+                    level = d
+                }
+                return chain
+            }
+            var levels = halvings(of: half)
+            if configuration.pyramidThirds, p.width >= 192, p.height >= 192, max(p.width, p.height) / 3 >= configuration.pyramidMinimumSide,
+               let third = base.resized(width: p.width / 3, height: p.height / 3, interpolation: 0) {
+                levels += [third] + halvings(of: third)
+            }
+            images += levels.sorted { $0.plane.width * $0.plane.height > $1.plane.width * $1.plane.height }
         case .upscaled:
             guard max(p.width, p.height) <= configuration.maximumUpscaleSide,
                   let u = base.resized(width: p.width * 2, height: p.height * 2, interpolation: 1) else { return [] }

@@ -134,6 +134,13 @@ def main():
         photos.append({"file": name, "type": truths[0]["type"], "value": truths[0]["value"],
                        "corners": truths[0]["corners"], "width": img.size[0], "height": img.size[1]})
     meta["photos"] = photos
+    # A Data Matrix in a 2592x1944 simulated photo (make_photos.py, seed 66) that the downscaled pass reads at a
+    # third of the size and at no halving (½, ¼, ⅛); PyPI zxing-cpp 3.1.1 with its defaults reads nothing there.
+    with tempfile.TemporaryDirectory() as tmp:
+        img, truths, quality = make_photos.PhotoGenerator(66, False, tmp).photo("datamatrix")
+    img.save(os.path.join(OUT, "photo_third_datamatrix.jpg"), quality=quality)
+    meta["photo_third"] = {"file": "photo_third_datamatrix.jpg", "type": truths[0]["type"], "value": truths[0]["value"],
+                           "corners": truths[0]["corners"], "width": img.size[0], "height": img.size[1]}
 
     with open(os.path.join(OUT, "fixtures.json"), "w") as f:
         json.dump(meta, f, ensure_ascii=False, indent=1)

@@ -141,14 +141,45 @@ struct MultiPassReaderTests {
         #expect(try detector(passes: [.plain, .downscaled]) { $0.pyramidMinimumSide = .max }.detect(in: frame).isEmpty)
     }
 
-    @Test("the downscaled pass: ½, ¼, ⅛ of a 4032×3024 still (each with its inverted twin), ½ only on a stream or small frame")
+    @Test("a Data Matrix in a 2592×1944 photo is read at a third of the size, and at no halving")
+    func pyramidThird() throws {
+        let fixture = try #require(try ReaderFixtures.meta()["photo_third"] as? [String: Any])
+        let file = try #require(fixture["file"] as? String), value = try #require(fixture["value"] as? String)
+        let box = try #require(fixture["corners"] as? [[Double]]) // the symbol with its quiet zone, frame pixels
+        let w = try #require(fixture["width"] as? Double), h = try #require(fixture["height"] as? Double)
+        let frame = try ReaderFixtures.frame(file)
+        let read = try detector().read(in: frame)
+        try #require(read.objects.count == 1, "\(file): read \(read.objects.map(\.stringValue))")
+        let found = read.objects[0]
+        #expect(found.stringValue == value && found.type == .dataMatrix)
+        #expect(read.pass == .downscaled)
+        let xs = box.map { $0[0] }, ys = box.map { $0[1] }
+        for c in found.corners {
+            #expect(c.x * w >= xs.min()! - 3 && c.x * w <= xs.max()! + 3 && c.y * h >= ys.min()! - 3 && c.y * h <= ys.max()! + 3,
+                    "corner \(c.x * w),\(c.y * h) outside \(box)")
+        }
+        // Every pass without the thirds reads nothing; the pyramid with them reads it on its own.
+        #expect(try detector { $0.pyramidThirds = false }.detect(in: frame).isEmpty)
+        #expect(try detector(passes: [.downscaled]).detect(in: frame).compactMap(\.stringValue) == [value])
+    }
+
+    @Test("the downscaled pass: ½, ⅓, ¼, ⅙, ⅛ of a 4032×3024 still (each with its inverted twin), ½ only on a stream or small frame")
     func pyramidLevels() throws {
         let plane = LumaPlane(width: 4032, height: 3024, bytes: [UInt8](repeating: 200, count: 4032 * 3024))
         let base = PassImage(plane: plane, scaleX: 1, scaleY: 1, originX: 0, originY: 0)
         let reader = detector()
         let still = reader.passImages(.downscaled, base: base)
-        #expect(still.map(\.plane.width) == [2016, 2016, 1008, 1008, 504, 504])
-        #expect(still.map { $0.plane.bytes[0] } == [200, 55, 200, 55, 200, 55])
+        #expect(still.map(\.plane.width) == [2016, 2016, 1344, 1344, 1008, 1008, 672, 672, 504, 504])
+        #expect(still.map(\.plane.height) == [1512, 1512, 1008, 1008, 756, 756, 504, 504, 378, 378])
+        #expect(still.map { $0.plane.bytes[0] } == [200, 55, 200, 55, 200, 55, 200, 55, 200, 55])
+        #expect(still.map(\.framePixelsPerPixel) == [2, 2, 3, 3, 4, 4, 6, 6, 8, 8])
+        // Without the thirds: the halvings only.
+        #expect(detector { $0.pyramidThirds = false }.passImages(.downscaled, base: base).map(\.plane.width)
+                == [2016, 2016, 1008, 1008, 504, 504])
+        // A 1600-pixel still: ½, ⅓ (533 px) and ¼ (400 px); ⅙ (266 px) is under the 400-pixel minimum.
+        let mid = PassImage(plane: LumaPlane(width: 1200, height: 1600, bytes: [UInt8](repeating: 9, count: 1200 * 1600)),
+                            scaleX: 1, scaleY: 1, originX: 0, originY: 0)
+        #expect(reader.passImages(.downscaled, base: mid).map(\.plane.height) == [800, 800, 533, 533, 400, 400])
         for image in still {
             let (x, y) = image.toFrame(Double(image.plane.width), Double(image.plane.height))
             #expect(abs(x - 4032) < 1e-6 && abs(y - 3024) < 1e-6)
