@@ -118,24 +118,7 @@ struct MultiPassReaderTests {
           arguments: [0, 1])
     func largePhoto(index: Int) throws {
         let photos = try #require(try ReaderFixtures.meta()["photos"] as? [[String: Any]])
-        let fixture = photos[index]
-        let file = try #require(fixture["file"] as? String), value = try #require(fixture["value"] as? String)
-        let box = try #require(fixture["corners"] as? [[Double]]) // the symbol with its quiet zone, frame pixels
-        let w = try #require(fixture["width"] as? Double), h = try #require(fixture["height"] as? Double)
-        let frame = try ReaderFixtures.frame(file)
-        let read = try detector().read(in: frame)
-        try #require(read.objects.count == 1, "\(file): read \(read.objects.map(\.stringValue))")
-        let found = read.objects[0]
-        #expect(found.stringValue == value)
-        #expect(found.type.rawValue == fixture["type"] as? String)
-        #expect(read.pass == .downscaled)
-        // Every corner within the symbol's quiet-zone box (frame pixels, a 3-pixel margin).
-        let xs = box.map { $0[0] }, ys = box.map { $0[1] }
-        try #require(found.corners.count == 4)
-        for c in found.corners {
-            #expect(c.x * w >= xs.min()! - 3 && c.x * w <= xs.max()! + 3 && c.y * h >= ys.min()! - 3 && c.y * h <= ys.max()! + 3,
-                    "\(file): corner \(c.x * w),\(c.y * h) outside \(box)")
-        }
+        let (frame, value) = try readOnDownscaledPass(photos[index])
         // The levels below half size are what read it: with half size only, the same passes read nothing.
         #expect(try detector(passes: [.plain, .downscaled]).detect(in: frame).compactMap(\.stringValue) == [value])
         #expect(try detector(passes: [.plain, .downscaled]) { $0.pyramidMinimumSide = .max }.detect(in: frame).isEmpty)
@@ -144,23 +127,34 @@ struct MultiPassReaderTests {
     @Test("a Data Matrix in a 2592×1944 photo is read at a third of the size, and at no halving")
     func pyramidThird() throws {
         let fixture = try #require(try ReaderFixtures.meta()["photo_third"] as? [String: Any])
+        let (frame, value) = try readOnDownscaledPass(fixture)
+        #expect(fixture["type"] as? String == MetadataObjectType.dataMatrix.rawValue)
+        // Every pass without the thirds reads nothing; the pyramid with them reads it on its own.
+        #expect(try detector { $0.pyramidThirds = false }.detect(in: frame).isEmpty)
+        #expect(try detector(passes: [.downscaled]).detect(in: frame).compactMap(\.stringValue) == [value])
+    }
+
+    /// Reads a `make_photos.py` photo fixture (file, type, value, the symbol's quiet-zone box in frame pixels,
+    /// width, height) with every pass, and expects its one code, read on the `downscaled` pass, with every corner
+    /// within the box (a 3-pixel margin). Returns the frame and the code's value.
+    private func readOnDownscaledPass(_ fixture: [String: Any]) throws -> (frame: Frame, value: String) {
         let file = try #require(fixture["file"] as? String), value = try #require(fixture["value"] as? String)
-        let box = try #require(fixture["corners"] as? [[Double]]) // the symbol with its quiet zone, frame pixels
+        let box = try #require(fixture["corners"] as? [[Double]])
         let w = try #require(fixture["width"] as? Double), h = try #require(fixture["height"] as? Double)
         let frame = try ReaderFixtures.frame(file)
         let read = try detector().read(in: frame)
         try #require(read.objects.count == 1, "\(file): read \(read.objects.map(\.stringValue))")
         let found = read.objects[0]
-        #expect(found.stringValue == value && found.type == .dataMatrix)
+        #expect(found.stringValue == value)
+        #expect(found.type.rawValue == fixture["type"] as? String)
         #expect(read.pass == .downscaled)
         let xs = box.map { $0[0] }, ys = box.map { $0[1] }
+        try #require(found.corners.count == 4)
         for c in found.corners {
             #expect(c.x * w >= xs.min()! - 3 && c.x * w <= xs.max()! + 3 && c.y * h >= ys.min()! - 3 && c.y * h <= ys.max()! + 3,
-                    "corner \(c.x * w),\(c.y * h) outside \(box)")
+                    "\(file): corner \(c.x * w),\(c.y * h) outside \(box)")
         }
-        // Every pass without the thirds reads nothing; the pyramid with them reads it on its own.
-        #expect(try detector { $0.pyramidThirds = false }.detect(in: frame).isEmpty)
-        #expect(try detector(passes: [.downscaled]).detect(in: frame).compactMap(\.stringValue) == [value])
+        return (frame, value)
     }
 
     @Test("the downscaled pass: ½, ⅓, ¼, ⅙, ⅛ of a 4032×3024 still (each with its inverted twin), ½ only on a stream or small frame")
