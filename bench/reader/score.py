@@ -14,6 +14,8 @@ count). Readers:
   zbarimg          zbar's command-line tool, defaults (zbar-tools)
   zxing-cpp        PyPI zxing-cpp's read_barcodes with its defaults, in-process (the accuracy anchor)
 --ablations adds scand variants (engines, passes, misread settings) for the tables in docs/reader.md.
+--per-code A,B compares two of the readers code by code: how many codes both read, only A, only B and
+neither, and which codes only one of them read (file, symbology, value), with each one's misreads.
 """
 import argparse, base64, json, os, re, statistics, subprocess, sys, time
 import xml.etree.ElementTree as ET
@@ -131,6 +133,8 @@ def main():
     ap.add_argument("--only", default=None, help="comma-separated reader names to run")
     ap.add_argument("--categories", default=None, help="comma-separated categories to score")
     ap.add_argument("--json", default=None)
+    ap.add_argument("--per-code", default=None, metavar="A,B",
+                    help="compare two readers code by code (e.g. scand,zxing-cpp); both must be among the readers run")
     ap.add_argument("--also", action="append", default=[], metavar="NAME=BINARY [FLAGS]",
                     help="another scand binary scored in the same run with defaults (e.g. base=/tmp/scand-main)")
     args = ap.parse_args()
@@ -176,7 +180,12 @@ def main():
     if args.only:
         keep = set(args.only.split(","))
         readers = [r for r in readers if r[0] in keep]
+    if args.per_code:
+        pair = args.per_code.split(",")
+        if len(pair) != 2 or not all(n in [r[0] for r in readers] for n in pair):
+            ap.error("--per-code wants two of the readers run: %s" % ", ".join(r[0] for r in readers))
     results = {}
+    all_reads = {}
     for name, fn in readers:
         reads = {}
         times = {}
@@ -191,6 +200,7 @@ def main():
             times[cat] = statistics.median(ts)
         per = score(reads, images, root)
         results[name] = {"categories": per, "time": times}
+        all_reads[name] = reads
         print("done %s" % name, file=sys.stderr)
     # table
     names = [n for n, _ in readers]
@@ -234,8 +244,33 @@ def main():
         print("\neasy clean frames (%d, read by single-pass zbar): scand %.1f ms/frame, single-pass zbar %.1f ms/frame, ratio %.3f"
               % (len(easy), 1000 * mf, 1000 * mb, mf / mb))
         results["easy-clean"] = {"frames": len(easy), "scand_ms": 1000 * mf, "zbar_1pass_ms": 1000 * mb, "ratio": mf / mb}
+    if args.per_code:
+        results["per-code"] = per_code(all_reads, *args.per_code.split(","), images=images, root=root)
     if args.json:
         json.dump(results, open(args.json, "w"), indent=1)
+
+
+def per_code(all_reads, a, b, images, root):
+    """Prints and returns the code-by-code comparison of readers a and b (see --per-code)."""
+    counts = {"both": 0, a + " only": 0, b + " only": 0, "neither": 0}
+    lines = []
+    for im in images:
+        path = os.path.join(root, im["file"])
+        va, vb = all_reads[a].get(path, []), all_reads[b].get(path, [])
+        for t in im["codes"]:
+            ra, rb = any(matches(v, t) for v in va), any(matches(v, t) for v in vb)
+            key = "both" if ra and rb else (a + " only") if ra else (b + " only") if rb else "neither"
+            counts[key] += 1
+            if ra != rb:
+                lines.append("%s only: %s %s %r" % (a if ra else b, im["file"], t["symbology"], t["value"][:40]))
+        for name, vals in ((a, va), (b, vb)):
+            for v in sorted(set(vals)):
+                if not any(matches(v, t) for t in im["codes"]):
+                    lines.append("%s misread: %s %r" % (name, im["file"], v[:40]))
+    print("\nper code, %s against %s: " % (a, b) + ", ".join("%s %d" % kv for kv in counts.items()))
+    for line in lines:
+        print("  " + line)
+    return counts
 
 
 if __name__ == "__main__":
