@@ -61,7 +61,8 @@ public struct BarcodeConfiguration: Sendable, Hashable {
     /// on the long side, a 640×480 frame at 320 only. A code in a multi-megapixel photo spans hundreds of pixels
     /// under a lens blur of many pixels, which neither engine's binariser takes for edges until the image is
     /// brought to a few pixels per module (zxing-cpp's own `tryDownscale` pyramid does the same; scand runs
-    /// its passes instead). `Int.max`: half size only. Streams always read the half-size image only.
+    /// its passes instead). `Int.max`: half size only. Streams read the half-size image only, unless their long
+    /// side is at least ``streamPyramidSide``.
     public var pyramidMinimumSide: Int = 400
     /// On still images the `downscaled` pass also reads a third of the image and its halvings (⅓, ⅙, …, down to
     /// ``pyramidMinimumSide``) between the halvings: a 4032×3024 photo at 2016, 1344, 1008, 672 and 504 px on the
@@ -69,6 +70,15 @@ public struct BarcodeConfiguration: Sendable, Hashable {
     /// modules at a few pixels each); zxing-cpp's own `tryDownscale` steps by 3, scand's halvings by 2, and
     /// each read codes the other missed (docs/reader.md, "Thirds in the pyramid").
     public var pyramidThirds: Bool = true
+    /// On video and live streams, frames (or rects of interest) whose long side is at least this many pixels
+    /// (1080p and up) read, in the `downscaled` pass, the levels a still image of their size is read at, not
+    /// the half size only: 1920×1080 at 960, 640 and 480 px, 2592×1944 at 1296, 864, 648 and 432 px (see
+    /// ``pyramidMinimumSide``, ``pyramidThirds``). Each level below half size, and its inverted twin, is one
+    /// more zxing-cpp step in the stream's rotation; a frame still runs its one step. A blurred Data Matrix
+    /// that a 5 MP camera shows at 8 px per module reads at some of these sizes and not at half size
+    /// (docs/reader.md, "The pyramid on streams"). Smaller frames (720p, VGA) are unchanged. `Int.max`: half
+    /// size only.
+    public var streamPyramidSide: Int = 1920
     /// On still images zbar's scan-line spacing grows with the image it scans: every n-th line, n being the
     /// image's short side in pixels divided by this and rounded (at least ``scanDensity``). Images of up to 2249
     /// lines (every generated set, 5 MP photos, a 12 MP photo's pyramid levels) are scanned on every line, a

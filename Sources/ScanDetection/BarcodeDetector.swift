@@ -257,8 +257,45 @@ public final class BarcodeDetector: MetadataDetector {
     /// candidates), more than a 30 fps frame's whole budget, and the deadline rule still runs it every fourth
     /// turn; each half takes ≈ 20 ms, thresholding included (docs/performance.md). That step was the live
     /// p99 latency at 720p.
+    ///
+    /// Frames whose long side is at least ``BarcodeConfiguration/streamPyramidSide`` (1080p and up) also meet the
+    /// still pyramid's levels below half size (``streamDownscaleDivisors(longSide:)``): one step each for
+    /// zxing-cpp (zbar with `--engine zbar`), each level then its inverted twin, right after the half-size steps.
     func streamSteps(longSide: Int) -> [StreamStep] {
-        isLargeStreamFrame(longSide: longSide) ? largeFrameStreamSteps : streamSteps
+        let steps = isLargeStreamFrame(longSide: longSide) ? largeFrameStreamSteps : streamSteps
+        let levels = streamDownscaleDivisors(longSide: longSide).count
+        guard levels > 1, let last = steps.lastIndex(where: { $0.pass == .downscaled }) else { return steps }
+        let key = StreamStepsKey(large: isLargeStreamFrame(longSide: longSide), levels: levels)
+        if let known = pyramidStreamSteps[key] { return known }
+        let twins = configuration.tryInverted ? 2 : 1
+        let engine: BarcodeEngine = zxingEnabled.isEmpty ? .zbar : .zxing
+        var out = steps
+        out.insert(contentsOf: (twins..<(twins * levels)).map { StreamStep(pass: .downscaled, image: $0, engine: engine) },
+                   at: last + 1)
+        pyramidStreamSteps[key] = out
+        return out
+    }
+
+    /// Which step list ``streamSteps(longSide:)`` made for a frame with a pyramid on streams.
+    private struct StreamStepsKey: Hashable { var large: Bool; var levels: Int }
+    private var pyramidStreamSteps: [StreamStepsKey: [StreamStep]] = [:]
+
+    /// The divisors of the `downscaled` pass's levels on a stream frame (or rect of interest) whose long side is
+    /// `longSide` pixels: 2 (half size), and on frames of at least ``BarcodeConfiguration/streamPyramidSide`` the
+    /// still pyramid's further levels, smallest divisor first: halvings (4, 8, …) and, with
+    /// ``BarcodeConfiguration/pyramidThirds``, thirds (3, 6, …) while the level's long side is at least
+    /// ``BarcodeConfiguration/pyramidMinimumSide``. A 2592×1944 frame: 2, 3, 4, 6 (1296, 864, 648, 432 px);
+    /// 1920×1080: 2, 3, 4 (960, 640, 480 px). These are the sizes a still of that size is read at.
+    func streamDownscaleDivisors(longSide: Int) -> [Int] {
+        guard longSide >= configuration.streamPyramidSide else { return [2] }
+        let minimum = max(64, configuration.pyramidMinimumSide)
+        var out = [2], d = 4
+        while longSide / d >= minimum { out.append(d); d *= 2 }
+        if configuration.pyramidThirds {
+            d = 3
+            while longSide / d >= minimum { out.append(d); d *= 2 }
+        }
+        return out.sorted()
     }
 
     /// Whether a stream frame (or rect of interest) whose long side is `longSide` pixels is a large one: above
@@ -526,6 +563,7 @@ public final class BarcodeDetector: MetadataDetector {
         guard !all.isEmpty else { return BarcodeRead() }
         let large = isLargeStreamFrame(longSide: longSide)
         var cache: [ReaderPass: [PassImage]] = [:]
+        var levels: [Int: PassImage] = [:]
         var deskew: (base: PassImage, degrees: [Double], border: UInt8)?
         var queue: [StreamStep] = []
         if let stickyStep, steps > 0 { queue.append(stickyStep) }
@@ -550,6 +588,7 @@ public final class BarcodeDetector: MetadataDetector {
                 stepCosts[step] = stepCosts[step].map { 0.7 * $0 + 0.3 * took } ?? took
             }
             let image: PassImage
+            var levelDivisor = 2
             if step.pass == .deskewed {
                 // Only the image this step reads is turned, and the bar directions found on one frame serve
                 // the deskewed steps of the next few (the pass's steps follow one another in the rotation).
@@ -566,6 +605,19 @@ public final class BarcodeDetector: MetadataDetector {
                 guard step.image < plan.degrees.count,
                       let turned = plan.base.turned(by: -plan.degrees[step.image], border: plan.border) else { continue }
                 image = turned
+            } else if step.pass == .downscaled {
+                // Only the level this step reads (pixel-averaged from the frame), and its inverted twin only
+                // when that is the image.
+                let twins = configuration.tryInverted ? 2 : 1
+                let divisors = streamDownscaleDivisors(longSide: longSide)
+                guard step.image < twins * divisors.count else { continue }
+                let divisor = divisors[step.image / twins]
+                levelDivisor = divisor
+                guard base.plane.width / divisor >= 32, base.plane.height / divisor >= 32,
+                      let level = levels[divisor] ?? base.resized(width: base.plane.width / divisor,
+                                                                  height: base.plane.height / divisor, interpolation: 0) else { continue }
+                levels[divisor] = level
+                if step.image % twins == 1 { var twin = level; twin.plane = level.plane.inverted(); image = twin } else { image = level }
             } else {
                 let images = cache[step.pass] ?? passImages(step.pass, base: base)
                 cache[step.pass] = images
@@ -574,8 +626,10 @@ public final class BarcodeDetector: MetadataDetector {
             }
             var found: [MetadataObject]
             if step.engine == .zbar {
+                // (A level below half size keeps the half-size image's lines in frame pixels.)
+                let lines = zbarStepDensity(step.pass, density: density, large: large)
                 found = try zbarReads(image, pass: step.pass, base: base, frameSize: frame.size,
-                                      density: zbarStepDensity(step.pass, density: density, large: large),
+                                      density: levelDivisor > 2 ? max(1, lines * 2 / levelDivisor) : lines,
                                       matrixOnly: step.pass.matrixOnly)
             } else {
                 // zbar's spacing for this image as the checks that re-read with zbar expect it (`large` not applied:
@@ -612,7 +666,7 @@ public final class BarcodeDetector: MetadataDetector {
         case .downscaled:
             // Half size; on a still image also ¼, ⅛, … and (``BarcodeConfiguration/pyramidThirds``) ⅓, ⅙, … while
             // a level's long side is at least ``BarcodeConfiguration/pyramidMinimumSide``, largest first. On
-            // streams: half size only, so the stream steps (2 images) stay as they are.
+            // streams: half size only here; a stream step makes the one level it reads (readStreamFrame).
             guard p.width >= 64, p.height >= 64,
                   let half = base.resized(width: p.width / 2, height: p.height / 2, interpolation: 0) else { break }
             images.append(half)

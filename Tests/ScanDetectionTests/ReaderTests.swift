@@ -43,6 +43,56 @@ private func detector(_ engine: BarcodeEngine = .both, passes: [ReaderPass] = Re
 
 @Suite("Multi-pass reader")
 struct MultiPassReaderTests {
+    @Test("a stream of 2592×1944 frames rotates through the still pyramid's levels; 1280×720 and 640×480 frames through the half size only")
+    func streamPyramidSteps() throws {
+        let reader = detector()
+        #expect(reader.streamDownscaleDivisors(longSide: 2592) == [2, 3, 4, 6])
+        #expect(reader.streamDownscaleDivisors(longSide: 1920) == [2, 3, 4])
+        #expect(reader.streamDownscaleDivisors(longSide: 4032) == [2, 3, 4, 6, 8])
+        #expect(reader.streamDownscaleDivisors(longSide: 1280) == [2])
+        #expect(reader.streamDownscaleDivisors(longSide: 640) == [2])
+        #expect(detector { $0.pyramidThirds = false }.streamDownscaleDivisors(longSide: 2592) == [2, 4])
+        #expect(detector { $0.streamPyramidSide = .max }.streamDownscaleDivisors(longSide: 4032) == [2])
+        // 720p and VGA: the step lists of before (scand bench's clips).
+        #expect(reader.streamSteps(longSide: 1280) == reader.largeFrameStreamSteps)
+        #expect(reader.streamSteps(longSide: 640) == reader.streamSteps)
+        // 5 MP: the large-frame steps with zxing-cpp on ⅓, ¼ and ⅙ (each then its inverted twin) after the half size.
+        let large = reader.largeFrameStreamSteps, steps = reader.streamSteps(longSide: 2592)
+        let last = try #require(large.lastIndex { $0.pass == .downscaled })
+        let added = (2..<8).map { BarcodeDetector.StreamStep(pass: .downscaled, image: $0, engine: .zxing) }
+        #expect(steps == Array(large[...last]) + added + Array(large[(last + 1)...]))
+        #expect(detector(.zbar).streamSteps(longSide: 1920).filter { $0.pass == .downscaled }.map(\.image) == [0, 1, 2, 3, 4, 5])
+        #expect(detector { $0.tryInverted = false }.streamSteps(longSide: 1920).filter { $0.pass == .downscaled }.map(\.image)
+                == [0, 0, 1, 2])
+    }
+
+    @Test("the 2592×1944 Data Matrix photo as a stream: read within one rotation of the steps, with the still's value and corners; never at half size only")
+    func streamPyramidReads() throws {
+        let fixture = try #require(try ReaderFixtures.meta()["photo_third"] as? [String: Any])
+        let frame = try ReaderFixtures.frame(try #require(fixture["file"] as? String))
+        let value = try #require(fixture["value"] as? String)
+        let still = try #require(try detector().detect(in: frame).first)
+        func stream(_ reader: BarcodeDetector) throws -> [Int: [MetadataObject]] {
+            var reads: [Int: [MetadataObject]] = [:]
+            let rotation = reader.streamSteps(longSide: frame.size.width).count
+            for n in 0..<(rotation + 2) {
+                let found = try reader.detectStream(in: frame, steps: 1)
+                if !found.isEmpty { reads[n] = found }
+            }
+            return reads
+        }
+        let reads = try stream(detector())
+        let first = try #require(reads.keys.min(), "no frame read")
+        #expect(reads.values.allSatisfy { $0.map(\.stringValue) == [value] })
+        #expect(reads[first]?.first?.type == .dataMatrix)
+        // Once read, the step that read is tried first: every later frame reads it.
+        #expect(reads.count == reads.keys.max()! - first + 1)
+        for (a, b) in zip(try #require(reads[first]?.first).corners, still.corners) {
+            #expect(abs(a.x - b.x) * Double(frame.size.width) < 12 && abs(a.y - b.y) * Double(frame.size.height) < 12)
+        }
+        #expect(try stream(detector { $0.streamPyramidSide = .max }).isEmpty)
+    }
+
     @Test("a light-on-dark QR is read by the inverted pass, and not without it")
     func invertedQR() throws {
         let frame = try ReaderFixtures.frame("inverted_qr.png")

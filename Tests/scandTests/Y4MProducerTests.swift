@@ -80,6 +80,31 @@ private func values(_ lines: [[String: Any]]) -> [[String]] {
         #expect(values(lines) == Array(repeating: [text], count: 10))
     }
 
+    /// A blurred Data Matrix in a 2592×1944 photo (a 5 MP camera; `photo_third_datamatrix.jpg`, made by
+    /// `Tests/Fixtures/make_reader_fixtures.py`), looped into a Y4M pipe by ffmpeg: every frame arrives and the
+    /// code is read, from the frame where the stream's rotation reaches the pyramid's ⅙ level on, with its exact
+    /// value and nothing else. Before (half size only on streams) none of the 24 frames read it.
+    @Test func ffmpegPipeOfALargeBlurredDataMatrix() throws {
+        let fixtures = Fixtures.repositoryRoot.appendingPathComponent("Tests/Fixtures/generated/reader")
+        let meta = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: fixtures.appendingPathComponent("fixtures.json")))
+                                as? [String: Any], "run /usr/bin/python3 Tests/Fixtures/make_reader_fixtures.py")
+        let fixture = try #require(meta["photo_third"] as? [String: Any])
+        let file = try #require(fixture["file"] as? String), value = try #require(fixture["value"] as? String)
+        let dir = try TemporaryDirectory()
+        let (run, producerStatus) = try pipeline("/usr/bin/ffmpeg", [
+            "-nostdin", "-loglevel", "error", "-loop", "1", "-i", fixtures.appendingPathComponent(file).path,
+            "-frames:v", "24", "-pix_fmt", "yuv420p", "-f", "yuv4mpegpipe", "-"], into: ["--types", "codes", "-"], directory: dir.url)
+        #expect(producerStatus == 0)
+        #expect(run.status == 0, "\(run.stderr)")
+        let lines = try run.jsonLines()
+        #expect(lines.map { $0["frame"] as? Int } == Array(0..<24))
+        #expect(lines.allSatisfy { $0["width"] as? Int == 2592 && $0["height"] as? Int == 1944 })
+        let read = values(lines)
+        let first = try #require(read.firstIndex { !$0.isEmpty }, "no frame read the Data Matrix")
+        #expect(read[first...].allSatisfy { $0 == [value] }, "\(String(describing: read))")
+        #expect(read[..<first].allSatisfy { $0.isEmpty })
+    }
+
     /// Two inputs in one `scand scan`, each an EAN-13 made by zint and turned into a Y4M clip by ffmpeg, at
     /// the same place in the frame: the second input's code is reported from its first frame, and a one-frame
     /// input's code at all. Before, the reader's stream memory ran on across inputs, so the conflict rule across

@@ -14,7 +14,7 @@ frames (fresh sensor noise and a sub-pixel shift per frame, as video_confirm.py)
 
 Usage: /usr/bin/python3 bench/reader/stream_steps.py --set bench/out/reader/heldout \\
            --scand name=path [--scand name=path ...] [--categories extra,phone,small,noise,negative] [--frames 24]
-           [--scale 2]
+           [--scale 2 | --long-side 2592]
 """
 import argparse, json, os, resource, statistics, subprocess, sys, tempfile
 import numpy as np
@@ -56,6 +56,14 @@ def main():
     ap.add_argument("--scale", type=float, default=1.0,
                     help="scale every still by this factor first (bilinear); 2 makes the 640x480 sets 1280x960, "
                          "a large frame for the stream steps (above streamMaximumUpscaleSide)")
+    ap.add_argument("--producer", choices=["numpy", "ffmpeg"], default="numpy",
+                    help="numpy (default): full-range luma with fresh noise and a sub-pixel shift per frame; ffmpeg: "
+                         "`ffmpeg -loop 1 -i still -pix_fmt yuv420p -f yuv4mpegpipe`, the same picture on every frame in "
+                         "limited range (XCOLORRANGE=LIMITED), as a user pipes a picture in")
+    ap.add_argument("--long-side", type=int, default=0,
+                    help="scale every still so that its long side is this many pixels (pixel-averaged, even sizes), "
+                         "as a camera of that resolution would show the scene: 2592 (5 MP), 1920 (1080p). "
+                         "make_photos.py's 2-12 MP photos as stream frames")
     args = ap.parse_args()
     binaries = [s.split("=", 1) for s in args.scand]
     truth = json.load(open(os.path.join(args.set, "truth.json")))
@@ -64,14 +72,28 @@ def main():
     rng = np.random.default_rng(7)
     with tempfile.TemporaryDirectory() as tmp:
         set_dir = args.set
-        if args.scale != 1:
+        if args.scale != 1 or args.long_side:
             set_dir = os.path.join(tmp, "scaled")
             for im in images:
                 src = Image.open(os.path.join(args.set, im["file"]))
-                dst = os.path.join(set_dir, im["file"])
+                dst = os.path.join(set_dir, os.path.splitext(im["file"])[0] + ".png")
                 os.makedirs(os.path.dirname(dst), exist_ok=True)
-                src.resize((round(src.width * args.scale), round(src.height * args.scale)), Image.BILINEAR).save(dst)
-        clips = make_clips(set_dir, images, tmp, args.frames, args.noise, rng)
+                if args.long_side:
+                    k = args.long_side / max(src.size)
+                    size = (2 * round(src.width * k / 2), 2 * round(src.height * k / 2))
+                    src.convert("L").resize(size, Image.BOX).save(dst)
+                else:
+                    src.resize((round(src.width * args.scale), round(src.height * args.scale)), Image.BILINEAR).save(dst)
+            images = [dict(im, file=os.path.splitext(im["file"])[0] + ".png") for im in images]
+        if args.producer == "ffmpeg":
+            clips = []
+            for i, im in enumerate(images):
+                clips.append(os.path.join(tmp, "%04d.y4m" % i))
+                subprocess.run(["ffmpeg", "-nostdin", "-loglevel", "error", "-y", "-loop", "1", "-i",
+                                os.path.join(set_dir, im["file"]), "-frames:v", str(args.frames), "-pix_fmt", "yuv420p",
+                                "-f", "yuv4mpegpipe", clips[-1]], check=True)
+        else:
+            clips = make_clips(set_dir, images, tmp, args.frames, args.noise, rng)
         results = {}
         cpus = {name: [] for name, _ in binaries}
         # Interleaved: one run of each binary per round, so load drifts hit all alike.
@@ -109,7 +131,9 @@ def main():
             firsts[name] = first
             rows.append((name, per_cat, mis, wrong_frames))
         common = set.intersection(*(set(f) for f in firsts.values())) if firsts else set()
-        print("%d clips of %d frames (%s), set %s, scale %g" % (len(clips), args.frames, ",".join(cats), os.path.relpath(args.set, ROOT), args.scale))
+        print("%d clips of %d frames (%s), set %s, %s" % (len(clips), args.frames, ",".join(cats), os.path.relpath(args.set, ROOT),
+                                                   "long side %d px" % args.long_side if args.long_side else "scale %g" % args.scale)
+              + (", ffmpeg's Y4M" if args.producer == "ffmpeg" else ""))
         print("| binary | " + " | ".join(c for c in cats if c != "negative") + " | all | first read (frame, mean over %d codes all read) | misreads | wrong frames | CPU ms/frame (median of %d) |" % (len(common), args.repeat))
         print("|---" * (len(cats) + 5 - (1 if "negative" in cats else 0)) + "|")
         for name, per_cat, mis, wrong_frames in rows:
