@@ -5,15 +5,22 @@ public import ScanCore
 /// only the Y plane is kept.
 ///
 /// The stream is read correctly however the producer splits its writes: the header and each `FRAME`
-/// line may arrive in any number of pieces. Header tags `W`, `H`, `F`, `C` are used; `I`, `A`, `X` and
-/// unknown tags are ignored. Frame parameters after `FRAME ` are ignored. The frame size is checked
-/// against ``DecoderLimits/maxPixels`` before any frame is allocated.
+/// line may arrive in any number of pieces. Header tags `W`, `H`, `F`, `C` and `XCOLORRANGE` are used; `I`,
+/// `A`, other `X` tags and unknown tags are ignored. Frame parameters after `FRAME ` are ignored. The frame
+/// size is checked against ``DecoderLimits/maxPixels`` before any frame is allocated.
+///
+/// A stream marked `XCOLORRANGE=LIMITED` (ffmpeg's `yuv420p` output: luma 16 is black, 235 white) has its luma
+/// stretched to 0–255, as a decoded photo or video file is, so a frame of a stream and the same picture as a
+/// still look alike to the readers (a low-contrast code in limited range is a sixth fainter). Without the tag,
+/// or with `XCOLORRANGE=FULL`, luma is kept as it is.
 public final class Y4MSource: FrameSource, @unchecked Sendable {
     // @unchecked Sendable: `reader` and `index` are touched only while holding `lock`; the rest is immutable.
     public let info: SourceInfo
     public let size: PixelSize
     /// Bytes of chroma (and alpha) planes following the Y plane in each frame.
     let trailingBytes: Int
+    /// Whether the header says `XCOLORRANGE=LIMITED`: each frame's luma is stretched from 16–235 to 0–255.
+    let limitedRange: Bool
     private let reader: ByteReader
     private var index = 0
     private let lock = Lock()
@@ -59,7 +66,7 @@ public final class Y4MSource: FrameSource, @unchecked Sendable {
         guard fields.first == "YUV4MPEG2" else {
             throw ScanError.undecodableInput(input: name, reason: "not a Y4M stream (no YUV4MPEG2 signature)")
         }
-        var width = 0, height = 0, rate: Double?, colour = "420jpeg"
+        var width = 0, height = 0, rate: Double?, colour = "420jpeg", limited = false
         for f in fields.dropFirst() {
             guard let tag = f.first else { continue }
             let value = String(f.dropFirst())
@@ -71,7 +78,8 @@ public final class Y4MSource: FrameSource, @unchecked Sendable {
                 if parts.count == 2, let n = Double(parts[0]), let d = Double(parts[1]), n > 0, d > 0,
                    n.isFinite, d.isFinite { rate = n / d }
             case "C": colour = value
-            default: break // I (interlacing), A (aspect), X (comments) and unknown tags carry nothing we use
+            case "X" where value.uppercased() == "COLORRANGE=LIMITED": limited = true
+            default: break // I (interlacing), A (aspect), other X tags and unknown tags carry nothing we use
             }
         }
         guard width > 0, height > 0 else {
@@ -90,6 +98,7 @@ public final class Y4MSource: FrameSource, @unchecked Sendable {
                 input: name, reason: "unsupported Y4M colour space C\(colour) (supported: 420jpeg, 420paldv, 420mpeg2, 420, 422, 444, 444alpha, mono; 8-bit)")
         }
         size = PixelSize(width: width, height: height)
+        limitedRange = limited
         info = SourceInfo(name: name, frameRate: rate, isLive: false)
     }
 
@@ -121,12 +130,15 @@ public final class Y4MSource: FrameSource, @unchecked Sendable {
             }
             let lumaCount = size.width * size.height
             // A fresh array per frame (frames are handed to other threads), filled straight from the reader.
-            let luma = try [UInt8](unsafeUninitializedCapacity: lumaCount) { buffer, initialized in
+            var luma = try [UInt8](unsafeUninitializedCapacity: lumaCount) { buffer, initialized in
                 initialized = try reader.read(into: UnsafeMutableRawBufferPointer(buffer))
             }
             guard luma.count == lumaCount else { throw truncated("got \(luma.count) of \(frameBytes) bytes") }
             let skipped = try reader.skip(trailingBytes)
             guard skipped == trailingBytes else { throw truncated("got \(lumaCount + skipped) of \(frameBytes) bytes") }
+            if limitedRange { Self.fullRange.withUnsafeBufferPointer { table in
+                luma.withUnsafeMutableBufferPointer { for i in $0.indices { $0[i] = table[Int($0[i])] } }
+            } }
             let frame = Frame(luma: LumaPlane(width: size.width, height: size.height, bytes: luma), index: index,
                               time: Double(index) / (info.frameRate ?? 1), captureClock: monotonicSeconds())
             index += 1
@@ -135,4 +147,9 @@ public final class Y4MSource: FrameSource, @unchecked Sendable {
     }
 
     public func close() { lock.withLock { reader.close() } }
+
+    /// Limited-range luma (16 black, 235 white) to full range: (y − 16) × 255 / 219, rounded, clamped to 0–255.
+    static let fullRange: [UInt8] = (0..<256).map { y in
+        UInt8(max(0, min(255, Int((Double(y - 16) * 255 / 219).rounded()))))
+    }
 }

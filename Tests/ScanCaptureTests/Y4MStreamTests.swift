@@ -143,6 +143,38 @@ private func source(_ bytes: [UInt8], in dir: TemporaryDirectory, name: String, 
         }
     }
 
+    /// `XCOLORRANGE=LIMITED`: luma 16–235 is stretched to 0–255 (rounded, clamped outside); `FULL` or no tag
+    /// keeps it (above).
+    @Test func limitedRangeLumaIsStretched() throws {
+        let dir = try TemporaryDirectory()
+        let luma: [UInt8] = [16, 235, 0, 255, 125, 17, 234, 128]
+        for tag in ["XCOLORRANGE=LIMITED", "XCOLORRANGE=limited"] {
+            let bytes = Array("YUV4MPEG2 W4 H2 F25:1 C420jpeg \(tag)\nFRAME\n".utf8) + luma + [UInt8](repeating: 128, count: 4)
+            #expect(try allFrames(try source(bytes, in: dir, name: "limited.y4m")).map(\.luma.bytes) == [[0, 255, 0, 255, 127, 1, 254, 130]])
+        }
+        #expect(Y4MSource.fullRange.count == 256 && zip(Y4MSource.fullRange, Y4MSource.fullRange.dropFirst()).allSatisfy { $0 <= $1 })
+    }
+
+    /// ffmpeg's Y4M of a grey ramp (a PGM of 0…255 and back): its yuv420p output is limited range and says so
+    /// (`XCOLORRANGE=LIMITED`), and the frame scand reads is the picture's own grey levels within 1 (before:
+    /// 16…235, a sixth less contrast than the same picture read as an image).
+    @Test func ffmpegLimitedRangeMatchesThePicture() throws {
+        let dir = try TemporaryDirectory()
+        let width = 512, height = 16
+        let ramp = (0..<height).flatMap { _ in (0..<width).map { UInt8($0 < 256 ? $0 : 511 - $0) } }
+        let pgm = dir.url.appendingPathComponent("ramp.pgm")
+        try Data(Array("P5\n\(width) \(height)\n255\n".utf8) + ramp).write(to: pgm)
+        let y4m = try runTool("/usr/bin/ffmpeg", ["-nostdin", "-loglevel", "error", "-i", pgm.path, "-frames:v", "1",
+                                                  "-pix_fmt", "yuv420p", "-f", "yuv4mpegpipe", "-"])
+        let header = String(decoding: y4m.prefix { $0 != 0x0A }, as: UTF8.self)
+        #expect(header.contains("XCOLORRANGE=LIMITED"), "\(header)")
+        let frames = try allFrames(try source([UInt8](y4m), in: dir, name: "ramp.y4m"))
+        let got = try #require(frames.first).luma.bytes
+        #expect(frames.count == 1 && got.count == ramp.count)
+        let worst = zip(got, ramp).map { abs(Int($0) - Int($1)) }.max() ?? 255
+        #expect(worst <= 1, "largest difference \(worst)")
+    }
+
     /// The last frame cut short: earlier frames are delivered, then one error naming the input, the frame's
     /// index and how many of its bytes arrived; the same when the input ends inside the FRAME line.
     @Test func truncatedLastFrameIsNamedWithItsIndex() throws {
