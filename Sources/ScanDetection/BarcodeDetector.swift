@@ -249,9 +249,9 @@ public final class BarcodeDetector: MetadataDetector {
     /// every frame at the cost of two scans, instead of once per rotation).
     private var stickyStep: StreamStep?
 
-    /// The reading steps a stream frame (or rect of interest) whose long side is `longSide` pixels rotates
-    /// through. Above ``BarcodeConfiguration/streamMaximumUpscaleSide`` (large frames): without the upscaled
-    /// passes, and zxing-cpp's step on each thresholded image is split in two, its 1-D formats and then the
+    /// The reading steps a stream frame (or rect of interest) of `width`×`height` pixels rotates through. Above
+    /// ``BarcodeConfiguration/streamMaximumUpscaleSide`` (large frames): without the upscaled passes, and
+    /// zxing-cpp's step on each thresholded image is split in two, its 1-D formats and then the
     /// others. On a thresholded 1280×720 frame zxing-cpp 3.1's step for every format takes 34–40 ms on this
     /// machine (the image's binary noise gives its row decoders and its finder-pattern searches many
     /// candidates), more than a 30 fps frame's whole budget, and the deadline rule still runs it every fourth
@@ -259,11 +259,12 @@ public final class BarcodeDetector: MetadataDetector {
     /// p99 latency at 720p.
     ///
     /// Frames whose long side is at least ``BarcodeConfiguration/streamPyramidSide`` (1080p and up) also meet the
-    /// still pyramid's levels below half size (``streamDownscaleDivisors(longSide:)``): one step each for
+    /// still pyramid's levels below half size (``streamDownscaleDivisors(width:height:)``): one step each for
     /// zxing-cpp (zbar with `--engine zbar`), each level then its inverted twin, right after the half-size steps.
-    func streamSteps(longSide: Int) -> [StreamStep] {
+    func streamSteps(width: Int, height: Int) -> [StreamStep] {
+        let longSide = max(width, height)
         let steps = isLargeStreamFrame(longSide: longSide) ? largeFrameStreamSteps : streamSteps
-        let levels = streamDownscaleDivisors(longSide: longSide).count
+        let levels = streamDownscaleDivisors(width: width, height: height).count
         guard levels > 1, let last = steps.lastIndex(where: { $0.pass == .downscaled }) else { return steps }
         let key = StreamStepsKey(large: isLargeStreamFrame(longSide: longSide), levels: levels)
         if let known = pyramidStreamSteps[key] { return known }
@@ -276,25 +277,36 @@ public final class BarcodeDetector: MetadataDetector {
         return out
     }
 
-    /// Which step list ``streamSteps(longSide:)`` made for a frame with a pyramid on streams.
+    /// Which step list ``streamSteps(width:height:)`` made for a frame with a pyramid on streams.
     private struct StreamStepsKey: Hashable { var large: Bool; var levels: Int }
     private var pyramidStreamSteps: [StreamStepsKey: [StreamStep]] = [:]
 
-    /// The divisors of the `downscaled` pass's levels on a stream frame (or rect of interest) whose long side is
-    /// `longSide` pixels: 2 (half size), and on frames of at least ``BarcodeConfiguration/streamPyramidSide`` the
-    /// still pyramid's further levels, smallest divisor first: halvings (4, 8, …) and, with
-    /// ``BarcodeConfiguration/pyramidThirds``, thirds (3, 6, …) while the level's long side is at least
-    /// ``BarcodeConfiguration/pyramidMinimumSide``. A 2592×1944 frame: 2, 3, 4, 6 (1296, 864, 648, 432 px);
-    /// 1920×1080: 2, 3, 4 (960, 640, 480 px). These are the sizes a still of that size is read at.
-    func streamDownscaleDivisors(longSide: Int) -> [Int] {
-        guard longSide >= configuration.streamPyramidSide else { return [2] }
-        let minimum = max(64, configuration.pyramidMinimumSide)
-        var out = [2], d = 4
-        while longSide / d >= minimum { out.append(d); d *= 2 }
-        if configuration.pyramidThirds {
-            d = 3
-            while longSide / d >= minimum { out.append(d); d *= 2 }
+    /// The divisors of the `downscaled` pass's levels on a stream frame (or rect of interest) of `width`×`height`
+    /// pixels: 2 (half size), and on frames whose long side is at least ``BarcodeConfiguration/streamPyramidSide``
+    /// every level a still of that size has (``pyramidDivisors(width:height:)``). A 2592×1944 frame: 2, 3, 4, 6
+    /// (1296, 864, 648, 432 px); 1920×1080: 2, 3, 4 (960, 640, 480 px).
+    func streamDownscaleDivisors(width: Int, height: Int) -> [Int] {
+        let all = pyramidDivisors(width: width, height: height)
+        return max(width, height) >= configuration.streamPyramidSide ? all : Array(all.prefix(1))
+    }
+
+    /// The divisors of the `downscaled` pass's levels on a still image (or rect of interest) of `width`×`height`
+    /// pixels, smallest first (largest level first): 2, then halvings (4, 8, …) and, with
+    /// ``BarcodeConfiguration/pyramidThirds``, a third and its halvings (3, 6, …), while the next level's long
+    /// side is at least ``BarcodeConfiguration/pyramidMinimumSide`` and the level it is halved from is at least
+    /// 64 pixels each way (a third: the image at least 192). None for an image under 64 pixels either way.
+    /// A 4032×3024 photo: 2, 3, 4, 6, 8 (2016, 1344, 1008, 672, 504 px on the long side).
+    func pyramidDivisors(width: Int, height: Int) -> [Int] {
+        guard width >= 64, height >= 64 else { return [] }
+        let minimum = configuration.pyramidMinimumSide, long = max(width, height)
+        /// `first` and its halvings while the level halved is at least 64 px each way and the next is long enough.
+        func chain(from first: Int) -> [Int] {
+            var out = [first], d = first
+            while width / d >= 64, height / d >= 64, long / d / 2 >= minimum { d *= 2; out.append(d) }
+            return out
         }
+        var out = chain(from: 2)
+        if configuration.pyramidThirds, width >= 192, height >= 192, long / 3 >= minimum { out += chain(from: 3) }
         return out.sorted()
     }
 
@@ -316,7 +328,7 @@ public final class BarcodeDetector: MetadataDetector {
         }
     }
 
-    /// ``streamSteps(longSide:)`` for frames above ``BarcodeConfiguration/streamMaximumUpscaleSide``.
+    /// ``streamSteps(width:height:)`` for frames above ``BarcodeConfiguration/streamMaximumUpscaleSide``.
     lazy var largeFrameStreamSteps: [StreamStep] = streamSteps.flatMap { step -> [StreamStep] in
         if step.pass == .upscaled || step.pass == .upscaledThresholded { return [] }
         guard step.pass == .thresholded, step.engine == .zxing else { return [step] }
@@ -559,7 +571,7 @@ public final class BarcodeDetector: MetadataDetector {
             if !found.isEmpty { return BarcodeRead(objects: found, pass: .plain, engine: .zbar) }
         }
         let longSide = max(base.plane.width, base.plane.height)
-        let all = streamSteps(longSide: longSide)
+        let all = streamSteps(width: base.plane.width, height: base.plane.height)
         guard !all.isEmpty else { return BarcodeRead() }
         let large = isLargeStreamFrame(longSide: longSide)
         var cache: [ReaderPass: [PassImage]] = [:]
@@ -609,12 +621,11 @@ public final class BarcodeDetector: MetadataDetector {
                 // Only the level this step reads (pixel-averaged from the frame), and its inverted twin only
                 // when that is the image.
                 let twins = configuration.tryInverted ? 2 : 1
-                let divisors = streamDownscaleDivisors(longSide: longSide)
+                let divisors = streamDownscaleDivisors(width: base.plane.width, height: base.plane.height)
                 guard step.image < twins * divisors.count else { continue }
                 let divisor = divisors[step.image / twins]
                 levelDivisor = divisor
-                guard base.plane.width / divisor >= 32, base.plane.height / divisor >= 32,
-                      let level = levels[divisor] ?? base.resized(width: base.plane.width / divisor,
+                guard let level = levels[divisor] ?? base.resized(width: base.plane.width / divisor,
                                                                   height: base.plane.height / divisor, interpolation: 0) else { continue }
                 levels[divisor] = level
                 if step.image % twins == 1 { var twin = level; twin.plane = level.plane.inverted(); image = twin } else { image = level }
@@ -664,31 +675,18 @@ public final class BarcodeDetector: MetadataDetector {
         case .inverted:
             var i = base; i.plane = p.inverted(); return [i]
         case .downscaled:
-            // Half size; on a still image also ¼, ⅛, … and (``BarcodeConfiguration/pyramidThirds``) ⅓, ⅙, … while
-            // a level's long side is at least ``BarcodeConfiguration/pyramidMinimumSide``, largest first. On
-            // streams: half size only here; a stream step makes the one level it reads (readStreamFrame).
-            guard p.width >= 64, p.height >= 64,
-                  let half = base.resized(width: p.width / 2, height: p.height / 2, interpolation: 0) else { break }
-            images.append(half)
-            guard !streaming else { break }
-            /// `first` and its halvings after it, while their long side is at least the minimum.
-            func halvings(of first: PassImage) -> [PassImage] {
-                var chain: [PassImage] = [], level = first
-                while true {
-                    let side = level.plane
-                    guard side.width >= 64, side.height >= 64, max(side.width, side.height) / 2 >= configuration.pyramidMinimumSide,
-                          let d = level.resized(width: side.width / 2, height: side.height / 2, interpolation: 0) else { break }
-                    chain.append(d)
-                    level = d
-                }
-                return chain
+            // Half size; on a still image also the further levels of ``pyramidDivisors(width:height:)``, largest
+            // first, each made from the level above it in its chain (¼ from ½, ⅙ from ⅓). On streams: half size
+            // only here; a stream step makes the one level it reads (readStreamFrame).
+            let divisors = pyramidDivisors(width: p.width, height: p.height)
+            var levels: [Int: PassImage] = [:]
+            for d in streaming ? Array(divisors.prefix(1)) : divisors {
+                let (parent, by) = d == 2 || d == 3 ? (base, d) : (levels[d / 2], 2)
+                guard let parent, let level = parent.resized(width: parent.plane.width / by, height: parent.plane.height / by,
+                                                             interpolation: 0) else { continue }
+                levels[d] = level
+                images.append(level)
             }
-            var levels = halvings(of: half)
-            if configuration.pyramidThirds, p.width >= 192, p.height >= 192, max(p.width, p.height) / 3 >= configuration.pyramidMinimumSide,
-               let third = base.resized(width: p.width / 3, height: p.height / 3, interpolation: 0) {
-                levels += [third] + halvings(of: third)
-            }
-            images += levels.sorted { $0.plane.width * $0.plane.height > $1.plane.width * $1.plane.height }
         case .upscaled:
             guard max(p.width, p.height) <= configuration.maximumUpscaleSide,
                   let u = base.resized(width: p.width * 2, height: p.height * 2, interpolation: 1) else { return [] }

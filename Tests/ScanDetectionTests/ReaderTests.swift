@@ -46,23 +46,27 @@ struct MultiPassReaderTests {
     @Test("a stream of 2592×1944 frames rotates through the still pyramid's levels; 1280×720 and 640×480 frames through the half size only")
     func streamPyramidSteps() throws {
         let reader = detector()
-        #expect(reader.streamDownscaleDivisors(longSide: 2592) == [2, 3, 4, 6])
-        #expect(reader.streamDownscaleDivisors(longSide: 1920) == [2, 3, 4])
-        #expect(reader.streamDownscaleDivisors(longSide: 4032) == [2, 3, 4, 6, 8])
-        #expect(reader.streamDownscaleDivisors(longSide: 1280) == [2])
-        #expect(reader.streamDownscaleDivisors(longSide: 640) == [2])
-        #expect(detector { $0.pyramidThirds = false }.streamDownscaleDivisors(longSide: 2592) == [2, 4])
-        #expect(detector { $0.streamPyramidSide = .max }.streamDownscaleDivisors(longSide: 4032) == [2])
+        #expect(reader.streamDownscaleDivisors(width: 2592, height: 1944) == [2, 3, 4, 6])
+        #expect(reader.streamDownscaleDivisors(width: 1920, height: 1080) == [2, 3, 4])
+        #expect(reader.streamDownscaleDivisors(width: 4032, height: 3024) == [2, 3, 4, 6, 8])
+        #expect(reader.streamDownscaleDivisors(width: 1280, height: 720) == [2])
+        #expect(reader.streamDownscaleDivisors(width: 640, height: 480) == [2])
+        #expect(detector { $0.pyramidThirds = false }.streamDownscaleDivisors(width: 2592, height: 1944) == [2, 4])
+        #expect(detector { $0.streamPyramidSide = .max }.streamDownscaleDivisors(width: 4032, height: 3024) == [2])
+        // The still pyramid's rule, which the stream's shares: a level is halved only while it is 64 px each way.
+        #expect(reader.pyramidDivisors(width: 4032, height: 3024) == [2, 3, 4, 6, 8])
+        #expect(reader.streamDownscaleDivisors(width: 2000, height: 100) == [2])
+        #expect(reader.pyramidDivisors(width: 2000, height: 63).isEmpty && reader.streamDownscaleDivisors(width: 63, height: 2000).isEmpty)
         // 720p and VGA: the step lists of before (scand bench's clips).
-        #expect(reader.streamSteps(longSide: 1280) == reader.largeFrameStreamSteps)
-        #expect(reader.streamSteps(longSide: 640) == reader.streamSteps)
+        #expect(reader.streamSteps(width: 1280, height: 720) == reader.largeFrameStreamSteps)
+        #expect(reader.streamSteps(width: 640, height: 480) == reader.streamSteps)
         // 5 MP: the large-frame steps with zxing-cpp on ⅓, ¼ and ⅙ (each then its inverted twin) after the half size.
-        let large = reader.largeFrameStreamSteps, steps = reader.streamSteps(longSide: 2592)
+        let large = reader.largeFrameStreamSteps, steps = reader.streamSteps(width: 2592, height: 1944)
         let last = try #require(large.lastIndex { $0.pass == .downscaled })
         let added = (2..<8).map { BarcodeDetector.StreamStep(pass: .downscaled, image: $0, engine: .zxing) }
         #expect(steps == Array(large[...last]) + added + Array(large[(last + 1)...]))
-        #expect(detector(.zbar).streamSteps(longSide: 1920).filter { $0.pass == .downscaled }.map(\.image) == [0, 1, 2, 3, 4, 5])
-        #expect(detector { $0.tryInverted = false }.streamSteps(longSide: 1920).filter { $0.pass == .downscaled }.map(\.image)
+        #expect(detector(.zbar).streamSteps(width: 1920, height: 1080).filter { $0.pass == .downscaled }.map(\.image) == [0, 1, 2, 3, 4, 5])
+        #expect(detector { $0.tryInverted = false }.streamSteps(width: 1920, height: 1080).filter { $0.pass == .downscaled }.map(\.image)
                 == [0, 0, 1, 2])
     }
 
@@ -74,7 +78,7 @@ struct MultiPassReaderTests {
         let still = try #require(try detector().detect(in: frame).first)
         func stream(_ reader: BarcodeDetector) throws -> [Int: [MetadataObject]] {
             var reads: [Int: [MetadataObject]] = [:]
-            let rotation = reader.streamSteps(longSide: frame.size.width).count
+            let rotation = reader.streamSteps(width: frame.size.width, height: frame.size.height).count
             for n in 0..<(rotation + 2) {
                 let found = try reader.detectStream(in: frame, steps: 1)
                 if !found.isEmpty { reads[n] = found }
@@ -429,7 +433,7 @@ struct MisreadFilterTests {
     func upscaleLimit() {
         let d = BarcodeDetector()
         let upscaled: Set<ReaderPass> = [.upscaled, .upscaledThresholded]
-        let vga = d.streamSteps(longSide: 640), hd = d.streamSteps(longSide: 1280)
+        let vga = d.streamSteps(width: 640, height: 480), hd = d.streamSteps(width: 1280, height: 720)
         #expect(Set(vga.map(\.pass)).isSuperset(of: upscaled))
         #expect(Set(hd.map(\.pass)).isDisjoint(with: upscaled))
         // Large frames split zxing's thresholded step in two (thresholdedZXingStepSplitOnLargeFrames); joined
@@ -438,8 +442,8 @@ struct MisreadFilterTests {
         #expect(joined == vga.filter { !upscaled.contains($0.pass) }, "the other steps keep their order")
         var c = BarcodeConfiguration()
         c.streamMaximumUpscaleSide = nil // back to maximumUpscaleSide (1280)
-        #expect(BarcodeDetector(configuration: c).streamSteps(longSide: 1280) == vga)
-        #expect(BarcodeDetector(configuration: c).streamSteps(longSide: 1920).allSatisfy { !upscaled.contains($0.pass) })
+        #expect(BarcodeDetector(configuration: c).streamSteps(width: 1280, height: 720) == vga)
+        #expect(BarcodeDetector(configuration: c).streamSteps(width: 1920, height: 1080).allSatisfy { !upscaled.contains($0.pass) })
     }
 
     /// On large frames zbar's steps on the full-size thresholded and deskewed images scan every
@@ -474,8 +478,8 @@ struct MisreadFilterTests {
             }
             let frame = Frame(luma: LumaPlane(width: 1280, height: 720, bytes: bytes), index: 0, time: 0)
             let detector = BarcodeDetector()
-            let rotation = detector.streamSteps(longSide: 1280).count
-            let second = try #require(detector.streamSteps(longSide: 1280).dropFirst().first)
+            let rotation = detector.streamSteps(width: 1280, height: 720).count
+            let second = try #require(detector.streamSteps(width: 1280, height: 720).dropFirst().first)
             #expect(second.pass == .inverted && second.engine == .zbar)
             var byZBarInverted = 0
             for _ in 0..<(rotation + 5) {
@@ -495,7 +499,7 @@ struct MisreadFilterTests {
     @Test("stream steps: on large frames zxing's thresholded step is split into 1-D and 2-D formats")
     func thresholdedZXingStepSplitOnLargeFrames() throws {
         let d = BarcodeDetector()
-        let vga = d.streamSteps(longSide: 640), hd = d.streamSteps(longSide: 1280)
+        let vga = d.streamSteps(width: 640, height: 480), hd = d.streamSteps(width: 1280, height: 720)
         #expect(vga.allSatisfy { $0.formats == .all })
         let split = hd.filter { $0.formats != .all }
         #expect(split.allSatisfy { $0.pass == .thresholded && $0.engine == .zxing })
