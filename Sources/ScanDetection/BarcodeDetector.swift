@@ -628,7 +628,7 @@ public final class BarcodeDetector: MetadataDetector {
                 guard let level = levels[divisor] ?? base.resized(width: base.plane.width / divisor,
                                                                   height: base.plane.height / divisor, interpolation: 0) else { continue }
                 levels[divisor] = level
-                if step.image % twins == 1 { var twin = level; twin.plane = level.plane.inverted(); image = twin } else { image = level }
+                image = step.image % twins == 1 ? level.inverted() : level
             } else {
                 let images = cache[step.pass] ?? passImages(step.pass, base: base)
                 cache[step.pass] = images
@@ -673,7 +673,7 @@ public final class BarcodeDetector: MetadataDetector {
         case .plain:
             return [base]
         case .inverted:
-            var i = base; i.plane = p.inverted(); return [i]
+            return [base.inverted()]
         case .downscaled:
             // Half size; on a still image also the further levels of ``pyramidDivisors(width:height:)``, largest
             // first, each made from the level above it in its chain (¼ from ½, ⅙ from ⅓). On streams: half size
@@ -716,10 +716,7 @@ public final class BarcodeDetector: MetadataDetector {
         }
         // Each image, then its inverted twin.
         guard configuration.tryInverted else { return images }
-        return images.flatMap { image -> [PassImage] in
-            var twin = image; twin.plane = image.plane.inverted()
-            return [image, twin]
-        }
+        return images.flatMap { [$0, $0.inverted()] }
     }
 
     /// The deskewed pass turns frames (or rects of interest) of at most this many pixels on the long side; larger

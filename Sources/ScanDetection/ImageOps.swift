@@ -50,6 +50,13 @@ struct PassImage {
         return out
     }
 
+    /// This image with its luma inverted (255 − value: light-on-dark codes read as dark-on-light), same map.
+    func inverted() -> PassImage {
+        var out = self
+        out.plane = plane.inverted()
+        return out
+    }
+
     /// The part of this image within `rect` (this image's pixels, inside the image), with its map.
     func cropped(to rect: PixelRect) -> PassImage {
         var out = self
