@@ -997,13 +997,15 @@ public final class BarcodeDetector: MetadataDetector {
     /// 2-D codes carry error correction and are never held back. Measured on the four generated sets
     /// (2026-11-24, docs/reader.md): of zbar's transformed non-retail reads the 36 right ones were all on 3+
     /// scan lines and the 2 wrong ones (I2/5 prefixes) on 2; zxing's 19 were all right, 7 of them on fewer
-    /// than 3 lines, which holding them back would have lost.
+    /// than 3 lines, which holding them back would have lost. Codabar is held back from zxing too: it has no
+    /// check character at all, and zxing-cpp read "D4212C" along one pixel column (2 lines) of a code-free photo's
+    /// thresholded image on 12–16 of 24 frames of a stream (docs/reader.md, "Codabar from zxing's transformed passes").
     static func needsConfirming(_ type: MetadataObjectType, engine: BarcodeEngine) -> Bool {
-        retailModules[type] != nil || (type.isLinear && engine != .zxing)
+        retailModules[type] != nil || (type.isLinear && (engine != .zxing || type == .codabar))
     }
 
     /// Keeps the reads of a transformed pass image that are trustworthy: 2-D codes, zxing's non-retail linear
-    /// reads, and the other linear reads (``needsConfirming(_:engine:)``) once confirmed
+    /// reads other than Codabar, and the other linear reads (``needsConfirming(_:engine:)``) once confirmed
     /// (``BarcodeConfiguration/confirmTransformedLinearReads``, on by default) by, in this order:
     /// 1. on a stream, another step on a recent frame having read it unconfirmed (`pending`, keyed by
     ///    `source`). On a still image two pass images are made from the same pixels and misread alike (an

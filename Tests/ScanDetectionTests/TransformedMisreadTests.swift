@@ -144,3 +144,97 @@ struct TransformedMisreadTests {
         #expect(!BarcodeDetector.touch(thin, NormalizedRect(x: 0.41, y: 0.42, width: 0.1, height: 0.09)))
     }
 }
+
+/// Codabar has no check character, and zxing-cpp read one ("D4212C") along a single pixel column of a code-free
+/// photograph's thresholded image (never-seen photo seed 9393, photo-negative/022, as ffmpeg's limited-range
+/// Y4M without its range tag, on 12–16 of 24 frames). So zxing's transformed Codabar reads are held back until
+/// confirmed, as zbar's are; zxing's other non-retail 1-D reads still stand on their own.
+@Suite("zxing's transformed Codabar reads need confirming")
+struct CodabarConfirmationTests {
+    static func read(_ type: MetadataObjectType, _ value: String, quality: Int) -> MetadataObject {
+        MetadataObject(type: type, bounds: NormalizedRect(x: 0.498, y: 0.59, width: 0.001, height: 0.07),
+                       corners: [NormalizedPoint(x: 0.498, y: 0.59), NormalizedPoint(x: 0.499, y: 0.59),
+                                 NormalizedPoint(x: 0.499, y: 0.66), NormalizedPoint(x: 0.498, y: 0.66)],
+                       stringValue: value, payload: Array(value.utf8), quality: quality)
+    }
+    /// A flat grey frame: neither engine reads anything on it, so only scan lines or a second sighting confirm.
+    static let blank = PassImage(plane: LumaPlane(width: 96, height: 128, bytes: [UInt8](repeating: 180, count: 96 * 128)),
+                                 scaleX: 0.0625, scaleY: 0.0625, originX: 0, originY: 0)
+    static let size = PixelSize(width: 1536, height: 2048)
+
+    @Test("the rule: Codabar from either engine; zxing's Code 128, Code 39, Interleaved 2 of 5 not")
+    func rule() {
+        #expect(BarcodeDetector.needsConfirming(.codabar, engine: .zxing))
+        #expect(BarcodeDetector.needsConfirming(.codabar, engine: .zbar))
+        for type in [MetadataObjectType.code128, .code39, .interleaved2of5] {
+            #expect(!BarcodeDetector.needsConfirming(type, engine: .zxing), "\(type)")
+        }
+        #expect(!BarcodeDetector.needsConfirming(.qr, engine: .zxing))
+    }
+
+    @Test("a 2-line zxing Codabar of a thresholded stream step is dropped, again from the same step, and kept on 3 lines")
+    func stream() throws {
+        let detector = BarcodeDetector()
+        detector.streaming = true
+        var pending = BarcodeDetector.PendingReads()
+        let fp = Self.read(.codabar, "D4212C", quality: 2)
+        for stamp in 1...3 {
+            #expect(try detector.confirm([fp], pass: Self.blank, base: Self.blank, engine: .zxing, frameSize: Self.size,
+                                         source: "thresholded/0/zxing", pending: &pending, stamp: stamp).isEmpty)
+        }
+        #expect(detector.unconfirmedReads == 3)
+        let strong = Self.read(.codabar, "A40156B", quality: 3)
+        #expect(try detector.confirm([strong], pass: Self.blank, base: Self.blank, engine: .zxing, frameSize: Self.size,
+                                     source: "thresholded/0/zxing", pending: &pending, stamp: 4).count == 1)
+        #expect(detector.confirmations["quality"] == 1)
+        // A Code 128 on 2 lines from the same step stands on its own (its check character).
+        let c128 = Self.read(.code128, "D4212C", quality: 2)
+        #expect(try detector.confirm([c128], pass: Self.blank, base: Self.blank, engine: .zxing, frameSize: Self.size,
+                                     source: "thresholded/0/zxing", pending: &pending, stamp: 5).count == 1)
+    }
+
+    @Test("a 2-line zxing Codabar of a still's transformed image is dropped")
+    func still() throws {
+        let detector = BarcodeDetector()
+        var pending = BarcodeDetector.PendingReads()
+        #expect(try detector.confirm([Self.read(.codabar, "D4212C", quality: 2)], pass: Self.blank, base: Self.blank,
+                                     engine: .zxing, frameSize: Self.size, source: "thresholded/0", pending: &pending).isEmpty)
+    }
+}
+
+/// The patch of the code-free photograph zxing-cpp misread (Tests/Fixtures/regressions/codabar-noise-crop.png,
+/// made by Tests/Fixtures/make_codabar_noise_crop.py), pasted back where it was on a flat 1536×2048 frame.
+@Suite("The code-free patch zxing misread as Codabar")
+struct CodabarNoisePatchTests {
+    static func frame(index: Int = 0) throws -> Frame {
+        let source = try ImageSource(path: Fixtures.repositoryRoot
+            .appendingPathComponent("Tests/Fixtures/regressions/codabar-noise-crop.png").path)
+        let patch = try #require(try source.nextFrame()).luma
+        #expect(patch.width == 200 && patch.height == 250)
+        var bytes = [UInt8](repeating: 201, count: 1536 * 2048)
+        for y in 0..<patch.height {
+            for x in 0..<patch.width { bytes[(1150 + y) * 1536 + 665 + x] = patch.bytes[y * patch.stride + x] }
+        }
+        return Frame(luma: LumaPlane(width: 1536, height: 2048, bytes: bytes), index: index, time: Double(index) / 25)
+    }
+
+    @Test("nothing is reported on the still or on 24 stream frames; without confirmation the Codabar comes back")
+    func noCodabar() throws {
+        let frame = try Self.frame()
+        let detector = BarcodeDetector()
+        #expect(try detector.read(in: frame).objects.isEmpty)
+        #expect(detector.unconfirmedReads >= 1, "the patch no longer gives zxing its Codabar: \(detector.confirmations)")
+
+        let stream = BarcodeDetector()
+        var reads: [String] = []
+        for n in 0..<24 { reads += try stream.detectStream(in: try Self.frame(index: n), steps: 1).map { $0.stringValue ?? "" } }
+        #expect(reads.isEmpty, "\(reads)")
+
+        var unconfirmed = BarcodeConfiguration()
+        unconfirmed.confirmTransformedLinearReads = false
+        let base = try BarcodeDetector(configuration: unconfirmed).read(in: frame)
+        #expect(base.objects.map(\.type) == [.codabar] && base.objects.first?.stringValue == "D4212C",
+                "\(base.objects.map { ($0.type, $0.stringValue ?? "") })")
+        #expect(base.engine == .zxing && base.pass == .thresholded)
+    }
+}

@@ -56,10 +56,12 @@ def main():
     ap.add_argument("--scale", type=float, default=1.0,
                     help="scale every still by this factor first (bilinear); 2 makes the 640x480 sets 1280x960, "
                          "a large frame for the stream steps (above streamMaximumUpscaleSide)")
-    ap.add_argument("--producer", choices=["numpy", "ffmpeg"], default="numpy",
+    ap.add_argument("--producer", choices=["numpy", "ffmpeg", "ffmpeg-untagged"], default="numpy",
                     help="numpy (default): full-range luma with fresh noise and a sub-pixel shift per frame; ffmpeg: "
                          "`ffmpeg -loop 1 -i still -pix_fmt yuv420p -f yuv4mpegpipe`, the same picture on every frame in "
-                         "limited range (XCOLORRANGE=LIMITED), as a user pipes a picture in")
+                         "limited range (XCOLORRANGE=LIMITED), as a user pipes a picture in; ffmpeg-untagged: the same "
+                         "with the range tag taken out of the header, as a producer that does not say its range (the "
+                         "frames reach the readers with limited range's lower contrast)")
     ap.add_argument("--long-side", type=int, default=0,
                     help="scale every still so that its long side is this many pixels (pixel-averaged, even sizes), "
                          "as a camera of that resolution would show the scene: 2592 (5 MP), 1920 (1080p). "
@@ -85,13 +87,19 @@ def main():
                 else:
                     src.resize((round(src.width * args.scale), round(src.height * args.scale)), Image.BILINEAR).save(dst)
             images = [dict(im, file=os.path.splitext(im["file"])[0] + ".png") for im in images]
-        if args.producer == "ffmpeg":
+        if args.producer.startswith("ffmpeg"):
             clips = []
             for i, im in enumerate(images):
                 clips.append(os.path.join(tmp, "%04d.y4m" % i))
                 subprocess.run(["ffmpeg", "-nostdin", "-loglevel", "error", "-y", "-loop", "1", "-i",
                                 os.path.join(set_dir, im["file"]), "-frames:v", str(args.frames), "-pix_fmt", "yuv420p",
                                 "-f", "yuv4mpegpipe", clips[-1]], check=True)
+                if args.producer == "ffmpeg-untagged":
+                    with open(clips[-1], "rb") as f:
+                        data = f.read()
+                    end = data.index(b"\n")
+                    with open(clips[-1], "wb") as f:
+                        f.write(data[:end].replace(b" XCOLORRANGE=LIMITED", b"") + data[end:])
         else:
             clips = make_clips(set_dir, images, tmp, args.frames, args.noise, rng)
         results = {}
@@ -133,7 +141,7 @@ def main():
         common = set.intersection(*(set(f) for f in firsts.values())) if firsts else set()
         print("%d clips of %d frames (%s), set %s, %s" % (len(clips), args.frames, ",".join(cats), os.path.relpath(args.set, ROOT),
                                                    "long side %d px" % args.long_side if args.long_side else "scale %g" % args.scale)
-              + (", ffmpeg's Y4M" if args.producer == "ffmpeg" else ""))
+              + ({"ffmpeg": ", ffmpeg's Y4M", "ffmpeg-untagged": ", ffmpeg's Y4M without its range tag"}.get(args.producer, "")))
         print("| binary | " + " | ".join(c for c in cats if c != "negative") + " | all | first read (frame, mean over %d codes all read) | misreads | wrong frames | CPU ms/frame (median of %d) |" % (len(common), args.repeat))
         print("|---" * (len(cats) + 5 - (1 if "negative" in cats else 0)) + "|")
         for name, per_cat, mis, wrong_frames in rows:
