@@ -6,6 +6,13 @@ import Glibc
 
 // SIGPIPE would kill us when a reader goes away; we see EPIPE instead and stop cleanly.
 signal(SIGPIPE, SIG_IGN)
+// Before anything opens a descriptor: a limit too low to start is a clear error (status 2), and libdispatch's
+// event loop is opened now, while descriptors are free, instead of trapping in the middle of a run.
+if let problem = StartupDescriptors.prepare() {
+    let line = Array("scand: \(problem)\n".utf8)
+    _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+    exit(2)
+}
 /// Runs the root command through AsyncParsableCommand's `main()` (`run` is async: it hosts a ServiceGroup);
 /// a plain `Scand.main()` here would pick ParsableCommand's synchronous one.
 func runAsync<Command: AsyncParsableCommand>(_: Command.Type) async { await Command.main() }

@@ -1,0 +1,86 @@
+import Foundation
+import Testing
+import ScanTestSupport
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// scand under a low open-file limit (`prlimit --nofile`), with the real binary. Before the start-up check
+/// (`StartupDescriptors`), libdispatch trapped (SIGILL, no message) when its event loop could not get a
+/// descriptor: always at `--nofile=4`, and at 5 or 6 depending on whether an input was opened first;
+/// `scand run` trapped in SwiftNIO at 8 and, with `--http`, at 20.
+@Suite("open-file limit", .serialized)
+struct DescriptorLimitTests {
+    struct Outcome {
+        var exited: Bool
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    /// Runs `prlimit --nofile=SOFT:HARD scand ARGS` in the fixtures folder and reports how it ended: an exit
+    /// (with its status) or a signal (`exited` false, `status` the signal number).
+    static func run(soft: Int, hard: Int, _ args: [String], timeout: Double = 60) throws -> Outcome {
+        let dir = DaemonPaths.tempDir("nofile-\(soft)")
+        defer { DaemonPaths.remove(dir) }
+        let p = try TestProcess.start("/usr/bin/prlimit", ["--nofile=\(soft):\(hard)", DaemonPaths.scand] + args,
+                                      directory: Fixtures.directory, stdout: .file(dir + "/out"), stderr: .file(dir + "/err"))
+        let status = TestProcess.wait(p, timeout: timeout)
+        return Outcome(exited: status != nil && p.terminationReason == .exit, status: status ?? -1,
+                       stdout: daemonReadText(dir + "/out"), stderr: daemonReadText(dir + "/err"))
+    }
+
+    static let inputs = ["clip-420jpeg.y4m", "clip-422.y4m", "exact.png"]
+
+    @Test("a limit too low to start: exit 2 with one message saying so, never a signal, nothing on stdout")
+    func tooLowIsAClearError() throws {
+        for limit in [4, 5, 6, 8, 12, 20, 30] {
+            for _ in 0..<2 { // the old trap at 5 and 6 came and went with thread timing
+                let r = try Self.run(soft: limit, hard: limit, ["scan"] + Self.inputs)
+                #expect(r.exited, "--nofile=\(limit): killed by signal \(r.status); stderr: \(r.stderr)")
+                #expect(r.status == 2, "--nofile=\(limit): \(r.stderr)")
+                #expect(r.stdout.isEmpty, "--nofile=\(limit)")
+                #expect(r.stderr.hasPrefix("scand: the open-file limit is too low: \(limit) (hard limit \(limit))"), "\(r.stderr)")
+                #expect(r.stderr.contains("ulimit -n"))
+                #expect(r.stderr.split(separator: "\n").count == 1, "\(r.stderr)")
+            }
+        }
+    }
+
+    @Test("just enough: the scan is the same as without a limit")
+    func enoughGivesTheSameOutput() throws {
+        let free = try ScandBinary.run(["scan"] + Self.inputs)
+        #expect(free.status == 0)
+        #expect(free.lines.count > 10)
+        let r = try Self.run(soft: 40, hard: 40, ["scan"] + Self.inputs)
+        #expect(r.exited && r.status == 0, "\(r.stderr)")
+        #expect(r.stdout == free.stdoutText)
+    }
+
+    @Test("a low soft limit under a higher hard one is raised, and the scan runs")
+    func lowSoftLimitIsRaised() throws {
+        let free = try ScandBinary.run(["scan"] + Self.inputs)
+        for soft in [4, 8, 20] {
+            let r = try Self.run(soft: soft, hard: 4096, ["scan"] + Self.inputs)
+            #expect(r.exited && r.status == 0, "soft \(soft): \(r.stderr)")
+            #expect(r.stdout == free.stdoutText, "soft \(soft)")
+        }
+    }
+
+    @Test("run with a socket and --http: too low is exit 2 with the message; enough serves and finishes")
+    func daemonUnderALimit() throws {
+        let dir = DaemonPaths.tempDir("nofile-run")
+        defer { DaemonPaths.remove(dir) }
+        let args = ["run", "--input", DaemonPaths.kiosk, "--no-pacing", "--stdout", "--socket", dir + "/s.sock", "--http", "127.0.0.1:0"]
+        for limit in [8, 20] { // SwiftNIO trapped at both before the check
+            let r = try Self.run(soft: limit, hard: limit, args)
+            #expect(r.exited, "--nofile=\(limit): killed by signal \(r.status); stderr: \(r.stderr)")
+            #expect(r.status == 2 && r.stderr.contains("the open-file limit is too low"), "\(r.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: dir + "/s.sock"))
+        }
+        let r = try Self.run(soft: 40, hard: 40, args)
+        #expect(r.exited && r.status == 0, "\(r.stderr)")
+        let events = r.stdout.split(separator: "\n").compactMap { DaemonEventLine(String($0)) }
+        #expect(events.contains { $0.event == "appeared" }, "\(r.stdout.prefix(400))")
+    }
+}
