@@ -73,15 +73,16 @@ public enum StartupDescriptors {
         return count
     }
 
-    /// Fires one timer on each of libdispatch's clocks and waits for both (at most 2 s; they are due at
-    /// once). Creating the first timer makes the manager queue open the epoll descriptor and eventfd;
+    /// Fires one timer on each of libdispatch's clocks and waits for both (at most 2 s; they are due in
+    /// 1 ms). Creating the first timer makes the manager queue open the epoll descriptor and eventfd;
     /// arming each clock opens its timerfd.
     static func openDispatchEventLoop() {
         let fired = DispatchSemaphore(value: 0)
         let queue = DispatchQueue(label: "scand.startup-descriptors")
         let timers = [DispatchSource.makeTimerSource(queue: queue), DispatchSource.makeTimerSource(queue: queue)]
-        timers[0].schedule(deadline: .now())
-        timers[1].schedule(wallDeadline: .now())
+        // 1 ms ahead: a timer already due fires without programming its clock's timerfd.
+        timers[0].schedule(deadline: .now() + .milliseconds(1))
+        timers[1].schedule(wallDeadline: .now() + .milliseconds(1))
         for timer in timers {
             timer.setEventHandler { fired.signal() }
             timer.activate()
