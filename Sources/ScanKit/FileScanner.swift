@@ -98,7 +98,7 @@ public struct FileScanner {
                 if summary.completed { break }
             } catch {
                 summary.failedInputs.append(input.displayName)
-                logger.error("\(error)")
+                logger.error("\(Self.failureMessage(error, input: input.displayName))")
             }
         }
         switch sink.failure {
@@ -107,6 +107,17 @@ public struct FileScanner {
         case nil: break
         }
         return summary
+    }
+
+    /// The error line for an input that failed: the error as it is when it already names the input (it
+    /// could not be opened, read or decoded), else prefixed with the input's name (a detector that failed
+    /// on one of its frames, e.g. zxing-cpp's `std::bad_alloc` under an address-space limit), so every
+    /// failure says which input it was.
+    static func failureMessage(_ error: any Error, input: String) -> String {
+        switch error as? ScanError {
+        case .unreadableInput?, .undecodableInput?, .device?: return "\(error)"
+        default: return "\(input): \(error)"
+        }
     }
 
     /// Scans one source to its end (or the frame limit, or the first object with ``oneshot``), delivering

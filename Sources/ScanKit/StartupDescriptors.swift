@@ -92,7 +92,30 @@ public enum StartupDescriptors {
     }
 }
 
+/// OpenBLAS (loaded with OpenCV through LAPACK) starts its worker threads while the libraries load, before
+/// `main`, and each worker's first act is to allocate a 128 MiB buffer. Under an address-space limit
+/// (`ulimit -v`, systemd's `LimitAS=`) of 250–400 MiB that allocation fails and the worker retries forever:
+/// it holds a core at 100 % for the whole run and then `exit` waits for it for ever (measured with
+/// `prlimit --as`; at 600 MiB it succeeds). scand does not use OpenBLAS's threads (OpenCV's DNN and image
+/// functions have their own). So when an address-space limit is set and `OPENBLAS_NUM_THREADS` is not,
+/// scand executes itself again with `OPENBLAS_NUM_THREADS=1` (no worker threads), before anything else
+/// happens; without a limit nothing is done and nothing is paid.
+public enum StartupEnvironment {
+    /// Re-executes `/proc/self/exe` with the same arguments and `OPENBLAS_NUM_THREADS=1` when `RLIMIT_AS` is
+    /// finite and the variable is unset. Returns only when nothing needed doing, or when the exec failed.
+    public static func limitOpenBLASThreadsUnderAddressSpaceLimit() {
+        var limit = rlimit()
+        guard getrlimit(RLIMIT_AS_, &limit) == 0, limit.rlim_cur != rlim_t.max, // RLIM_INFINITY is all ones
+              getenv("OPENBLAS_NUM_THREADS") == nil else { return }
+        setenv("OPENBLAS_NUM_THREADS", "1", 1)
+        execv("/proc/self/exe", CommandLine.unsafeArgv)
+        // The exec failed (no /proc): go on as before, with the variable set for any child.
+    }
+}
+
 #if canImport(Glibc)
+/// Glibc imports `RLIMIT_AS` as an enum case of `__rlimit_resource`; getrlimit wants its raw value.
+private let RLIMIT_AS_ = __rlimit_resource_t(RLIMIT_AS.rawValue)
 /// Glibc imports `RLIMIT_NOFILE` as an enum case of `__rlimit_resource`; getrlimit wants its raw value.
 private let RLIMIT_NOFILE_ = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
 #endif

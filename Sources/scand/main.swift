@@ -6,6 +6,8 @@ import Glibc
 
 // SIGPIPE would kill us when a reader goes away; we see EPIPE instead and stop cleanly.
 signal(SIGPIPE, SIG_IGN)
+// Under an address-space limit, OpenBLAS's worker threads (started before main) spin for ever: run again without them.
+StartupEnvironment.limitOpenBLASThreadsUnderAddressSpaceLimit()
 // Before anything opens a descriptor: a limit too low to start is a clear error (status 2), and libdispatch's
 // event loop is opened now, while descriptors are free, instead of trapping in the middle of a run.
 if let problem = StartupDescriptors.prepare() {

@@ -43,3 +43,21 @@ import ScanTestSupport
         #expect(try ModelLocator.file("haarcascade_frontalface_default.xml", in: ModelConfiguration(directory: dir)).hasSuffix(".xml"))
     }
 }
+
+/// Every failed input's error line names the input, also when the error comes from a detector on one of its
+/// frames (zxing-cpp's `std::bad_alloc` under an address-space limit came out as `detector: zxing:
+/// std::bad_alloc`, with no file name; the binary's behaviour is in `scandTests/DescriptorLimitTests`).
+@Suite struct FailureMessageTests {
+    @Test func detectorErrorsAreNamedAndInputErrorsAreNotNamedTwice() {
+        #expect(FileScanner.failureMessage(ScanError.detector("zxing: std::bad_alloc"), input: "shelf.jpg")
+                == "shelf.jpg: detector: zxing: std::bad_alloc")
+        #expect(FileScanner.failureMessage(ScanError.unreadableInput(input: "a.png", reason: "Too many open files"), input: "a.png")
+                == "a.png: cannot read: Too many open files")
+        #expect(FileScanner.failureMessage(ScanError.undecodableInput(input: "cut.y4m", reason: "truncated"), input: "cut.y4m")
+                == "cut.y4m: cannot decode: truncated")
+        #expect(FileScanner.failureMessage(ScanError.device(path: "/dev/video9", reason: "no such device"), input: "/dev/video9")
+                == "/dev/video9: no such device")
+        struct Other: Error, CustomStringConvertible { var description: String { "something else" } }
+        #expect(FileScanner.failureMessage(Other(), input: "-") == "-: something else")
+    }
+}

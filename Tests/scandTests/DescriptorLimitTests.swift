@@ -84,3 +84,49 @@ struct DescriptorLimitTests {
         #expect(events.contains { $0.event == "appeared" }, "\(r.stdout.prefix(400))")
     }
 }
+
+/// scand under an address-space limit (`prlimit --as`, as `ulimit -v` or systemd's `LimitAS=` set it), with the
+/// real binary and a 4032×3024 noise image (a 12 MP photo's size; nothing to read, so every pass runs).
+/// Before: OpenBLAS's worker thread (started while the libraries load) spun for ever on its failed 128 MiB
+/// buffer at 250–400 MiB, so the run held a core and never exited; and zxing-cpp's `std::bad_alloc` was
+/// logged as `detector: zxing: std::bad_alloc`, naming no input.
+@Suite("address-space limit", .serialized)
+struct AddressSpaceLimitTests {
+    /// A grey 4032×3024 PGM of deterministic noise (a linear congruential generator, seed 1).
+    static func noiseImage(in dir: String) throws -> String {
+        let (w, h) = (4032, 3024)
+        var bytes = Array("P5\n\(w) \(h)\n255\n".utf8)
+        bytes.reserveCapacity(bytes.count + w * h)
+        var x: UInt32 = 1
+        for _ in 0..<(w * h) {
+            x = x &* 1_664_525 &+ 1_013_904_223
+            bytes.append(UInt8(truncatingIfNeeded: x >> 24))
+        }
+        let path = dir + "/noise-12mp.pgm"
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    @Test("it ends, the next input is read, and a failure names its input")
+    func endsAndNamesTheInput() throws {
+        let dir = DaemonPaths.tempDir("as-limit")
+        defer { DaemonPaths.remove(dir) }
+        let big = try Self.noiseImage(in: dir)
+        let exact = Fixtures.path("exact.png")
+        for megabytes in [300, 400, 500] {
+            let p = try TestProcess.start("/usr/bin/prlimit", ["--as=\(megabytes << 20)", DaemonPaths.scand, "scan", big, exact],
+                                          directory: Fixtures.directory, stdout: .file(dir + "/out"), stderr: .file(dir + "/err"))
+            let status = TestProcess.wait(p, timeout: 240)
+            let out = daemonReadText(dir + "/out"), err = daemonReadText(dir + "/err")
+            #expect(status != nil, "--as=\(megabytes)M: still running after 240 s; stderr: \(err)")
+            guard let status else { continue }
+            #expect(p.terminationReason == .exit, "--as=\(megabytes)M: killed by signal \(status); stderr: \(err)")
+            #expect(out.contains(#""source":"\#(exact)""#) && out.contains(#""value":"LOGIN:ab12""#),
+                    "--as=\(megabytes)M: the second input was not read: \(out.suffix(300)) \(err)")
+            let errors = err.split(separator: "\n").filter { $0.contains(" error ") }
+            #expect(errors.allSatisfy { $0.contains("\(big): ") }, "--as=\(megabytes)M: \(errors)")
+            // 0: both read, a code found; 1: the noise image failed (named above), the other read.
+            #expect(status == (errors.isEmpty ? 0 : 1), "--as=\(megabytes)M: status \(status), \(err)")
+        }
+    }
+}
