@@ -145,8 +145,9 @@ public struct BarcodeConfiguration: Sendable, Hashable {
     /// Blurred low-resolution EAN/UPC codes otherwise read as other digits with a valid check digit on those
     /// passes, and a skewed ITF-14 as a shorter Interleaved 2 of 5 (docs/reader.md, "Confirming transformed
     /// reads"). Plain-pass reads and 2-D codes (with their error correction) are never held back, nor are
-    /// zxing-cpp's transformed 1-D reads of types other than EAN/UPC and Codabar (each has a check character or
-    /// a stricter structure; Codabar has neither). On by default since 2026-11-24.
+    /// zxing-cpp's transformed 1-D reads of types other than EAN/UPC, Codabar and GS1 DataBar Expanded (each has
+    /// a check character or a stricter structure; Codabar has neither, and zxing read a DataBar Expanded in a
+    /// photo of a PDF417 symbol). On by default since 2026-11-24.
     public var confirmTransformedLinearReads: Bool = true
     /// The small-retail check: an EAN/UPC read by zbar with a module under 2.5 pixels gets zxing-cpp's read
     /// of the whole pass image, and zxing's other digits on the same symbol replace zbar's. Off by default:
