@@ -99,7 +99,7 @@ struct BenchCommand: ParsableCommand {
                 }
                 row[label] = Self.median(results)
                 all += results
-                FileHandleStderr.write("\(name) \(label): \(fixed(row[label]!.fps, 1)) fps\n")
+                writeStderr("\(name) \(label): \(fixed(row[label]!.fps, 1)) fps\n")
             }
             rows.append(row)
         }
@@ -175,13 +175,6 @@ struct BenchCommand: ParsableCommand {
             }
             line("live code/face recall", "\(pct(l.codeRecall))/\(pct(l.faceRecall))", "\(pct(bl.codeRecall))/\(pct(bl.faceRecall))", "")
         }
-    }
-}
-
-enum FileHandleStderr {
-    static func write(_ s: String) {
-        var bytes = Array(s.utf8)
-        _ = bytes.withUnsafeMutableBytes { Glibc.write(2, $0.baseAddress, $0.count) }
     }
 }
 

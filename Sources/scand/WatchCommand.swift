@@ -132,7 +132,7 @@ struct WatchCommand: ParsableCommand {
         switch event {
         case "hello", "subscribed", "polled", "devices": return nil
         case "error":
-            FileHandleStderr.write("scand watch: the daemon says: \(parsed.message ?? "error")\n")
+            writeStderr("scand watch: the daemon says: \(parsed.message ?? "error")\n")
             return nil
         default: break
         }
@@ -152,7 +152,7 @@ struct WatchCommand: ParsableCommand {
     /// Connects to `socket`; exits 2 with one line naming the path when it cannot.
     private func connectOrExit() throws -> Int32 {
         func fail(_ why: String) -> ExitCode {
-            FileHandleStderr.write("scand watch: cannot connect to \(socket): \(why)\n")
+            writeStderr("scand watch: cannot connect to \(socket): \(why)\n")
             return ExitCode(ExitStatus.failure)
         }
         var addr = sockaddr_un()

@@ -11,8 +11,7 @@ StartupEnvironment.limitOpenBLASThreadsUnderAddressSpaceLimit()
 // Before anything opens a descriptor: a limit too low to start is a clear error (status 2), and libdispatch's
 // event loop is opened now, while descriptors are free, instead of trapping in the middle of a run.
 if let problem = StartupDescriptors.prepare() {
-    let line = Array("scand: \(problem)\n".utf8)
-    _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+    writeStderr("scand: \(problem)\n")
     exit(2)
 }
 /// Runs the root command through AsyncParsableCommand's `main()` (`run` is async: it hosts a ServiceGroup);
