@@ -1,5 +1,6 @@
 import ArgumentParser
 import ScanKit
+import ScanRun
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -12,7 +13,7 @@ StartupEnvironment.limitOpenBLASThreadsUnderAddressSpaceLimit()
 // event loop is opened now, while descriptors are free, instead of trapping in the middle of a run.
 if let problem = StartupDescriptors.prepare() {
     writeStderr("scand: \(problem)\n")
-    exit(2)
+    exit(ExitStatus.failure)
 }
 /// Runs the root command through AsyncParsableCommand's `main()` (`run` is async: it hosts a ServiceGroup);
 /// a plain `Scand.main()` here would pick ParsableCommand's synchronous one.
