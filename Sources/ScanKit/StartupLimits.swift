@@ -92,24 +92,79 @@ public enum StartupDescriptors {
     }
 }
 
-/// OpenBLAS (loaded with OpenCV through LAPACK) starts its worker threads while the libraries load, before
-/// `main`, and each worker's first act is to allocate a 128 MiB buffer. Under an address-space limit
-/// (`ulimit -v`, systemd's `LimitAS=`) of 250–400 MiB that allocation fails and the worker retries forever:
-/// it holds a core at 100 % for the whole run and then `exit` waits for it for ever (measured with
-/// `prlimit --as`; at 600 MiB it succeeds). scand does not use OpenBLAS's threads (OpenCV's DNN and image
-/// functions have their own). So when an address-space limit is set and `OPENBLAS_NUM_THREADS` is not,
-/// scand executes itself again with `OPENBLAS_NUM_THREADS=1` (no worker threads), before anything else
-/// happens; without a limit nothing is done and nothing is paid.
+/// What scand changes about its own process when it runs under an address-space limit (`ulimit -v`,
+/// systemd's `LimitAS=`, `prlimit --as`). Measured with `prlimit --as` (docs/daemon.md, "Resource limits"):
+/// - OpenBLAS (loaded with OpenCV through LAPACK) starts its worker threads while the libraries load,
+///   before `main`, and each worker's first act is to allocate a 128 MiB buffer. Under a limit of 250–400 MiB
+///   that allocation fails and the worker retries for ever: it holds a core at 100 % for the whole run and
+///   then `exit` waits for it for ever. scand does not use OpenBLAS's threads (OpenCV's DNN and image
+///   functions have their own), so it runs with `OPENBLAS_NUM_THREADS=1` (no worker thread).
+/// - glibc's malloc gives each thread that allocates its own arena, and reserves 64 MiB of address space
+///   for each (128 MiB while it aligns it). `scand run` on the demo clip reserved 686 MB this way against
+///   228 MB with one arena. Under a limit the arenas took the room that later thread stacks needed, so
+///   whether SwiftNIO or libdispatch could start a thread depended on how many arenas had been made first:
+///   `scand run` trapped in NIO's thread start at 340 MiB but not at 240 MiB. So scand runs with
+///   `MALLOC_ARENA_MAX=1` (every thread allocates from the main heap; mallopt(3)).
+/// Both are environment variables read while the process loads, so scand executes itself again with them
+/// set, before anything else happens. A variable the user set is left as it is. Without a limit nothing is
+/// done and nothing is paid.
 public enum StartupEnvironment {
-    /// Re-executes `/proc/self/exe` with the same arguments and `OPENBLAS_NUM_THREADS=1` when `RLIMIT_AS` is
-    /// finite and the variable is unset. Returns only when nothing needed doing, or when the exec failed.
-    public static func limitOpenBLASThreadsUnderAddressSpaceLimit() {
+    /// The variables set under an address-space limit, and their values.
+    public static let underAddressSpaceLimit = [("OPENBLAS_NUM_THREADS", "1"), ("MALLOC_ARENA_MAX", "1")]
+
+    /// Re-executes `/proc/self/exe` with the same arguments and the variables of ``underAddressSpaceLimit``
+    /// that are unset when `RLIMIT_AS` is finite. Returns only when nothing needed doing, or when the exec
+    /// (or setting a variable) failed; then scand goes on as before.
+    public static func adaptToAddressSpaceLimit() {
         var limit = rlimit()
-        guard getrlimit(RLIMIT_AS_, &limit) == 0, limit.rlim_cur != rlim_t.max, // RLIM_INFINITY is all ones
-              getenv("OPENBLAS_NUM_THREADS") == nil else { return }
-        setenv("OPENBLAS_NUM_THREADS", "1", 1)
+        guard getrlimit(RLIMIT_AS_, &limit) == 0, limit.rlim_cur != rlim_t.max else { return } // RLIM_INFINITY is all ones
+        let missing = underAddressSpaceLimit.filter { getenv($0.0) == nil }
+        guard !missing.isEmpty else { return }
+        // A variable that cannot be set would make the next process exec again, for ever: then go on as we are.
+        for (name, value) in missing where setenv(name, value, 1) != 0 { return }
         execv("/proc/self/exe", CommandLine.unsafeArgv)
-        // The exec failed (no /proc): go on as before, with the variable set for any child.
+        // The exec failed (no /proc): go on as before, with the variables set for any child.
+    }
+
+    /// Address space (bytes) that must be free below the soft `RLIMIT_AS` when `main` starts, after the
+    /// libraries are mapped (about 165 MiB for a release build): thread stacks (8 MiB reserved each:
+    /// libdispatch's workers and manager, the detectors' threads, SwiftNIO's event loops in `scand run`), the
+    /// heap, and the buffers of a first frame. Measured with `prlimit --as` and one malloc arena
+    /// (docs/daemon.md, "Address-space limits"): `scand run` with a socket, `--http` and `--mqtt` needs about
+    /// 105 MiB free and `scand scan` of a small image about 35 MiB. With too little, libdispatch cannot start
+    /// a thread and retries for ever (`_dispatch_temporary_resource_shortage`), the Swift runtime crashes
+    /// reporting a refused allocation, or SwiftNIO traps in its thread start. This leaves room above the
+    /// heaviest configuration.
+    public static let minimumFreeAddressSpace = 128 << 20
+
+    /// Nil when `RLIMIT_AS` is unlimited or leaves at least `minimumFree` bytes free above the address space
+    /// already mapped (`VmSize` in /proc/self/status); otherwise the message to print (scand then exits with
+    /// status 2 before starting a thread). Call it from `main` before anything else starts threads.
+    public static func addressSpaceProblem(minimumFree: Int = minimumFreeAddressSpace) -> String? {
+        var limit = rlimit()
+        guard getrlimit(RLIMIT_AS_, &limit) == 0, limit.rlim_cur != rlim_t.max,
+              let mapped = mappedBytes() else { return nil }
+        let free = Int(clamping: limit.rlim_cur) - mapped
+        guard free < minimumFree else { return nil }
+        let mib = { (bytes: Int) in (bytes + (1 << 20) - 1) >> 20 }
+        return "the address-space limit is too low: \(mib(Int(clamping: limit.rlim_cur))) MiB with \(mib(mapped)) MiB "
+            + "already mapped by the program and its libraries leaves \(mib(max(free, 0))) MiB; scand needs at least "
+            + "\(mib(minimumFree)) MiB free at start-up. Raise it (ulimit -v \((mapped + minimumFree) >> 10), or "
+            + "LimitAS= in a systemd unit)"
+    }
+
+    /// The process's mapped address space in bytes (`VmSize`), or nil when /proc is not mounted.
+    static func mappedBytes() -> Int? {
+        guard let f = fopen("/proc/self/status", "r") else { return nil }
+        defer { fclose(f) }
+        var line = [CChar](repeating: 0, count: 256)
+        while fgets(&line, Int32(line.count), f) != nil {
+            let text = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            guard text.hasPrefix("VmSize:") else { continue }
+            let kB = text.dropFirst(7).split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).first.flatMap { Int($0) }
+            return kB.map { $0 << 10 }
+        }
+        return nil
     }
 }
 

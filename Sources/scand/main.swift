@@ -7,8 +7,13 @@ import Glibc
 
 // SIGPIPE would kill us when a reader goes away; we see EPIPE instead and stop cleanly.
 signal(SIGPIPE, SIG_IGN)
-// Under an address-space limit, OpenBLAS's worker threads (started before main) spin for ever: run again without them.
-StartupEnvironment.limitOpenBLASThreadsUnderAddressSpaceLimit()
+// Under an address-space limit: run again without OpenBLAS's threads (they spin for ever) and with one malloc arena.
+StartupEnvironment.adaptToAddressSpaceLimit()
+// An address-space limit too low to start a thread is a clear error (status 2), not a hang or a crash.
+if let problem = StartupEnvironment.addressSpaceProblem() {
+    writeStderr("scand: \(problem)\n")
+    exit(ExitStatus.failure)
+}
 // Before anything opens a descriptor: a limit too low to start is a clear error (status 2), and libdispatch's
 // event loop is opened now, while descriptors are free, instead of trapping in the middle of a run.
 if let problem = StartupDescriptors.prepare() {
