@@ -1,3 +1,4 @@
+import ScanCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -8,9 +9,9 @@ import Glibc
 /// Resource readings of this process, for benchmarks.
 public enum ProcessStats {
     /// Current resident set size in bytes (VmRSS).
-    public static func residentBytes() -> Int { statusField("VmRSS:") }
+    public static func residentBytes() -> Int { ProcessStatus.bytes("VmRSS") ?? 0 }
     /// Peak resident set size in bytes (VmHWM).
-    public static func peakResidentBytes() -> Int { statusField("VmHWM:") }
+    public static func peakResidentBytes() -> Int { ProcessStatus.bytes("VmHWM") ?? 0 }
 
     /// Starts a new peak: returns freed heap memory to the system (`malloc_trim`) and resets VmHWM to the
     /// current RSS (`/proc/self/clear_refs` "5", Linux ≥ 4.0), so ``peakResidentBytes()`` then reports the
@@ -30,20 +31,6 @@ public enum ProcessStats {
         getrusage(RUSAGE_SELF.rawValue, &usage)
         return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
             + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
-    }
-
-    private static func statusField(_ name: String) -> Int {
-        guard let f = fopen("/proc/self/status", "r") else { return 0 }
-        defer { fclose(f) }
-        var line = [CChar](repeating: 0, count: 256)
-        while fgets(&line, Int32(line.count), f) != nil {
-            let s = line.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-            if s.hasPrefix(name) {
-                let digits = s.dropFirst(name.count).filter { $0.isNumber }
-                return (Int(digits) ?? 0) * 1024
-            }
-        }
-        return 0
     }
 }
 

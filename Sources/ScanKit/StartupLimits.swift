@@ -1,4 +1,5 @@
 import Dispatch
+import ScanCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -143,7 +144,7 @@ public enum StartupEnvironment {
     public static func addressSpaceProblem(minimumFree: Int = minimumFreeAddressSpace) -> String? {
         var limit = rlimit()
         guard getrlimit(RLIMIT_AS_, &limit) == 0, limit.rlim_cur != rlim_t.max,
-              let mapped = mappedBytes() else { return nil }
+              let mapped = ProcessStatus.bytes("VmSize") else { return nil }
         let free = Int(clamping: limit.rlim_cur) - mapped
         guard free < minimumFree else { return nil }
         let mib = { (bytes: Int) in (bytes + (1 << 20) - 1) >> 20 }
@@ -151,20 +152,6 @@ public enum StartupEnvironment {
             + "already mapped by the program and its libraries leaves \(mib(max(free, 0))) MiB; scand needs at least "
             + "\(mib(minimumFree)) MiB free at start-up. Raise it (ulimit -v \((mapped + minimumFree) >> 10), or "
             + "LimitAS= in a systemd unit)"
-    }
-
-    /// The process's mapped address space in bytes (`VmSize`), or nil when /proc is not mounted.
-    static func mappedBytes() -> Int? {
-        guard let f = fopen("/proc/self/status", "r") else { return nil }
-        defer { fclose(f) }
-        var line = [CChar](repeating: 0, count: 256)
-        while fgets(&line, Int32(line.count), f) != nil {
-            let text = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            guard text.hasPrefix("VmSize:") else { continue }
-            let kB = text.dropFirst(7).split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).first.flatMap { Int($0) }
-            return kB.map { $0 << 10 }
-        }
-        return nil
     }
 }
 
