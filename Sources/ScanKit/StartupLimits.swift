@@ -94,7 +94,7 @@ public enum StartupDescriptors {
 }
 
 /// What scand changes about its own process when it runs under an address-space limit (`ulimit -v`,
-/// systemd's `LimitAS=`, `prlimit --as`). Measured with `prlimit --as` (docs/daemon.md, "Resource limits"):
+/// systemd's `LimitAS=`, `prlimit --as`). Measured with `prlimit --as` (docs/daemon.md, "Address-space limits"):
 /// - OpenBLAS (loaded with OpenCV through LAPACK) starts its worker threads while the libraries load,
 ///   before `main`, and each worker's first act is to allocate a 128 MiB buffer. Under a limit of 250–400 MiB
 ///   that allocation fails and the worker retries for ever: it holds a core at 100 % for the whole run and
