@@ -23,7 +23,14 @@ struct DescriptorLimitTests {
     static func run(soft: Int, hard: Int, _ args: [String], timeout: Double = 60) throws -> Outcome {
         let dir = DaemonPaths.tempDir("nofile-\(soft)")
         defer { DaemonPaths.remove(dir) }
-        let p = try TestProcess.start("/usr/bin/prlimit", ["--nofile=\(soft):\(hard)", DaemonPaths.scand] + args,
+        return try underLimit("--nofile=\(soft):\(hard)", args, in: dir, timeout: timeout)
+    }
+
+    /// Runs `prlimit LIMIT scand ARGS` in the fixtures folder, with stdout and stderr in files of `dir`, and
+    /// reports how it ended; `status` -1 when it was still running after `timeout` seconds
+    /// (``TestProcess/wait(_:timeout:)`` then kills it). The one runner of both suites in this file.
+    static func underLimit(_ limit: String, _ args: [String], in dir: String, timeout: Double) throws -> Outcome {
+        let p = try TestProcess.start("/usr/bin/prlimit", [limit, DaemonPaths.scand] + args,
                                       directory: Fixtures.directory, stdout: .file(dir + "/out"), stderr: .file(dir + "/err"))
         let status = TestProcess.wait(p, timeout: timeout)
         return Outcome(exited: status != nil && p.terminationReason == .exit, status: status ?? -1,
@@ -114,13 +121,12 @@ struct AddressSpaceLimitTests {
         let big = try Self.noiseImage(in: dir)
         let exact = Fixtures.path("exact.png")
         for megabytes in [320, 400, 500] { // OpenBLAS spun at 250–400; the start-up check wants 175 + 128 MiB (debug)
-            let p = try TestProcess.start("/usr/bin/prlimit", ["--as=\(megabytes << 20)", DaemonPaths.scand, "scan", big, exact],
-                                          directory: Fixtures.directory, stdout: .file(dir + "/out"), stderr: .file(dir + "/err"))
-            let status = TestProcess.wait(p, timeout: 240)
-            let out = daemonReadText(dir + "/out"), err = daemonReadText(dir + "/err")
-            #expect(status != nil, "--as=\(megabytes)M: still running after 240 s; stderr: \(err)")
-            guard let status else { continue }
-            #expect(p.terminationReason == .exit, "--as=\(megabytes)M: killed by signal \(status); stderr: \(err)")
+            let r = try Self.run(megabytes: megabytes, ["scan", big, exact], in: dir, timeout: 240)
+            let out = r.stdout, err = r.stderr
+            #expect(r.status != -1, "--as=\(megabytes)M: still running after 240 s; stderr: \(err)")
+            guard r.status != -1 else { continue }
+            let status = r.status
+            #expect(r.exited, "--as=\(megabytes)M: killed by signal \(status); stderr: \(err)")
             #expect(out.contains(#""source":"\#(exact)""#) && out.contains(#""value":"LOGIN:ab12""#),
                     "--as=\(megabytes)M: the second input was not read: \(out.suffix(300)) \(err)")
             let errors = err.split(separator: "\n").filter { $0.contains(" error ") }
@@ -130,14 +136,9 @@ struct AddressSpaceLimitTests {
         }
     }
 
-    /// Runs `prlimit --as=MEGABYTES MiB scand ARGS` in the fixtures folder; nil status when it was still
-    /// running after `timeout` seconds (``TestProcess/wait(_:timeout:)`` then kills it).
+    /// Runs `prlimit --as=MEGABYTES MiB scand ARGS` (``DescriptorLimitTests/underLimit(_:_:in:timeout:)``).
     static func run(megabytes: Int, _ args: [String], in dir: String, timeout: Double = 90) throws -> DescriptorLimitTests.Outcome {
-        let p = try TestProcess.start("/usr/bin/prlimit", ["--as=\(megabytes << 20)", DaemonPaths.scand] + args,
-                                      directory: Fixtures.directory, stdout: .file(dir + "/out"), stderr: .file(dir + "/err"))
-        let status = TestProcess.wait(p, timeout: timeout)
-        return .init(exited: status != nil && p.terminationReason == .exit, status: status ?? -1,
-                     stdout: daemonReadText(dir + "/out"), stderr: daemonReadText(dir + "/err"))
+        try DescriptorLimitTests.underLimit("--as=\(megabytes << 20)", args, in: dir, timeout: timeout)
     }
 
     /// Before the start-up check, a limit a little above what the libraries map hung for ever (libdispatch
