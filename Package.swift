@@ -79,6 +79,11 @@ let package = Package(
         .systemLibrary(
             name: "CScanMosquitto", pkgConfig: "libmosquitto",
             providers: [.apt(["libmosquitto-dev"])]),
+        // The C library's `stderr`, replaced so that what C libraries print there becomes scand's log lines
+        // (ScanOutput's LibraryStderr).
+        .target(
+            name: "CScanStderr",
+            cSettings: [.unsafeFlags(["-Wall", "-Werror"])]),
         .target(
             name: "CScanV4L2",
             cSettings: [.unsafeFlags(["-Wall", "-Werror"])],
@@ -97,7 +102,7 @@ let package = Package(
             swiftSettings: strict),
         .target(
             name: "ScanOutput",
-            dependencies: ["ScanCore",
+            dependencies: ["ScanCore", "CScanStderr",
                            .product(name: "NIOCore", package: "swift-nio"),
                            .product(name: "NIOPosix", package: "swift-nio"),
                            .product(name: "Logging", package: "swift-log")],

@@ -3,6 +3,8 @@ import FoundationEssentials
 import ScanCore
 import ScanKit
 import ScanBenchmark
+import ScanOutput
+import Logging
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -52,6 +54,11 @@ struct BenchCommand: ParsableCommand {
     @OptionGroup(title: "Face tuning") var faces: FaceOptions
 
     func run() throws {
+        // What libzbar prints on stderr while the clips run becomes log lines (LibraryStderr).
+        var logger = Logger(label: "scand") { StderrLogHandler(label: $0) }
+        logger.logLevel = .warning
+        LibraryStderr.route(to: logger)
+        defer { LibraryStderr.stopRouting() }
         var configuration = OutputConfiguration()
         try detection.apply(to: &configuration)
         faces.apply(to: &configuration.face)

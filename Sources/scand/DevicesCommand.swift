@@ -20,6 +20,8 @@ struct DevicesCommand: ParsableCommand {
 
     func run() throws {
         let logger = logging.makeLogger()
+        LibraryStderr.route(to: logger)
+        defer { LibraryStderr.stopRouting() }
         let devices = DiscoverySession.devices { skipped in
             logger.info("skipped \(skipped.path): \(skipped.reason)")
         }

@@ -201,6 +201,9 @@ struct RunCommand: AsyncParsableCommand {
             throw ValidationError(error.description)
         }
         logger.logLevel = resolved.logLevel
+        // What libzbar (or another C library) prints on stderr becomes log lines, not raw text (LibraryStderr).
+        LibraryStderr.route(to: logger)
+        defer { LibraryStderr.stopRouting() }
         let command = self
         let options = DaemonRunOptions(
             version: Scand.version, configPath: config, failFast: sources.failFast,

@@ -75,6 +75,9 @@ struct ScanCommand: AsyncParsableCommand {
         // Before any thread exists: OpenCV's own size cap is an environment variable it reads once.
         ImageDecoder.prepareCodecsPlugin(limits: decoderLimits)
         let logger = logging.makeLogger()
+        // What libzbar (or another C library) prints on stderr becomes log lines, not raw text (LibraryStderr).
+        LibraryStderr.route(to: logger)
+        defer { LibraryStderr.stopRouting() }
         let configuration = try outputConfiguration()
         let output: MetadataOutput
         do {
