@@ -9,9 +9,14 @@ import ScanCore
 /// a photo made libzbar print `WARNING: decoder/databar.c:1265: _zbar_decode_databar: Assertion
 /// "seg->finder >= 0" failed.` and then a line starting with a tab. While routed, each message
 /// a library prints (one `fprintf`, however many lines) becomes one log line of the logger's handler, source
-/// `library`, with its control characters escaped as every log line's are (`StderrLogHandler`). The first
-/// message of each kind (by its first line) is logged at `warning`, its repeats at `debug`, so a warning a
-/// decoder prints on every frame does not flood the log; after 256 kinds every new one is `debug` too.
+/// `library`, with its control characters escaped as every log line's are (`StderrLogHandler`).
+///
+/// Levels. scand cannot tell how grave a library's message is, and before it went through in full at any log
+/// level, so the first message of each kind (by its first line) is shown whatever `--log-level` is, as a
+/// `warning`; its repeats are `debug`, so a warning a decoder prints on every frame does not flood the log.
+/// After 256 kinds every new one is `debug` too. The Swift runtime prints its reason for stopping the process
+/// (`Fatal error: failed to allocate … bytes`, `…: Precondition failed: …`) on the same stream: such a message
+/// is `critical`. Without that, `--log-level error` hid why scand crashed (found under `prlimit --as`).
 ///
 /// scand's own log lines go to descriptor 2 directly and are not affected. Outside `route(to:)` …
 /// `stopRouting()`, bytes printed on `stderr` go through unchanged, so argument-parser's usage and error
@@ -50,14 +55,37 @@ public enum LibraryStderr {
         router.lock.withLock { router.logger = nil }
     }
 
-    /// Logs one message: `warning` the first time its first line is seen, `debug` after.
+    /// The prefixes of the Swift runtime's reports before it stops the process (`_assertionFailure`'s and the
+    /// allocator's), after an optional `file:line: `.
+    static let runtimeFailures = ["Fatal error", "Precondition failed", "Assertion failed"]
+
+    /// Whether `firstLine` is the Swift runtime's report of a failure that stops the process.
+    static func isRuntimeFailure(_ firstLine: String) -> Bool {
+        runtimeFailures.contains { failure in
+            firstLine == failure || firstLine.hasPrefix(failure + ":") || firstLine.hasSuffix(": " + failure)
+                || firstLine.contains(": " + failure + ":")
+        }
+    }
+
+    /// Logs one message: `critical` if it is the Swift runtime's failure report; else `warning` the first time
+    /// its first line is seen, at any log level, and `debug` after.
     static func log(_ message: String) {
         let firstLine = String(message.prefix { $0 != "\n" && $0 != "\r\n" })
-        let (logger, first): (Logger?, Bool) = router.lock.withLock {
+        let (routed, first): (Logger?, Bool) = router.lock.withLock {
             guard let logger = router.logger else { return (nil, false) }
             guard router.seen.count < Router.maximumKinds || router.seen.contains(firstLine) else { return (logger, false) }
             return (logger, router.seen.insert(firstLine).inserted)
         }
-        logger?.log(level: first ? .warning : .debug, "\(message)", source: "library")
+        guard var logger = routed else { return }
+        let level: Logger.Level
+        if isRuntimeFailure(firstLine) {
+            level = .critical
+        } else if first {
+            level = .warning
+            logger.logLevel = .trace // shown whatever --log-level is (the message went through before)
+        } else {
+            level = .debug
+        }
+        logger.log(level: level, "\(message)", source: "library")
     }
 }

@@ -11,10 +11,11 @@ import Glibc
 @Suite("LibraryStderr: the C stderr stream", .serialized)
 struct LibraryStderrStreamTests {
     /// Routes to a StderrLogHandler writing into a pipe, runs `body`, stops routing and returns the lines.
-    static func logLines(_ body: () -> Void) throws -> [String] {
+    static func logLines(level: Logger.Level = .info, _ body: () -> Void) throws -> [String] {
         var fds: [Int32] = [0, 0]
         try #require(pipe(&fds) == 0)
-        let logger = Logger(label: "t") { StderrLogHandler(label: $0, fd: fds[1], journal: false) }
+        var logger = Logger(label: "t") { StderrLogHandler(label: $0, fd: fds[1], journal: false) }
+        logger.logLevel = level
         try #require(LibraryStderr.route(to: logger))
         body()
         LibraryStderr.stopRouting()
@@ -57,5 +58,28 @@ struct LibraryStderrStreamTests {
         #expect(messages.count == 2, "\(lines.count) lines")
         #expect(messages.first == String(repeating: "x", count: 4096))
         #expect(messages.last == String(repeating: "x", count: 904) + " tail without newline")
+    }
+
+    @Test("at --log-level error: a new kind is still shown once, its repeat is not; the Swift runtime's failure is critical")
+    func levels() throws {
+        let kind = "libfoo: warning \(UInt64.random(in: 0...UInt64.max))\n"
+        let lines = try Self.logLines(level: .error) {
+            fputs(kind, scan_stderr_current())
+            fputs(kind, scan_stderr_current())
+            fputs("Swift/ContiguousArrayBuffer.swift:600: Fatal error: Index out of range\n", scan_stderr_current())
+            fputs("Fatal error: failed to allocate 12192800 bytes of memory with alignment 8\n", scan_stderr_current())
+        }
+        #expect(lines.count == 3, "\(lines)")
+        #expect(lines.first?.contains(" warning t: [library] libfoo: warning ") == true, "\(lines)")
+        #expect(lines.dropFirst().allSatisfy { $0.contains(" critical t: [library] ") }, "\(lines)")
+    }
+
+    @Test("the Swift runtime's failure reports are told from other messages")
+    func runtimeFailures() {
+        #expect(LibraryStderr.isRuntimeFailure("Fatal error: failed to allocate 3031821 bytes of memory with alignment 8"))
+        #expect(LibraryStderr.isRuntimeFailure("ScanKit/Frame.swift:12: Precondition failed: stride"))
+        #expect(LibraryStderr.isRuntimeFailure("Swift/x.swift:1: Assertion failed"))
+        #expect(!LibraryStderr.isRuntimeFailure(#"WARNING: decoder/databar.c:1265: _zbar_decode_databar: Assertion "seg->finder >= 0" failed."#))
+        #expect(!LibraryStderr.isRuntimeFailure("libpng warning: iCCP: known incorrect sRGB profile"))
     }
 }
