@@ -15,18 +15,17 @@ The test (TransformedMisreadTests.swift, CodabarConfirmationTests) pastes the pa
 Usage: /usr/bin/python3 Tests/Fixtures/make_codabar_noise_crop.py [out.png]
 Needs: python3-numpy, python3-pil, zint, segno (as make_photos.py), ffmpeg.
 """
-import hashlib, os, subprocess, sys, tempfile
+import os, subprocess, sys, tempfile
 
 from PIL import Image
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "Tests", "Fixtures", "regressions", "codabar-noise-crop.png")
+from regression_photo import generated_photo, output_path, report
+
+OUT = output_path(sys.argv, "codabar-noise-crop.png")
 BOX = (665, 1150, 865, 1400)
 
 with tempfile.TemporaryDirectory() as tmp:
-    subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "bench", "reader", "make_photos.py"), "--out", tmp, "--seed", "9393",
-                    "--name", "p", "--categories", "photo,photo-extra,photo-negative"], check=True, stdout=subprocess.DEVNULL)
-    src = Image.open(os.path.join(tmp, "p", "photo-negative", "022.jpg"))
+    src = Image.open(generated_photo(tmp, 9393, "photo,photo-extra,photo-negative", "photo-negative/022.jpg"))
     k = 2048 / max(src.size)
     size = (2 * round(src.width * k / 2), 2 * round(src.height * k / 2))
     png = os.path.join(tmp, "frame.png")
@@ -38,4 +37,4 @@ with tempfile.TemporaryDirectory() as tmp:
     w, h = size
     luma = Image.frombytes("L", (w, h), y4m[frame_start:frame_start + w * h])
     luma.crop(BOX).save(OUT, optimize=True)
-print(OUT, hashlib.sha256(open(OUT, "rb").read()).hexdigest())
+report(OUT)
