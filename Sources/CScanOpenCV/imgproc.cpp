@@ -20,11 +20,13 @@ extern "C" scv_status scv_resize(const uint8_t *src, int w, int h, int stride, u
     } catch (...) { return SCV_ERR_OPENCV; }
 }
 
-extern "C" scv_status scv_adaptive_threshold(const uint8_t *src, int w, int h, int stride, uint8_t *dst, int block, double c) {
+extern "C" scv_status scv_adaptive_threshold(const uint8_t *src, int w, int h, int stride, uint8_t *dst, int block, double c,
+                                             int invert) {
     if (!src || !dst || w <= 0 || h <= 0 || block < 3 || block % 2 == 0) return SCV_ERR_ARGUMENT;
     try {
         cv::Mat out(h, w, CV_8UC1, dst);
-        cv::adaptiveThreshold(wrap(src, w, h, stride), out, 255, cv::ADAPTIVE_THRESH_MEAN_C, cv::THRESH_BINARY, block, c);
+        cv::adaptiveThreshold(wrap(src, w, h, stride), out, 255, cv::ADAPTIVE_THRESH_MEAN_C,
+                              invert ? cv::THRESH_BINARY_INV : cv::THRESH_BINARY, block, c);
         return SCV_OK;
     } catch (...) { return SCV_ERR_OPENCV; }
 }

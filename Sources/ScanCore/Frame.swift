@@ -41,10 +41,18 @@ public struct LumaPlane: Sendable {
 
     /// A tightly packed copy with every value inverted (255 - v): light-on-dark becomes dark-on-light.
     public func inverted() -> LumaPlane {
-        var out = [UInt8](repeating: 0, count: width * height)
-        for row in 0..<height {
-            let base = row * stride, o = row * width
-            for col in 0..<width { out[o + col] = 255 &- bytes[base + col] }
+        let width = width, height = height, stride = stride
+        // Written through pointers, row by row, into an array that is not zeroed first: the compiler vectorises
+        // the inner loop (a bounds-checked element loop cost 1 % of a 720p stream's CPU).
+        let out = bytes.withUnsafeBufferPointer { src in
+            [UInt8](unsafeUninitializedCapacity: width * height) { dst, initialized in
+                let s = src.baseAddress!, d = dst.baseAddress!
+                for row in 0..<height {
+                    let from = s + row * stride, to = d + row * width
+                    for col in 0..<width { to[col] = ~from[col] }
+                }
+                initialized = width * height
+            }
         }
         return LumaPlane(width: width, height: height, bytes: out)
     }

@@ -574,7 +574,7 @@ public final class BarcodeDetector: MetadataDetector {
         let all = streamSteps(width: base.plane.width, height: base.plane.height)
         guard !all.isEmpty else { return BarcodeRead() }
         let large = isLargeStreamFrame(longSide: longSide)
-        var cache: [ReaderPass: [PassImage]] = [:]
+        var cache: [StreamImageKey: PassImage] = [:]
         var levels: [Int: PassImage] = [:]
         var deskew: (base: PassImage, degrees: [Double], border: UInt8)?
         var queue: [StreamStep] = []
@@ -630,10 +630,10 @@ public final class BarcodeDetector: MetadataDetector {
                 levels[divisor] = level
                 image = step.image % twins == 1 ? level.inverted() : level
             } else {
-                let images = cache[step.pass] ?? passImages(step.pass, base: base)
-                cache[step.pass] = images
-                guard step.image < images.count else { continue }
-                image = images[step.image]
+                let key = StreamImageKey(pass: step.pass, image: step.image)
+                guard let made = cache[key] ?? passImage(step.pass, index: step.image, base: base) else { continue }
+                cache[key] = made
+                image = made
             }
             var found: [MetadataObject]
             if step.engine == .zbar {
@@ -664,6 +664,9 @@ public final class BarcodeDetector: MetadataDetector {
         return BarcodeRead()
     }
 
+    /// A pass image a stream frame has made, for another step on the same frame.
+    private struct StreamImageKey: Hashable { var pass: ReaderPass; var image: Int }
+
     /// The images a pass looks at: the pass itself (for `downscaled` on still images, each level of its pyramid)
     /// and, for extra passes, each one's inverted twin after it.
     func passImages(_ pass: ReaderPass, base: PassImage) -> [PassImage] {
@@ -688,35 +691,69 @@ public final class BarcodeDetector: MetadataDetector {
                 images.append(level)
             }
         case .upscaled:
-            guard max(p.width, p.height) <= configuration.maximumUpscaleSide,
-                  let u = base.resized(width: p.width * 2, height: p.height * 2, interpolation: 1) else { return [] }
+            guard let u = upscaledImage(base) else { return [] }
             images.append(u)
-        case .thresholded:
-            // On a large still: the half-size image (``BarcodeConfiguration/largeStillSide``).
-            var source = base
-            if !streaming, max(p.width, p.height) > configuration.largeStillSide,
-               let d = base.resized(width: p.width / 2, height: p.height / 2, interpolation: 0) { source = d }
-            var block = max(source.plane.width, source.plane.height) / 24
-            block = min(101, max(15, block | 1))
-            guard let t = ImageOps.thresholded(source.plane, block: block, c: 2) else { return [] }
-            source.plane = t
-            images.append(source)
-        case .upscaledThresholded:
-            // Binarising at ×2 keeps the module edges of ≈3 px modules (bilinear gives sub-pixel edges); the
-            // block (≈1/20 of the frame's long side) follows a specular band, and the bias (`c`) keeps a
-            // screen's faint pixel-grid moiré on the light side instead of turning it into module-sized dots.
-            guard max(p.width, p.height) <= configuration.maximumUpscaleSide,
-                  var u = base.resized(width: p.width * 2, height: p.height * 2, interpolation: 1) else { return [] }
-            let block = min(101, max(15, (max(u.plane.width, u.plane.height) / 40) | 1))
-            guard let t = ImageOps.thresholded(u.plane, block: block, c: Self.upscaledThresholdBias) else { return [] }
-            u.plane = t
-            images.append(u)
+        case .thresholded, .upscaledThresholded:
+            guard let t = thresholdedImage(pass, base: base, inverted: false) else { return [] }
+            images.append(t)
         case .deskewed:
             return deskewedImages(base)
         }
         // Each image, then its inverted twin.
         guard configuration.tryInverted else { return images }
         return images.flatMap { [$0, $0.inverted()] }
+    }
+
+    /// Image `index` of ``passImages(_:base:)`` for `pass`, made alone: a stream step reads one image of a pass
+    /// per frame, so the pass's other image is not made, and a thresholded pass's inverted twin is thresholded
+    /// inverted in one go (the same bytes as inverting the plain result). nil when the pass has no such image.
+    /// (Not for `deskewed` or the stream pyramid's `downscaled` levels, which a stream step makes itself.)
+    func passImage(_ pass: ReaderPass, index: Int, base: PassImage) -> PassImage? {
+        let twins = configuration.tryInverted ? 2 : 1
+        switch pass {
+        case .thresholded, .upscaledThresholded:
+            guard index < twins else { return nil }
+            return thresholdedImage(pass, base: base, inverted: index == 1)
+        case .upscaled:
+            guard index < twins, let u = upscaledImage(base) else { return nil }
+            return index == 1 ? u.inverted() : u
+        default:
+            let images = passImages(pass, base: base)
+            return index < images.count ? images[index] : nil
+        }
+    }
+
+    /// The `upscaled` pass's image: `base` at twice its size (bilinear), if its long side is at most
+    /// ``BarcodeConfiguration/maximumUpscaleSide`` pixels.
+    private func upscaledImage(_ base: PassImage) -> PassImage? {
+        let p = base.plane
+        guard max(p.width, p.height) <= configuration.maximumUpscaleSide else { return nil }
+        return base.resized(width: p.width * 2, height: p.height * 2, interpolation: 1)
+    }
+
+    /// The binarised image of the `thresholded` or `upscaledThresholded` pass (0 and 255; dark 255 when
+    /// `inverted`), with its map to frame pixels.
+    private func thresholdedImage(_ pass: ReaderPass, base: PassImage, inverted: Bool) -> PassImage? {
+        let p = base.plane
+        if pass == .upscaledThresholded {
+            // Binarising at ×2 keeps the module edges of ≈3 px modules (bilinear gives sub-pixel edges); the
+            // block (≈1/20 of the frame's long side) follows a specular band, and the bias (`c`) keeps a
+            // screen's faint pixel-grid moiré on the light side instead of turning it into module-sized dots.
+            guard var u = upscaledImage(base) else { return nil }
+            let block = min(101, max(15, (max(u.plane.width, u.plane.height) / 40) | 1))
+            guard let t = ImageOps.thresholded(u.plane, block: block, c: Self.upscaledThresholdBias, inverted: inverted) else { return nil }
+            u.plane = t
+            return u
+        }
+        // On a large still: the half-size image (``BarcodeConfiguration/largeStillSide``).
+        var source = base
+        if !streaming, max(p.width, p.height) > configuration.largeStillSide,
+           let d = base.resized(width: p.width / 2, height: p.height / 2, interpolation: 0) { source = d }
+        var block = max(source.plane.width, source.plane.height) / 24
+        block = min(101, max(15, block | 1))
+        guard let t = ImageOps.thresholded(source.plane, block: block, c: 2, inverted: inverted) else { return nil }
+        source.plane = t
+        return source
     }
 
     /// The deskewed pass turns frames (or rects of interest) of at most this many pixels on the long side; larger

@@ -267,6 +267,37 @@ struct MultiPassReaderTests {
         #expect(full.passImages(.thresholded, base: base(4032, 3024)).map(\.plane.width) == [4032, 4032])
     }
 
+    /// A stream step makes only the image it reads (`passImage`); a thresholded pass's inverted twin is then
+    /// thresholded inverted in one OpenCV call instead of thresholded and inverted. Each must be the very image
+    /// `passImages` gives at that index: the same bytes, size and map to the frame, on a textured frame
+    /// (seeded noise over a gradient, odd size) and with `tryInverted` off.
+    @Test("passImage(pass, index:) is passImages(pass)[index] byte for byte, for every pass but deskewed, inverted twins included")
+    func singlePassImageMatchesPassImages() throws {
+        var state: UInt64 = 42
+        let w = 333, h = 251
+        let bytes = (0..<(w * h)).map { i -> UInt8 in
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return UInt8(truncatingIfNeeded: (i % w) / 2 + Int(state >> 59) * 8)
+        }
+        let base = PassImage(plane: LumaPlane(width: w, height: h, bytes: bytes), scaleX: 1, scaleY: 1, originX: 12, originY: 7)
+        for inverted in [true, false] {
+            let reader = detector { $0.tryInverted = inverted }
+            reader.streaming = true
+            for pass in ReaderPass.standard where pass != .deskewed {
+                let all = reader.passImages(pass, base: base)
+                #expect(!all.isEmpty, "\(pass)")
+                for index in 0...all.count {
+                    let one = reader.passImage(pass, index: index, base: base)
+                    guard index < all.count else { #expect(one == nil, "\(pass) \(index)"); continue }
+                    let expected = all[index]
+                    #expect(one?.plane.bytes == expected.plane.bytes, "\(pass) \(index) tryInverted \(inverted)")
+                    #expect(one?.plane.width == expected.plane.width && one?.plane.height == expected.plane.height)
+                    #expect(one.map { $0.toFrame(100, 50) == expected.toFrame(100, 50) } == true, "\(pass) \(index)")
+                }
+            }
+        }
+    }
+
     @Test("zbar's scan lines on stills: every line up to 2249 lines, every 2nd to 3749 (12 MP), every 4th at 48 MP; upscaled images and explicit settings as given")
     func stillScanDensity() throws {
         func image(_ w: Int, _ h: Int, scale: Double = 1) -> PassImage {

@@ -79,8 +79,10 @@ void scv_plugin_video_close(scv_video *video);
 
 /** Resizes src (w×h, stride) into dst (dw×dh, packed). interpolation: 0 area, 1 linear, 2 nearest, 3 cubic. */
 scv_status scv_resize(const uint8_t *src, int width, int height, int stride, uint8_t *dst, int dst_width, int dst_height, int interpolation);
-/** Adaptive mean threshold into dst (packed). block must be odd >= 3. */
-scv_status scv_adaptive_threshold(const uint8_t *src, int width, int height, int stride, uint8_t *dst, int block, double c);
+/** Adaptive mean threshold into dst (packed): 255 where src > local mean - c, else 0; with invert != 0 the
+ *  opposite (0 and 255 swapped, the same as inverting the plain result). block must be odd >= 3. */
+scv_status scv_adaptive_threshold(const uint8_t *src, int width, int height, int stride, uint8_t *dst, int block, double c,
+                                  int invert);
 /** Gaussian blur into dst (packed). ksize odd. */
 scv_status scv_gaussian_blur(const uint8_t *src, int width, int height, int stride, uint8_t *dst, int ksize, double sigma);
 /** Histogram equalisation into dst (packed). */
