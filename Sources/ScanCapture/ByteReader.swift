@@ -148,14 +148,39 @@ final class ByteReader {
     }
 
     /// Skips `count` bytes. Returns the number skipped (< count at EOF).
+    ///
+    /// On a regular file the part past the buffered bytes is seeked over, as far as the file's end, instead of
+    /// read (a Y4M frame's chroma planes, a third of its bytes, were copied in only to be dropped); what would
+    /// pass the end is read as on a pipe, so a truncated file still comes up short.
     func skip(_ count: Int) throws -> Int {
-        var done = 0
+        var done = min(max(0, count), end - start)
+        start += done
+        if done < count { done += seekForward(count - done) }
         while done < count {
             if start == end, try !fill() { break }
             let n = min(count - done, end - start)
             start += n; done += n
         }
         return done
+    }
+
+    /// Whether `fd` is a regular file (nil until ``seekForward(_:)`` first asks).
+    private var isRegularFile: Bool?
+
+    /// Moves a regular file's offset forward by up to `count` bytes, no further than its current end, with the
+    /// buffer empty. Returns how far it moved: 0 on anything but a regular file, at its end, or if the
+    /// descriptor refuses to seek (the caller then reads).
+    private func seekForward(_ count: Int) -> Int {
+        guard start == end, count > 0, !atEOF, !closed, isRegularFile != false else { return 0 }
+        var st = stat()
+        guard fstat(fd.rawValue, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { isRegularFile = false; return 0 }
+        isRegularFile = true
+        let here = lseek(fd.rawValue, 0, SEEK_CUR)
+        guard here >= 0 else { isRegularFile = false; return 0 }
+        let n = min(count, max(0, Int(st.st_size) - Int(here)))
+        guard n > 0, lseek(fd.rawValue, off_t(n), SEEK_CUR) == here + off_t(n) else { return 0 }
+        consumedFromDescriptor += n
+        return n
     }
 
     /// Reads everything that is left, refusing input of more than `limit` bytes in all.

@@ -196,6 +196,38 @@ private func source(_ bytes: [UInt8], in dir: TemporaryDirectory, name: String, 
         }
     }
 
+    /// On a regular file a frame's chroma planes are seeked over, not read: after each 640×480 frame the
+    /// descriptor's offset is exactly that frame's end (reading them through the 64 KiB buffer leaves it up to a
+    /// buffer further on), the frames are exact, and a file cut inside the last frame's chroma still comes up
+    /// short by exactly the missing bytes.
+    @Test func chromaIsSeekedOverOnARegularFile() throws {
+        let dir = try TemporaryDirectory()
+        let stream = Stream(width: 640, height: 480, frames: 4, seed: 77)
+        let header = "YUV4MPEG2 W640 H480 F25:1 Ip A1:1 C420jpeg\n".utf8.count
+        let frameBytes = 640 * 480 + 2 * 320 * 240
+        for cut in [0, 100] {
+            let url = dir.url.appendingPathComponent("seek-\(cut).y4m")
+            try Data(stream.bytes.dropLast(cut)).write(to: url)
+            let fd = try FileDescriptor.open(FilePath(url.path), .readOnly)
+            let probe = dup(fd.rawValue) // shares the file offset
+            defer { close(probe) }
+            let y4m = try Y4MSource(reader: ByteReader(fd: fd, name: "seek-\(cut).y4m", ownsDescriptor: true))
+            for i in 0..<(cut == 0 ? 4 : 3) {
+                let frame = try #require(try y4m.nextFrame())
+                #expect(frame.luma.bytes == stream.lumas[i], "cut \(cut) frame \(i)")
+                #expect(lseek(probe, 0, SEEK_CUR) == off_t(header + (i + 1) * ("FRAME\n".utf8.count + frameBytes)),
+                        "cut \(cut) frame \(i)")
+            }
+            if cut == 0 {
+                #expect(try y4m.nextFrame() == nil)
+            } else {
+                do { _ = try y4m.nextFrame(); Issue.record("cut \(cut): no error") } catch {
+                    #expect("\(error)" == "seek-100.y4m: cannot decode: truncated: frame 3 is incomplete (got \(frameBytes - 100) of \(frameBytes) bytes)")
+                }
+            }
+        }
+    }
+
     /// The frame size is checked against the pixel budget before a frame is allocated; 16384×16384
     /// (268 MP) was accepted before.
     @Test func frameSizeIsCheckedAgainstDecoderLimits() throws {

@@ -14,6 +14,10 @@ import Glibc
 /// buffer grows and compacts.
 /// Streams whose header declares more than 2^20 pixels a frame are skipped (each frame allocates W×H
 /// bytes before its data arrives; the pixel budget is not this target's subject).
+///
+/// For a quarter of the seeds the same stream is also read from a regular file (unlinked, in /tmp), where the reader seeks
+/// over each frame's chroma instead of reading it, and the two readings must agree frame for frame, error for
+/// error.
 enum Y4MTarget {
     static let maxPixels = 1 << 20
 
@@ -30,23 +34,47 @@ enum Y4MTarget {
         let thread = writer.start()
 
         let capacities = [1, 2, 3, 7, 16, 64, 4096, 1 << 16]
-        let reader = ByteReader(fd: FileDescriptor(rawValue: fds[0]), name: "fuzz.y4m", ownsDescriptor: true,
-                                capacity: capacities[Int(seed % 8)])
-        var frames = 0
+        let capacity = capacities[Int(seed % 8)]
+        let piped = read(ByteReader(fd: FileDescriptor(rawValue: fds[0]), name: "fuzz.y4m", ownsDescriptor: true,
+                                    capacity: capacity))
+        pthread_join(thread, nil)
+
+        guard (seed / 8) % 4 == 0 else { return }
+        var template = Array("/tmp/scand-fuzz-y4m.XXXXXX".utf8CString)
+        let fd = mkstemp(&template)
+        guard fd >= 0 else { fatalError("mkstemp: \(errno)") }
+        unlink(template) // the descriptor keeps the file until it is closed
+        var written = 0
+        while written < stream.count {
+            let n = stream.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, stream.count - written) }
+            if n < 0 { if errno == EINTR { continue }; fatalError("write to memfd: \(errno)") }
+            written += n
+        }
+        guard lseek(fd, 0, SEEK_SET) == 0 else { fatalError("lseek: \(errno)") }
+        let filed = read(ByteReader(fd: FileDescriptor(rawValue: fd), name: "fuzz.y4m", ownsDescriptor: true, capacity: capacity))
+        fuzzCheck(filed.frames == piped.frames, "file and pipe gave different frames (\(filed.frames.count), \(piped.frames.count))")
+        fuzzCheck(filed.error == piped.error, "file and pipe ended differently: \(filed.error ?? "end") / \(piped.error ?? "end")")
+    }
+
+    /// Every frame's luma `reader` gives, and the error that ended the stream (nil: it ended cleanly).
+    static func read(_ reader: ByteReader) -> (frames: [[UInt8]], error: String?) {
+        var frames: [[UInt8]] = []
+        var failure: String?
         do {
             let source = try Y4MSource(reader: reader)
             fuzzCheck(source.size.width > 0 && source.size.height > 0, "accepted size \(source.size)")
             while let frame = try source.nextFrame() {
-                fuzzCheck(frame.index == frames, "frame index \(frame.index), expected \(frames)")
+                fuzzCheck(frame.index == frames.count, "frame index \(frame.index), expected \(frames.count)")
                 fuzzCheck(frame.luma.bytes.count == source.size.width * source.size.height, "luma size")
-                frames += 1
+                frames.append(frame.luma.bytes)
             }
             source.close()
         } catch {
             // Refusing bad input with an error is fine; crashing or hanging is not.
+            failure = "\(error)"
         }
         reader.close()
-        pthread_join(thread, nil)
+        return (frames, failure)
     }
 
     /// The largest W×H any `W`/`H` pair in the first line could give (the parser keeps the last of each).
