@@ -80,10 +80,11 @@ let package = Package(
             name: "CScanMosquitto", pkgConfig: "libmosquitto",
             providers: [.apt(["libmosquitto-dev"])]),
         // The C library's `stderr`, replaced so that what C libraries print there becomes scand's log lines
-        // (ScanOutput's LibraryStderr).
+        // (ScanOutput's LibraryStderr); C++'s std::cout/cerr/clog are sent through it too (OpenCV's logger).
         .target(
             name: "CScanStderr",
-            cSettings: [.unsafeFlags(["-Wall", "-Werror"])]),
+            cSettings: [.unsafeFlags(["-Wall", "-Werror"])],
+            cxxSettings: [.unsafeFlags(["-Wall", "-Werror"])]),
         .target(
             name: "CScanV4L2",
             cSettings: [.unsafeFlags(["-Wall", "-Werror"])],

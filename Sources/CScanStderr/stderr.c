@@ -77,6 +77,7 @@ int scan_stderr_install(void) {
     fflush(stderr);
     installed = stream;
     stderr = stream;
+    scan_stderr_route_cxx_streams();
     return 0;
 }
 

@@ -18,6 +18,11 @@ import ScanCore
 /// (`Fatal error: failed to allocate … bytes`, `…: Precondition failed: …`) on the same stream: such a message
 /// is `critical`. Without that, `--log-level error` hid why scand crashed (found under `prlimit --as`).
 ///
+/// C++'s `std::cout`, `std::cerr` and `std::clog` are sent through the same stream from the first `route(to:)`
+/// on (``scan_stderr_route_cxx_streams``): OpenCV's logger writes its warnings to `std::cerr`, and with
+/// `OPENCV_LOG_LEVEL=INFO` in the environment its INFO lines went to `std::cout`, into the JSON lines on stdout
+/// (`scand scan … | jq` then failed on `[ INFO:0@0.279] global … ParallelBackendRegistry …`).
+///
 /// scand's own log lines go to descriptor 2 directly and are not affected. Outside `route(to:)` …
 /// `stopRouting()`, bytes printed on `stderr` go through unchanged, so argument-parser's usage and error
 /// messages keep their form.

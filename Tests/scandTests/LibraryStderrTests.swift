@@ -76,6 +76,30 @@ struct LibraryStderrTests {
         #expect(library.first?.contains(#"failed.\n\ti="#) == true, "\(r.stderr)")
     }
 
+    /// OpenCV's logger writes INFO lines to C++'s std::cout when OPENCV_LOG_LEVEL asks for them: before the C++
+    /// streams were routed they landed in the JSON lines on stdout (`[ INFO:0@0.279] global … ParallelBackendRegistry
+    /// …`, found 2026-11-27). A code-free scene runs every pass, so OpenCV's parallel backend starts and logs.
+    @Test("OPENCV_LOG_LEVEL=INFO: OpenCV's INFO lines (C++ std::cout) are library log lines; stdout is only JSON")
+    func openCVInfoStaysOffStdout() throws {
+        let scene = Fixtures.directory.appendingPathComponent("empty-scene.png").path
+        let code = Fixtures.directory.appendingPathComponent("ean13-inverted.png").path
+        let r = try ScandBinary.run(["scan", scene, code],
+                                    environment: TestProcess.environment(adding: ["OPENCV_LOG_LEVEL": "INFO"]))
+        #expect(r.status == 0, "\(r.stderr)")
+        for line in r.lines {
+            #expect(line.hasPrefix("{\""), "not a JSON line on stdout: \(line.debugDescription)")
+        }
+        let events = try r.jsonLines()
+        #expect(events.count == 2)
+        let values = events.flatMap { ($0["objects"] as? [[String: Any]]) ?? [] }.compactMap { $0["value"] as? String }
+        #expect(values.count == 1, "\(r.stdoutText)")
+        Self.expectOnlyScandLines(r.stderr)
+        // OpenCV did log (so the check above meant something), and each line arrived as one log line.
+        let info = Self.libraryLines(r.stderr).filter { $0.contains("[library] [ INFO:") }
+        #expect(!info.isEmpty, "\(r.stderr)")
+        #expect(info.allSatisfy { !$0.hasSuffix("\\n") }, "\(info)")
+    }
+
     @Test("usage errors printed through the C stderr keep their lines (nothing is routed before a command runs)")
     func usageUnchanged() throws {
         let r = try ScandBinary.run(["scan", "--no-such-option", Self.patch])

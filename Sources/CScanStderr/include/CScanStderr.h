@@ -21,6 +21,12 @@ int scan_stderr_install(void);
 /// 4 KiB, or until the sink changes (it then goes to the old sink). Thread-safe.
 void scan_stderr_set_sink(scan_stderr_sink sink, void *context);
 
+/// Sends C++'s std::cout, std::cerr and std::clog through the C library's `stderr` (what it names at each
+/// write), so what C++ libraries print there reaches the same sink: OpenCV's logger writes warnings to
+/// std::cerr and, with OPENCV_LOG_LEVEL=INFO, INFO lines to std::cout, which would otherwise land in scand's
+/// JSON on stdout. scan_stderr_install calls it. Call it before any thread prints through those streams.
+void scan_stderr_route_cxx_streams(void);
+
 /// The stream the C global `stderr` names now (Swift 6 cannot read that mutable C global directly).
 FILE *scan_stderr_current(void);
 
