@@ -164,6 +164,14 @@ final class ByteReader {
         return done
     }
 
+    /// The size in bytes of the file `fd` names now (`fstat`), if it is a regular file; nil for a pipe, a socket,
+    /// a device, or if `fstat` fails.
+    private func regularFileSize() -> Int? {
+        var st = stat()
+        guard fstat(fd.rawValue, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return Int(st.st_size)
+    }
+
     /// Whether `fd` is a regular file (nil until ``seekForward(_:)`` first asks).
     private var isRegularFile: Bool?
 
@@ -172,12 +180,11 @@ final class ByteReader {
     /// descriptor refuses to seek (the caller then reads).
     private func seekForward(_ count: Int) -> Int {
         guard start == end, count > 0, !atEOF, !closed, isRegularFile != false else { return 0 }
-        var st = stat()
-        guard fstat(fd.rawValue, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { isRegularFile = false; return 0 }
+        guard let size = regularFileSize() else { isRegularFile = false; return 0 }
         isRegularFile = true
         let here = lseek(fd.rawValue, 0, SEEK_CUR)
         guard here >= 0 else { isRegularFile = false; return 0 }
-        let n = min(count, max(0, Int(st.st_size) - Int(here)))
+        let n = min(count, max(0, size - Int(here)))
         guard n > 0, lseek(fd.rawValue, off_t(n), SEEK_CUR) == here + off_t(n) else { return 0 }
         consumedFromDescriptor += n
         return n
@@ -193,10 +200,9 @@ final class ByteReader {
         func over(_ what: String) -> ScanError {
             .undecodableInput(input: name, reason: "\(what), over the limit of \(limit) bytes for a still image")
         }
-        var st = stat()
         var out: [UInt8]
-        if fstat(fd.rawValue, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, !atEOF, !closed {
-            let unread = max(0, Int(st.st_size) - consumedFromDescriptor)
+        if let size = regularFileSize(), !atEOF, !closed {
+            let unread = max(0, size - consumedFromDescriptor)
             let total = (end - start) + unread
             if total > limit { throw over("file is \(total) bytes") }
             out = try [UInt8](unsafeUninitializedCapacity: total) { dst, initialized in
