@@ -44,12 +44,7 @@ enum Y4MTarget {
         let fd = mkstemp(&template)
         guard fd >= 0 else { fatalError("mkstemp: \(errno)") }
         unlink(template) // the descriptor keeps the file until it is closed
-        var written = 0
-        while written < stream.count {
-            let n = stream.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, stream.count - written) }
-            if n < 0 { if errno == EINTR { continue }; fatalError("write to memfd: \(errno)") }
-            written += n
-        }
+        guard writeAll(fd, stream, stream.startIndex..<stream.endIndex) else { fatalError("write to the file: \(errno)") }
         guard lseek(fd, 0, SEEK_SET) == 0 else { fatalError("lseek: \(errno)") }
         let filed = read(ByteReader(fd: FileDescriptor(rawValue: fd), name: "fuzz.y4m", ownsDescriptor: true, capacity: capacity))
         fuzzCheck(filed.frames == piped.frames, "file and pipe gave different frames (\(filed.frames.count), \(piped.frames.count))")
@@ -131,11 +126,20 @@ private final class Writer: @unchecked Sendable {
         var offset = 0
         while offset < stream.count {
             let end = min(stream.count, offset + pieceSize())
-            while offset < end {
-                let n = stream.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, end - offset) }
-                if n < 0 { if errno == EINTR { continue }; return }
-                offset += n
-            }
+            guard writeAll(fd, stream, offset..<end) else { return }
+            offset = end
         }
     }
+}
+
+/// Writes `bytes[range]` to `fd` whole, retrying on EINTR and after short writes. Returns false at the first failed
+/// write (errno says why).
+private func writeAll(_ fd: Int32, _ bytes: [UInt8], _ range: Range<Int>) -> Bool {
+    var offset = range.lowerBound
+    while offset < range.upperBound {
+        let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, range.upperBound - offset) }
+        if n < 0 { if errno == EINTR { continue }; return false }
+        offset += n
+    }
+    return true
 }
