@@ -17,7 +17,8 @@ public enum ReaderPass: String, Sendable, Hashable, CaseIterable {
     case inverted
     /// Downscaled to half size by pixel averaging: removes moiré and noise (both polarities). On still images,
     /// further halvings and thirds down to ``BarcodeConfiguration/pyramidMinimumSide`` (large photos;
-    /// ``BarcodeConfiguration/pyramidThirds``).
+    /// ``BarcodeConfiguration/pyramidThirds``), then, on photos, a finer ladder of sizes for 2-D formats
+    /// (``BarcodeConfiguration/matrixLadderSteps``).
     case downscaled
     /// Upscaled ×2 (small codes, ≈2 px per module); only for frames up to ``BarcodeConfiguration/maximumUpscaleSide``.
     case upscaled
@@ -70,6 +71,23 @@ public struct BarcodeConfiguration: Sendable, Hashable {
     /// modules at a few pixels each); zxing-cpp's own `tryDownscale` steps by 3, scand's halvings by 2, and
     /// each read codes the other missed (docs/reader.md, "Thirds in the pyramid").
     public var pyramidThirds: Bool = true
+    /// On still images whose long side is at least ``matrixLadderImageSide`` pixels, the `downscaled` pass
+    /// ends with a finer ladder of sizes read for 2-D formats only (QR, Micro QR, Data Matrix, Aztec, PDF417;
+    /// zxing-cpp, and zbar for QR): the image scaled by 2^(−k/n) for k = 1, 2, … (n this value), without the
+    /// halvings the pyramid has read already, while the level's long side is at least
+    /// ``matrixLadderMinimumSide``, each level then its inverted twin. A blurred 2-D code in a photo decodes at
+    /// a narrow band of sizes (its modules at a few pixels each, the blur under one); the pyramid's steps of 2
+    /// and 3 miss the band. A 2048×1536 photo gets 11 more levels (1722, 1448, 1218, 861, …, 181 px on the
+    /// long side), about 0.1 s in all (docs/reader.md, "A finer ladder for 2-D codes"). 1-D codes are not
+    /// read there. Streams are unchanged. 0: no ladder.
+    public var matrixLadderSteps: Int = 4
+    /// The smallest long side, in pixels, of a level of the ladder (``matrixLadderSteps``): zxing-cpp's own
+    /// `tryDownscale` pyramid reads images down to about this size (a third of 500 px and more).
+    public var matrixLadderMinimumSide: Int = 160
+    /// Still images (or rects of interest) whose long side is at least this many pixels get the ladder
+    /// (``matrixLadderSteps``): photos, whose codes span hundreds of pixels under a lens blur of several.
+    /// Camera-sized frames (640×480, 720p) do not. `Int.max`: no ladder.
+    public var matrixLadderImageSide: Int = 1200
     /// On video and live streams, frames (or rects of interest) whose long side is at least this many pixels
     /// (1080p and up) read, in the `downscaled` pass, the levels a still image of their size is read at, not
     /// the half size only: 1920×1080 at 960, 640 and 480 px, 2592×1944 at 1296, 864, 648 and 432 px (see

@@ -1,5 +1,6 @@
 public import ScanCore
 internal import CScanZBar
+internal import Foundation
 
 /// What one read of a frame found (``BarcodeDetector/read(in:rectOfInterest:)``), and how.
 public struct BarcodeRead: Sendable, Hashable {
@@ -170,10 +171,12 @@ public final class BarcodeDetector: MetadataDetector {
                         extra = try scanZXing(image, types: zxingOnly, frameSize: frame.size, quick: true)
                     }
                 } else {
-                    found = try zbarReads(image, pass: pass, base: base, frameSize: frame.size, density: density, matrixOnly: pass.matrixOnly)
+                    found = try zbarReads(image, pass: pass, base: base, frameSize: frame.size, density: density,
+                                          matrixOnly: pass.matrixOnly || image.matrixOnly)
                 }
                 if !alongside && found.isEmpty && !zxingEnabled.isEmpty {
-                    found = try zxingPassReads(image, pass: pass, base: base, types: zxingTypes(pass), frameSize: frame.size, density: density)
+                    let types = image.matrixOnly ? zxingTypes(pass).intersection(Self.matrixTypes) : zxingTypes(pass)
+                    found = try zxingPassReads(image, pass: pass, base: base, types: types, frameSize: frame.size, density: density)
                     engine = .zxing
                 }
                 found = Self.suppressFragments(found.filter(accept), upceInsideEAN13: configuration.checkUPCEQuietZone)
@@ -308,6 +311,26 @@ public final class BarcodeDetector: MetadataDetector {
         var out = chain(from: 2)
         if configuration.pyramidThirds, width >= 192, height >= 192, long / 3 >= minimum { out += chain(from: 3) }
         return out.sorted()
+    }
+
+    /// The sizes of the ladder's levels on a still image (or rect of interest) of `width`×`height` pixels,
+    /// largest first (``BarcodeConfiguration/matrixLadderSteps``): the image scaled by 2^(−k/n), k = 1, 2, …,
+    /// rounded, leaving out every k that is a multiple of n (the pyramid's halvings), while the long side is at
+    /// least ``BarcodeConfiguration/matrixLadderMinimumSide``. None for an image whose long side is under
+    /// ``BarcodeConfiguration/matrixLadderImageSide``. A 2048×1536 still: 1722×1292, 1448×1086, 1218×913,
+    /// 861×646, 724×543, …, 181×136.
+    func matrixLadderSizes(width: Int, height: Int) -> [PixelSize] {
+        let n = configuration.matrixLadderSteps, long = max(width, height)
+        guard n > 0, long >= configuration.matrixLadderImageSide else { return [] }
+        var out: [PixelSize] = []
+        for k in 1... {
+            let scale = pow(2, -Double(k) / Double(n))
+            guard (Double(long) * scale).rounded() >= Double(max(1, configuration.matrixLadderMinimumSide)) else { break }
+            guard k % n != 0 else { continue }
+            let w = Int((Double(width) * scale).rounded()), h = Int((Double(height) * scale).rounded())
+            if w >= 1, h >= 1 { out.append(PixelSize(width: w, height: h)) }
+        }
+        return out
     }
 
     /// Whether a stream frame (or rect of interest) whose long side is `longSide` pixels is a large one: above
@@ -689,6 +712,15 @@ public final class BarcodeDetector: MetadataDetector {
                                                              interpolation: 0) else { continue }
                 levels[d] = level
                 images.append(level)
+            }
+            // Then, on a photo, the ladder's levels for 2-D formats, largest first, each pixel-averaged from
+            // the image itself.
+            if !streaming {
+                for size in matrixLadderSizes(width: p.width, height: p.height) {
+                    guard var level = base.resized(width: size.width, height: size.height, interpolation: 0) else { continue }
+                    level.matrixOnly = true
+                    images.append(level)
+                }
             }
         case .upscaled:
             guard let u = upscaledImage(base) else { return [] }

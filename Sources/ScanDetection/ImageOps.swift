@@ -8,6 +8,9 @@ struct PassImage {
     /// The affine map from this image's pixels to frame pixels: frame x = a·x + b·y + c, frame y = d·x + e·y + f
     /// (a scaled pass: a = 1/scale, b = d = 0, (c, f) = origin; the deskewed pass adds a rotation).
     private(set) var map: (a: Double, b: Double, c: Double, d: Double, e: Double, f: Double)
+    /// Whether only 2-D formats are looked for on this image (a level of the still pyramid's ladder,
+    /// ``BarcodeConfiguration/matrixLadderSteps``); its resampled and inverted copies keep it.
+    var matrixOnly = false
 
     /// An image whose pixel (x, y) is frame pixel (origin + (x, y) / scale), per axis.
     init(plane: LumaPlane, scaleX: Double, scaleY: Double, originX: Double, originY: Double) {

@@ -142,6 +142,15 @@ def main():
     meta["photo_third"] = {"file": "photo_third_datamatrix.jpg", "type": truths[0]["type"], "value": truths[0]["value"],
                            "corners": truths[0]["corners"], "width": img.size[0], "height": img.size[1]}
 
+    # An Aztec code in a 1600x1200 simulated photo (make_photos.py, seed 143) that no level of the pyramid reads
+    # (full, ½, ⅓, ¼, nor any other pass), and the ladder for 2-D codes reads at 2^(-5/4) of the size (673 px);
+    # PyPI zxing-cpp 3.1.1 with its defaults reads nothing there either.
+    with tempfile.TemporaryDirectory() as tmp:
+        img, truths, quality = make_photos.PhotoGenerator(143, False, tmp).photo("aztec")
+    img.save(os.path.join(OUT, "photo_ladder_aztec.jpg"), quality=quality)
+    meta["photo_ladder"] = {"file": "photo_ladder_aztec.jpg", "type": truths[0]["type"], "value": truths[0]["value"],
+                            "corners": truths[0]["corners"], "width": img.size[0], "height": img.size[1]}
+
     with open(os.path.join(OUT, "fixtures.json"), "w") as f:
         json.dump(meta, f, ensure_ascii=False, indent=1)
     print("reader fixtures in %s" % OUT, file=sys.stderr)

@@ -175,7 +175,8 @@ struct MultiPassReaderTests {
         let (frame, value) = try readOnDownscaledPass(photos[index])
         // The levels below half size are what read it: with half size only, the same passes read nothing.
         #expect(try detector(passes: [.plain, .downscaled]).detect(in: frame).compactMap(\.stringValue) == [value])
-        #expect(try detector(passes: [.plain, .downscaled]) { $0.pyramidMinimumSide = .max }.detect(in: frame).isEmpty)
+        #expect(try detector(passes: [.plain, .downscaled]) { $0.pyramidMinimumSide = .max; $0.matrixLadderSteps = 0 }
+            .detect(in: frame).isEmpty)
     }
 
     @Test("a Data Matrix in a 2592×1944 photo is read at a third of the size, and at no halving")
@@ -184,8 +185,56 @@ struct MultiPassReaderTests {
         let (frame, value) = try readOnDownscaledPass(fixture)
         #expect(fixture["type"] as? String == MetadataObjectType.dataMatrix.rawValue)
         // Every pass without the thirds reads nothing; the pyramid with them reads it on its own.
-        #expect(try detector { $0.pyramidThirds = false }.detect(in: frame).isEmpty)
+        #expect(try detector { $0.pyramidThirds = false; $0.matrixLadderSteps = 0 }.detect(in: frame).isEmpty)
+        #expect(try detector(passes: [.downscaled]) { $0.matrixLadderSteps = 0 }.detect(in: frame).compactMap(\.stringValue) == [value])
+    }
+
+    @Test("an Aztec code in a 1600×1200 photo that no level of the pyramid reads is read on the ladder for 2-D codes")
+    func matrixLadderReads() throws {
+        let fixture = try #require(try ReaderFixtures.meta()["photo_ladder"] as? [String: Any])
+        let (frame, value) = try readOnDownscaledPass(fixture)
+        #expect(fixture["type"] as? String == MetadataObjectType.aztec.rawValue)
+        // Every pass without the ladder reads nothing; the downscaled pass with it reads the code on its own,
+        // and so does a ladder of 2^(-1/4) steps down to 600 px (the level that reads is 673 px long).
+        #expect(try detector { $0.matrixLadderSteps = 0 }.detect(in: frame).isEmpty)
         #expect(try detector(passes: [.downscaled]).detect(in: frame).compactMap(\.stringValue) == [value])
+        #expect(try detector(passes: [.downscaled]) { $0.matrixLadderMinimumSide = 600 }.detect(in: frame)
+            .compactMap(\.stringValue) == [value])
+        // Camera-sized images get no ladder.
+        #expect(try detector { $0.matrixLadderImageSide = 1601 }.detect(in: frame).isEmpty)
+    }
+
+    @Test("the ladder's sizes: 2^(-k/4) of the image without the halvings, down to 160 px, on stills of 1200 px and more; its levels read 2-D formats only")
+    func matrixLadderLevels() throws {
+        let reader = detector()
+        let sizes = reader.matrixLadderSizes(width: 2048, height: 1536)
+        #expect(sizes.map(\.width) == [1722, 1448, 1218, 861, 724, 609, 431, 362, 304, 215, 181])
+        #expect(sizes.map(\.height) == [1292, 1086, 913, 646, 543, 457, 323, 272, 228, 161, 136])
+        #expect(reader.matrixLadderSizes(width: 1200, height: 900).map(\.width).first == 1009)
+        #expect(reader.matrixLadderSizes(width: 1199, height: 900).isEmpty)
+        #expect(reader.matrixLadderSizes(width: 640, height: 480).isEmpty)
+        #expect(detector { $0.matrixLadderSteps = 0 }.matrixLadderSizes(width: 4032, height: 3024).isEmpty)
+        #expect(detector { $0.matrixLadderSteps = 2 }.matrixLadderSizes(width: 2048, height: 1536).map(\.width)
+                == [1448, 724, 362, 181])
+        // On a still: after the pyramid's levels, each ladder level and its inverted twin, 2-D formats only,
+        // mapped back to the whole frame.
+        let plane = LumaPlane(width: 2048, height: 1536, bytes: [UInt8](repeating: 200, count: 2048 * 1536))
+        let base = PassImage(plane: plane, scaleX: 1, scaleY: 1, originX: 0, originY: 0)
+        let images = reader.passImages(.downscaled, base: base)
+        let pyramid = detector { $0.matrixLadderSteps = 0 }.passImages(.downscaled, base: base)
+        try #require(images.count == pyramid.count + 2 * sizes.count)
+        #expect(pyramid.allSatisfy { !$0.matrixOnly })
+        let ladder = images.suffix(2 * sizes.count)
+        #expect(ladder.allSatisfy { $0.matrixOnly })
+        #expect(ladder.map(\.plane.width) == sizes.flatMap { [$0.width, $0.width] })
+        #expect(ladder.map { $0.plane.bytes[0] } == sizes.flatMap { _ in [UInt8(200), 55] })
+        for image in ladder {
+            let (x, y) = image.toFrame(Double(image.plane.width), Double(image.plane.height))
+            #expect(abs(x - 2048) < 1e-6 && abs(y - 1536) < 1e-6)
+        }
+        // Streams have no ladder.
+        reader.streaming = true
+        #expect(reader.passImages(.downscaled, base: base).allSatisfy { !$0.matrixOnly })
     }
 
     /// Reads a `make_photos.py` photo fixture (file, type, value, the symbol's quiet-zone box in frame pixels,
@@ -215,14 +264,14 @@ struct MultiPassReaderTests {
     func pyramidLevels() throws {
         let plane = LumaPlane(width: 4032, height: 3024, bytes: [UInt8](repeating: 200, count: 4032 * 3024))
         let base = PassImage(plane: plane, scaleX: 1, scaleY: 1, originX: 0, originY: 0)
-        let reader = detector()
+        let reader = detector { $0.matrixLadderSteps = 0 }
         let still = reader.passImages(.downscaled, base: base)
         #expect(still.map(\.plane.width) == [2016, 2016, 1344, 1344, 1008, 1008, 672, 672, 504, 504])
         #expect(still.map(\.plane.height) == [1512, 1512, 1008, 1008, 756, 756, 504, 504, 378, 378])
         #expect(still.map { $0.plane.bytes[0] } == [200, 55, 200, 55, 200, 55, 200, 55, 200, 55])
         #expect(still.map(\.framePixelsPerPixel) == [2, 2, 3, 3, 4, 4, 6, 6, 8, 8])
         // Without the thirds: the halvings only.
-        #expect(detector { $0.pyramidThirds = false }.passImages(.downscaled, base: base).map(\.plane.width)
+        #expect(detector { $0.pyramidThirds = false; $0.matrixLadderSteps = 0 }.passImages(.downscaled, base: base).map(\.plane.width)
                 == [2016, 2016, 1008, 1008, 504, 504])
         // A 1600-pixel still: ½, ⅓ (533 px) and ¼ (400 px); ⅙ (266 px) is under the 400-pixel minimum.
         let mid = PassImage(plane: LumaPlane(width: 1200, height: 1600, bytes: [UInt8](repeating: 9, count: 1200 * 1600)),
