@@ -150,8 +150,20 @@ public final class BarcodeDetector: MetadataDetector {
 
         var extra: [MetadataObject] = []
         var pending = PendingReads()
+        let ladder = matrixLadderSizes(width: base.plane.width, height: base.plane.height)
         for pass in effectivePasses {
-            for (index, image) in passImages(pass, base: base).enumerated() {
+            // The downscaled pass ends with the ladder for 2-D codes, each level made when it is read.
+            let images = passImages(pass, base: base)
+            let count = images.count + (pass == .downscaled ? ladder.count * (configuration.tryInverted ? 2 : 1) : 0)
+            var level: (index: Int, image: PassImage)?
+            for index in 0..<count {
+                let image: PassImage
+                if index < images.count {
+                    image = images[index]
+                } else {
+                    guard let made = matrixLadderImage(index - images.count, sizes: ladder, base: base, made: &level) else { continue }
+                    image = made
+                }
                 // An upscaled copy needs no denser scan lines than the frame itself: keep zbar's cost ≈ 2×, not 4×.
                 // (The binarised upscaled-thresholded image is scanned on every line: its moiré-broken
                 // finder patterns need them.)
@@ -331,6 +343,22 @@ public final class BarcodeDetector: MetadataDetector {
             if w >= 1, h >= 1 { out.append(PixelSize(width: w, height: h)) }
         }
         return out
+    }
+
+    /// Image `index` of the ladder for 2-D codes on a still (``matrixLadderSizes(width:height:)``, `sizes`): each
+    /// level pixel-averaged from `base`, then its inverted twin (with ``BarcodeConfiguration/tryInverted``),
+    /// marked ``PassImage/matrixOnly``. `made` keeps the last level made, for its twin. nil past the end or
+    /// when OpenCV fails.
+    func matrixLadderImage(_ index: Int, sizes: [PixelSize], base: PassImage, made: inout (index: Int, image: PassImage)?) -> PassImage? {
+        let twins = configuration.tryInverted ? 2 : 1, i = index / twins
+        guard index >= 0, i < sizes.count else { return nil }
+        if made?.index != i {
+            guard var level = base.resized(width: sizes[i].width, height: sizes[i].height, interpolation: 0) else { return nil }
+            level.matrixOnly = true
+            made = (i, level)
+        }
+        guard let level = made?.image else { return nil }
+        return index % twins == 1 ? level.inverted() : level
     }
 
     /// Whether a stream frame (or rect of interest) whose long side is `longSide` pixels is a large one: above
@@ -712,15 +740,6 @@ public final class BarcodeDetector: MetadataDetector {
                                                              interpolation: 0) else { continue }
                 levels[d] = level
                 images.append(level)
-            }
-            // Then, on a photo, the ladder's levels for 2-D formats, largest first, each pixel-averaged from
-            // the image itself.
-            if !streaming {
-                for size in matrixLadderSizes(width: p.width, height: p.height) {
-                    guard var level = base.resized(width: size.width, height: size.height, interpolation: 0) else { continue }
-                    level.matrixOnly = true
-                    images.append(level)
-                }
             }
         case .upscaled:
             guard let u = upscaledImage(base) else { return [] }
