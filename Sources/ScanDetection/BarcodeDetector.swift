@@ -150,11 +150,13 @@ public final class BarcodeDetector: MetadataDetector {
 
         var extra: [MetadataObject] = []
         var pending = PendingReads()
-        let ladder = matrixLadderSizes(width: base.plane.width, height: base.plane.height)
+        let exponents = matrixLadderExponents(width: base.plane.width, height: base.plane.height)
+        let ladder = exponents.map { matrixLadderSize(width: base.plane.width, height: base.plane.height, exponent: $0) }
+        let twins = configuration.tryInverted ? 2 : 1
         for pass in effectivePasses {
             // The downscaled pass ends with the ladder for 2-D codes, each level made when it is read.
             let images = passImages(pass, base: base)
-            let count = images.count + (pass == .downscaled ? ladder.count * (configuration.tryInverted ? 2 : 1) : 0)
+            let count = images.count + (pass == .downscaled ? ladder.count * twins : 0)
             var level: (index: Int, image: PassImage)?
             for index in 0..<count {
                 let image: PassImage
@@ -195,6 +197,11 @@ public final class BarcodeDetector: MetadataDetector {
                 if pass != .plain {
                     found = try confirm(found, pass: image, base: base, engine: engine, frameSize: frame.size,
                                         source: pass.rawValue + "/\(index)", pending: &pending)
+                }
+                if image.matrixOnly {
+                    let i = index - images.count
+                    found = try confirmLadderPDF417(found, exponent: exponents[i / twins], inverted: i % twins == 1, base: base,
+                                                    frameSize: frame.size)
                 }
                 if !found.isEmpty || !extra.isEmpty {
                     return BarcodeRead(objects: found + extra, pass: pass, engine: found.isEmpty ? .zxing : engine)
@@ -325,24 +332,62 @@ public final class BarcodeDetector: MetadataDetector {
         return out.sorted()
     }
 
-    /// The sizes of the ladder's levels on a still image (or rect of interest) of `width`×`height` pixels,
-    /// largest first (``BarcodeConfiguration/matrixLadderSteps``): the image scaled by 2^(−k/n), k = 1, 2, …,
-    /// rounded, leaving out every k that is a multiple of n (the pyramid's halvings), while the long side is at
-    /// least ``BarcodeConfiguration/matrixLadderMinimumSide``. None for an image whose long side is under
-    /// ``BarcodeConfiguration/matrixLadderImageSide``. A 2048×1536 still: 1722×1292, 1448×1086, 1218×913,
-    /// 861×646, 724×543, …, 181×136.
-    func matrixLadderSizes(width: Int, height: Int) -> [PixelSize] {
+    /// The exponents k of the ladder's levels on a still image (or rect of interest) of `width`×`height` pixels,
+    /// largest level first (``BarcodeConfiguration/matrixLadderSteps``, n): the image scaled by 2^(−k/n), k = 1, 2,
+    /// …, leaving out every k that is a multiple of n (the pyramid's halvings), while the long side is at least
+    /// ``BarcodeConfiguration/matrixLadderMinimumSide``. None for an image whose long side is under
+    /// ``BarcodeConfiguration/matrixLadderImageSide``.
+    func matrixLadderExponents(width: Int, height: Int) -> [Double] {
         let n = configuration.matrixLadderSteps, long = max(width, height)
         guard n > 0, long >= configuration.matrixLadderImageSide else { return [] }
-        var out: [PixelSize] = []
+        var out: [Double] = []
         for k in 1... {
-            let scale = pow(2, -Double(k) / Double(n))
-            guard (Double(long) * scale).rounded() >= Double(max(1, configuration.matrixLadderMinimumSide)) else { break }
-            guard k % n != 0 else { continue }
-            let w = Int((Double(width) * scale).rounded()), h = Int((Double(height) * scale).rounded())
-            if w >= 1, h >= 1 { out.append(PixelSize(width: w, height: h)) }
+            guard matrixLadderSize(width: long, height: 1, exponent: Double(k)).width >= max(1, configuration.matrixLadderMinimumSide) else { break }
+            if k % n != 0 { out.append(Double(k)) }
         }
         return out
+    }
+
+    /// `width`×`height` scaled by 2^(−exponent/n) (n: ``BarcodeConfiguration/matrixLadderSteps``), each side
+    /// rounded, at least 1.
+    func matrixLadderSize(width: Int, height: Int, exponent: Double) -> PixelSize {
+        let scale = pow(2, -exponent / Double(max(1, configuration.matrixLadderSteps)))
+        return PixelSize(width: max(1, Int((Double(width) * scale).rounded())), height: max(1, Int((Double(height) * scale).rounded())))
+    }
+
+    /// The sizes of the ladder's levels (``matrixLadderExponents(width:height:)``), largest first. A 2048×1536
+    /// still: 1722×1292, 1448×1086, 1218×913, 861×646, 724×543, …, 181×136.
+    func matrixLadderSizes(width: Int, height: Int) -> [PixelSize] {
+        matrixLadderExponents(width: width, height: height).map { matrixLadderSize(width: width, height: height, exponent: $0) }
+    }
+
+    /// Offsets, in ladder steps, of the sizes a PDF417 read on a ladder level is looked for again at
+    /// (``confirmLadderPDF417(_:exponent:inverted:base:frameSize:)``), nearest first.
+    static let ladderPDF417Offsets: [Double] = [-0.125, 0.125, -0.25, 0.25, -0.5, 0.5]
+
+    /// `found` (reads of the ladder level 2^(−`exponent`/n) of `base`, inverted or not) without the PDF417 reads
+    /// that no nearby size reads again: each is looked for at the sizes ``ladderPDF417Offsets`` steps away
+    /// (PDF417 only, zxing-cpp) and kept at the first that reads the same bytes. zxing-cpp's PDF417 decoder tries
+    /// combinations of ambiguous codewords, and on a blurred, tiny symbol one combination can pass the error
+    /// correction with wrong data: held-out make_photos seed 308's PDF417 ("VRX 3 chSLQb PEeE") read as
+    /// "KQ3 chSLQWGWNQCGBJMOSAHK" at 2^(−9/4) of its size, and at no size near it; every right PDF417 read of
+    /// the tuning photos read again within half a step. Data Matrix, Aztec and QR reads are kept as read.
+    func confirmLadderPDF417(_ found: [MetadataObject], exponent: Double, inverted: Bool, base: PassImage,
+                             frameSize: PixelSize) throws -> [MetadataObject] {
+        guard found.contains(where: { $0.type == .pdf417 }) else { return found }
+        var nearby: [[MetadataObject]?] = Array(repeating: nil, count: Self.ladderPDF417Offsets.count)
+        return try found.filter { o in
+            guard o.type == .pdf417 else { return true }
+            for (i, offset) in Self.ladderPDF417Offsets.enumerated() {
+                if nearby[i] == nil {
+                    let size = matrixLadderSize(width: base.plane.width, height: base.plane.height, exponent: exponent + offset)
+                    guard let level = base.resized(width: size.width, height: size.height, interpolation: 0) else { nearby[i] = []; continue }
+                    nearby[i] = try scanZXing(inverted ? level.inverted() : level, types: [.pdf417], frameSize: frameSize)
+                }
+                if nearby[i]!.contains(where: { $0.payload == o.payload }) { return true }
+            }
+            return false
+        }
     }
 
     /// Image `index` of the ladder for 2-D codes on a still (``matrixLadderSizes(width:height:)``, `sizes`): each

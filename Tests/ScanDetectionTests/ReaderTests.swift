@@ -204,6 +204,37 @@ struct MultiPassReaderTests {
         #expect(try detector { $0.matrixLadderImageSide = 1601 }.detect(in: frame).isEmpty)
     }
 
+    @Test("a PDF417 that zxing-cpp misreads on one ladder level, and at no size near it, is not reported")
+    func matrixLadderPDF417Misread() throws {
+        let fixture = try #require(try ReaderFixtures.meta()["photo_ladder_pdf417"] as? [String: Any])
+        let file = try #require(fixture["file"] as? String), value = try #require(fixture["value"] as? String)
+        let frame = try ReaderFixtures.frame(file)
+        let reader = detector()
+        // The failure: the level at 2^(-9/4) of the size, read alone, gives other bytes than the symbol's.
+        let base = PassImage(plane: frame.luma, scaleX: 1, scaleY: 1, originX: 0, originY: 0)
+        let exponents = reader.matrixLadderExponents(width: frame.luma.width, height: frame.luma.height)
+        let i = try #require(exponents.firstIndex(of: 9))
+        var made: (index: Int, image: PassImage)?
+        let level = try #require(reader.matrixLadderImage(2 * i, sizes: reader.matrixLadderSizes(width: frame.luma.width, height: frame.luma.height),
+                                                          base: base, made: &made))
+        let alone = try reader.scanZXing(level, types: [.pdf417], frameSize: frame.size)
+        #expect(!alone.isEmpty && alone.allSatisfy { $0.type == .pdf417 && $0.stringValue != value })
+        #expect(try reader.confirmLadderPDF417(alone, exponent: 9, inverted: false, base: base, frameSize: frame.size).isEmpty)
+        // The whole reader reports no wrong value.
+        let read = try reader.detect(in: frame)
+        #expect(read.allSatisfy { $0.stringValue == value }, "\(read.map(\.stringValue))")
+        // Other formats are left alone.
+        var aztec = alone[0]; aztec.type = .aztec
+        #expect(try reader.confirmLadderPDF417([aztec], exponent: 9, inverted: false, base: base, frameSize: frame.size).count == 1)
+        // A right PDF417 that only the ladder reads (seed 311) is read again nearby, and reported.
+        let right = try #require(try ReaderFixtures.meta()["photo_ladder_pdf417_right"] as? [String: Any])
+        let rightFrame = try ReaderFixtures.frame(try #require(right["file"] as? String))
+        let rightRead = try reader.read(in: rightFrame)
+        #expect(rightRead.objects.compactMap(\.stringValue) == [try #require(right["value"] as? String)])
+        #expect(rightRead.pass == .downscaled)
+        #expect(try detector { $0.matrixLadderSteps = 0 }.detect(in: rightFrame).isEmpty)
+    }
+
     @Test("the ladder's sizes: 2^(-k/4) of the image without the halvings, down to 160 px, on stills of 1200 px and more; its levels read 2-D formats only")
     func matrixLadderLevels() throws {
         let reader = detector()
