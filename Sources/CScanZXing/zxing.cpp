@@ -138,7 +138,7 @@ extern "C" scz_status scz_read(const uint8_t *luma, int width, int height, int s
         hints.setTryHarder(options->try_harder != 0);
         hints.setTryRotate(options->try_rotate != 0);
         hints.setTryDownscale(options->try_downscale != 0);
-        hints.setTryInvert(false); // scand runs its own inverted pass
+        hints.setTryInvert(options->try_invert != 0); // scand's passes make their own inverted twins
         hints.setValidateOptionalChecksum(false);
         hints.setTextMode(ZXing::TextMode::Plain);
         if (options->min_line_count > 0) hints.setMinLineCount(static_cast<uint8_t>(options->min_line_count));

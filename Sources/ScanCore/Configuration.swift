@@ -72,14 +72,15 @@ public struct BarcodeConfiguration: Sendable, Hashable {
     /// each read codes the other missed (docs/reader.md, "Thirds in the pyramid").
     public var pyramidThirds: Bool = true
     /// On still images whose long side is at least ``matrixLadderImageSide`` pixels, the `downscaled` pass
-    /// ends with a finer ladder of sizes read for 2-D formats only (QR, Micro QR, Data Matrix, Aztec, PDF417;
-    /// zxing-cpp, and zbar for QR): the image scaled by 2^(−k/n) for k = 1, 2, … (n this value), without the
-    /// halvings the pyramid has read already, while the level's long side is at least
-    /// ``matrixLadderMinimumSide``, each level then its inverted twin. A blurred 2-D code in a photo decodes at
-    /// a narrow band of sizes (its modules at a few pixels each, the blur under one); the pyramid's steps of 2
-    /// and 3 miss the band. A 2048×1536 photo gets 11 more levels (1722, 1448, 1218, 861, …, 181 px on the
-    /// long side), about 0.1 s in all (docs/reader.md, "A finer ladder for 2-D codes"). 1-D codes are not
-    /// read there. Streams are unchanged. 0: no ladder.
+    /// ends with a finer ladder of sizes below half size, read by zxing-cpp for 2-D formats only (QR, Micro QR,
+    /// Data Matrix, Aztec, PDF417), both polarities on one binarisation: the image scaled by 2^(−k/n) for
+    /// k = n + 1, n + 2, … (n this value), without the halvings the pyramid has read, while the level's long
+    /// side is at least ``matrixLadderMinimumSide``. A blurred 2-D code in a photo decodes at a narrow band of
+    /// sizes (its modules at a few pixels each, the blur under one), which the pyramid's steps of 2 and 3 can
+    /// jump over. A 2048×1536 photo gets 8 more levels (861, 724, 609, 431, 362, 304, 215 and 181 px on the
+    /// long side); code-free photos take about 9 % longer (docs/reader.md, "A finer ladder for 2-D codes"). A
+    /// PDF417 read there must be read again at a size near it. 1-D codes are not read there; streams are
+    /// unchanged. 0: no ladder.
     public var matrixLadderSteps: Int = 4
     /// The smallest long side, in pixels, of a level of the ladder (``matrixLadderSteps``): zxing-cpp's own
     /// `tryDownscale` pyramid reads images down to about this size (a third of 500 px and more).

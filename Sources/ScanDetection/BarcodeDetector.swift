@@ -150,20 +150,19 @@ public final class BarcodeDetector: MetadataDetector {
 
         var extra: [MetadataObject] = []
         var pending = PendingReads()
-        let exponents = matrixLadderExponents(width: base.plane.width, height: base.plane.height)
+        // (zxing-cpp reads the ladder: none when it looks for no 2-D format.)
+        let exponents = zxingEnabled.isDisjoint(with: Self.matrixTypes) ? [] : matrixLadderExponents(width: base.plane.width, height: base.plane.height)
         let ladder = exponents.map { matrixLadderSize(width: base.plane.width, height: base.plane.height, exponent: $0) }
-        let twins = configuration.tryInverted ? 2 : 1
         for pass in effectivePasses {
             // The downscaled pass ends with the ladder for 2-D codes, each level made when it is read.
             let images = passImages(pass, base: base)
-            let count = images.count + (pass == .downscaled ? ladder.count * twins : 0)
-            var level: (index: Int, image: PassImage)?
+            let count = images.count + (pass == .downscaled ? ladder.count : 0)
             for index in 0..<count {
                 let image: PassImage
                 if index < images.count {
                     image = images[index]
                 } else {
-                    guard let made = matrixLadderImage(index - images.count, sizes: ladder, base: base, made: &level) else { continue }
+                    guard let made = matrixLadderImage(index - images.count, sizes: ladder, base: base) else { continue }
                     image = made
                 }
                 // An upscaled copy needs no denser scan lines than the frame itself: keep zbar's cost ≈ 2×, not 4×.
@@ -184,24 +183,23 @@ public final class BarcodeDetector: MetadataDetector {
                     } else {
                         extra = try scanZXing(image, types: zxingOnly, frameSize: frame.size, quick: true)
                     }
+                } else if image.matrixOnly {
+                    // A ladder level: zxing-cpp alone, 2-D formats, both polarities.
+                    found = dropConflicts(try scanZXing(image, types: zxingTypes(pass).intersection(Self.matrixTypes),
+                                                        frameSize: frame.size, bothPolarities: true)).filter(accept)
+                    found = try confirmLadderPDF417(found, exponent: exponents[index - images.count], base: base, frameSize: frame.size)
+                    engine = .zxing
                 } else {
-                    found = try zbarReads(image, pass: pass, base: base, frameSize: frame.size, density: density,
-                                          matrixOnly: pass.matrixOnly || image.matrixOnly)
+                    found = try zbarReads(image, pass: pass, base: base, frameSize: frame.size, density: density, matrixOnly: pass.matrixOnly)
                 }
-                if !alongside && found.isEmpty && !zxingEnabled.isEmpty {
-                    let types = image.matrixOnly ? zxingTypes(pass).intersection(Self.matrixTypes) : zxingTypes(pass)
-                    found = try zxingPassReads(image, pass: pass, base: base, types: types, frameSize: frame.size, density: density)
+                if !alongside && !image.matrixOnly && found.isEmpty && !zxingEnabled.isEmpty {
+                    found = try zxingPassReads(image, pass: pass, base: base, types: zxingTypes(pass), frameSize: frame.size, density: density)
                     engine = .zxing
                 }
                 found = Self.suppressFragments(found.filter(accept), upceInsideEAN13: configuration.checkUPCEQuietZone)
                 if pass != .plain {
                     found = try confirm(found, pass: image, base: base, engine: engine, frameSize: frame.size,
                                         source: pass.rawValue + "/\(index)", pending: &pending)
-                }
-                if image.matrixOnly {
-                    let i = index - images.count
-                    found = try confirmLadderPDF417(found, exponent: exponents[i / twins], inverted: i % twins == 1, base: base,
-                                                    frameSize: frame.size)
                 }
                 if !found.isEmpty || !extra.isEmpty {
                     return BarcodeRead(objects: found + extra, pass: pass, engine: found.isEmpty ? .zxing : engine)
@@ -333,15 +331,15 @@ public final class BarcodeDetector: MetadataDetector {
     }
 
     /// The exponents k of the ladder's levels on a still image (or rect of interest) of `width`×`height` pixels,
-    /// largest level first (``BarcodeConfiguration/matrixLadderSteps``, n): the image scaled by 2^(−k/n), k = 1, 2,
-    /// …, leaving out every k that is a multiple of n (the pyramid's halvings), while the long side is at least
-    /// ``BarcodeConfiguration/matrixLadderMinimumSide``. None for an image whose long side is under
-    /// ``BarcodeConfiguration/matrixLadderImageSide``.
+    /// largest level first (``BarcodeConfiguration/matrixLadderSteps``, n): the image scaled by 2^(−k/n) below
+    /// half size, k = n + 1, n + 2, …, leaving out every k that is a multiple of n (the pyramid's halvings), while
+    /// the long side is at least ``BarcodeConfiguration/matrixLadderMinimumSide``. None for an image whose long
+    /// side is under ``BarcodeConfiguration/matrixLadderImageSide``.
     func matrixLadderExponents(width: Int, height: Int) -> [Double] {
         let n = configuration.matrixLadderSteps, long = max(width, height)
         guard n > 0, long >= configuration.matrixLadderImageSide else { return [] }
         var out: [Double] = []
-        for k in 1... {
+        for k in (n + 1)... {
             guard matrixLadderSize(width: long, height: 1, exponent: Double(k)).width >= max(1, configuration.matrixLadderMinimumSide) else { break }
             if k % n != 0 { out.append(Double(k)) }
         }
@@ -356,23 +354,23 @@ public final class BarcodeDetector: MetadataDetector {
     }
 
     /// The sizes of the ladder's levels (``matrixLadderExponents(width:height:)``), largest first. A 2048×1536
-    /// still: 1722×1292, 1448×1086, 1218×913, 861×646, 724×543, …, 181×136.
+    /// still: 861×646, 724×543, 609×457, 431×323, 362×272, 304×228, 215×161, 181×136.
     func matrixLadderSizes(width: Int, height: Int) -> [PixelSize] {
         matrixLadderExponents(width: width, height: height).map { matrixLadderSize(width: width, height: height, exponent: $0) }
     }
 
     /// Offsets, in ladder steps, of the sizes a PDF417 read on a ladder level is looked for again at
-    /// (``confirmLadderPDF417(_:exponent:inverted:base:frameSize:)``), nearest first.
+    /// (``confirmLadderPDF417(_:exponent:base:frameSize:)``), nearest first.
     static let ladderPDF417Offsets: [Double] = [-0.125, 0.125, -0.25, 0.25, -0.5, 0.5]
 
-    /// `found` (reads of the ladder level 2^(−`exponent`/n) of `base`, inverted or not) without the PDF417 reads
+    /// `found` (reads of the ladder level 2^(−`exponent`/n) of `base`) without the PDF417 reads
     /// that no nearby size reads again: each is looked for at the sizes ``ladderPDF417Offsets`` steps away
     /// (PDF417 only, zxing-cpp) and kept at the first that reads the same bytes. zxing-cpp's PDF417 decoder tries
     /// combinations of ambiguous codewords, and on a blurred, tiny symbol one combination can pass the error
     /// correction with wrong data: held-out make_photos seed 308's PDF417 ("VRX 3 chSLQb PEeE") read as
     /// "KQ3 chSLQWGWNQCGBJMOSAHK" at 2^(−9/4) of its size, and at no size near it; every right PDF417 read of
     /// the tuning photos read again within half a step. Data Matrix, Aztec and QR reads are kept as read.
-    func confirmLadderPDF417(_ found: [MetadataObject], exponent: Double, inverted: Bool, base: PassImage,
+    func confirmLadderPDF417(_ found: [MetadataObject], exponent: Double, base: PassImage,
                              frameSize: PixelSize) throws -> [MetadataObject] {
         guard found.contains(where: { $0.type == .pdf417 }) else { return found }
         var nearby: [[MetadataObject]?] = Array(repeating: nil, count: Self.ladderPDF417Offsets.count)
@@ -382,7 +380,7 @@ public final class BarcodeDetector: MetadataDetector {
                 if nearby[i] == nil {
                     let size = matrixLadderSize(width: base.plane.width, height: base.plane.height, exponent: exponent + offset)
                     guard let level = base.resized(width: size.width, height: size.height, interpolation: 0) else { nearby[i] = []; continue }
-                    nearby[i] = try scanZXing(inverted ? level.inverted() : level, types: [.pdf417], frameSize: frameSize)
+                    nearby[i] = try scanZXing(level, types: [.pdf417], frameSize: frameSize, bothPolarities: true)
                 }
                 if nearby[i]!.contains(where: { $0.payload == o.payload }) { return true }
             }
@@ -390,20 +388,14 @@ public final class BarcodeDetector: MetadataDetector {
         }
     }
 
-    /// Image `index` of the ladder for 2-D codes on a still (``matrixLadderSizes(width:height:)``, `sizes`): each
-    /// level pixel-averaged from `base`, then its inverted twin (with ``BarcodeConfiguration/tryInverted``),
-    /// marked ``PassImage/matrixOnly``. `made` keeps the last level made, for its twin. nil past the end or
-    /// when OpenCV fails.
-    func matrixLadderImage(_ index: Int, sizes: [PixelSize], base: PassImage, made: inout (index: Int, image: PassImage)?) -> PassImage? {
-        let twins = configuration.tryInverted ? 2 : 1, i = index / twins
-        guard index >= 0, i < sizes.count else { return nil }
-        if made?.index != i {
-            guard var level = base.resized(width: sizes[i].width, height: sizes[i].height, interpolation: 0) else { return nil }
-            level.matrixOnly = true
-            made = (i, level)
-        }
-        guard let level = made?.image else { return nil }
-        return index % twins == 1 ? level.inverted() : level
+    /// Level `index` of the ladder for 2-D codes on a still (`sizes`: ``matrixLadderSizes(width:height:)``),
+    /// pixel-averaged from `base` and marked ``PassImage/matrixOnly``. It has no inverted twin: zxing-cpp reads it
+    /// in both polarities on one binarisation. nil past the end or when OpenCV fails.
+    func matrixLadderImage(_ index: Int, sizes: [PixelSize], base: PassImage) -> PassImage? {
+        guard sizes.indices.contains(index),
+              var level = base.resized(width: sizes[index].width, height: sizes[index].height, interpolation: 0) else { return nil }
+        level.matrixOnly = true
+        return level
     }
 
     /// Whether a stream frame (or rect of interest) whose long side is `longSide` pixels is a large one: above
@@ -1505,9 +1497,11 @@ public final class BarcodeDetector: MetadataDetector {
 
     // MARK: zxing
 
-    func scanZXing(_ pass: PassImage, types: Set<MetadataObjectType>, frameSize: PixelSize, quick: Bool = false) throws -> [MetadataObject] {
+    func scanZXing(_ pass: PassImage, types: Set<MetadataObjectType>, frameSize: PixelSize, quick: Bool = false,
+                   bothPolarities: Bool = false) throws -> [MetadataObject] {
         guard !types.isEmpty else { return [] }
-        return objects(in: try ZXingReader.read(pass.plane, types: types, quick: quick), pass: pass, frameSize: frameSize)
+        return objects(in: try ZXingReader.read(pass.plane, types: types, quick: quick, bothPolarities: bothPolarities),
+                       pass: pass, frameSize: frameSize)
     }
 
     /// Whether zxing-cpp's UPC-E read `symbol` (corners in `plane`'s pixels; left and right edges at the

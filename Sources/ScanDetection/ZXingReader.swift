@@ -25,13 +25,16 @@ struct ZXingReader {
     /// Reads every symbol of `types` in `plane`.
     /// - Throws: ``ScanError/detector(_:)`` when zxing fails.
     /// `quick`: no tryHarder, a fixed binarisation threshold (≈ half the time; for frames zbar has read).
-    static func read(_ plane: LumaPlane, types: Set<MetadataObjectType>, quick: Bool = false) throws -> [Symbol] {
-        try read(plane, region: PixelRect(x: 0, y: 0, width: plane.width, height: plane.height), types: types, quick: quick)
+    /// `bothPolarities`: also light-on-dark symbols (zxing-cpp's own tryInvert, on the same binarisation).
+    static func read(_ plane: LumaPlane, types: Set<MetadataObjectType>, quick: Bool = false, bothPolarities: Bool = false) throws -> [Symbol] {
+        try read(plane, region: PixelRect(x: 0, y: 0, width: plane.width, height: plane.height), types: types, quick: quick,
+                 bothPolarities: bothPolarities)
     }
 
     /// Reads every symbol of `types` in `region` of `plane` (pixels; clipped to the plane). Corners are in
     /// the region's pixels.
-    static func read(_ plane: LumaPlane, region: PixelRect, types: Set<MetadataObjectType>, quick: Bool = false) throws -> [Symbol] {
+    static func read(_ plane: LumaPlane, region: PixelRect, types: Set<MetadataObjectType>, quick: Bool = false,
+                     bothPolarities: Bool = false) throws -> [Symbol] {
         let x0 = max(0, region.x), y0 = max(0, region.y)
         let x1 = min(plane.width, region.x + region.width), y1 = min(plane.height, region.y + region.height)
         guard x1 > x0, y1 > y0 else { return [] }
@@ -39,7 +42,7 @@ struct ZXingReader {
         guard bits != 0 else { return [] }
         var options = scz_options(formats: bits, try_harder: quick ? 0 : 1, try_rotate: 1, try_downscale: 0,
                                   validate_itf_checksum: 0, min_line_count: 2, max_symbols: 0,
-                                  fixed_threshold: quick ? 1 : 0)
+                                  fixed_threshold: quick ? 1 : 0, try_invert: bothPolarities ? 1 : 0)
         var results: UnsafeMutablePointer<scz_result>?
         var count: Int32 = 0
         var message = [CChar](repeating: 0, count: 256)

@@ -214,18 +214,17 @@ struct MultiPassReaderTests {
         let base = PassImage(plane: frame.luma, scaleX: 1, scaleY: 1, originX: 0, originY: 0)
         let exponents = reader.matrixLadderExponents(width: frame.luma.width, height: frame.luma.height)
         let i = try #require(exponents.firstIndex(of: 9))
-        var made: (index: Int, image: PassImage)?
-        let level = try #require(reader.matrixLadderImage(2 * i, sizes: reader.matrixLadderSizes(width: frame.luma.width, height: frame.luma.height),
-                                                          base: base, made: &made))
-        let alone = try reader.scanZXing(level, types: [.pdf417], frameSize: frame.size)
+        let level = try #require(reader.matrixLadderImage(i, sizes: reader.matrixLadderSizes(width: frame.luma.width, height: frame.luma.height),
+                                                          base: base))
+        let alone = try reader.scanZXing(level, types: [.pdf417], frameSize: frame.size, bothPolarities: true)
         #expect(!alone.isEmpty && alone.allSatisfy { $0.type == .pdf417 && $0.stringValue != value })
-        #expect(try reader.confirmLadderPDF417(alone, exponent: 9, inverted: false, base: base, frameSize: frame.size).isEmpty)
+        #expect(try reader.confirmLadderPDF417(alone, exponent: 9, base: base, frameSize: frame.size).isEmpty)
         // The whole reader reports no wrong value.
         let read = try reader.detect(in: frame)
         #expect(read.allSatisfy { $0.stringValue == value }, "\(read.map(\.stringValue))")
         // Other formats are left alone.
         var aztec = alone[0]; aztec.type = .aztec
-        #expect(try reader.confirmLadderPDF417([aztec], exponent: 9, inverted: false, base: base, frameSize: frame.size).count == 1)
+        #expect(try reader.confirmLadderPDF417([aztec], exponent: 9, base: base, frameSize: frame.size).count == 1)
         // A right PDF417 that only the ladder reads (seed 311) is read again nearby, and reported.
         let right = try #require(try ReaderFixtures.meta()["photo_ladder_pdf417_right"] as? [String: Any])
         let rightFrame = try ReaderFixtures.frame(try #require(right["file"] as? String))
@@ -235,29 +234,26 @@ struct MultiPassReaderTests {
         #expect(try detector { $0.matrixLadderSteps = 0 }.detect(in: rightFrame).isEmpty)
     }
 
-    @Test("the ladder's sizes: 2^(-k/4) of the image without the halvings, down to 160 px, on stills of 1200 px and more; its levels read 2-D formats only")
+    @Test("the ladder's sizes: 2^(-k/4) of the image below half size without the halvings, down to 160 px, on stills of 1200 px and more")
     func matrixLadderLevels() throws {
         let reader = detector()
         let sizes = reader.matrixLadderSizes(width: 2048, height: 1536)
-        #expect(sizes.map(\.width) == [1722, 1448, 1218, 861, 724, 609, 431, 362, 304, 215, 181])
-        #expect(sizes.map(\.height) == [1292, 1086, 913, 646, 543, 457, 323, 272, 228, 161, 136])
-        #expect(reader.matrixLadderSizes(width: 1200, height: 900).map(\.width).first == 1009)
+        #expect(reader.matrixLadderExponents(width: 2048, height: 1536) == [5, 6, 7, 9, 10, 11, 13, 14])
+        #expect(sizes.map(\.width) == [861, 724, 609, 431, 362, 304, 215, 181])
+        #expect(sizes.map(\.height) == [646, 543, 457, 323, 272, 228, 161, 136])
+        #expect(reader.matrixLadderSizes(width: 1200, height: 900).map(\.width) == [505, 424, 357, 252, 212, 178])
         #expect(reader.matrixLadderSizes(width: 1199, height: 900).isEmpty)
         #expect(reader.matrixLadderSizes(width: 640, height: 480).isEmpty)
         #expect(detector { $0.matrixLadderSteps = 0 }.matrixLadderSizes(width: 4032, height: 3024).isEmpty)
-        #expect(detector { $0.matrixLadderSteps = 2 }.matrixLadderSizes(width: 2048, height: 1536).map(\.width)
-                == [1448, 724, 362, 181])
-        // Each ladder level and its inverted twin, 2-D formats only, mapped back to the whole frame; the
+        #expect(detector { $0.matrixLadderSteps = 2 }.matrixLadderSizes(width: 2048, height: 1536).map(\.width) == [724, 362, 181])
+        // Each level pixel-averaged from the image, 2-D formats only, mapped back to the whole frame; the
         // pyramid's own images (which the EAN/UPC conflict check also scans) do not include them.
         let plane = LumaPlane(width: 2048, height: 1536, bytes: [UInt8](repeating: 200, count: 2048 * 1536))
         let base = PassImage(plane: plane, scaleX: 1, scaleY: 1, originX: 0, originY: 0)
-        var made: (index: Int, image: PassImage)?
-        let ladder = (0..<(2 * sizes.count + 1)).compactMap { reader.matrixLadderImage($0, sizes: sizes, base: base, made: &made) }
-        try #require(ladder.count == 2 * sizes.count)
-        #expect(ladder.allSatisfy { $0.matrixOnly })
-        #expect(ladder.map(\.plane.width) == sizes.flatMap { [$0.width, $0.width] })
-        #expect(ladder.map(\.plane.height) == sizes.flatMap { [$0.height, $0.height] })
-        #expect(ladder.map { $0.plane.bytes[0] } == sizes.flatMap { _ in [UInt8(200), 55] })
+        let ladder = (0...sizes.count).compactMap { reader.matrixLadderImage($0, sizes: sizes, base: base) }
+        try #require(ladder.count == sizes.count)
+        #expect(ladder.allSatisfy { $0.matrixOnly && $0.plane.bytes[0] == 200 })
+        #expect(ladder.map { PixelSize(width: $0.plane.width, height: $0.plane.height) } == sizes)
         for image in ladder {
             let (x, y) = image.toFrame(Double(image.plane.width), Double(image.plane.height))
             #expect(abs(x - 2048) < 1e-6 && abs(y - 1536) < 1e-6)

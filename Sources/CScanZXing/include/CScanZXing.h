@@ -65,6 +65,8 @@ typedef struct scz_options {
     int max_symbols;        /* 0 = no limit */
     int fixed_threshold;    /* 1: binarise at a fixed mid-grey instead of zxing's local average (cheaper, for a
                                quick look on frames zbar has already read; weaker under uneven light) */
+    int try_invert;         /* 1: also read the image's inverted binarisation (zxing's own tryInvert, sharing the
+                               binariser's work); 0: as given only (scand's passes make their own inverted twins) */
 } scz_options;
 
 /** Reads every symbol in an 8-bit grey image (width×height, rows `stride` bytes apart).
