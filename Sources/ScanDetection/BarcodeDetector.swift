@@ -151,8 +151,7 @@ public final class BarcodeDetector: MetadataDetector {
         var extra: [MetadataObject] = []
         var pending = PendingReads()
         // (zxing-cpp reads the ladder: none when it looks for no 2-D format.)
-        let exponents = zxingEnabled.isDisjoint(with: Self.matrixTypes) ? [] : matrixLadderExponents(width: base.plane.width, height: base.plane.height)
-        let ladder = exponents.map { matrixLadderSize(width: base.plane.width, height: base.plane.height, exponent: $0) }
+        let ladder = zxingEnabled.isDisjoint(with: Self.matrixTypes) ? [] : matrixLadderExponents(width: base.plane.width, height: base.plane.height)
         for pass in effectivePasses {
             // The downscaled pass ends with the ladder for 2-D codes, each level made when it is read.
             let images = passImages(pass, base: base)
@@ -162,7 +161,7 @@ public final class BarcodeDetector: MetadataDetector {
                 if index < images.count {
                     image = images[index]
                 } else {
-                    guard let made = matrixLadderImage(index - images.count, sizes: ladder, base: base) else { continue }
+                    guard let made = matrixLadderImage(exponent: ladder[index - images.count], base: base) else { continue }
                     image = made
                 }
                 // An upscaled copy needs no denser scan lines than the frame itself: keep zbar's cost ≈ 2×, not 4×.
@@ -185,9 +184,9 @@ public final class BarcodeDetector: MetadataDetector {
                     }
                 } else if image.matrixOnly {
                     // A ladder level: zxing-cpp alone, 2-D formats, both polarities.
-                    found = dropConflicts(try scanZXing(image, types: zxingTypes(pass).intersection(Self.matrixTypes),
+                    found = dropConflicts(try scanZXing(image, types: zxingEnabled.intersection(Self.matrixTypes),
                                                         frameSize: frame.size, bothPolarities: true)).filter(accept)
-                    found = try confirmLadderPDF417(found, exponent: exponents[index - images.count], base: base, frameSize: frame.size)
+                    found = try confirmLadderPDF417(found, exponent: ladder[index - images.count], base: base, frameSize: frame.size)
                     engine = .zxing
                 } else {
                     found = try zbarReads(image, pass: pass, base: base, frameSize: frame.size, density: density, matrixOnly: pass.matrixOnly)
@@ -378,8 +377,7 @@ public final class BarcodeDetector: MetadataDetector {
             guard o.type == .pdf417 else { return true }
             for (i, offset) in Self.ladderPDF417Offsets.enumerated() {
                 if nearby[i] == nil {
-                    let size = matrixLadderSize(width: base.plane.width, height: base.plane.height, exponent: exponent + offset)
-                    guard let level = base.resized(width: size.width, height: size.height, interpolation: 0) else { nearby[i] = []; continue }
+                    guard let level = matrixLadderImage(exponent: exponent + offset, base: base) else { nearby[i] = []; continue }
                     nearby[i] = try scanZXing(level, types: [.pdf417], frameSize: frameSize, bothPolarities: true)
                 }
                 if nearby[i]!.contains(where: { $0.payload == o.payload }) { return true }
@@ -388,12 +386,12 @@ public final class BarcodeDetector: MetadataDetector {
         }
     }
 
-    /// Level `index` of the ladder for 2-D codes on a still (`sizes`: ``matrixLadderSizes(width:height:)``),
-    /// pixel-averaged from `base` and marked ``PassImage/matrixOnly``. It has no inverted twin: zxing-cpp reads it
-    /// in both polarities on one binarisation. nil past the end or when OpenCV fails.
-    func matrixLadderImage(_ index: Int, sizes: [PixelSize], base: PassImage) -> PassImage? {
-        guard sizes.indices.contains(index),
-              var level = base.resized(width: sizes[index].width, height: sizes[index].height, interpolation: 0) else { return nil }
+    /// The ladder's level 2^(−`exponent`/n) of `base` (``matrixLadderSize(width:height:exponent:)``),
+    /// pixel-averaged and marked ``PassImage/matrixOnly``. It has no inverted twin: zxing-cpp reads it in both
+    /// polarities on one binarisation. nil when OpenCV fails.
+    func matrixLadderImage(exponent: Double, base: PassImage) -> PassImage? {
+        let size = matrixLadderSize(width: base.plane.width, height: base.plane.height, exponent: exponent)
+        guard var level = base.resized(width: size.width, height: size.height, interpolation: 0) else { return nil }
         level.matrixOnly = true
         return level
     }

@@ -214,8 +214,7 @@ struct MultiPassReaderTests {
         let base = PassImage(plane: frame.luma, scaleX: 1, scaleY: 1, originX: 0, originY: 0)
         let exponents = reader.matrixLadderExponents(width: frame.luma.width, height: frame.luma.height)
         let i = try #require(exponents.firstIndex(of: 9))
-        let level = try #require(reader.matrixLadderImage(i, sizes: reader.matrixLadderSizes(width: frame.luma.width, height: frame.luma.height),
-                                                          base: base))
+        let level = try #require(reader.matrixLadderImage(exponent: exponents[i], base: base))
         let alone = try reader.scanZXing(level, types: [.pdf417], frameSize: frame.size, bothPolarities: true)
         #expect(!alone.isEmpty && alone.allSatisfy { $0.type == .pdf417 && $0.stringValue != value })
         #expect(try reader.confirmLadderPDF417(alone, exponent: 9, base: base, frameSize: frame.size).isEmpty)
@@ -250,7 +249,7 @@ struct MultiPassReaderTests {
         // pyramid's own images (which the EAN/UPC conflict check also scans) do not include them.
         let plane = LumaPlane(width: 2048, height: 1536, bytes: [UInt8](repeating: 200, count: 2048 * 1536))
         let base = PassImage(plane: plane, scaleX: 1, scaleY: 1, originX: 0, originY: 0)
-        let ladder = (0...sizes.count).compactMap { reader.matrixLadderImage($0, sizes: sizes, base: base) }
+        let ladder = reader.matrixLadderExponents(width: 2048, height: 1536).compactMap { reader.matrixLadderImage(exponent: $0, base: base) }
         try #require(ladder.count == sizes.count)
         #expect(ladder.allSatisfy { $0.matrixOnly && $0.plane.bytes[0] == 200 })
         #expect(ladder.map { PixelSize(width: $0.plane.width, height: $0.plane.height) } == sizes)
