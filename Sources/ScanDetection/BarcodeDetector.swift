@@ -183,16 +183,18 @@ public final class BarcodeDetector: MetadataDetector {
                         extra = try scanZXing(image, types: zxingOnly, frameSize: frame.size, quick: true)
                     }
                 } else if image.matrixOnly {
-                    // A ladder level: zxing-cpp alone, 2-D formats, both polarities.
-                    found = dropConflicts(try scanZXing(image, types: zxingEnabled.intersection(Self.matrixTypes),
-                                                        frameSize: frame.size, bothPolarities: true)).filter(accept)
-                    found = try confirmLadderPDF417(found, exponent: ladder[index - images.count], base: base, frameSize: frame.size)
-                    engine = .zxing
+                    found = [] // a ladder level is zxing-cpp's alone
                 } else {
                     found = try zbarReads(image, pass: pass, base: base, frameSize: frame.size, density: density, matrixOnly: pass.matrixOnly)
                 }
-                if !alongside && !image.matrixOnly && found.isEmpty && !zxingEnabled.isEmpty {
-                    found = try zxingPassReads(image, pass: pass, base: base, types: zxingTypes(pass), frameSize: frame.size, density: density)
+                if !alongside && found.isEmpty && !zxingEnabled.isEmpty {
+                    // (On a ladder level: 2-D formats only, both polarities, and a PDF417 read again nearby.)
+                    let types = image.matrixOnly ? zxingEnabled.intersection(Self.matrixTypes) : zxingTypes(pass)
+                    found = try zxingPassReads(image, pass: pass, base: base, types: types, frameSize: frame.size, density: density,
+                                               bothPolarities: image.matrixOnly)
+                    if image.matrixOnly {
+                        found = try confirmLadderPDF417(found, exponent: ladder[index - images.count], base: base, frameSize: frame.size)
+                    }
                     engine = .zxing
                 }
                 found = Self.suppressFragments(found.filter(accept), upceInsideEAN13: configuration.checkUPCEQuietZone)
@@ -904,10 +906,11 @@ public final class BarcodeDetector: MetadataDetector {
 
     /// zxing-cpp's reads of one pass image of `types`, after its own conflict rule (``dropConflicts(_:)``),
     /// the filters (``accept(_:)``) and the check against the deskewed pass (zxing too reads part of a tilted
-    /// Interleaved 2 of 5, on the downscaled image of a stream frame). `density` is zbar's for `pass`.
+    /// Interleaved 2 of 5, on the downscaled image of a stream frame). `density` is zbar's for `pass`;
+    /// `bothPolarities` as in ``ZXingReader/read(_:types:quick:bothPolarities:)``.
     func zxingPassReads(_ image: PassImage, pass: ReaderPass, base: PassImage, types: Set<MetadataObjectType>,
-                        frameSize: PixelSize, density: Int) throws -> [MetadataObject] {
-        let found = dropConflicts(try scanZXing(image, types: types, frameSize: frameSize)).filter(accept)
+                        frameSize: PixelSize, density: Int, bothPolarities: Bool = false) throws -> [MetadataObject] {
+        let found = dropConflicts(try scanZXing(image, types: types, frameSize: frameSize, bothPolarities: bothPolarities)).filter(accept)
         return checkAgainstDeskewed(found, pass: pass, base: base, frameSize: frameSize, density: Self.frameDensity(pass, density))
     }
 
