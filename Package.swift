@@ -49,6 +49,7 @@ let package = Package(
             linkerSettings: [
                 .linkedLibrary("opencv_core"), .linkedLibrary("opencv_imgproc"),
                 .linkedLibrary("opencv_objdetect"), .linkedLibrary("png16"), .linkedLibrary("jpeg"),
+                .linkedLibrary("gif"),
                 // The neural face detector (issue 14): ~4 ms of start-up.
                 .linkedLibrary("opencv_dnn"),
                 .linkedLibrary("dl"),

@@ -22,9 +22,19 @@ public final class ImageSource: FrameSource, @unchecked Sendable {
     /// Decodes an image held in memory; `name` is used in errors and events. Refuses an image whose header
     /// declares more pixels than `limits.maxPixels` before anything of the image's size is allocated.
     /// - Throws: ``ScanError/undecodableInput(input:reason:)`` naming `name`.
+    /// A JPEG over the budget is decoded at the largest reduced size (7/8 … 1/8 of each side) that fits, and
+    /// `info.note` says so.
     public init(name: String, bytes: [UInt8], limits: DecoderLimits) throws {
-        info = SourceInfo(name: name)
-        let plane = try ImageDecoder.decode(bytes, name: name, limits: limits)
+        let (plane, source) = try ImageDecoder.decodeReportingSize(bytes, name: name, limits: limits)
+        var note: String?
+        if source.width != plane.width || source.height != plane.height {
+            // libjpeg's reduced sizes are n/8 of each side, rounded up.
+            var (n, d) = (plane.width * 8 / source.width, 8)
+            while n % 2 == 0 && d > 1 { n /= 2; d /= 2 }
+            note = "\(name): \(source.width)x\(source.height) is over the pixel budget of \(limits.maxPixels) pixels "
+                + "(--max-pixels); read at \(plane.width)x\(plane.height), \(n)/\(d) of its size"
+        }
+        info = SourceInfo(name: name, note: note)
         frame = Frame(luma: plane, index: 0, time: 0, captureClock: monotonicSeconds())
     }
 
@@ -59,9 +69,18 @@ public enum ImageDecoder {
     /// (`OPENCV_IO_MAX_IMAGE_PIXELS`) is set to the budget of the first such image (it is read once).
     /// - Throws: ``ScanError/undecodableInput(input:reason:)`` naming `name`.
     public static func decode(_ bytes: [UInt8], name: String, limits: DecoderLimits = DecoderLimits()) throws -> LumaPlane {
+        try decodeReportingSize(bytes, name: name, limits: limits).plane
+    }
+
+    /// ``decode(_:name:limits:)``, and the size the file declares (pixels). The two differ only for a JPEG
+    /// over `limits.maxPixels`, which libjpeg decodes at the largest of its reduced sizes (7/8, 6/8, … 1/8 of
+    /// each side) that fits the budget, allocating only that.
+    public static func decodeReportingSize(_ bytes: [UInt8], name: String, limits: DecoderLimits = DecoderLimits()) throws
+        -> (plane: LumaPlane, source: PixelSize) {
         if bytes.isEmpty { throw ScanError.undecodableInput(input: name, reason: "empty file") }
         if bytes.count >= 2, bytes[0] == UInt8(ascii: "P"), (UInt8(ascii: "1")...UInt8(ascii: "6")).contains(bytes[1]) {
-            return try PNM.decode(bytes, name: name, limits: limits)
+            let plane = try PNM.decode(bytes, name: name, limits: limits)
+            return (plane, PixelSize(width: plane.width, height: plane.height))
         }
         var message = [CChar](repeating: 0, count: 512)
         func failure(_ status: scv_status) -> ScanError {
@@ -78,12 +97,15 @@ public enum ImageDecoder {
             }
             defer { scv_image_close(image) }
             guard status == SCV_OK, let image else { throw failure(status) }
-            return try LumaPlane.decoded(width: Int(width), height: Int(height), limits: limits, input: name) { buffer in
+            var sourceWidth: Int32 = 0, sourceHeight: Int32 = 0
+            scv_image_source_size(image, &sourceWidth, &sourceHeight)
+            let plane = try LumaPlane.decoded(width: Int(width), height: Int(height), limits: limits, input: name) { buffer in
                 let status = message.withUnsafeMutableBufferPointer {
                     scv_image_read_gray(image, buffer.baseAddress, buffer.count, $0.baseAddress, $0.count)
                 }
                 guard status == SCV_OK else { throw failure(status) }
             }
+            return (plane, PixelSize(width: Int(sourceWidth), height: Int(sourceHeight)))
         }
     }
 }

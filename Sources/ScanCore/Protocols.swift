@@ -9,8 +9,11 @@ public struct SourceInfo: Sendable, Hashable {
     /// Video, Y4M and cameras (frames in sequence), as opposed to still images: these get the per-frame
     /// reading budget, the sliced face search and the 1-D confirmation.
     public var isStream: Bool { frameRate != nil || isLive }
-    public init(name: String, frameRate: Double? = nil, isLive: Bool = false) {
-        self.name = name; self.frameRate = frameRate; self.isLive = isLive
+    /// A remark on how the input was read, for the log (one line, naming the input): e.g. a JPEG over the
+    /// pixel budget decoded at a reduced size. `nil` when it was read as it is.
+    public var note: String?
+    public init(name: String, frameRate: Double? = nil, isLive: Bool = false, note: String? = nil) {
+        self.name = name; self.frameRate = frameRate; self.isLive = isLive; self.note = note
     }
 }
 

@@ -92,6 +92,7 @@ public struct FileScanner {
             do {
                 let source = try openFileSource(path: input, limits: limits)
                 defer { source.close() }
+                if let note = source.info.note { logger.warning("\(note)") }
                 let before = summary.objects
                 try scan(source: source, sink: sink, summary: &summary)
                 if summary.objects == before { summary.inputsWithoutObjects.append(input.displayName) }

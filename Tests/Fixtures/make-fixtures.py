@@ -128,10 +128,61 @@ manifest["files"]["multi.png"] = {"width": 960, "height": 540, "codes": placed}
 
 # --- same picture in other containers
 canvas.save(os.path.join(OUT, "multi.jpg"), quality=92)
+# EXIF orientation: the picture stored turned or mirrored, with the orientation tag (1-8) that shows it as
+# multi.png; PIL's exif_transpose (what viewers do) is checked to give multi.png back. orient-6-mm.jpg has a
+# big-endian ("MM") Exif block, written by hand (PIL writes "II").
+from PIL import ImageOps
+undo = {1: None, 2: Image.Transpose.FLIP_LEFT_RIGHT, 3: Image.Transpose.ROTATE_180, 4: Image.Transpose.FLIP_TOP_BOTTOM,
+        5: Image.Transpose.TRANSPOSE, 6: Image.Transpose.ROTATE_90, 7: Image.Transpose.TRANSVERSE,
+        8: Image.Transpose.ROTATE_270}
+for t, op in undo.items():
+    stored = canvas if op is None else canvas.transpose(op)
+    exif = Image.Exif()
+    exif[0x0112] = t
+    path = os.path.join(OUT, "orient-%d.jpg" % t)
+    stored.save(path, quality=92, exif=exif.tobytes())
+    shown = np.asarray(ImageOps.exif_transpose(Image.open(path)), dtype=np.int16)
+    assert shown.shape == (540, 960) and np.abs(shown - np.asarray(canvas, dtype=np.int16)).mean() < 4, t
+mm = b"Exif\0\0MM\0*" + (8).to_bytes(4, "big") + (1).to_bytes(2, "big") \
+    + (0x0112).to_bytes(2, "big") + (3).to_bytes(2, "big") + (1).to_bytes(4, "big") + (6).to_bytes(2, "big") + bytes(2) \
+    + bytes(4)
+canvas.transpose(Image.Transpose.ROTATE_90).save(os.path.join(OUT, "orient-6-mm.jpg"), quality=92, exif=mm)
+assert ImageOps.exif_transpose(Image.open(os.path.join(OUT, "orient-6-mm.jpg"))).size == (960, 540)
+# progressive: libjpeg keeps every coefficient of the full-size image while it decodes (the reduced-size
+# decode of a JPEG over the pixel budget caps that memory)
+canvas.save(os.path.join(OUT, "multi-progressive.jpg"), quality=92, progressive=True)
 canvas.save(os.path.join(OUT, "multi.bmp"))
 canvas.save(os.path.join(OUT, "multi.pgm"))
 canvas.convert("RGB").save(os.path.join(OUT, "multi.ppm"))
 canvas.save(os.path.join(OUT, "multi.tiff"))  # goes through OpenCV's imgcodecs plugin
+# GIF (giflib; OpenCV has no GIF decoder): a grey palette whose index is the grey level, so the pixels are
+# exactly multi.png's; plain, interlaced (PIL's default) and as the first frame of an animation.
+gif = Image.frombytes("P", canvas.size, canvas.tobytes())
+gif.putpalette([v for i in range(256) for v in (i, i, i)])
+gif.save(os.path.join(OUT, "multi.gif"), interlace=False, optimize=False)
+gif.save(os.path.join(OUT, "multi-interlaced.gif"), interlace=True, optimize=False)
+blank = Image.frombytes("P", canvas.size, bytes([255]) * (canvas.width * canvas.height))
+blank.putpalette([v for i in range(256) for v in (i, i, i)])
+gif.save(os.path.join(OUT, "multi-anim.gif"), save_all=True, append_images=[blank], duration=100, loop=0,
+         interlace=False, optimize=False)
+# The first image placed at (20, 10) on a logical screen 20 and 10 pixels larger, with index 0 (black)
+# transparent: the decoder's picture is the screen, white where the image is not and where it is transparent.
+gif.save(os.path.join(OUT, "tmp.gif"), interlace=False, optimize=False, transparency=0)
+with open(os.path.join(OUT, "tmp.gif"), "rb") as f:
+    data = bytearray(f.read())
+os.remove(os.path.join(OUT, "tmp.gif"))
+w, h = canvas.size
+data[6:10] = (w + 20).to_bytes(2, "little") + (h + 10).to_bytes(2, "little")
+k = 13 + (3 * 2 ** ((data[10] & 7) + 1) if data[10] & 0x80 else 0)
+while data[k] == 0x21:  # extensions: introducer, label, then sub-blocks up to a zero length
+    k += 2
+    while data[k]:
+        k += data[k] + 1
+    k += 1
+assert data[k] == 0x2C, "no image descriptor where expected"
+data[k + 1:k + 5] = (20).to_bytes(2, "little") + (10).to_bytes(2, "little")
+with open(os.path.join(OUT, "offset-transparent.gif"), "wb") as f:
+    f.write(bytes(data))
 qr_colour = Image.new("RGB", (300, 300), (30, 90, 200))  # a colour image: becomes luma
 qrencode(b"COLOUR", os.path.join(OUT, "tmp.png"), scale=5)
 qr_colour.paste(Image.open(os.path.join(OUT, "tmp.png")).convert("RGB"), (60, 60))
@@ -155,6 +206,10 @@ with open(os.path.join(OUT, "multi.jpg"), "rb") as f:
     jpg = f.read()
 with open(os.path.join(OUT, "truncated.jpg"), "wb") as f:
     f.write(jpg[: len(jpg) // 2])
+with open(os.path.join(OUT, "multi.gif"), "rb") as f:
+    gif_bytes = f.read()
+with open(os.path.join(OUT, "truncated.gif"), "wb") as f:
+    f.write(gif_bytes[: len(gif_bytes) // 2])
 corrupt = bytearray(png)
 for k in range(100, len(corrupt), 97):
     corrupt[k] ^= 0x5A

@@ -31,9 +31,62 @@ import ScanTestSupport
         }
     }
 
-    /// For each decoder (libpng, libjpeg, PNM in Swift, OpenCV's imgcodecs for BMP/TIFF): an image of exactly
-    /// the budget decodes, and with a budget one pixel smaller it is refused with an error naming the budget.
-    @Test(arguments: ["multi.png", "multi.jpg", "multi.pgm", "multi.ppm", "multi.bmp", "multi.tiff"])
+    /// A JPEG over the budget is decoded by libjpeg at the largest reduced size (n/8 of each side, rounded up)
+    /// that fits, and the source's note says so; the pixels are the picture's, scaled. One pixel over the
+    /// budget gives 7/8; a budget of exactly half of each side gives 1/2.
+    @Test func aJPEGOverTheBudgetIsReadAtAReducedSize() throws {
+        let bytes = try Fixtures.bytes("multi.jpg")
+        let png = try ImageDecoder.decode(Fixtures.bytes("multi.png"), name: "multi.png")
+        let sevenEighths = try ImageSource(name: "multi.jpg", bytes: bytes, limits: DecoderLimits(maxPixels: 960 * 540 - 1))
+        #expect(try #require(try sevenEighths.nextFrame()).luma.size == PixelSize(width: 840, height: 473))
+        #expect(sevenEighths.info.note == "multi.jpg: 960x540 is over the pixel budget of 518399 pixels (--max-pixels); read at 840x473, 7/8 of its size")
+        let half = try ImageSource(name: "multi.jpg", bytes: bytes, limits: DecoderLimits(maxPixels: 480 * 270))
+        let plane = try #require(try half.nextFrame()).luma
+        #expect(plane.size == PixelSize(width: 480, height: 270))
+        #expect(half.info.note?.hasSuffix("read at 480x270, 1/2 of its size") == true)
+        // Each pixel is its 2×2 block of the original (JPEG is lossy: within 40 levels, on average within 4).
+        var worst = 0, total = 0
+        for y in 0..<270 {
+            for x in 0..<480 {
+                let block = [png.bytes[2 * y * 960 + 2 * x], png.bytes[2 * y * 960 + 2 * x + 1],
+                             png.bytes[(2 * y + 1) * 960 + 2 * x], png.bytes[(2 * y + 1) * 960 + 2 * x + 1]]
+                let d = abs(block.reduce(0) { $0 + Int($1) } / 4 - Int(plane.bytes[y * 480 + x]))
+                worst = max(worst, d); total += d
+            }
+        }
+        #expect(worst <= 40 && total / (480 * 270) <= 4, "worst \(worst), total \(total)")
+        // A JPEG read as it is has no note.
+        #expect(try ImageSource(name: "multi.jpg", bytes: bytes, limits: DecoderLimits()).info.note == nil)
+    }
+
+    /// Below 1/8 of each side nothing fits and the JPEG is refused from its header. A progressive JPEG, whose
+    /// decoder holds the full-size coefficients, is refused when they need more than 6 bytes per budget pixel.
+    @Test func aJPEGTooLargeEvenReducedIsRefused() throws {
+        let bytes = try Fixtures.bytes("multi.jpg")
+        do {
+            _ = try ImageSource(name: "multi.jpg", bytes: bytes, limits: DecoderLimits(maxPixels: 120 * 68 - 1))
+            Issue.record("multi.jpg decoded under 1/8 of its size")
+        } catch {
+            #expect("\(error)".contains("multi.jpg: cannot decode: JPEG 960x540 is over the pixel budget of 8159 pixels"), "\(error)")
+        }
+        // 1/8 fits (120x68), so the baseline JPEG decodes; the progressive one needs 2 bytes per pixel of
+        // 960x540 (about 1 MB) against a cap of 6 × 8160 bytes.
+        #expect(try ImageDecoder.decode(bytes, name: "multi.jpg", limits: DecoderLimits(maxPixels: 120 * 68)).size
+                == PixelSize(width: 120, height: 68))
+        let progressive = try Fixtures.bytes("multi-progressive.jpg")
+        #expect(try ImageDecoder.decode(progressive, name: "p.jpg").size == PixelSize(width: 960, height: 540))
+        do {
+            _ = try ImageSource(name: "multi-progressive.jpg", bytes: progressive, limits: DecoderLimits(maxPixels: 120 * 68))
+            Issue.record("the progressive JPEG decoded past its memory cap")
+        } catch {
+            #expect("\(error)".contains("multi-progressive.jpg: cannot decode: JPEG 960x540 is over the pixel budget and too large to decode at reduced size"), "\(error)")
+        }
+    }
+
+    /// For each decoder (libpng, giflib, PNM in Swift, OpenCV's imgcodecs for BMP/TIFF): an image of exactly the
+    /// budget decodes, and with a budget one pixel smaller it is refused with an error naming the budget.
+    /// (libjpeg reads a JPEG over the budget at a reduced size: the tests above.)
+    @Test(arguments: ["multi.png", "multi.gif", "multi.pgm", "multi.ppm", "multi.bmp", "multi.tiff"])
     func anImageAtTheBudgetDecodesAndOnePixelLessIsRefused(name: String) throws {
         let bytes = try Fixtures.bytes(name)
         let plane = try ImageDecoder.decode(bytes, name: name)

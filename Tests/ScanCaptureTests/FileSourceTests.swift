@@ -49,7 +49,8 @@ private func allFrames(_ source: any FrameSource) throws -> [Frame] {
 }
 
 @Suite struct ImageDecodingTests {
-    @Test(arguments: ["multi.jpg", "multi.bmp", "multi.pgm", "multi.ppm", "multi.tiff"])
+    @Test(arguments: ["multi.jpg", "multi.bmp", "multi.pgm", "multi.ppm", "multi.tiff", "multi.gif",
+                      "multi-interlaced.gif", "multi-anim.gif"])
     func everyContainerDecodesToTheSamePicture(name: String) throws {
         let png = try ImageDecoder.decode(Fixtures.bytes("multi.png"), name: "multi.png")
         let other = try ImageDecoder.decode(Fixtures.bytes(name), name: name)
@@ -61,6 +62,61 @@ private func allFrames(_ source: any FrameSource) throws -> [Frame] {
         #expect(worst <= tolerance)
     }
 
+    /// A JPEG is turned or mirrored as its EXIF orientation (1-8) says, as viewers, browsers and OpenCV's
+    /// imread show it: each orient-N.jpg stores multi.png transformed and tagged N, and decodes to multi.png.
+    @Test(arguments: ["orient-1.jpg", "orient-2.jpg", "orient-3.jpg", "orient-4.jpg", "orient-5.jpg", "orient-6.jpg",
+                      "orient-7.jpg", "orient-8.jpg", "orient-6-mm.jpg"])
+    func jpegFollowsItsExifOrientation(name: String) throws {
+        let png = try ImageDecoder.decode(Fixtures.bytes("multi.png"), name: "multi.png")
+        let jpeg = try ImageDecoder.decode(Fixtures.bytes(name), name: name)
+        #expect(jpeg.size == png.size)
+        guard jpeg.size == png.size else { return }
+        var total = 0
+        for i in 0..<png.bytes.count { total += abs(Int(png.bytes[i]) - Int(jpeg.bytes[i])) }
+        // JPEG's loss is about 1 level a pixel here; a wrong orientation is over 50.
+        #expect(total / png.bytes.count <= 4, "mean difference \(total / png.bytes.count)")
+    }
+
+    /// The reduced size of a JPEG over the budget is in its displayed orientation too, and so is the note.
+    @Test func reducedJPEGInItsExifOrientation() throws {
+        let source = try ImageSource(name: "orient-6.jpg", bytes: Fixtures.bytes("orient-6.jpg"), limits: DecoderLimits(maxPixels: 960 * 540 - 1))
+        #expect(try #require(try source.nextFrame()).luma.size == PixelSize(width: 840, height: 473))
+        #expect(source.info.note?.contains("960x540 is over the pixel budget of 518399 pixels (--max-pixels); read at 840x473, 7/8") == true,
+                "\(source.info.note ?? "no note")")
+    }
+
+    /// A GIF's picture is its logical screen: the first image is placed at its offset (20, 10 here), and what
+    /// lies outside it and its transparent pixels (index 0, black) are white, as PNG's alpha is composited.
+    @Test func gifImagePlacedOnItsScreenWithTransparencyAsWhite() throws {
+        let png = try ImageDecoder.decode(Fixtures.bytes("multi.png"), name: "multi.png")
+        let gif = try ImageDecoder.decode(Fixtures.bytes("offset-transparent.gif"), name: "offset-transparent.gif")
+        #expect(gif.width == png.width + 20 && gif.height == png.height + 10)
+        var wrong = 0, blackInPNG = 0
+        for y in 0..<gif.height {
+            for x in 0..<gif.width {
+                let inside = x >= 20 && y >= 10
+                let source = inside ? png.bytes[(y - 10) * png.width + (x - 20)] : 255
+                if source == 0 { blackInPNG += 1 }
+                if gif.bytes[y * gif.width + x] != (source == 0 ? 255 : source) { wrong += 1 }
+            }
+        }
+        #expect(blackInPNG > 10_000) // the transparent index is really used
+        #expect(wrong == 0)
+    }
+
+    /// A GIF declaring a screen of 65535×65535 is refused from its descriptors, before anything of that size is
+    /// allocated.
+    @Test func gifScreenOverTheBudgetIsRefusedFromItsHeader() throws {
+        var b = Array("GIF89a".utf8) + [0xFF, 0xFF, 0xFF, 0xFF, 0x80, 0, 0] + [0, 0, 0, 255, 255, 255]
+        b += [0x2C, 0, 0, 0, 0, 1, 0, 1, 0, 0, 2, 2, 0x44, 0x01, 0, 0x3B]
+        do {
+            _ = try ImageSource(name: "huge.gif", bytes: b, limits: DecoderLimits())
+            Issue.record("huge.gif decoded")
+        } catch {
+            #expect("\(error)".contains("huge.gif") && "\(error)".contains("GIF 65535x65535 is over the pixel budget"), "\(error)")
+        }
+    }
+
     @Test func asciiNetpbm() throws {
         let p2 = Array("P2\n# comment\n3 2\n255\n0 128 255\n10 20 30\n".utf8)
         let plane = try ImageDecoder.decode(p2, name: "a.pgm")
@@ -69,7 +125,7 @@ private func allFrames(_ source: any FrameSource) throws -> [Frame] {
         #expect(try ImageDecoder.decode(p1, name: "a.pbm").bytes == [0, 255, 255, 0])
     }
 
-    @Test(arguments: [("truncated.png", "PNG"), ("truncated.jpg", "truncated"), ("corrupt.png", "corrupt.png"),
+    @Test(arguments: [("truncated.png", "PNG"), ("truncated.jpg", "truncated"), ("truncated.gif", "GIF: truncated file"), ("corrupt.png", "corrupt.png"),
                       ("empty.png", "empty"), ("not-an-image.png", "not-an-image.png")])
     func brokenFilesGiveErrorsNamingThem(name: String, mention: String) throws {
         do {

@@ -37,6 +37,25 @@ import ScanTestSupport
         }
     }
 
+    /// A phone photo over the pixel budget (48 MP against 40 MP) is read at a reduced size with one warning
+    /// naming it, not refused; here multi.jpg (960x540) under a budget of 400,000 pixels is read at 7/8.
+    @Test func aJPEGOverTheBudgetIsScannedAtAReducedSizeWithAWarning() throws {
+        let r = try ScandBinary.run(["scan", "--max-pixels", "400000", "multi.jpg"])
+        #expect(r.status == 0)
+        let lines = try r.jsonLines()
+        #expect(lines.count == 1)
+        #expect(lines.first?["width"] as? Int == 840 && lines.first?["height"] as? Int == 473)
+        let values = Set(((lines.first?["objects"] as? [[String: Any]]) ?? []).compactMap { $0["value"] as? String })
+        // The three QR codes are read; the Code 128's 2-pixel modules become 1.75 pixels, which neither
+        // engine reads here.
+        #expect(values.isSuperset(of: ["MULTI-A", "MULTI-B", "MULTI-C"]), "\(values)")
+        let errors = r.stderr.split(separator: "\n")
+        #expect(errors.count == 2, "\(r.stderr)")
+        #expect(errors.first?.contains("warning") == true
+                && errors.first?.hasSuffix("multi.jpg: 960x540 is over the pixel budget of 400000 pixels (--max-pixels); read at 840x473, 7/8 of its size") == true,
+                "\(r.stderr)")
+    }
+
     @Test func everyInputFailingExitsTwo() throws {
         let r = try ScandBinary.run(["scan", "nope.png", "empty.png"])
         #expect(r.status == 2)

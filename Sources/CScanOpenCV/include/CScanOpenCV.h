@@ -41,11 +41,15 @@ int scv_sniff_format(const uint8_t *bytes, size_t length);
  *                       (width*height bytes, rows packed), which the caller owns;
  *   scv_image_close     frees the decoder (NULL is allowed).
  * `bytes` must stay valid and unchanged from open until close. A size over the budget is SCV_ERR_LIMIT
- * with a message naming the size and the budget.
+ * with a message naming the size and the budget, except for a JPEG, which is decoded at the largest of
+ * libjpeg's reduced sizes (7/8, 6/8, … 1/8 of each side) that fits the budget: `width` and `height` are
+ * then that size, and scv_image_source_size gives the file's own.
  */
 typedef struct scv_image scv_image;
 scv_status scv_image_open(const uint8_t *bytes, size_t length, uint64_t max_pixels, scv_image **out,
                           int *width, int *height, char *message, size_t message_capacity);
+/** The size the file declares, in pixels; it differs from scv_image_open's only for a reduced JPEG. */
+void scv_image_source_size(const scv_image *image, int *width, int *height);
 scv_status scv_image_read_gray(scv_image *image, uint8_t *dst, size_t capacity, char *message, size_t message_capacity);
 void scv_image_close(scv_image *image);
 
