@@ -2,7 +2,7 @@
 """Writes the seed corpora in Fuzz/corpus/<target>/ (committed; rerun after changing this file).
 
 Small real inputs: tiny Y4M streams (FRAME with parameters, several frames, every colour space), PBM/PGM/PPM
-in ASCII and binary, valid and invalid subscribe commands, config files like docs/daemon.md's and the
+in ASCII and binary, GIFs and JPEGs (PIL), valid and invalid subscribe commands, config files like docs/daemon.md's and the
 tests', and encoder inputs with UTF-8, control characters and invalid UTF-8.
 """
 import os
@@ -65,6 +65,48 @@ def main():
     # issue 13: a 19-byte header that declares 32768x32768; must be refused by the pixel budget before
     # anything is allocated (the target runs with -malloc_limit_mb=512)
     write("pnm", "p5-huge-header-only", b"P5 32768 32768 255\n")
+    # gif (giflib through ImageSource): tiny GIFs made by PIL, plain, interlaced, transparent, animated, with a
+    # local colour table, one cut short, and a screen of 65535x65535 (refused by the pixel budget)
+    import io
+    from PIL import Image
+    def gif(img, **kw):
+        out = io.BytesIO()
+        img.save(out, format="GIF", **kw)
+        return out.getvalue()
+    grey = Image.frombytes("L", (9, 7), bytes((i * 37) % 256 for i in range(63)))
+    write("gif", "grey-plain", gif(grey, interlace=False))
+    write("gif", "grey-interlaced", gif(Image.frombytes("L", (16, 17), bytes(range(256)) + bytes(16)), interlace=True))
+    colour = Image.frombytes("RGB", (5, 4), bytes((i * 53) % 256 for i in range(60))).convert("P")
+    write("gif", "palette-transparent", gif(colour, transparency=3))
+    write("gif", "animated", gif(grey, save_all=True, append_images=[grey.rotate(90, expand=True)], duration=50))
+    whole = gif(grey, interlace=False)
+    write("gif", "truncated", whole[: len(whole) // 2])
+    write("gif", "huge-screen", b"GIF89a\xff\xff\xff\xff\x80\x00\x00" + bytes([0, 0, 0, 255, 255, 255])
+          + b"\x2c\x00\x00\x00\x00\x01\x00\x01\x00\x00\x02\x02\x44\x01\x00\x3b")
+    # jpeg (libjpeg-turbo through ImageSource, budget 2^16 pixels so 400x300 is read at 5/8): baseline,
+    # progressive, grey, 4:4:4, CMYK (Adobe), EXIF orientations (II and MM), one cut short
+    import numpy as np
+    yy, xx = np.mgrid[0:300, 0:400]
+    rgb = Image.fromarray(np.dstack([(xx * 7) % 256, (yy * 5) % 256, ((xx + yy) * 3) % 256]).astype(np.uint8))
+    def jpeg(img, **kw):
+        out = io.BytesIO()
+        img.save(out, format="JPEG", quality=80, **kw)
+        return out.getvalue()
+    write("jpeg", "baseline", jpeg(rgb))
+    write("jpeg", "progressive", jpeg(rgb, progressive=True))
+    write("jpeg", "grey-small", jpeg(rgb.convert("L").resize((40, 30))))
+    write("jpeg", "444", jpeg(rgb, subsampling=0))
+    write("jpeg", "cmyk", jpeg(rgb.convert("CMYK")))
+    whole = jpeg(rgb)
+    write("jpeg", "truncated", whole[: len(whole) // 2])
+    exif = Image.Exif()
+    exif[0x0112] = 6
+    write("jpeg", "exif-6-ii", jpeg(rgb.resize((64, 48)), exif=exif.tobytes()))
+    mm = (b"Exif\0\0MM\0*" + (8).to_bytes(4, "big") + (2).to_bytes(2, "big")
+          + (0x010F).to_bytes(2, "big") + (2).to_bytes(2, "big") + (4).to_bytes(4, "big") + b"Cam\0"
+          + (0x0112).to_bytes(2, "big") + (3).to_bytes(2, "big") + (1).to_bytes(4, "big") + (3).to_bytes(2, "big") + bytes(2)
+          + bytes(4))
+    write("jpeg", "exif-3-mm", jpeg(rgb.resize((64, 48)), exif=mm))
     # subscribe
     for i, line in enumerate([
         '{"subscribe":{"types":["qr"],"events":["appeared","lost"]}}',

@@ -6,6 +6,8 @@ import Glibc
 let targets: [String: @Sendable (UnsafeBufferPointer<UInt8>) -> Void] = [
     "y4m": Y4MTarget.run,
     "pnm": PNMTarget.run,
+    "gif": GIFTarget.run,
+    "jpeg": JPEGTarget.run,
     "subscribe": SubscribeTarget.run,
     "config": ConfigTarget.run,
     "json": JSONTarget.run,
