@@ -60,6 +60,8 @@ let package = Package(
             linkerSettings: [
                 .linkedLibrary("opencv_core"), .linkedLibrary("opencv_imgproc"),
                 .linkedLibrary("opencv_imgcodecs"), .linkedLibrary("opencv_videoio"),
+                // HEIF (HEIC photos from phones, AVIF): OpenCV 4.6 reads neither.
+                .linkedLibrary("heif"),
             ]),
         // zxing-cpp 3.1.1 (PyPI's pinned sdist, built static by scripts/build-zxing into .build-deps/): the
         // second barcode engine, for Data Matrix, Aztec, PDF417 and frames where zbar finds nothing.

@@ -9,6 +9,7 @@
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 #include <opencv2/videoio.hpp>
+#include <libheif/heif.h>
 
 namespace {
 // Status values mirror scv_status in CScanOpenCV.h.
@@ -90,12 +91,71 @@ struct Video {
 };
 } // namespace
 
+namespace {
+/// HEIF (HEIC from phones, AVIF) with libheif: OpenCV 4.6 reads neither. The primary image is decoded with its
+/// transformations (rotation, mirror, crop) applied, as viewers show it, after its size is checked against the
+/// budget; it becomes luma (BT.601 of libheif's RGB; alpha is ignored). The result is a CV_8UC1 Mat in `*out`.
+int heif_decode_gray(const uint8_t *bytes, size_t length, uint64_t max_pixels, cv::Mat **out, char *message, size_t cap) {
+    // Each handle is released by its own guard, on every path out (libheif is C: no exception crosses it).
+    struct Guard {
+        heif_context *ctx = heif_context_alloc();
+        heif_image_handle *handle = nullptr;
+        heif_image *image = nullptr;
+        ~Guard() {
+            if (image) heif_image_release(image);
+            if (handle) heif_image_handle_release(handle);
+            if (ctx) heif_context_free(ctx);
+        }
+    } g;
+    auto failed = [&](const char *what, const heif_error &e) {
+        char text[240];
+        std::snprintf(text, sizeof text, "HEIF: %s: %s", what, e.message ? e.message : "error");
+        set_message(message, cap, text);
+        return e.code == heif_error_Memory_allocation_error ? ERR_MEMORY : ERR_DECODE;
+    };
+    if (!g.ctx) { set_message(message, cap, "out of memory"); return ERR_MEMORY; }
+    heif_error e = heif_context_read_from_memory_without_copy(g.ctx, bytes, length, nullptr);
+    if (e.code != heif_error_Ok) return failed("cannot read the file", e);
+    e = heif_context_get_primary_image_handle(g.ctx, &g.handle);
+    if (e.code != heif_error_Ok) return failed("no primary image", e);
+    const long long iw = heif_image_handle_get_width(g.handle), ih = heif_image_handle_get_height(g.handle);
+    if (!within(iw, ih, max_pixels)) return over_budget(iw, ih, max_pixels, message, cap);
+    e = heif_decode_image(g.handle, &g.image, heif_colorspace_RGB, heif_chroma_interleaved_RGB, nullptr);
+    if (e.code != heif_error_Ok) return failed("cannot decode the image", e);
+    const int w = heif_image_get_width(g.image, heif_channel_interleaved);
+    const int h = heif_image_get_height(g.image, heif_channel_interleaved);
+    int stride = 0;
+    const uint8_t *rgb = heif_image_get_plane_readonly(g.image, heif_channel_interleaved, &stride);
+    if (!rgb || w <= 0 || h <= 0) { set_message(message, cap, "HEIF: the decoded image has no pixels"); return ERR_DECODE; }
+    if (!within(w, h, max_pixels)) return over_budget(w, h, max_pixels, message, cap);
+    const cv::Mat view(h, w, CV_8UC3, const_cast<uint8_t *>(rgb), static_cast<size_t>(stride));
+    auto *gray = new cv::Mat();
+    cv::cvtColor(view, *gray, cv::COLOR_RGB2GRAY);
+    *out = gray;
+    return OK;
+}
+
+bool is_heif(const uint8_t *bytes, size_t length) {
+    if (length < 12 || std::memcmp(bytes + 4, "ftyp", 4) != 0) return false;
+    const heif_filetype_result r = heif_check_filetype(bytes, static_cast<int>(std::min<size_t>(length, 1 << 20)));
+    return r == heif_filetype_yes_supported || r == heif_filetype_yes_unsupported;
+}
+} // namespace
+
 extern "C" int scvc_image_decode(const uint8_t *bytes, size_t length, uint64_t max_pixels, void **image, int *w, int *h,
                                  char *message, size_t cap) {
     quiet();
     *image = nullptr; *w = *h = 0;
     try {
         if (length > static_cast<size_t>(INT32_MAX)) { set_message(message, cap, "file too large"); return ERR_ARGUMENT; }
+        if (is_heif(bytes, length)) {
+            cv::Mat *gray = nullptr;
+            const int rc = heif_decode_gray(bytes, length, max_pixels, &gray, message, cap);
+            if (rc != OK) return rc;
+            *w = gray->cols; *h = gray->rows;
+            *image = gray;
+            return OK;
+        }
         cv::Mat buf(1, static_cast<int>(length), CV_8UC1, const_cast<uint8_t *>(bytes));
         // imdecode checks the header's size against OPENCV_IO_MAX_IMAGE_PIXELS (set to the budget before this
         // library was loaded, see plugin.cpp) before it allocates the image.

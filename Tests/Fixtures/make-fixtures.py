@@ -128,6 +128,10 @@ manifest["files"]["multi.png"] = {"width": 960, "height": 540, "codes": placed}
 
 # --- same picture in other containers
 canvas.save(os.path.join(OUT, "multi.jpg"), quality=92)
+# HEIC and AVIF (libheif in the codecs plugin), lossless, so the pixels are exactly multi.png's
+for ext, extra in (("heic", []), ("avif", ["-A"])):
+    subprocess.run(["heif-enc", *extra, "-L", os.path.join(OUT, "multi.png"), "-o", os.path.join(OUT, "multi." + ext)],
+                   check=True, stdout=subprocess.DEVNULL)
 # EXIF orientation: the picture stored turned or mirrored, with the orientation tag (1-8) that shows it as
 # multi.png; PIL's exif_transpose (what viewers do) is checked to give multi.png back. orient-6-mm.jpg has a
 # big-endian ("MM") Exif block, written by hand (PIL writes "II").
@@ -206,6 +210,10 @@ with open(os.path.join(OUT, "multi.jpg"), "rb") as f:
     jpg = f.read()
 with open(os.path.join(OUT, "truncated.jpg"), "wb") as f:
     f.write(jpg[: len(jpg) // 2])
+with open(os.path.join(OUT, "multi.heic"), "rb") as f:
+    heic = f.read()
+with open(os.path.join(OUT, "truncated.heic"), "wb") as f:
+    f.write(heic[: len(heic) // 2])
 with open(os.path.join(OUT, "multi.gif"), "rb") as f:
     gif_bytes = f.read()
 with open(os.path.join(OUT, "truncated.gif"), "wb") as f:

@@ -83,10 +83,10 @@ import ScanTestSupport
         }
     }
 
-    /// For each decoder (libpng, giflib, PNM in Swift, OpenCV's imgcodecs for BMP/TIFF): an image of exactly the
-    /// budget decodes, and with a budget one pixel smaller it is refused with an error naming the budget.
-    /// (libjpeg reads a JPEG over the budget at a reduced size: the tests above.)
-    @Test(arguments: ["multi.png", "multi.gif", "multi.pgm", "multi.ppm", "multi.bmp", "multi.tiff"])
+    /// For each decoder (libpng, giflib, PNM in Swift, OpenCV's imgcodecs for BMP/TIFF, libheif for HEIC/AVIF):
+    /// an image of exactly the budget decodes, and with a budget one pixel smaller it is refused with an error
+    /// naming the budget. (libjpeg reads a JPEG over the budget at a reduced size: the tests above.)
+    @Test(arguments: ["multi.png", "multi.gif", "multi.pgm", "multi.ppm", "multi.bmp", "multi.tiff", "multi.heic", "multi.avif"])
     func anImageAtTheBudgetDecodesAndOnePixelLessIsRefused(name: String) throws {
         let bytes = try Fixtures.bytes(name)
         let plane = try ImageDecoder.decode(bytes, name: name)

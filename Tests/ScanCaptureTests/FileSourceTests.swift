@@ -50,7 +50,7 @@ private func allFrames(_ source: any FrameSource) throws -> [Frame] {
 
 @Suite struct ImageDecodingTests {
     @Test(arguments: ["multi.jpg", "multi.bmp", "multi.pgm", "multi.ppm", "multi.tiff", "multi.gif",
-                      "multi-interlaced.gif", "multi-anim.gif"])
+                      "multi-interlaced.gif", "multi-anim.gif", "multi.heic", "multi.avif"])
     func everyContainerDecodesToTheSamePicture(name: String) throws {
         let png = try ImageDecoder.decode(Fixtures.bytes("multi.png"), name: "multi.png")
         let other = try ImageDecoder.decode(Fixtures.bytes(name), name: name)
@@ -125,7 +125,7 @@ private func allFrames(_ source: any FrameSource) throws -> [Frame] {
         #expect(try ImageDecoder.decode(p1, name: "a.pbm").bytes == [0, 255, 255, 0])
     }
 
-    @Test(arguments: [("truncated.png", "PNG"), ("truncated.jpg", "truncated"), ("truncated.gif", "GIF: truncated file"), ("corrupt.png", "corrupt.png"),
+    @Test(arguments: [("truncated.png", "PNG"), ("truncated.jpg", "truncated"), ("truncated.gif", "GIF: truncated file"), ("truncated.heic", "HEIF"), ("corrupt.png", "corrupt.png"),
                       ("empty.png", "empty"), ("not-an-image.png", "not-an-image.png")])
     func brokenFilesGiveErrorsNamingThem(name: String, mention: String) throws {
         do {
