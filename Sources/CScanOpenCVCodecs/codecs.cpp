@@ -110,6 +110,8 @@ int heif_decode_gray(const uint8_t *bytes, size_t length, uint64_t max_pixels, c
     auto failed = [&](const char *what, const heif_error &e) {
         char text[240];
         std::snprintf(text, sizeof text, "HEIF: %s: %s", what, e.message ? e.message : "error");
+        // libheif ends some messages with a newline: the log line is one line.
+        for (size_t n = std::strlen(text); n > 0 && (text[n - 1] == '\n' || text[n - 1] == ' '); n--) text[n - 1] = 0;
         set_message(message, cap, text);
         return e.code == heif_error_Memory_allocation_error ? ERR_MEMORY : ERR_DECODE;
     };
