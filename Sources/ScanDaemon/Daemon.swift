@@ -138,6 +138,7 @@ public final class Daemon: @unchecked Sendable {
             source.deviceEvents?.stopReporting()
             throw error
         }
+        if let note = first.info.note { logger.warning("\(note)") }
         let live = first.info.isLive
         monitor.withLock { sourceIsLive = live }
         let queue = BlockingQueue<Item>(capacity: (config.pacing || live) ? 1 : 4, lossless: !(config.pacing || live))
