@@ -163,6 +163,7 @@ public struct FileScanner {
             count += 1
             if let frameLimit, count >= frameLimit { break }
             if let fd = sink as? FileDescriptorSink, fd.hasFailed { break }
+            if let slot = sink as? ParallelScan.SlotSink, slot.isStopped { break }
         }
     }
 

@@ -15,7 +15,7 @@ struct ScanCommand: AsyncParsableCommand {
         commandName: "scan",
         abstract: "Scan images, videos and Y4M streams; print one JSON line per image or frame.",
         discussion: """
-        Inputs: PNG, JPEG, PGM/PPM/PBM and anything OpenCV's imgcodecs reads; Y4M files or '-' (stdin); \
+        Inputs: PNG, JPEG, GIF, HEIC/AVIF, PGM/PPM/PBM and anything OpenCV's imgcodecs reads; Y4M files or '-' (stdin); \
         video files (mp4, mkv, avi, …); or a V4L2 camera with --device (see docs/capture.md). A failing input gets one error line on stderr and the others are \
         still scanned. Exit status: 0 every input scanned and each held an object, 1 some input failed, \
         2 nothing could be scanned, 4 every input was scanned but some held no object (as zbarimg; failures \
@@ -31,6 +31,7 @@ struct ScanCommand: AsyncParsableCommand {
           scand scan --types all clip.mp4 | jq -c '.objects[]'
           scand scan --device /dev/video0 --types qr --oneshot --raw
           scand scan --files-from list.txt -q || echo "exit $? (4: no code found)"
+          scand scan --jobs 2 photos/*.jpg > codes.jsonl   # two photos at a time, lines in order
         """)
 
     @Argument(help: ArgumentHelp("Files to scan; '-' reads a Y4M stream from stdin.", valueName: "input"))
@@ -57,6 +58,12 @@ struct ScanCommand: AsyncParsableCommand {
         }
         if sources.device == nil && (capture.anyGiven || sources.duration != nil) {
             throw ValidationError("--preset, --size, --fps, --stall-timeout and --duration need --device")
+        }
+        if !(1...64).contains(sources.jobs) { throw ValidationError("--jobs must be 1...64, got \(sources.jobs)") }
+        if sources.jobs > 1 {
+            if sources.device != nil { throw ValidationError("--jobs scans several input files at once; not with --device") }
+            if script.oneshot { throw ValidationError("--oneshot stops at the first object in input order; not with --jobs") }
+            if annotation.annotate != nil { throw ValidationError("--annotate is not available with --jobs") }
         }
         _ = try outputConfiguration()
     }
@@ -120,11 +127,19 @@ struct ScanCommand: AsyncParsableCommand {
             scanner.frameObserver = { frame, event, source in try writer.write(frame, event, source) }
         }
         let progress = ProgressLine()
-        if !notes.quiet && ProgressLine.stderrIsTerminal {
+        if !notes.quiet && ProgressLine.stderrIsTerminal && sources.jobs == 1 {
             scanner.onFrame = { progress.frame(input: $0, frames: $1, time: $2) }
         }
         let started = ProgressLine.now()
-        let summary = scanner.scan(inputs: all, sink: FileDescriptorSink())
+        let summary: ScanSummary
+        do {
+            summary = try scanner.scan(inputs: all, sink: FileDescriptorSink(), jobs: sources.jobs) {
+                try MetadataOutput(configuration: configuration)
+            }
+        } catch {
+            logger.critical("\(error)")
+            throw ExitCode(ExitStatus.failure)
+        }
         progress.finishInput()
         if !notes.quiet && !summary.outputClosed && summary.outputError == nil && !summary.completed {
             writeStderr(summaryLine(summary, seconds: ProgressLine.now() - started) + "\n")
@@ -197,6 +212,9 @@ struct ScanSourceOptions: ParsableArguments {
 
     @Option(name: .long, help: ArgumentHelp("Stop after N frames (for files: per input).", valueName: "N"))
     var frames: Int?
+
+    @Option(name: .long, help: ArgumentHelp("Scan up to N input files at once, each with its own detectors (default 1). Lines still come out in input order; memory grows with N. Not with --oneshot, --annotate or --device.", valueName: "N"))
+    var jobs: Int = 1
 
     @Option(name: .long, help: ArgumentHelp("Stop live capture after S seconds.", valueName: "S"))
     var duration: Double?

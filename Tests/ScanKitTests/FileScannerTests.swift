@@ -30,6 +30,34 @@ import ScanTestSupport
         #expect(sink.events.allSatisfy { $0.name == "metadata" && $0.objectTypes == [.qr] })
     }
 
+    /// `--jobs`: several inputs at once give the very lines of one job, in input order, and the same summary,
+    /// failed and code-free inputs included; with a buffer of 1 byte every worker whose input is not at the
+    /// head waits after each line (the back-pressure path).
+    @Test(arguments: [(2, ParallelScan.defaultBufferedBytesPerInput), (3, ParallelScan.defaultBufferedBytesPerInput), (2, 1)])
+    func jobsGiveTheLinesOfOneJobInOrder(jobs: Int, buffer: Int) throws {
+        let names = ["clip-mono.y4m", "multi.png", "exact.png", "truncated.png", "multi.gif", "nope.png", "clip-422.y4m",
+                     "empty-scene.png", "qr-utf8.png", "multi.jpg"]
+        let inputs = names.map { InputPath($0 == "nope.png" ? Fixtures.directory.appendingPathComponent($0).path : Fixtures.path($0)) }
+        func run(_ jobs: Int) throws -> ([UInt8], ScanSummary) {
+            let tmp = try TemporaryDirectory()
+            let path = tmp.url.appendingPathComponent("out.jsonl").path
+            let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+            #expect(fd >= 0)
+            defer { close(fd) }
+            let scanner = FileScanner(output: try MetadataOutput(configuration: OutputConfiguration()), logger: Logger(label: "test"))
+            let summary = try scanner.scan(inputs: inputs, sink: FileDescriptorSink(fd: fd), jobs: jobs, bufferedBytesPerInput: buffer) {
+                try MetadataOutput(configuration: OutputConfiguration())
+            }
+            return ([UInt8](try Data(contentsOf: URL(fileURLWithPath: path))), summary)
+        }
+        let (one, s1) = try run(1)
+        let (many, sN) = try run(jobs)
+        #expect(one.count > 10_000 && many == one)
+        #expect(s1.inputs == 10 && sN.inputs == s1.inputs && sN.frames == s1.frames && sN.objects == s1.objects)
+        #expect(sN.failedInputs == s1.failedInputs && s1.failedInputs.map { ($0 as NSString).lastPathComponent } == ["truncated.png", "nope.png"])
+        #expect(sN.inputsWithoutObjects == s1.inputsWithoutObjects && s1.inputsWithoutObjects.count == 1)
+    }
+
     @Test func modelLocatorHonoursExplicitDirectoryAndNamesMissingFiles() throws {
         let dir = Fixtures.repositoryRoot.appendingPathComponent("Models").path
         #expect(try ModelLocator.directory(ModelConfiguration(directory: dir)) == dir)
