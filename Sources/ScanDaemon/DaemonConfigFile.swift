@@ -47,6 +47,8 @@ public struct DaemonConfigFile: Sendable, Equatable {
     public var confirmTransformed: Bool?
     /// zxing's second opinion on small EAN/UPC codes (`--check-small-retail`).
     public var checkSmallRetail: Bool?
+    /// 1-D corners out to the bars' ends (`--extend-linear-bounds`, default on).
+    public var extendLinearBounds: Bool?
     /// Two payloads of one 1-D type on one symbol: zxing decides (`--resolve-conflicts`, default on).
     public var resolveConflicts: Bool?
     /// Drop UPC-E reads with bars past both ends, EAN-13 left halves (`--upce-quiet-zone`, default on).
@@ -242,6 +244,7 @@ public struct DaemonConfigFile: Sendable, Equatable {
         if let v = code32 { o.barcode.code32 = v }
         if let v = confirmTransformed { o.barcode.confirmTransformedLinearReads = v }
         if let v = checkSmallRetail { o.barcode.checkSmallRetailReads = v }
+        if let v = extendLinearBounds { o.barcode.extendLinearBounds = v }
         if let v = resolveConflicts { o.barcode.resolveConflictingReads = v }
         if let v = upceQuietZone { o.barcode.checkUPCEQuietZone = v }
         if let v = scanDensity { o.barcode.scanDensity = v; o.barcode.stillScanLines = nil }
@@ -431,6 +434,7 @@ private struct Coded: Decodable {
         value.code32 = try r.get("code32")
         value.confirmTransformed = try r.get("confirmTransformed")
         value.checkSmallRetail = try r.get("checkSmallRetail")
+        value.extendLinearBounds = try r.get("extendLinearBounds")
         value.resolveConflicts = try r.get("resolveConflicts")
         value.upceQuietZone = try r.get("upceQuietZone")
         value.scanDensity = try r.get("scanDensity")

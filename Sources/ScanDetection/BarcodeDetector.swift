@@ -138,7 +138,21 @@ public final class BarcodeDetector: MetadataDetector {
     /// ``read(in:rectOfInterest:)``. Geometry in the results is relative to the whole frame.
     /// - Throws: ``ScanError/detector(_:)`` when zxing-cpp fails.
     public func detect(in frame: Frame, rectOfInterest: NormalizedRect = .unit) throws -> [MetadataObject] {
-        try read(in: frame, rectOfInterest: rectOfInterest).objects
+        extendingLinearBounds(try read(in: frame, rectOfInterest: rectOfInterest).objects, on: frame)
+    }
+
+    /// Each 1-D read's corners and bounds widened from the scan lines that read it to its bars' ends
+    /// (``LinearExtent``; ``BarcodeConfiguration/extendLinearBounds``). Only what is reported changes: every
+    /// decision of the reader (conflicts, confirmations) was made on the scan-line boxes.
+    func extendingLinearBounds(_ objects: [MetadataObject], on frame: Frame) -> [MetadataObject] {
+        guard configuration.extendLinearBounds, objects.contains(where: { $0.type.isLinear }) else { return objects }
+        return objects.map { o in
+            guard o.type.isLinear else { return o }
+            var e = o
+            e.corners = LinearExtent.extend(o.corners, on: frame.luma)
+            e.bounds = NormalizedRect(boundingPoints: e.corners)
+            return e
+        }
     }
 
     /// Finds codes in `frame` within `rectOfInterest` (normalized device coordinates), and says which pass and
@@ -436,7 +450,7 @@ public final class BarcodeDetector: MetadataDetector {
     /// The step that read the last frame is never put off.
     public func detectStream(in frame: Frame, rectOfInterest: NormalizedRect = .unit, steps: Int,
                              deadline: Double? = nil) throws -> [MetadataObject] {
-        try readStream(in: frame, rectOfInterest: rectOfInterest, steps: steps, deadline: deadline).objects
+        extendingLinearBounds(try readStream(in: frame, rectOfInterest: rectOfInterest, steps: steps, deadline: deadline).objects, on: frame)
     }
 
     /// Forgets what earlier stream frames tell about the codes in view: the recent reads of the conflict rule

@@ -326,7 +326,7 @@ func effectiveSettingsJSON(_ r: RunCommand.Resolved) throws -> String {
         "i25Checksum": .bool(b.requireI25Checksum), "minLinearQuality": .int(b.minimumLinearQuality),
         "confirm1D": .bool(b.confirmLinearCodes), "code39FullASCII": .bool(b.code39FullASCII),
         "code32": .bool(b.code32), "confirmTransformed": .bool(b.confirmTransformedLinearReads),
-        "checkSmallRetail": .bool(b.checkSmallRetailReads),
+        "checkSmallRetail": .bool(b.checkSmallRetailReads), "extendLinearBounds": .bool(b.extendLinearBounds),
         "resolveConflicts": .bool(b.resolveConflictingReads), "upceQuietZone": .bool(b.checkUPCEQuietZone),
         "parallelDetectors": .bool(o.parallelDetectors), "loadShedding": .bool(o.shedLoadWhenLate),
         "faceDetector": .string(f.detector.rawValue), "faceCascade": .string(f.cascade.rawValue), "minFaceSize": .int(f.minimumFaceSize),

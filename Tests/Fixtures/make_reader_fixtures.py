@@ -163,6 +163,18 @@ def main():
     img.save(os.path.join(OUT, "photo_ladder_pdf417_right.jpg"), quality=quality)
     meta["photo_ladder_pdf417_right"] = {"file": "photo_ladder_pdf417_right.jpg", "value": truths[0]["value"]}
 
+    # 1-D codes in simulated photos (make_photos.py, seeds 7001, 7002, 7008) whose scan lines' box covers under
+    # an eighth of the symbol: the reported corners are followed to the bars' ends (LinearExtentTests).
+    linear = []
+    for seed, sym in [(7001, "ean13"), (7002, "code128"), (7008, "ean13")]:
+        with tempfile.TemporaryDirectory() as tmp:
+            img, truths, quality = make_photos.PhotoGenerator(seed, False, tmp).photo(sym)
+        name = "photo_linear_%d_%s.jpg" % (seed, sym)
+        img.save(os.path.join(OUT, name), quality=quality)
+        linear.append({"file": name, "type": truths[0]["type"], "value": truths[0]["value"],
+                       "corners": truths[0]["corners"], "width": img.size[0], "height": img.size[1]})
+    meta["photo_linear"] = linear
+
     with open(os.path.join(OUT, "fixtures.json"), "w") as f:
         json.dump(meta, f, ensure_ascii=False, indent=1)
     print("reader fixtures in %s" % OUT, file=sys.stderr)
