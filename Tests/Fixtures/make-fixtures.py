@@ -201,23 +201,18 @@ Image.fromarray((rng.random((240, 320)) * 60 + 100).astype(np.uint8)).save(os.pa
 qrencode(b"LOGIN:ab12", os.path.join(OUT, "exact.png"), scale=4)
 manifest["files"]["exact.png"] = {"type": "qr", "value": "LOGIN:ab12"}
 
-# --- broken inputs
-with open(os.path.join(OUT, "multi.png"), "rb") as f:
-    png = f.read()
-with open(os.path.join(OUT, "truncated.png"), "wb") as f:
-    f.write(png[: len(png) // 2])
-with open(os.path.join(OUT, "multi.jpg"), "rb") as f:
-    jpg = f.read()
-with open(os.path.join(OUT, "truncated.jpg"), "wb") as f:
-    f.write(jpg[: len(jpg) // 2])
-with open(os.path.join(OUT, "multi.heic"), "rb") as f:
-    heic = f.read()
-with open(os.path.join(OUT, "truncated.heic"), "wb") as f:
-    f.write(heic[: len(heic) // 2])
-with open(os.path.join(OUT, "multi.gif"), "rb") as f:
-    gif_bytes = f.read()
-with open(os.path.join(OUT, "truncated.gif"), "wb") as f:
-    f.write(gif_bytes[: len(gif_bytes) // 2])
+# --- broken inputs: the first half of each file
+def first_half(source, name):
+    with open(os.path.join(OUT, source), "rb") as f:
+        data = f.read()
+    with open(os.path.join(OUT, name), "wb") as f:
+        f.write(data[: len(data) // 2])
+    return data
+
+
+png = first_half("multi.png", "truncated.png")
+for source, name in [("multi.jpg", "truncated.jpg"), ("multi.heic", "truncated.heic"), ("multi.gif", "truncated.gif")]:
+    first_half(source, name)
 corrupt = bytearray(png)
 for k in range(100, len(corrupt), 97):
     corrupt[k] ^= 0x5A

@@ -13,19 +13,10 @@ enum JPEGTarget {
 
     @Sendable static func run(_ data: UnsafeBufferPointer<UInt8>) {
         guard data.count >= 3, data[0] == 0xFF, data[1] == 0xD8, data[2] == 0xFF else { return }
-        do {
-            let source = try ImageSource(name: "fuzz.jpg", bytes: Array(data), limits: limits)
-            guard let frame = try source.nextFrame() else { fatalError("a decoded image gave no frame") }
-            let plane = frame.luma
-            fuzzCheck(plane.width > 0 && plane.height > 0, "decoded size \(plane.width)x\(plane.height)")
-            fuzzCheck(plane.width * plane.height <= limits.maxPixels, "decoded \(plane.width)x\(plane.height) over the budget")
-            fuzzCheck(plane.bytes.count == plane.width * plane.height, "luma holds \(plane.bytes.count) bytes for \(plane.width)x\(plane.height)")
+        StillImageCheck.run(data, name: "fuzz.jpg", limits: limits) { source, plane in
             if let note = source.info.note {
                 fuzzCheck(note.contains("read at \(plane.width)x\(plane.height),"), "note '\(note)' for a \(plane.width)x\(plane.height) plane")
             }
-            fuzzCheck(try source.nextFrame() == nil, "a still image gave a second frame")
-        } catch {
-            // A clear error for bad input is the expected outcome.
         }
     }
 }

@@ -12,16 +12,6 @@ enum PNMTarget {
 
     @Sendable static func run(_ data: UnsafeBufferPointer<UInt8>) {
         guard data.count >= 2, data[0] == UInt8(ascii: "P"), (UInt8(ascii: "1")...UInt8(ascii: "6")).contains(data[1]) else { return }
-        do {
-            let source = try ImageSource(name: "fuzz.pnm", bytes: Array(data), limits: limits)
-            guard let frame = try source.nextFrame() else { fatalError("a decoded image gave no frame") }
-            let plane = frame.luma
-            fuzzCheck(plane.width > 0 && plane.height > 0, "decoded size \(plane.width)x\(plane.height)")
-            fuzzCheck(plane.width * plane.height <= limits.maxPixels, "decoded \(plane.width)x\(plane.height) over the budget")
-            fuzzCheck(plane.bytes.count == plane.width * plane.height, "luma holds \(plane.bytes.count) bytes for \(plane.width)x\(plane.height)")
-            fuzzCheck(try source.nextFrame() == nil, "a still image gave a second frame")
-        } catch {
-            // A clear error for bad input is the expected outcome.
-        }
+        StillImageCheck.run(data, name: "fuzz.pnm", limits: limits)
     }
 }
