@@ -88,19 +88,8 @@ public struct FileScanner {
         var summary = ScanSummary()
         for input in inputs {
             if sink.hasFailed { break }
-            summary.inputs += 1
-            do {
-                let source = try openFileSource(path: input, limits: limits)
-                defer { source.close() }
-                if let note = source.info.note { logger.warning("\(note)") }
-                let before = summary.objects
-                try scan(source: source, sink: sink, summary: &summary)
-                if summary.objects == before { summary.inputsWithoutObjects.append(input.displayName) }
-                if summary.completed { break }
-            } catch {
-                summary.failedInputs.append(input.displayName)
-                logger.error("\(Self.failureMessage(error, input: input.displayName))")
-            }
+            scan(input: input, sink: sink, summary: &summary)
+            if summary.completed { break }
         }
         switch sink.failure {
         case .readerGone?: summary.outputClosed = true
@@ -108,6 +97,23 @@ public struct FileScanner {
         case nil: break
         }
         return summary
+    }
+
+    /// Scans one input to its end into `sink`, adding to `summary`: an input that cannot be opened or fails
+    /// on a frame is logged (one line naming it) and listed in ``ScanSummary/failedInputs``, not thrown.
+    func scan(input: InputPath, sink: any EventSink, summary: inout ScanSummary) {
+        summary.inputs += 1
+        do {
+            let source = try openFileSource(path: input, limits: limits)
+            defer { source.close() }
+            if let note = source.info.note { logger.warning("\(note)") }
+            let before = summary.objects
+            try scan(source: source, sink: sink, summary: &summary)
+            if summary.objects == before { summary.inputsWithoutObjects.append(input.displayName) }
+        } catch {
+            summary.failedInputs.append(input.displayName)
+            logger.error("\(Self.failureMessage(error, input: input.displayName))")
+        }
     }
 
     /// The error line for an input that failed: the error as it is when it already names the input (it

@@ -95,7 +95,6 @@ extension FileScanner {
             scanners.append(ParallelScan.WorkerScanner(s))
         }
         let board = ParallelScan.Board(inputs: inputs.count, workers: workers, bufferedBytesPerInput: bufferedBytesPerInput)
-        let limits = self.limits, logger = self.logger
         let threads = scanners.map { worker in
             WorkerThread {
                 while true {
@@ -105,20 +104,8 @@ extension FileScanner {
                         return board.nextToTake
                     }
                     guard let index else { break }
-                    let input = inputs[index]
                     var summary = ScanSummary()
-                    summary.inputs = 1
-                    let slot = ParallelScan.SlotSink(board: board, index: index)
-                    do {
-                        let source = try openFileSource(path: input, limits: limits)
-                        defer { source.close() }
-                        if let note = source.info.note { logger.warning("\(note)") }
-                        try worker.scanner.scan(source: source, sink: slot, summary: &summary)
-                        if summary.objects == 0 { summary.inputsWithoutObjects.append(input.displayName) }
-                    } catch {
-                        summary.failedInputs.append(input.displayName)
-                        logger.error("\(FileScanner.failureMessage(error, input: input.displayName))")
-                    }
+                    worker.scanner.scan(input: inputs[index], sink: ParallelScan.SlotSink(board: board, index: index), summary: &summary)
                     board.monitor.withLock {
                         board.slots[index].summary = summary
                         board.slots[index].done = true
