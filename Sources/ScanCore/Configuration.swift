@@ -168,9 +168,10 @@ public struct BarcodeConfiguration: Sendable, Hashable {
     /// a check character or a stricter structure; Codabar has neither, and zxing read a DataBar Expanded in a
     /// photo of a PDF417 symbol). On by default since 2026-11-24.
     public var confirmTransformedLinearReads: Bool = true
-    /// Report a 1-D code's corners and bounds out to the ends of its bars (followed across the bars from the
-    /// scan lines that read it), as AVFoundation's cover the symbol, instead of the scan lines' box. Only the
-    /// reported geometry changes. On by default since 2026-11-28 (docs/geometry.md).
+    /// On still images, report a 1-D code's corners and bounds out to the ends of its bars (followed across the
+    /// bars from the scan lines that read it), as AVFoundation's cover the symbol, instead of the scan lines'
+    /// box. Only the reported geometry changes. Streams keep the scan lines' box. On by default since
+    /// 2026-11-28 (docs/geometry.md).
     public var extendLinearBounds: Bool = true
     /// The small-retail check: an EAN/UPC read by zbar with a module under 2.5 pixels gets zxing-cpp's read
     /// of the whole pass image, and zxing's other digits on the same symbol replace zbar's. Off by default:

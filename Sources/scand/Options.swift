@@ -89,7 +89,7 @@ struct DetectionOptions: ParsableArguments {
     @Flag(inversion: .prefixedNo, help: "Small EAN/UPC codes (module under 2.5 px) zbar reads get zxing-cpp's second opinion, which replaces zbar's digits when it differs (default off; see docs/reader.md).")
     var checkSmallRetail: Bool?
 
-    @Flag(inversion: .prefixedNo, help: "Report a 1-D code's corners and bounds out to the ends of its bars, followed across the bars from the scan lines that read it, instead of the scan lines' box (default on; see docs/geometry.md).")
+    @Flag(inversion: .prefixedNo, help: "On still images, report a 1-D code's corners and bounds out to the ends of its bars, followed across the bars from the scan lines that read it, instead of the scan lines' box (default on; streams keep the box; see docs/geometry.md).")
     var extendLinearBounds: Bool?
 
     @Flag(inversion: .prefixedNo, help: "Two different payloads of one 1-D type read on one symbol: zxing-cpp decides, and without its read neither is reported. On video, Y4M and cameras, a payload read where another was read on recent frames waits for a second frame, and while the other is read more often; zxing-cpp on the frame decides where it reads either (default on; see docs/reader.md).")

@@ -85,6 +85,15 @@ private func inside(_ p: (Double, Double), _ quad: [[Double]], margin: Double) -
         #expect(off.map(\.corners) == lines.map(\.corners))
     }
 
+    /// Streams keep the scan lines' box (following the bars on every frame costs more than a frame's budget).
+    @Test func streamsKeepTheScanLinesBox() throws {
+        let all = try #require(ReaderFixtures.meta()["photo_linear"] as? [[String: Any]])
+        let frame = try ReaderFixtures.frame(try #require(all.first?["file"] as? String))
+        let detected = try BarcodeDetector().detectStream(in: frame, steps: 8)
+        let read = try BarcodeDetector().readStream(in: frame, steps: 8).objects
+        #expect(!detected.isEmpty && detected.map(\.corners) == read.map(\.corners))
+    }
+
     /// A read shorter than 16 pixels along its reading direction, and a blank frame, are left as they are.
     @Test func shortOrFlatReadsAreLeftAlone() {
         let plane = LumaPlane(width: 200, height: 100, bytes: [UInt8](repeating: 128, count: 200 * 100))
