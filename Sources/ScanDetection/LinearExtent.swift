@@ -7,7 +7,8 @@ import ScanCore
 /// a median of a fifth of the symbol (IoU with the printed symbol's box 0.0–0.67), so an outline drawn from it
 /// was a line across the bars. AVFoundation's `bounds` of a barcode cover its bars; so do these, once extended:
 /// the grey profile along the read's centre line is followed across the bars, both ways, while the profiles
-/// still match it, allowing the bars to lean (a profile may slide up to two samples a step).
+/// still match it, allowing the bars to lean (a profile may slide up to four samples a coarse step, two a
+/// fine one).
 enum LinearExtent {
     /// Smallest normalized correlation between the profile one step further and the last one kept.
     static let minimumCorrelation = 0.6
