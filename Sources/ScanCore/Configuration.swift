@@ -136,6 +136,15 @@ public struct BarcodeConfiguration: Sendable, Hashable {
     /// (2 → 3 at 720p, 5 at 1080p); nil: ``scanDensity`` as it is. The default 2 halves zbar's cost per
     /// frame; a code in front of a camera is seen in many frames (docs/performance.md).
     public var streamScanDensity: Int?
+    /// On video and live streams, every frame gets a QR look after the plain zbar pass (unless that pass read a
+    /// QR code): zxing-cpp, QR only, on the frame scaled down so that its short side is at most this many pixels
+    /// (1920×1080 is read at 1280×720, 3840×2160 at 1280×720; 720p and smaller frames at their own size), with
+    /// zbar's QR reader on that image instead when zxing-cpp is off (`--engine zbar`). zbar's QR finder accepts a
+    /// finder pattern only when the scan lines crossing it number at least a fixed fraction of its width in
+    /// pixels, so it finds no QR code of any size once its lines are 5 or more pixels apart, which
+    /// ``streamScanDensity`` gives at 1080p and up (docs/reader.md, "A clear QR code missed at 1080p"). nil: no
+    /// QR look.
+    public var streamQRLookLines: Int? = 720
     /// On video and live streams, the upscaled passes (`upscaled`, `upscaledThresholded`) run only on frames
     /// (or rects of interest) whose long side is at most this many pixels (nil: ``maximumUpscaleSide``).
     /// A 1280×720 camera already has twice a VGA camera's pixels per module, and doubling it costs 25–35 ms a

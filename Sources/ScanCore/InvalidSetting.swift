@@ -31,6 +31,9 @@ extension BarcodeConfiguration {
         if let d = streamScanDensity {
             try InvalidSetting.check((1...16).contains(d), key: "streamScanDensity", flag: "--stream-scan-density", "must be 1...16, got \(d)")
         }
+        if let n = streamQRLookLines {
+            try InvalidSetting.check((120...8192).contains(n), key: "streamQRLines", flag: "--stream-qr-lines", "must be 0 (off) or 120...8192, got \(n)")
+        }
         try InvalidSetting.check((3...1000).contains(minimumCodabarLength), key: "codabarMinLength", flag: "--codabar-min-length", "must be 3...1000, got \(minimumCodabarLength)")
         try InvalidSetting.check((2...1000).contains(minimumI25Length), key: "i25MinLength", flag: "--i25-min-length", "must be 2...1000, got \(minimumI25Length)")
         try InvalidSetting.check((0...1000).contains(minimumLinearQuality), key: "minLinearQuality", flag: "--min-linear-quality", "must be 0...1000, got \(minimumLinearQuality)")

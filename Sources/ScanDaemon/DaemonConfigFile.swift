@@ -86,6 +86,7 @@ public struct DaemonConfigFile: Sendable, Equatable {
     public var streamSteps: Int?
     public var allPassesOnStreams: Bool?
     public var streamScanDensity: Int?
+    public var streamQRLines: Int?
     public var parallelDetectors: Bool?
     public var loadShedding: Bool?
 
@@ -261,6 +262,7 @@ public struct DaemonConfigFile: Sendable, Equatable {
         if let v = streamSteps { o.barcode.streamStepsPerFrame = v }
         if allPassesOnStreams == true { o.barcode.streamStepsPerFrame = nil }
         if let v = streamScanDensity { o.barcode.streamScanDensity = v }
+        if let v = streamQRLines { o.barcode.streamQRLookLines = v == 0 ? nil : v }
         if let v = parallelDetectors { o.parallelDetectors = v }
         if let v = loadShedding { o.shedLoadWhenLate = v }
         apply(to: &o.face)
@@ -496,6 +498,7 @@ private struct Coded: Decodable {
         value.streamSteps = try r.get("streamSteps")
         value.allPassesOnStreams = try r.get("allPassesOnStreams")
         value.streamScanDensity = try r.get("streamScanDensity")
+        value.streamQRLines = try r.get("streamQRLines")
         value.parallelDetectors = try r.get("parallelDetectors")
         value.loadShedding = try r.get("loadShedding")
         // Camera

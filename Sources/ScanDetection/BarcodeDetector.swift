@@ -668,11 +668,15 @@ public final class BarcodeDetector: MetadataDetector {
         streaming = true; streamFrames += 1
         guard let base = startFrame(frame, rectOfInterest: rectOfInterest) else { return BarcodeRead() }
         let density = streamDensity(for: frame.size)
+        var plain: [MetadataObject] = []
         if !zbarEnabled.isEmpty {
-            let found = Self.suppressFragments(try zbarReads(base, pass: .plain, base: base, frameSize: frame.size,
-                                                             density: density, matrixOnly: false),
-                                               upceInsideEAN13: configuration.checkUPCEQuietZone)
-            if !found.isEmpty { return BarcodeRead(objects: found, pass: .plain, engine: .zbar) }
+            plain = Self.suppressFragments(try zbarReads(base, pass: .plain, base: base, frameSize: frame.size,
+                                                         density: density, matrixOnly: false),
+                                           upceInsideEAN13: configuration.checkUPCEQuietZone)
+        }
+        let looked = try streamQRLook(base, frameSize: frame.size, after: plain)
+        if !plain.isEmpty || !looked.isEmpty {
+            return BarcodeRead(objects: plain + looked, pass: .plain, engine: plain.isEmpty ? .zxing : .zbar)
         }
         let longSide = max(base.plane.width, base.plane.height)
         let all = streamSteps(width: base.plane.width, height: base.plane.height)
@@ -766,6 +770,30 @@ public final class BarcodeDetector: MetadataDetector {
             }
         }
         return BarcodeRead()
+    }
+
+    /// The QR look of a stream frame (``BarcodeConfiguration/streamQRLookLines``): QR codes in `base` (the frame
+    /// or its rect of interest) when the plain pass read none, from zxing-cpp (zbar's QR reader on every line
+    /// with `--engine zbar`) on `base` scaled down (pixel-averaged) to at most that many lines. The plain pass's
+    /// lines are `streamDensity` pixels apart, and zbar's QR finder keeps a cluster of finder lines only when
+    /// they number at least a fifth of their length in pixels (qrdec.c, `qr_finder_cluster_lines`): lines 5 or
+    /// more pixels apart never find a QR code, whatever its size, and 3–4 apart lose blurred ones. Geometry is
+    /// relative to the whole frame.
+    func streamQRLook(_ base: PassImage, frameSize: PixelSize, after plain: [MetadataObject]) throws -> [MetadataObject] {
+        guard let lines = configuration.streamQRLookLines, lines > 0, enabledTypes.contains(.qr),
+              !plain.contains(where: { $0.type == .qr }) else { return [] }
+        var image = base
+        let width = base.plane.width, height = base.plane.height, short = min(width, height)
+        if short > lines {
+            let scale = Double(lines) / Double(short)
+            guard let level = base.resized(width: max(1, Int((Double(width) * scale).rounded())),
+                                           height: max(1, Int((Double(height) * scale).rounded())), interpolation: 0) else { return [] }
+            image = level
+        }
+        if zxingEnabled.contains(.qr) {
+            return dropConflicts(try scanZXing(image, types: [.qr], frameSize: frameSize)).filter(accept)
+        }
+        return scanZBar(image, frameSize: frameSize, density: 1, matrixOnly: true).filter(accept)
     }
 
     /// A pass image a stream frame has made, for another step on the same frame.
@@ -914,11 +942,46 @@ public final class BarcodeDetector: MetadataDetector {
     /// (``checkRetailReads(_:image:frameSize:)``), in that order.
     func zbarReads(_ image: PassImage, pass: ReaderPass, base: PassImage, frameSize: PixelSize, density: Int,
                    matrixOnly: Bool) throws -> [MetadataObject] {
-        let found = scanZBar(image, frameSize: frameSize, density: density, matrixOnly: matrixOnly).filter(accept)
+        var found = scanZBar(image, frameSize: frameSize, density: density, matrixOnly: matrixOnly)
+        if streaming, pass == .plain, density > 1 {
+            found = found.map { o in denseReread(o, on: image, density: density, frameSize: frameSize) ?? o }
+        }
+        found = found.filter(accept)
         return try checkRetailReads(checkAgainstDeskewed(found, pass: pass, base: base, frameSize: frameSize,
                                                          density: Self.frameDensity(pass, density)),
                                     image: image, frameSize: frameSize)
     }
+
+    /// On a stream frame's plain pass, whose lines are `density` pixels apart: a 1-D read on fewer lines than
+    /// ``BarcodeConfiguration/minimumLinearQuality`` is read again by zbar on every line of the bands of the
+    /// image around it (the rows and the columns within ``denseRereadSpan`` × `density` pixels of where it was
+    /// read: zbar's box of a 1-line read is the point where that line finished it, at one end of the symbol, and
+    /// the line may be a row or a column), and that read (same type and payload, on as many lines as a still
+    /// image's read needs) replaces it. A small or blurred 1-D code decodes on a few rows only: a 1920×1080
+    /// EAN-13 of 1.5 px modules on a busy backdrop read on 6–13 rows with every line scanned, and on 0–3 lines
+    /// 5 px apart, so the quality rule dropped it on half the frames the naive pass read it on. nil when the
+    /// dense read does not confirm it (the read is then dropped by the quality rule, as before).
+    func denseReread(_ o: MetadataObject, on image: PassImage, density: Int, frameSize: PixelSize) -> MetadataObject? {
+        guard o.type.isLinear, let q = o.quality, q > 0, q < configuration.minimumLinearQuality else { return nil }
+        var lowered = o
+        lowered.quality = configuration.minimumLinearQuality
+        guard accept(lowered) else { return nil }  // the length and check-digit rules hold whatever the lines
+        let center = image.fromFrame((o.bounds.x + o.bounds.width / 2) * Double(frameSize.width),
+                                     (o.bounds.y + o.bounds.height / 2) * Double(frameSize.height))
+        let span = Self.denseRereadSpan * density, W = image.plane.width, H = image.plane.height
+        let y0 = max(0, Int(center.1) - span), y1 = min(H, Int(center.1) + span + 1)
+        let x0 = max(0, Int(center.0) - span), x1 = min(W, Int(center.0) + span + 1)
+        var reads: [MetadataObject] = []
+        if y1 - y0 > 2 { reads += scanZBar(image.cropped(to: PixelRect(x: 0, y: y0, width: W, height: y1 - y0)), frameSize: frameSize, density: 1, matrixOnly: false) }
+        if x1 - x0 > 2 { reads += scanZBar(image.cropped(to: PixelRect(x: x0, y: 0, width: x1 - x0, height: H)), frameSize: frameSize, density: 1, matrixOnly: false) }
+        guard let dense = reads.filter({ $0.type == o.type && $0.payload == o.payload && accept($0) })
+            .max(by: { ($0.quality ?? 0) < ($1.quality ?? 0) }) else { return nil }
+        confirmations["dense re-read", default: 0] += 1
+        return dense
+    }
+
+    /// Half the height of ``denseReread(_:on:density:frameSize:)``'s bands, in the plain pass's line spacings.
+    static let denseRereadSpan = 4
 
     /// zxing-cpp's reads of one pass image of `types`, after its own conflict rule (``dropConflicts(_:)``),
     /// the filters (``accept(_:)``) and the check against the deskewed pass (zxing too reads part of a tilted

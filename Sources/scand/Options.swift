@@ -74,6 +74,9 @@ struct DetectionOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("zbar scan density on video, Y4M and cameras (pixels between scan lines; --scan-density is for still images; default 2).", valueName: "n"))
     var streamScanDensity: Int?
 
+    @Option(name: .long, help: ArgumentHelp("On video, Y4M and cameras: every frame gets a QR look (zxing-cpp, QR only) on the frame scaled down to at most this many lines; zbar finds no QR once its scan lines are 5 or more pixels apart, as they are at 1080p (default 720; 0: off).", valueName: "n"))
+    var streamQRLines: Int?
+
     @Flag(inversion: .prefixedNo, help: "Read codes and faces at the same time on two threads (default on).")
     var parallelDetectors: Bool?
 
@@ -120,6 +123,7 @@ struct DetectionOptions: ParsableArguments {
             config.barcode.streamStepsPerFrame = allPassesOnStreams ? nil : (streamSteps ?? BarcodeConfiguration().streamStepsPerFrame)
         }
         if let streamScanDensity { config.barcode.streamScanDensity = streamScanDensity }
+        if let streamQRLines { config.barcode.streamQRLookLines = streamQRLines == 0 ? nil : streamQRLines }
         if let parallelDetectors { config.parallelDetectors = parallelDetectors }
         if let code39FullASCII { config.barcode.code39FullASCII = code39FullASCII }
         if let loadShedding { config.shedLoadWhenLate = loadShedding }

@@ -341,6 +341,7 @@ func effectiveSettingsJSON(_ r: RunCommand.Resolved) throws -> String {
     ]
     if let v = b.streamStepsPerFrame { settings["streamSteps"] = .int(v) } else { settings["allPassesOnStreams"] = .bool(true) }
     if let v = b.streamScanDensity { settings["streamScanDensity"] = .int(v) }
+    settings["streamQRLines"] = .int(b.streamQRLookLines ?? 0)
     if let v = r.input { settings["input"] = .string(v) }
     if let c = r.capture {
         settings["device"] = .string(c.device)
