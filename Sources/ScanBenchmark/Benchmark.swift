@@ -48,6 +48,22 @@ public struct BenchmarkResult: Sendable, Codable {
     public var endRSSMB: Double
     public var codeRecall: Double?
     public var faceRecall: Double?
+    /// Unpaced runs: per frame of the clip, the codes read (`type:value`, sorted), for the recall against the
+    /// naive pass (``naiveRecall(of:baseline:)``). Empty for live runs, whose frames depend on timing.
+    public var frameCodes: [[String]] = []
+
+    /// Of the codes `baseline` (an unpaced run of the naive pipeline) read on each frame, the fraction `scand`
+    /// (an unpaced run over the same frames) read on that frame; nil when the baseline read none or a run
+    /// holds no per-frame codes.
+    public static func naiveRecall(of scand: BenchmarkResult, baseline: BenchmarkResult) -> Double? {
+        guard !scand.frameCodes.isEmpty, scand.frameCodes.count == baseline.frameCodes.count else { return nil }
+        var read = 0, total = 0
+        for (mine, naive) in zip(scand.frameCodes, baseline.frameCodes) {
+            total += naive.count
+            read += naive.filter(mine.contains).count
+        }
+        return total > 0 ? Double(read) / Double(total) : nil
+    }
 }
 
 /// Runs the real pipeline (``MetadataOutput`` + encoder) or the naive baseline over a clip and measures it.
@@ -97,6 +113,7 @@ public enum Benchmark {
         let t0 = monotonicSeconds()
         var processed = 0
         var sink = 0
+        var frameCodes: [[String]] = []
         while let (frame, index, decodeSeconds) = try feeder.next() {
             decode.add(decodeSeconds)
             let objects: [MetadataObject]
@@ -121,6 +138,9 @@ public enum Benchmark {
             encode.add(e1 - e0)
             if let arrived = frame.captureClock { latency.add(e1 - arrived) }
             processed += 1
+            if !c.live {
+                frameCodes.append(objects.filter(\.type.isMachineReadableCode).map { "\($0.type.rawValue):\($0.stringValue ?? "")" }.sorted())
+            }
             let gt = truth.frames[index % truth.frames.count]
             for code in gt.codes where c.types.contains(code.type) {
                 codeTotal += 1
@@ -139,7 +159,7 @@ public enum Benchmark {
         let cpu = ProcessStats.cpuSeconds() - cpu0
         precondition(sink > 0 || processed == 0)
         let stageSeries = ["decode": decode, "barcode": barcode, "face": face, "tracking": tracking, "encode": encode]
-        return BenchmarkResult(
+        var result = BenchmarkResult(
             name: c.name, pipeline: pipeline.rawValue, framesOffered: feeder.offered, framesProcessed: processed,
             framesDropped: feeder.dropped, seconds: seconds, fps: Double(processed) / seconds,
             cpuSecondsPerFrame: cpu / Double(max(1, processed)),
@@ -150,6 +170,8 @@ public enum Benchmark {
             endRSSMB: Double(ProcessStats.residentBytes()) / 1e6,
             codeRecall: codeTotal > 0 ? Double(codeHits) / Double(codeTotal) : nil,
             faceRecall: faceTotal > 0 ? Double(faceHits) / Double(faceTotal) : nil)
+        result.frameCodes = frameCodes
+        return result
     }
 }
 

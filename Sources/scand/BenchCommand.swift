@@ -15,7 +15,8 @@ struct BenchCommand: ParsableCommand {
         commandName: "bench",
         abstract: "Benchmark the pipeline against the naive baseline (see docs/performance.md).",
         discussion: """
-        Clips come from bench/pipeline/make_clips.py (640x480 and 1280x720; codes, faces, both, and idle: the \
+        Clips come from bench/pipeline/make_clips.py (640x480, 1280x720, 1920x1080 and 3840x2160, --sizes; codes, \
+        faces, both, and idle: the \
         faces clip, which shows no code, with every detector on). For each case it runs, in the same process, \
         the naive baseline (every full frame through default zbar, plus the Haar default cascade at 1.1/3/30 px) \
         and scand, each unpaced (throughput, CPU, stages, recall) and live (--live-frames frames offered at the \
@@ -24,7 +25,7 @@ struct BenchCommand: ParsableCommand {
         (medians of the runs); --json writes every run.
 
         EXAMPLES:
-          bench/pipeline/make_clips.py && scand bench           # every case, 3 runs each
+          bench/pipeline/make_clips.py --frames 150 && scand bench   # every case, 3 runs each
           scand bench --only 640x480-codes --runs 5 --json out.json
           scand bench --only both --engine zbar --no-reference  # one lever changed
         """)
@@ -37,6 +38,9 @@ struct BenchCommand: ParsableCommand {
 
     @Option(help: ArgumentHelp("Only cases whose name contains this (e.g. 1280x720-both).", valueName: "text"))
     var only: String?
+
+    @Option(help: ArgumentHelp("Frame sizes to run, comma-separated.", valueName: "WxH,..."))
+    var sizes: String = "640x480,1280x720,1920x1080,3840x2160"
 
     @Option(help: ArgumentHelp("Frames offered to each live run (the clip repeated; 30 fps: 450 = 15 s).", valueName: "n"))
     var liveFrames: Int = 450
@@ -73,7 +77,7 @@ struct BenchCommand: ParsableCommand {
         // (case name, clip, types). "idle": the faces clip (no code in it) with every detector on, as a
         // kiosk camera sees most of the time: every frame pays the reader's extra steps.
         var cases: [(String, String, Set<MetadataObjectType>)] = []
-        for size in ["640x480", "1280x720"] {
+        for size in sizes.split(separator: ",").map(String.init) {
             cases.append(("\(size)-codes", "\(size)-codes", codes))
             cases.append(("\(size)-faces", "\(size)-faces", [.face]))
             cases.append(("\(size)-both", "\(size)-both", codes.union([.face])))
@@ -84,7 +88,7 @@ struct BenchCommand: ParsableCommand {
         for (name, clipName, types) in cases where only.map({ name.contains($0) }) ?? true {
             let clip = "\(clips)/clip-\(clipName).y4m", truth = "\(clips)/clip-\(clipName).truth.json"
             guard access(clip, R_OK) == 0 else {
-                throw ValidationError("\(clip) is missing: run bench/pipeline/make_clips.py first")
+                throw ValidationError("\(clip) is missing: run bench/pipeline/make_clips.py --sizes \(name.split(separator: "-")[0]) first")
             }
             var row: [String: BenchmarkResult] = [:]
             // (label, pipeline, live): throughput runs process every frame of the clip once; live runs are
@@ -173,6 +177,9 @@ struct BenchCommand: ParsableCommand {
                 guard sv > 0 || bv > 0 else { continue }
                 line("\(stage) ms p50/p99", "\(f(sv, 2))/\(f(s.stagesP99[stage] ?? 0, 2))", "\(f(bv, 2))/\(f(b.stagesP99[stage] ?? 0, 2))",
                      ratio(sv, bv), r.map { "\(f($0.stages[stage] ?? 0, 2))/\(f($0.stagesP99[stage] ?? 0, 2))" } ?? "")
+            }
+            if let naive = BenchmarkResult.naiveRecall(of: s, baseline: b) {
+                line("codes the naive pass read", pct(naive), "100.0 %", "", r.flatMap { BenchmarkResult.naiveRecall(of: $0, baseline: b) }.map(pct) ?? "")
             }
             if s.codeRecall != nil {
                 line("code recall", pct(s.codeRecall), pct(b.codeRecall), s.codeRecall.flatMap { sc in b.codeRecall.map { f((sc - $0) * 100) + " pts" } } ?? "-", pct(r?.codeRecall))

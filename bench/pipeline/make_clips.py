@@ -6,11 +6,11 @@ shaking background (a photograph from skimage's data set, blurred like an out-of
 noise σ≈2.5), a face that walks across (the public-domain NASA astronaut portrait, skimage.data.astronaut),
 a phone showing a QR login code that is held up three times, and a shelf label with an EAN-13 barcode.
 
-Outputs, for each size (640x480, 1280x720) and content (codes, faces, both):
+Outputs, for each size (640x480, 1280x720, 1920x1080, 3840x2160; --sizes) and content (codes, faces, both; --contents):
   bench/out/clip-<W>x<H>-<content>.y4m  and  .truth.json (per frame: code values; face boxes in pixels;
   "occludedFaces": faces a quarter or more hidden by the phone, left out of recall)
 
-Usage: bench/pipeline/make_clips.py [--frames N] [--fps F] [OUTDIR]
+Usage: bench/pipeline/make_clips.py [--frames N] [--fps F] [--sizes 640x480,...] [--contents codes,...] [OUTDIR]
 """
 import argparse
 import json
@@ -28,6 +28,9 @@ ap = argparse.ArgumentParser()
 ap.add_argument("outdir", nargs="?", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "out"))
 ap.add_argument("--frames", type=int, default=300)
 ap.add_argument("--fps", type=int, default=30)
+ap.add_argument("--sizes", default="640x480,1280x720,1920x1080,3840x2160",
+                help="comma-separated WxH (default: every size scand bench measures)")
+ap.add_argument("--contents", default="codes,faces,both")
 args = ap.parse_args()
 os.makedirs(args.outdir, exist_ok=True)
 
@@ -107,6 +110,7 @@ def make(W, H, content):
     print(os.path.join(args.outdir, base + ".y4m"))
 
 
-for (W, H) in [(640, 480), (1280, 720)]:
-    for content in ("codes", "faces", "both"):
+for size in args.sizes.split(","):
+    W, H = (int(v) for v in size.split("x"))
+    for content in args.contents.split(","):
         make(W, H, content)
