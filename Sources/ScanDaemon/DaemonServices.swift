@@ -12,6 +12,8 @@ public enum DaemonCommand: Sendable, Equatable {
     case reload
     /// The pipeline stopped on its own, or an output ended or failed.
     case ended(DaemonEnd)
+    /// `run --oneshot --timeout SECONDS`: the time ran out.
+    case timedOut(seconds: Double)
 }
 
 /// Where commands for the daemon's control loop are posted, from any thread (the pipeline's end, a sink's

@@ -20,7 +20,19 @@ public struct ScanSummary: Sendable {
     public var skippedBinary = 0
     /// `--oneshot`: the first object was delivered and scanning stopped.
     public var completed = false
+    /// Values written in `--raw` mode (lines, or payloads with `--raw-bytes`): none makes `scand scan` exit 4.
+    public var printedValues = 0
+    /// `--annotate`: the files that could not be written (each logged as an error); the scan's lines were
+    /// still written.
+    public var annotationFailures: [String] = []
     public init() {}
+}
+
+/// A file `--annotate` could not write: the error line and the file it names.
+public struct FrameObserverError: Error, Sendable {
+    public var file: String
+    public var message: String
+    public init(file: String, message: String) { self.file = file; self.message = message }
 }
 
 /// How `scand scan` writes what it finds.
@@ -71,9 +83,11 @@ public struct FileScanner {
     public var oneshot = false
     /// Do not log the notes that are not errors (`-q`: skipped binary payloads).
     public var quiet = false
-    /// Sees each frame with what was found on it, before its line is delivered (`scan --annotate`). An
-    /// error it throws fails the input (it names what could not be written).
-    public var frameObserver: ((Frame, MetadataEvent, SourceInfo) throws -> Void)?
+    /// Sees each frame with what was found on it, before its line is delivered (`scan --annotate`), and
+    /// returns the file it wrote for it (nil: none), which the JSON line names as `"annotated"`. An error it
+    /// throws (a ``FrameObserverError``) is logged and listed in ``ScanSummary/annotationFailures``: the
+    /// frame's line is still written, and the input's other frames are not observed.
+    public var frameObserver: ((Frame, MetadataEvent, SourceInfo) throws(FrameObserverError) -> String?)?
     /// Called after each frame with the input's name, the frames scanned from it so far and the frame's time
     /// in seconds of the input (for a progress line; nil: no calls).
     public var onFrame: (@Sendable (_ input: String, _ frames: Int, _ time: Double) -> Void)?
@@ -137,15 +151,23 @@ public struct FileScanner {
         var count = 0
         var previous = Set<RawKey>()
         var notedBinary = false
+        var observe = frameObserver
         frames: while let frame = try source.nextFrame() {
             let event = try output.process(frame, source: source.info)
             summary.frames += 1
-            if let frameObserver { try frameObserver(frame, event, source.info) }
+            var annotated: String?
+            do { annotated = try observe?(frame, event, source.info) } catch {
+                logger.error("\(error.message)")
+                summary.annotationFailures.append(error.file)
+                observe = nil
+            }
             summary.objects += event.objects.count
             onFrame?(source.info.name, count + 1, frame.time)
             switch mode {
             case .json:
-                sink.deliver(encoder.encode(.metadata(event)))
+                var encoded = encoder.encode(.metadata(event))
+                if let annotated { encoded.line = Self.line(encoded.line, naming: annotated) }
+                sink.deliver(encoded)
                 if oneshot && !event.objects.isEmpty { summary.completed = true; break frames }
             case .raw(let rawBytes):
                 var current = Set<RawKey>()
@@ -162,6 +184,7 @@ public struct FileScanner {
                     }
                     guard let line else { continue }
                     sink.deliver(EncodedEvent(name: "raw", objectTypes: [object.type], line: line, seq: nil))
+                    summary.printedValues += 1
                     if oneshot { summary.completed = true; break frames }
                 }
                 previous = current
@@ -171,6 +194,15 @@ public struct FileScanner {
             if let fd = sink as? FileDescriptorSink, fd.hasFailed { break }
             if let slot = sink as? ParallelScan.SlotSink, slot.isStopped { break }
         }
+    }
+
+    /// A metadata line with `"annotated":PATH` added as its first key (keys stay sorted: it sorts before
+    /// every other key of a metadata line).
+    static func line(_ line: [UInt8], naming path: String) -> [UInt8] {
+        guard line.first == UInt8(ascii: "{") else { return line }
+        var value = JSONLinesEncoder().encodeLine(path)
+        value.removeLast() // its newline
+        return [UInt8(ascii: "{")] + Array(#""annotated":"#.utf8) + value + [UInt8(ascii: ",")] + line.dropFirst()
     }
 
     private struct RawKey: Hashable {

@@ -138,6 +138,7 @@ extension FileScanner {
             total.frames += s.frames
             total.objects += s.objects
             total.skippedBinary += s.skippedBinary
+            total.printedValues += s.printedValues
             total.failedInputs += s.failedInputs
             total.inputsWithoutObjects += s.inputsWithoutObjects
         }

@@ -9,7 +9,12 @@ import Glibc
 /// the message and the metadata escaped as JSON escapes it (`\n`, `\t`, `\u001b`, …).
 ///
 /// A file name, a payload or a client command can therefore never forge a second log line or send an
-/// escape sequence to the operator's terminal. Each line is written with one `write(2)`; a failed write
+/// escape sequence to the operator's terminal.
+///
+/// On a terminal (stderr is a tty and not the journal) lines are short, as other Unix tools write them:
+/// `scand: nope.png: cannot read: no such file` for errors, `scand: warning: …` and `scand: notice: …` (the level) for
+/// the others, the metadata after the message; no timestamp, no module tag. Files, pipes and journald get
+/// the full form. Each line is written with one `write(2)`; a failed write
 /// to stderr is ignored (logs must never stop the pipeline).
 public struct StderrLogHandler: LogHandler {
     public var logLevel: Logger.Level = .info
@@ -24,15 +29,20 @@ public struct StderrLogHandler: LogHandler {
     /// Journal form (systemd-journald reads stderr): no timestamp (the journal keeps its own) and a
     /// `<N>` syslog priority prefix on each line, which journald strips and stores as the priority.
     private let journal: Bool
+    /// The short form for a person at a terminal.
+    private let terminal: Bool
 
     /// - Parameters:
     ///   - label: the logger's label (shown after the level).
     ///   - fd: where lines go (stderr by default).
     ///   - journal: write the journal form; default: whether `fd` is the stream `$JOURNAL_STREAM` names.
-    public init(label: String, fd: Int32 = 2, journal: Bool? = nil) {
+    ///   - terminal: write the short form; default: whether `fd` is a terminal (and not the journal).
+    public init(label: String, fd: Int32 = 2, journal: Bool? = nil, terminal: Bool? = nil) {
         self.label = label
         self.fd = fd
-        self.journal = journal ?? Self.isJournalStream(fd: fd, environment: getenv("JOURNAL_STREAM").map { String(cString: $0) })
+        let journal = journal ?? Self.isJournalStream(fd: fd, environment: getenv("JOURNAL_STREAM").map { String(cString: $0) })
+        self.journal = journal
+        self.terminal = terminal ?? (!journal && isatty(fd) == 1)
     }
 
     /// Whether `fd` is the journal's stream: `$JOURNAL_STREAM` is `DEVICE:INODE` of the stream systemd
@@ -70,9 +80,16 @@ public struct StderrLogHandler: LogHandler {
         if let extra = event.metadata { all.merge(extra) { _, new in new } }
         let meta = all.isEmpty ? "" : " " + all.sorted { $0.key < $1.key }
             .map { "\(Self.escaped($0.key))=\(Self.escaped("\($0.value)"))" }.joined(separator: " ")
-        let line = journal
-            ? "<\(Self.syslogPriority(event.level))>\(event.level) \(label):\(meta) [\(event.source)] \(Self.escaped(event.message.description))\n"
-            : "\(Self.timestamp()) \(event.level) \(label):\(meta) [\(event.source)] \(Self.escaped(event.message.description))\n"
+        let message = Self.escaped(event.message.description)
+        let line: String
+        if journal {
+            line = "<\(Self.syslogPriority(event.level))>\(event.level) \(label):\(meta) [\(event.source)] \(message)\n"
+        } else if terminal {
+            let level = event.level >= .error ? "" : "\(event.level): "
+            line = "\(label): \(level)\(message)\(meta)\n"
+        } else {
+            line = "\(Self.timestamp()) \(event.level) \(label):\(meta) [\(event.source)] \(message)\n"
+        }
         var bytes = Array(line.utf8)
         bytes.withUnsafeMutableBytes { raw in
             var offset = 0

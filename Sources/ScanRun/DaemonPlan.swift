@@ -14,11 +14,13 @@ public struct ScriptSettings: Sendable, Equatable {
     public var rawBytes = false
     /// Stop after the first object delivered.
     public var oneshot = false
+    /// With ``oneshot``: give up after this many seconds without one (exit 4; nil: wait for ever).
+    public var timeout: Double?
     /// How stdout is written.
     public var mode: ScanOutputMode { (raw || rawBytes) ? .raw(bytes: rawBytes) : .json }
 
-    public init(raw: Bool = false, rawBytes: Bool = false, oneshot: Bool = false) {
-        self.raw = raw; self.rawBytes = rawBytes; self.oneshot = oneshot
+    public init(raw: Bool = false, rawBytes: Bool = false, oneshot: Bool = false, timeout: Double? = nil) {
+        self.raw = raw; self.rawBytes = rawBytes; self.oneshot = oneshot; self.timeout = timeout
     }
 }
 

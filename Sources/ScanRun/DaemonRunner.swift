@@ -56,7 +56,14 @@ public enum DaemonRunner {
         let camera = plan.capture.map { configuration -> CaptureSession in
             var c = configuration
             c.waitForDevice = !options.failFast
-            return CaptureSession(configuration: c)
+            let session = CaptureSession(configuration: c)
+            // At the default log level too: otherwise an absent camera looks like a hang.
+            session.addEventHandler { event in
+                if event.kind == .waiting {
+                    logger.warning("\(event.device): no such device yet; waiting for it to appear (--fail-fast exits instead)")
+                }
+            }
+            return session
         }
         let source: DaemonSource
         do {
@@ -152,7 +159,15 @@ public enum DaemonRunner {
         if let mqttService { others.append(mqttService) }
         let group = ServiceGroup(configuration: .daemon(pipeline: pipeline, otherServices: others,
                                                         stopTimeout: plan.daemon.stopTimeout, logger: logger))
+        // --oneshot --timeout: the control loop gives up when the time runs out first.
+        let timer = plan.script.timeout.map { seconds in
+            Task {
+                try await Task.sleep(for: .seconds(seconds))
+                mailbox.post(.timedOut(seconds: seconds))
+            }
+        }
         try await group.run()
+        timer?.cancel()
 
         let stats = daemon.statistics
         logger.notice("stopped", metadata: ["frames": "\(stats.framesProcessed)", "dropped": "\(stats.framesDropped)",
@@ -279,6 +294,11 @@ actor RunControl {
             return .keepRunning
         case .ended(.stopped):
             return .keepRunning
+        case .timedOut(let seconds):
+            if completed { return .keepRunning }
+            logger.warning("--timeout: no object within \(seconds) s; exiting \(ExitStatus.nothingFound)")
+            status = ExitStatus.nothingFound
+            return .stop
         }
     }
 }

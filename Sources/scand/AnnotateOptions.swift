@@ -3,12 +3,16 @@ import Foundation
 import ScanCore
 import ScanCapture
 import ScanHTTP
+import ScanKit
 
 /// `scand scan --annotate DIR`: each input written again with its detections drawn, as `zbarimg -d` shows
 /// them (issue 17).
 struct AnnotateOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("Write each input into DIR as JPEG with code outlines (through their corners) and face boxes (turned by their roll) drawn: NAME.jpg for an image, NAME-FRAME.jpg for the frames of a video or Y4M. Existing files are never overwritten.", valueName: "dir"))
+    @Option(name: .long, help: ArgumentHelp("Write each input into DIR as JPEG with code outlines (through their corners) and face boxes (turned by their roll) drawn: NAME.jpg for an image, NAME-FRAME.jpg for the frames of a video or Y4M. Each JSON line names its file (\"annotated\"). An existing file is kept (an error naming it; the scan's lines are still printed, exit 1) unless --overwrite.", valueName: "dir"))
     var annotate: String?
+
+    @Flag(name: .long, help: "With --annotate: replace annotated images left by an earlier run.")
+    var overwrite = false
 
     @Option(name: .long, help: ArgumentHelp("Which frames of a video or Y4M --annotate writes: 'objects' (frames with an object, the default) or 'all'.", valueName: "frames"))
     var annotateFrames: AnnotateFrames = .objects
@@ -19,12 +23,15 @@ struct AnnotateOptions: ParsableArguments {
 /// Writes annotated frames for `--annotate`. One per `scand scan` run; used from the scanning thread.
 final class AnnotationWriter {
     let directory: URL
+    /// The directory as given, for the paths the JSON lines name.
+    let directoryName: String
     let frames: AnnotateOptions.AnnotateFrames
+    let overwrite: Bool
     private var names: [String: String] = [:]  // source → base name
     private var used: Set<String> = []
     private(set) var written = 0
 
-    init(directory: String, frames: AnnotateOptions.AnnotateFrames) throws {
+    init(directory: String, frames: AnnotateOptions.AnnotateFrames, overwrite: Bool = false) throws {
         var isDirectory: ObjCBool = false
         if !FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) {
             do { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) } catch {
@@ -34,23 +41,34 @@ final class AnnotationWriter {
             throw ScanError.output("--annotate \(directory): not a directory")
         }
         self.directory = URL(fileURLWithPath: directory, isDirectory: true)
+        directoryName = directory.hasSuffix("/") ? String(directory.dropLast()) : directory
         self.frames = frames
+        self.overwrite = overwrite
     }
 
-    /// Writes `frame` with `event`'s objects drawn, when the options ask for it.
-    /// - Throws: ``ScanError/output(_:)`` naming the file that could not be written.
-    func write(_ frame: Frame, _ event: MetadataEvent, _ source: SourceInfo) throws {
-        if source.isStream && frames == .objects && event.objects.isEmpty { return }
+    /// Writes `frame` with `event`'s objects drawn, when the options ask for it, and returns the file's path
+    /// (the directory as given, then the name); nil when the frame is not written.
+    /// - Throws: a ``FrameObserverError`` naming the file that could not be written (an existing one without
+    ///   ``overwrite``).
+    func write(_ frame: Frame, _ event: MetadataEvent, _ source: SourceInfo) throws(FrameObserverError) -> String? {
+        if source.isStream && frames == .objects && event.objects.isEmpty { return nil }
         let base = baseName(for: source.name)
         let name = source.isStream ? String(format: "%@-%06d.jpg", base, frame.index) : "\(base).jpg"
         let url = directory.appendingPathComponent(name)
-        let jpeg = try JPEGEncoder.encode(Annotator.annotate(frame.luma, objects: event.objects), quality: 90)
+        let path = directoryName + "/" + name
         do {
-            try Data(jpeg).write(to: url, options: [.withoutOverwriting])
+            let jpeg = try JPEGEncoder.encode(Annotator.annotate(frame.luma, objects: event.objects), quality: 90)
+            if !overwrite && FileManager.default.fileExists(atPath: url.path) {
+                throw FrameObserverError(file: path, message: "--annotate: \(path): file exists (--overwrite replaces it); the scan's results are still printed")
+            }
+            try Data(jpeg).write(to: url, options: overwrite ? [.atomic] : [.withoutOverwriting])
+        } catch let error as FrameObserverError {
+            throw error
         } catch {
-            throw ScanError.output("--annotate: cannot write \(url.path): \(error.localizedDescription)")
+            throw FrameObserverError(file: path, message: "--annotate: cannot write \(path): \(error.localizedDescription)")
         }
         written += 1
+        return path
     }
 
     /// The input's file name without its extension (`-` → `stdin`); a second input with the same name gets

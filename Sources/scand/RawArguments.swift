@@ -28,10 +28,14 @@ enum RawArguments {
     }
 }
 
-/// Reads a list of paths, one per line, as raw bytes: LF or CRLF line ends (the CR is not part of the
-/// name), empty lines ignored. `-` reads the list from stdin.
+/// Reads a list of paths as raw bytes. `-` reads the list from stdin.
+///
+/// One per line (the default): LF or CRLF line ends (the CR is not part of the name), empty lines and lines
+/// that begin with `#` (comments) skipped; a file whose name begins with `#` is written `./#NAME`.
+/// `nulSeparated` (`-0`, as `find -print0` writes): names end with a NUL byte (the last one may not), taken
+/// exactly (a CR, a newline or a leading `#` is part of the name); empty names skipped.
 /// - Throws: ``ScanError/unreadableInput(input:reason:)`` naming the list.
-func readPathList(_ list: InputPath) throws -> [InputPath] {
+func readPathList(_ list: InputPath, nulSeparated: Bool = false) throws -> [InputPath] {
     let fd: Int32
     if list.isStandardInput { fd = 0 } else {
         fd = (list.bytes + [0]).withUnsafeBufferPointer { p in
@@ -43,8 +47,12 @@ func readPathList(_ list: InputPath) throws -> [InputPath] {
     var out: [InputPath] = []
     var line: [UInt8] = []
     var buffer = [UInt8](repeating: 0, count: 65536)
+    let separator: UInt8 = nulSeparated ? 0 : 0x0A
     func flush() {
-        while let last = line.last, last == 0x0D { line.removeLast() }
+        if !nulSeparated {
+            while let last = line.last, last == 0x0D { line.removeLast() }
+            if line.first == UInt8(ascii: "#") { line.removeAll(keepingCapacity: true) }
+        }
         if !line.isEmpty { out.append(InputPath(bytes: line)) }
         line.removeAll(keepingCapacity: true)
     }
@@ -56,7 +64,7 @@ func readPathList(_ list: InputPath) throws -> [InputPath] {
         }
         if n == 0 { break }
         for b in buffer[0..<n] {
-            if b == 0x0A { flush() } else { line.append(b) }
+            if b == separator { flush() } else { line.append(b) }
         }
     }
     flush()

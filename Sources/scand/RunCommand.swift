@@ -23,7 +23,7 @@ struct RunCommand: AsyncParsableCommand {
         send {"subscribe":{"types":[...],"events":[...]}}, {"poll":{}} or {"devices":{}}. A file or stdin \
         ends the run at its end (exit 0) unless --loop or --keep-running; a camera runs until stopped. \
         --oneshot prints the first object that appears (its appeared event, or its value with --raw) and \
-        exits 0 (4 if the input ended first). Every option has a --config key (the flag in camelCase: \
+        exits 0 (4 if the input ended first, or --timeout ran out). Every option has a --config key (the flag in camelCase: \
         --scan-density is "scanDensity"); a flag given on the command line wins over the file. SIGHUP \
         reloads --config, SIGTERM/SIGINT drain and exit 0. See docs/daemon.md and scand(1).
 
@@ -31,7 +31,7 @@ struct RunCommand: AsyncParsableCommand {
           # print every code in a clip as it appears, then exit at its end
           scand run --input demo/demo.y4m --stdout --no-metadata
           # a kiosk login: wait for one QR code, print its text, exit
-          code=$(scand run --device /dev/video0 --types qr --oneshot --raw)
+          code=$(scand run --device /dev/video0 --types qr --oneshot --raw --timeout 30)
           # a service: camera events on a socket, settings from a file
           scand run --config /etc/scand/scand.json --socket /run/scand/scand.sock
           # check a config file (names the line and column of a mistake)
@@ -41,6 +41,7 @@ struct RunCommand: AsyncParsableCommand {
     @OptionGroup(title: "Sources") var sources: RunSourceOptions
     @OptionGroup(title: "Outputs") var outputs: RunOutputOptions
     @OptionGroup(title: "Outputs") var script: ScriptOutputOptions
+    @OptionGroup(title: "Outputs") var oneshotTimeout: OneshotTimeoutOption
     @OptionGroup(title: "Outputs") var logging: LoggingOptions
     @OptionGroup(title: "MQTT (publish events to a broker)") var mqtt: MQTTOptions
     @OptionGroup(title: "HTTP (live page, snapshots, metrics, WebSocket events)") var httpOptions: HTTPOptions
@@ -94,7 +95,8 @@ struct RunCommand: AsyncParsableCommand {
         if r.input != nil && r.device != nil { throw ScanError.invalidArgument("\(path ?? "config"): give input or device, not both") }
         // Flags that can only switch these on: the file's true adds to them.
         r.script = ScriptSettings(raw: script.raw || file.raw == true, rawBytes: script.rawBytes || file.rawBytes == true,
-                                  oneshot: script.oneshot || file.oneshot == true)
+                                  oneshot: script.oneshot || file.oneshot == true, timeout: oneshotTimeout.timeout)
+        try oneshotTimeout.check(oneshot: r.script.oneshot)
         let scripted = r.script.raw || r.script.rawBytes || r.script.oneshot
         r.stdout = outputs.stdout ?? file.stdout ?? false
         if scripted { r.stdout = true }

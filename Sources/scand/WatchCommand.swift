@@ -17,11 +17,26 @@ struct WatchCommand: ParsableCommand {
         Prints the events as JSON lines (not the hello banner nor the subscribed reply; what is in view when \
         connecting comes first, as appeared events marked "snapshot":true), or with --raw the value of each \
         code that appears, one per line. --types and --events are sent as a subscribe command and also \
-        applied here. Exit status: 0 at least one event was printed, 1 none (the -x time ran out or the \
-        daemon closed the connection), 2 cannot connect (the message names the path), 64 usage error.
+        applied here.
+
+        "Next" (-n 1): the first event printed after connecting. Without --new-only that is the connect \
+        snapshot when something is in view, so a code already held up is printed at once (and again on every \
+        run while it stays in view). With --new-only the snapshot is skipped: only objects that come into view \
+        after connecting are printed (appeared events without "snapshot"), so a code that stays in view across \
+        the connection is never printed, while one that leaves (its lost event) and comes back is. --new-only \
+        prints appeared, lost (of those new objects only), device and overflow events, never metadata (each \
+        metadata event lists everything in view). --match REGEX keeps only objects whose value matches: a \
+        partial match (a search, as grep does: anchor it with ^ and $ for a full match); an object with no \
+        text value (a face, a binary payload) never matches, and device events are not filtered.
+
+        Exit status: 0 at least one event was printed, 1 none (the -x/--timeout time ran out, with a message \
+        on stderr, or the daemon closed the connection), 2 cannot connect (the message names the path), 64 \
+        usage error.
 
         EXAMPLES:
-          scand watch -n 1 --types qr --raw     # the next QR value
+          scand watch -n 1 --new-only --types qr --raw   # the next QR held up after connecting
+          scand watch -n 1 --new-only --types qr --raw --timeout 30 || echo "no code in 30 s"
+          scand watch --new-only --match '^TICKET-[0-9]+$' --raw   # ticket codes only, full match
           scand watch -x 10 | jq -c 'select(.event=="lost")'
         """)
 
@@ -31,8 +46,15 @@ struct WatchCommand: ParsableCommand {
     @Option(name: .customShort("n"), help: ArgumentHelp("Exit after printing this many events.", valueName: "count"))
     var count: Int?
 
-    @Option(name: .customShort("x"), help: ArgumentHelp("Exit after this many seconds.", valueName: "seconds"))
+    @Option(name: [.customShort("x"), .customLong("timeout")],
+            help: ArgumentHelp("Exit after this many seconds (status 1, with a message on stderr, when nothing was printed by then).", valueName: "seconds"))
     var seconds: Double?
+
+    @Flag(name: .long, help: "Skip what is in view when connecting (the snapshot): print only objects that come into view afterwards (appeared, their lost, device and overflow events; no metadata).")
+    var newOnly = false
+
+    @Option(name: .long, help: ArgumentHelp("Print only objects whose text value matches this regular expression (a partial match, as grep: use ^ and $ for a full one); objects with no text value never match.", valueName: "regex"))
+    var match: String?
 
     @Option(name: .long, help: ArgumentHelp("Comma-separated types to print (device events always pass), or 'all'/'codes'.", valueName: "types"))
     var types: String?
@@ -47,6 +69,19 @@ struct WatchCommand: ParsableCommand {
         if let count, count < 1 { throw ValidationError("-n must be at least 1, got '\(count)'") }
         if let seconds, !(seconds > 0 && seconds.isFinite) { throw ValidationError("-x must be a positive number of seconds, got '\(seconds)'") }
         _ = try filter()
+        _ = try valueFilter()
+        if newOnly, let events, events.split(separator: ",").contains(where: { $0.filter { $0 != " " } == "metadata" }) {
+            throw ValidationError("--new-only prints no metadata events (each lists everything in view); drop 'metadata' from --events")
+        }
+    }
+
+    /// `--match` compiled (nil: no filter).
+    /// - Throws: `ValidationError` echoing the pattern and the parser's reason.
+    func valueFilter() throws -> Regex<AnyRegexOutput>? {
+        guard let match else { return nil }
+        do { return try Regex(match) } catch {
+            throw ValidationError("--match '\(match)' is not a valid regular expression: \(error)")
+        }
     }
 
     /// The subscription as parsed from the flags.
@@ -70,17 +105,23 @@ struct WatchCommand: ParsableCommand {
     }
 
     private struct Line: Decodable {
-        struct Object: Decodable { var type: String }
+        struct Object: Decodable { var type: String; var value: String? }
         var event: String?
         var type: String?
         var value: String?
         var bytes: String?
+        var faceID: Int?
+        var snapshot: Bool?
         var objects: [Object]?
         var message: String?
+
+        /// What tells one object's appeared and lost apart from another's.
+        var key: String { "\(type ?? "")\u{0}\(value ?? "")\u{0}\(bytes ?? "")\u{0}\(faceID.map(String.init) ?? "")" }
     }
 
     func run() throws {
         let (typeSet, eventSet) = try filter()
+        var selection = Selection(types: typeSet, events: eventSet, newOnly: newOnly, match: try valueFilter())
         let fd = try connectOrExit()
         defer { close(fd) }
         if typeSet != nil || eventSet != nil {
@@ -117,17 +158,40 @@ struct WatchCommand: ParsableCommand {
             while let nl = buffer.firstIndex(of: 0x0A) {
                 let lineBytes = Array(buffer[...nl])
                 buffer.removeSubrange(...nl)
-                guard let text = printable(lineBytes, types: typeSet, events: eventSet) else { continue }
+                guard let text = printable(lineBytes, selection: &selection) else { continue }
                 if !out.write(text) { break reading } // stdout's reader went away
                 printed += 1
                 if let count, printed >= count { break reading }
             }
         }
-        if printed == 0 { throw ExitCode(1) }
+        if printed == 0 {
+            if let seconds, let deadline, monotonicSeconds() >= deadline {
+                writeStderr("scand watch: nothing printed within \(seconds == seconds.rounded() && seconds < 1e15 ? String(Int(seconds)) : String(seconds)) s (-x/--timeout)\n")
+            }
+            throw ExitCode(1)
+        }
+    }
+
+    /// What `run` keeps of the flags while reading: the filters, and (`--new-only`) the objects of the
+    /// connect snapshot still in view, whose `lost` is not printed either.
+    struct Selection {
+        var types: Set<MetadataObjectType>?
+        var events: Set<String>?
+        var newOnly: Bool
+        var match: Regex<AnyRegexOutput>?
+        var snapshotKeys: Set<String> = []
+
+        /// Whether `value` passes `--match` (nil: no text value, which never matches).
+        func matches(_ value: String?) -> Bool {
+            guard let match else { return true }
+            guard let value else { return false }
+            return (try? match.firstMatch(in: value)) != nil
+        }
     }
 
     /// What to print for one line from the daemon (nil: nothing).
-    private func printable(_ line: [UInt8], types: Set<MetadataObjectType>?, events: Set<String>?) -> [UInt8]? {
+    private func printable(_ line: [UInt8], selection: inout Selection) -> [UInt8]? {
+        let types = selection.types, events = selection.events
         guard let parsed = try? JSONDecoder().decode(Line.self, from: Data(line)), let event = parsed.event else { return nil }
         switch event {
         case "hello", "subscribed", "polled", "devices": return nil
@@ -142,6 +206,18 @@ struct WatchCommand: ParsableCommand {
             if let t = parsed.type.flatMap(MetadataObjectType.init(rawValue:)) { concerned.insert(t) }
             for o in parsed.objects ?? [] { if let t = MetadataObjectType(rawValue: o.type) { concerned.insert(t) } }
             if types.isDisjoint(with: concerned) { return nil }
+        }
+        if selection.newOnly {
+            if event == "metadata" { return nil }
+            if event == "appeared" && parsed.snapshot == true { selection.snapshotKeys.insert(parsed.key); return nil }
+            if event == "lost" && selection.snapshotKeys.remove(parsed.key) != nil { return nil }
+        }
+        if selection.match != nil, event != "device", event != "overflow" {
+            if event == "metadata" {
+                if !(parsed.objects ?? []).contains(where: { selection.matches($0.value) }) { return nil }
+            } else if !selection.matches(parsed.value) {
+                return nil
+            }
         }
         guard raw else { return line }
         guard event == "appeared", let type = parsed.type.flatMap(MetadataObjectType.init(rawValue:)) else { return nil }

@@ -20,7 +20,6 @@ if let problem = StartupDescriptors.prepare() {
     writeStderr("scand: \(problem)\n")
     exit(ExitStatus.failure)
 }
-/// Runs the root command through AsyncParsableCommand's `main()` (`run` is async: it hosts a ServiceGroup);
-/// a plain `Scand.main()` here would pick ParsableCommand's synchronous one.
-func runAsync<Command: AsyncParsableCommand>(_: Command.Type) async { await Command.main() }
-await runAsync(Scand.self)
+// Parses and runs the command as AsyncParsableCommand's `main()` does (`run` is async: it hosts a
+// ServiceGroup), with help only when asked for and unknown options as usage errors (CommandLineCheck).
+await CommandLineCheck.main(Array(CommandLine.arguments.dropFirst()))

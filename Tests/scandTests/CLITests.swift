@@ -233,7 +233,7 @@ import Glibc
         // The man page renders, with the generated options and the hand-written contract.
         let man = try runProgram("/usr/bin/man", ["-l", "-P", "cat", prefix + "/share/man/man1/scand.1"], environment: ["MANWIDTH": "100", "PATH": "/usr/bin:/bin"])
         #expect(man.status == 0, "\(man.stderr)")
-        for text in ["--check-config", "--scan-density", "JSON OUTPUT", "EXIT STATUS", "every input was scanned, but no object"] {
+        for text in ["--check-config", "--scan-density", "JSON OUTPUT", "EXIT STATUS", "every input was scanned, but none held an object"] {
             #expect(man.stdout.contains(text), "man page has \(text)")
         }
         // Completions are the parser's own scripts for the installed binary.

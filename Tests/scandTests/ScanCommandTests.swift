@@ -57,7 +57,7 @@ import ScanTestSupport
     }
 
     /// `--jobs 3` writes the very bytes of one job (lines in input order), with the same exit status and error
-    /// lines; with --oneshot, --annotate or --device, or out of 1...64, it is a usage error.
+    /// lines; with --oneshot, --annotate or --device, or out of 0...64 (0: every core), it is a usage error.
     @Test func jobsWriteTheLinesOfOneJob() throws {
         let inputs = ["multi.png", "clip-mono.y4m", "truncated.png", "exact.png", "multi.gif", "clip.mp4", "empty-scene.png", "qr-utf8.png"]
         let one = try ScandBinary.run(["scan"] + inputs)
@@ -65,7 +65,7 @@ import ScanTestSupport
         #expect(one.status == 1 && three.status == 1)
         #expect(three.stdout == one.stdout && one.stdout.count > 10_000)
         #expect(three.stderr.contains("truncated.png: cannot decode") && three.stderr.contains("scanned ") && three.stderr.contains("from 8 inputs"))
-        for bad in [["--jobs", "2", "--oneshot"], ["--jobs", "2", "--annotate", "/tmp"], ["--jobs", "0"], ["--jobs", "65"]] {
+        for bad in [["--jobs", "2", "--oneshot"], ["--jobs", "2", "--annotate", "/tmp"], ["--jobs", "-1"], ["--jobs", "65"]] {
             let r = try ScandBinary.run(["scan"] + bad + ["multi.png"])
             #expect(r.status == 64, "\(bad): \(r.stderr)")
         }
