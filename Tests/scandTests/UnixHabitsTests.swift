@@ -234,3 +234,20 @@ import Glibc
         #expect(try ScandBinary.run(["scan", "--overwrite", "exact.png"]).status == 64, "--overwrite without --annotate")
     }
 }
+
+/// Issue 46: the README's recipe for a payload's exact bytes, run as written (bash, Debian's jq and base64) on
+/// the binary QR fixture (bytes 00 01 02 FF FE 80 10 7F). Before, `@base64d` in jq 1.6 turned the bytes that are
+/// not UTF-8 into U+FFFD: 8 bytes became 14.
+@Suite struct ReadmeRecipeTests {
+    @Test func theExactBytesRecipeKeepsEveryByte() throws {
+        let readme = try String(contentsOf: Fixtures.repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let recipe = try #require(readme.split(separator: "\n").first { $0.contains("> payload.bin") })
+        let command = String(recipe.prefix { $0 != "#" })
+            .replacingOccurrences(of: "scand scan in.png", with: "'\(ScandBinary.url.path)' scan '\(TextFixtures.directory.path)/qr_binary.png'")
+        let dir = try TemporaryDirectory()
+        let r = try TestProcess.run("/bin/bash", ["-o", "pipefail", "-c", command], directory: dir.url)
+        #expect(r.status == 0, "\(command): \(r.stderr)")
+        let written = try Data(contentsOf: dir.url.appendingPathComponent("payload.bin"))
+        #expect([UInt8](written) == [0x00, 0x01, 0x02, 0xFF, 0xFE, 0x80, 0x10, 0x7F])
+    }
+}
