@@ -359,7 +359,11 @@ func effectiveSettingsJSON(_ r: RunCommand.Resolved) throws -> String {
     if let v = r.httpAddress { settings["http"] = .string(v) }
     if let v = r.httpTokenPath { settings["httpToken"] = .string(v) }
     if r.httpAddress != nil { settings["httpMaxFps"] = .double(r.httpMaxFps) }
-    if let m = r.mqtt { settings["mqtt.url"] = .string(m.endpoint.description) }
+    if let m = r.mqtt {
+        settings["mqtt.url"] = .string(m.endpoint.description)
+        settings["mqtt.metadata"] = .bool(m.metadata)
+        settings["mqtt.discovery"] = .bool(m.discovery)
+    }
     if !r.deviceControls.settings.isEmpty { settings["controls"] = .strings(r.deviceControls.settings.map { "\($0.name)=\($0.value)" }) }
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
