@@ -108,6 +108,11 @@ struct ConfigConsistencyTests {
         let effective = try #require((try JSONSerialization.jsonObject(with: Data(r.stdout)) as? [String: Any])?["effective"] as? [String: Any])
         #expect(effective["tryInverted"] as? Bool == false && effective["socket.path"] as? String == "/tmp/x.sock")
         #expect(effective["presence.appearAfterFrames"] as? Int == 3 && effective["mqtt.url"] as? String == "mqtt://127.0.0.1:1883")
+        try #"{"presence": false, "failFast": true, "focusMode": "locked", "device": "/dev/video-not-here-46"}"#
+            .write(toFile: config, atomically: true, encoding: .utf8)
+        let off = try ScandBinary.run(["run", "--check-config", config])
+        let offSettings = (try JSONSerialization.jsonObject(with: Data(off.stdout)) as? [String: Any])?["effective"] as? [String: Any]
+        #expect(off.status == 0 && offSettings?["presence.enabled"] as? Bool == false, "\(off.stderr)")
     }
 
     // MARK: --check-config and the paths it names
