@@ -134,7 +134,7 @@ let package = Package(
         // daemon's service group (pipeline, socket, HTTP, MQTT) by DaemonRunner; exit statuses.
         .target(
             name: "ScanRun",
-            dependencies: ["ScanDaemon", "ScanKit", "ScanCore", "ScanCapture", "ScanOutput", "ScanHTTP", "ScanMQTT",
+            dependencies: ["ScanDaemon", "ScanKit", "ScanCore", "ScanCapture", "ScanDetection", "ScanOutput", "ScanHTTP", "ScanMQTT",
                            .product(name: "Logging", package: "swift-log"),
                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
             swiftSettings: strict),

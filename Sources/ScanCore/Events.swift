@@ -82,10 +82,41 @@ public struct PresenceEvent: Sendable {
 public struct ConfigurationEvent: Sendable, Equatable {
     /// The new rect of interest (normalized device coordinates), when that is what changed.
     public var rectOfInterest: NormalizedRect?
-    /// Who changed it: `http` (the live page).
+    /// Who changed it: `http` (the live page) or `reload` (SIGHUP re-read the config file).
     public var origin: String
+    /// `reload`: the config file read.
+    public var config: String?
+    /// `reload`: every effective setting whose value changed, keyed as in the config file, with its new value
+    /// (empty when the file changed nothing).
+    public var changed: [String: SettingValue]?
+    /// `reload`: the changed settings that take effect only after a restart (`input/device`, `socket`, …).
+    public var needsRestart: [String]?
+
     public init(rectOfInterest: NormalizedRect?, origin: String) {
         self.rectOfInterest = rectOfInterest; self.origin = origin
+    }
+
+    /// A SIGHUP reload of `config` that changed `changed`.
+    public init(reloaded config: String?, changed: [String: SettingValue], needsRestart: [String]) {
+        origin = "reload"; self.config = config; self.changed = changed
+        self.needsRestart = needsRestart.isEmpty ? nil : needsRestart
+    }
+}
+
+/// One setting's value as the config file writes it (`--check-config`'s effective settings, a `configuration`
+/// event's `changed`).
+public enum SettingValue: Sendable, Equatable, Encodable {
+    case string(String), strings([String]), int(Int), double(Double), bool(Bool)
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.singleValueContainer()
+        switch self {
+        case .string(let v): try c.encode(v)
+        case .strings(let v): try c.encode(v)
+        case .int(let v): try c.encode(v)
+        case .double(let v): try c.encode(v)
+        case .bool(let v): try c.encode(v)
+        }
     }
 }
 

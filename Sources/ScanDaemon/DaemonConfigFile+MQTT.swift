@@ -1,4 +1,5 @@
 import FoundationEssentials
+import ScanMQTT
 
 /// The config file's `"mqtt"` section (issue 19): the same settings as the `--mqtt*` flags, which override it.
 /// The password itself is never in the file: `passwordFile` names a file holding it, `passwordEnv` an
@@ -21,6 +22,11 @@ public struct MQTTConfigSection: Sendable, Equatable {
     public var topicPrefix: String?
     public var qos: Int?
     public var kindTopics: Bool?
+    /// Per-frame `metadata` events to the broker too (`--mqtt-metadata`).
+    public var metadata: Bool?
+    /// Home Assistant discovery (`--mqtt-discovery`) and its prefix (`--mqtt-discovery-prefix`).
+    public var discovery: Bool?
+    public var discoveryPrefix: String?
     /// Messages kept for the broker at most.
     public var queue: Int?
     /// Bytes kept for the broker at most.
@@ -38,10 +44,16 @@ public struct MQTTConfigSection: Sendable, Equatable {
     public init() {}
 
     static let keys: Set<String> = ["url", "ca", "cert", "key", "username", "passwordFile", "passwordEnv", "id", "topicPrefix",
-                                    "qos", "kindTopics", "queue", "queueBytes", "inFlight", "keepalive", "reconnectMax", "spool", "spoolBytes"]
+                                    "qos", "kindTopics", "metadata", "discovery", "discoveryPrefix", "queue", "queueBytes", "inFlight", "keepalive", "reconnectMax", "spool", "spoolBytes"]
 
-    /// Decodes the section; unknown keys and out-of-range values are ``ConfigKeyError``s naming `mqtt.KEY`.
+    /// Decodes the section; unknown keys and out-of-range values are ``ConfigKeyError``s naming `mqtt.KEY`. A
+    /// string instead of an object is the broker URL (`"mqtt": "mqtt://broker:1883"`, as `--mqtt URL`).
     init(from decoder: any Decoder) throws {
+        if let single = try? decoder.singleValueContainer(), let text = try? single.decode(String.self) {
+            url = text
+            try validate()
+            return
+        }
         let c = try decoder.container(keyedBy: SectionKey.self)
         for k in c.allKeys where !Self.keys.contains(k.stringValue) {
             throw ConfigKeyError(path: ["mqtt", k.stringValue],
@@ -53,6 +65,8 @@ public struct MQTTConfigSection: Sendable, Equatable {
         passwordFile = try get("passwordFile", String.self); passwordEnv = try get("passwordEnv", String.self)
         id = try get("id", String.self); topicPrefix = try get("topicPrefix", String.self)
         qos = try get("qos", Int.self); kindTopics = try get("kindTopics", Bool.self)
+        metadata = try get("metadata", Bool.self); discovery = try get("discovery", Bool.self)
+        discoveryPrefix = try get("discoveryPrefix", String.self)
         queue = try get("queue", Int.self); queueBytes = try get("queueBytes", Int.self)
         inFlight = try get("inFlight", Int.self); keepalive = try get("keepalive", Int.self)
         reconnectMax = try get("reconnectMax", Double.self); spool = try get("spool", String.self)
@@ -64,7 +78,10 @@ public struct MQTTConfigSection: Sendable, Equatable {
         func check(_ ok: Bool, _ key: String, _ message: String) throws {
             if !ok { throw ConfigKeyError(path: ["mqtt", key], message: "'mqtt.\(key)' \(message)") }
         }
-        if let u = url { try check(u.hasPrefix("mqtt://") || u.hasPrefix("mqtts://"), "url", "must start with mqtt:// or mqtts://, got '\(StrictJSON.printable(u))'") }
+        if let u = url {
+            try check(MQTTEndpoint.schemes.contains { u.lowercased().hasPrefix($0.prefix) }, "url",
+                      "must start with mqtt://, tcp:// or mqtts://, got '\(StrictJSON.printable(u))'")
+        }
         if let v = qos { try check((0...2).contains(v), "qos", "must be 0, 1 or 2, got \(v)") }
         if let v = queue { try check((1...10_000_000).contains(v), "queue", "must be 1...10000000, got \(v)") }
         if let v = queueBytes { try check(v >= 4096 && v <= (4 << 30), "queueBytes", "must be 4096...\(4 << 30), got \(v)") }

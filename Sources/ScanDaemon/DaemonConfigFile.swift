@@ -6,9 +6,13 @@ import Logging
 
 /// The `scand run --config FILE` format: one JSON object; every key is optional and an explicit command-line
 /// flag always overrides it. Every option of `run` has a key: the flag's long name in camelCase
-/// (`--scan-density` → `scanDensity`, `--face-cascade` → `faceCascade`), except the socket's and presence's,
-/// which sit in the `socket` and `presence` objects. Unknown keys, duplicate keys and values outside the flags' bounds are errors (a typo must
-/// not be silently ignored), and every error names the file, the line and the column. See docs/daemon.md.
+/// (`--scan-density` → `scanDensity`, `--face-cascade` → `faceCascade`). The flags of the socket, presence and
+/// MQTT groups sit in the `socket`, `presence` and `mqtt` objects, named without the group's prefix
+/// (`--socket-group` → `socket.group`, `--lost-after` → `presence.lostAfter`, `--mqtt-topic-prefix` →
+/// `mqtt.topicPrefix`), and the group's own flag may be given as a plain value (`"socket": PATH`,
+/// `"presence": false`, `"mqtt": URL`). Older names stay as aliases (`tryInverted` for `inverted`).
+/// Unknown keys, duplicate keys and values outside the flags' bounds are errors (a typo must not be silently
+/// ignored), and every error names the file, the line and the column. See docs/daemon.md.
 ///
 /// ```json
 /// {"input": "demo.y4m", "types": ["qr", "ean13"], "metadata": false,
@@ -38,6 +42,7 @@ public struct DaemonConfigFile: Sendable, Equatable {
     /// Comma-separated string or array of type names (`metadataObjectTypes`), or "all"/"codes".
     public var types: String?
     public var rectOfInterest: NormalizedRect?
+    /// `--inverted` (key `inverted`; `tryInverted` is its older name).
     public var tryInverted: Bool?
     /// Decode Code 39 as Full ASCII (`--code39-full-ascii`).
     public var code39FullASCII: Bool?
@@ -72,6 +77,10 @@ public struct DaemonConfigFile: Sendable, Equatable {
     public var controls: [String: String]?
     /// The MQTT client (issue 19); see DaemonConfigFile+MQTT.swift.
     public var mqtt = MQTTConfigSection()
+    /// Focus, exposure, white balance and torch modes and exposure metering (`--focus-mode`, …).
+    public var cameraModes = CameraModeSettings()
+    /// `--fail-fast`: an absent camera is an error at once.
+    public var failFast: Bool?
 
     // Reader (`--engine`, `--passes`, …), as the flags of the same name.
     public var engine: BarcodeEngine?
@@ -133,6 +142,8 @@ public struct DaemonConfigFile: Sendable, Equatable {
     public var raw: Bool?
     public var rawBytes: Bool?
     public var oneshot: Bool?
+    /// `--timeout` (with `oneshot`): seconds to wait for an object, (0, 31536000].
+    public var timeout: Double?
     public var keepRunning: Bool?
 
     public init() {}
@@ -324,98 +335,6 @@ public struct DaemonConfigFile: Sendable, Equatable {
     }
 }
 
-/// A config key that is unknown or out of range, with its path for the line and column.
-struct ConfigKeyError: Error {
-    var path: [String]
-    var message: String
-}
-
-private struct Key: CodingKey {
-    var stringValue: String
-    var intValue: Int? { nil }
-    init(_ s: String) { stringValue = s }
-    init?(stringValue: String) { self.stringValue = stringValue }
-    init?(intValue: Int) { nil }
-}
-
-/// Reads one JSON object of the config file. Every key read is recorded; ``finish()`` then rejects the keys
-/// nobody read, so a new key needs one line (`value.x = try r.get("x")`) and nothing else.
-private struct KeyReader {
-    let container: KeyedDecodingContainer<Key>
-    let prefix: String
-    private(set) var known: Set<String> = []
-
-    init(_ container: KeyedDecodingContainer<Key>, prefix: String = "") {
-        self.container = container; self.prefix = prefix
-    }
-
-    private func path(_ key: String) -> [String] { prefix.split(separator: ".").map(String.init) + [key] }
-
-    mutating func get<T: Decodable>(_ key: String, as: T.Type = T.self) throws -> T? {
-        known.insert(key)
-        return try container.decodeIfPresent(T.self, forKey: Key(key))
-    }
-
-    /// A string naming one case of `T` (its raw value), e.g. `"engine": "zxing"`.
-    mutating func choice<T: CaseIterable & RawRepresentable>(_ key: String, as: T.Type = T.self) throws -> T? where T.RawValue == String {
-        guard let text: String = try get(key) else { return nil }
-        guard let value = T(rawValue: text) ?? T.allCases.first(where: { $0.rawValue.lowercased() == text.lowercased() }) else {
-            throw ConfigKeyError(path: path(key), message: "'\(prefix)\(key)' must be one of \(T.allCases.map(\.rawValue).joined(separator: ", ")), got '\(StrictJSON.printable(text))'")
-        }
-        return value
-    }
-
-    /// A comma-separated string or an array of strings, joined with commas.
-    mutating func list(_ key: String) throws -> String? {
-        known.insert(key)
-        guard container.contains(Key(key)) else { return nil }
-        if let list = try? container.decode([String].self, forKey: Key(key)) { return list.joined(separator: ",") }
-        return try container.decode(String.self, forKey: Key(key))
-    }
-
-    /// `[x, y, width, height]`.
-    mutating func rect(_ key: String) throws -> NormalizedRect? {
-        guard let r: [Double] = try get(key) else { return nil }
-        guard r.count == 4 else { throw ConfigKeyError(path: path(key), message: "'\(prefix)\(key)' takes [x, y, width, height]") }
-        return NormalizedRect(x: r[0], y: r[1], width: r[2], height: r[3])
-    }
-
-    /// `"WxH"`, parsed by `parse`.
-    mutating func size<T>(_ key: String, _ parse: (String) -> T?) throws -> T? {
-        guard let text: String = try get(key) else { return nil }
-        guard let value = parse(text) else {
-            throw ConfigKeyError(path: path(key), message: "'\(prefix)\(key)' takes \"WxH\" with positive sizes (e.g. \"1280x720\"), got '\(StrictJSON.printable(text))'")
-        }
-        return value
-    }
-
-    /// The decoder of a nested value that decodes itself (a section another module owns, e.g. `mqtt`); nil
-    /// when absent. That section rejects its own unknown keys.
-    mutating func decoder(_ key: String) throws -> (any Decoder)? {
-        known.insert(key)
-        guard container.contains(Key(key)) else { return nil }
-        return try container.superDecoder(forKey: Key(key))
-    }
-
-    /// A nested object, read by `body`; nil when absent.
-    mutating func section(_ key: String, _ body: (inout KeyReader) throws -> Void) throws {
-        known.insert(key)
-        guard container.contains(Key(key)) else { return }
-        var inner = KeyReader(try container.nestedContainer(keyedBy: Key.self, forKey: Key(key)), prefix: prefix + key + ".")
-        try body(&inner)
-        try inner.finish()
-    }
-
-    /// Rejects every key that was not read.
-    func finish() throws {
-        for k in container.allKeys where !known.contains(k.stringValue) {
-            let hint = closestName(to: k.stringValue, among: known, maximumDistance: 3).map { "did you mean '\(prefix)\($0)'?" }
-                ?? "known: \(known.sorted().joined(separator: ", "))"
-            throw ConfigKeyError(path: path(k.stringValue), message: "unknown config key '\(prefix)\(StrictJSON.printable(k.stringValue))' (\(hint))")
-        }
-    }
-}
-
 private func parseViewSizeText(_ text: String) -> ViewSize? {
     let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false).map { Double(String($0)) }
     guard parts.count == 2, let w = parts[0], let h = parts[1], w.isFinite, h.isFinite, w > 0, h > 0 else { return nil }
@@ -431,8 +350,8 @@ private struct Coded: Decodable {
         value.device = try r.get("device")
         value.types = try r.list("types")
         value.rectOfInterest = try r.rect("rectOfInterest")
-        value.tryInverted = try r.get("tryInverted")
-        value.code39FullASCII = try r.get("code39FullASCII")
+        value.tryInverted = try r.get("inverted", aliases: ["tryInverted"])
+        value.code39FullASCII = try r.get("code39FullASCII", aliases: ["code39FullAscii"])
         value.code32 = try r.get("code32")
         value.confirmTransformed = try r.get("confirmTransformed")
         value.checkSmallRetail = try r.get("checkSmallRetail")
@@ -449,29 +368,19 @@ private struct Coded: Decodable {
         value.stdoutQueue = try r.get("stdoutQueue")
         value.maxPixels = try r.get("maxPixels")
         value.logLevel = try r.get("logLevel")
-        try r.section("socket") { s in
+        try r.valueOrSection("socket", as: String.self, value: { value.socket.path = $0 }) { s in
             value.socket.path = try s.get("path")
             value.socket.group = try s.get("group")
             value.socket.clientQueue = try s.get("clientQueue")
-            value.socket.stallTimeout = try s.get("stallTimeout")
+            value.socket.stallTimeout = try s.get("stallTimeout", aliases: ["clientStallTimeout"])
             value.socket.sendBuffer = try s.get("sendBuffer")
         }
         if let mqtt = try r.decoder("mqtt") { value.mqtt = try MQTTConfigSection(from: mqtt) }
-        if let controls = try r.decoder("controls") {
-            // Camera controls (issue 18): an object of control name → number, boolean or menu item name.
-            let k = try controls.container(keyedBy: Key.self)
-            var list: [String: String] = [:]
-            for key in k.allKeys {
-                if let b = try? k.decode(Bool.self, forKey: key) { list[key.stringValue] = b ? "1" : "0" }
-                else if let n = try? k.decode(Int64.self, forKey: key) { list[key.stringValue] = String(n) }
-                else if let s = try? k.decode(String.self, forKey: key) { list[key.stringValue] = s }
-                else { throw ConfigKeyError(path: ["controls", key.stringValue], message: "'controls.\(StrictJSON.printable(key.stringValue))' takes a whole number, true/false or a menu item name") }
-            }
-            value.controls = list
-        }
-        try r.section("presence") { p in
+        try DaemonConfigFile.readCamera(&r, into: &value)
+        value.failFast = try r.get("failFast")
+        try r.valueOrSection("presence", as: Bool.self, value: { value.presence.enabled = $0 }) { p in
             value.presence.enabled = try p.get("enabled")
-            value.presence.appearAfterFrames = try p.get("appearAfterFrames")
+            value.presence.appearAfterFrames = try p.get("appearAfterFrames", aliases: ["appearAfter"])
             value.presence.lostAfter = try p.get("lostAfter")
             value.presence.cooldown = try p.get("cooldown")
             value.presence.faceLostAfter = try p.get("faceLostAfter")
@@ -494,11 +403,11 @@ private struct Coded: Decodable {
         value.i25Checksum = try r.get("i25Checksum")
         value.minLinearQuality = try r.get("minLinearQuality")
         value.zbarUncertainty = try r.get("zbarUncertainty")
-        value.confirm1D = try r.get("confirm1D")
+        value.confirm1D = try r.get("confirm1D", aliases: ["confirm1d"])
         value.streamSteps = try r.get("streamSteps")
         value.allPassesOnStreams = try r.get("allPassesOnStreams")
         value.streamScanDensity = try r.get("streamScanDensity")
-        value.streamQRLines = try r.get("streamQRLines")
+        value.streamQRLines = try r.get("streamQRLines", aliases: ["streamQrLines"])
         value.parallelDetectors = try r.get("parallelDetectors")
         value.loadShedding = try r.get("loadShedding")
         // Camera
@@ -537,6 +446,10 @@ private struct Coded: Decodable {
         value.raw = try r.get("raw")
         value.rawBytes = try r.get("rawBytes")
         value.oneshot = try r.get("oneshot")
+        value.timeout = try r.get("timeout")
+        if let t = value.timeout, !(t > 0 && t <= 31_536_000) {
+            throw ScanError.invalidArgument("timeout must be more than 0 and at most 31536000 seconds, got \(t)")
+        }
         value.keepRunning = try r.get("keepRunning")
         try r.finish()
     }

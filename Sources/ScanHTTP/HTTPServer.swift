@@ -201,6 +201,7 @@ public final class HTTPServer: Service, Sendable {
             metrics.socketClients.record(hooks.socketClients())
             metrics.webSocketClients.record(events.clientCount)
             metrics.recordScrape(socketOverflows: hooks.socketOverflows(), broker: hooks.broker())
+            metrics.recordDevice(state: hooks.state().1.first?.state)
             var headers = HTTPFields()
             headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
             return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: metrics.exposition())))
@@ -359,7 +360,8 @@ public final class HTTPServer: Service, Sendable {
         let (snapshot, sources) = hooks.state()
         var doc: [String: Any] = [:]
         let source = sources.first
-        doc["device"] = source?.device ?? NSNull()
+        // Never `null` (the JSON contract): a value that is not there is absent.
+        if let device = source?.device { doc["device"] = device }
         doc["state"] = source?.state ?? "starting"
         doc["live"] = source?.live ?? false
         doc["uptime"] = (Date().timeIntervalSince(started) * 1000).rounded() / 1000
@@ -370,7 +372,6 @@ public final class HTTPServer: Service, Sendable {
             doc["frame"] = latest.event.frame
             doc["objects"] = (try? JSONSerialization.jsonObject(with: Data(ObjectsJSON.encode(latest.event.objects)))) ?? []
         } else {
-            doc["format"] = NSNull()
             doc["objects"] = [Any]()
         }
         doc["present"] = ClientLines.snapshot(snapshot).compactMap { try? JSONSerialization.jsonObject(with: Data($0)) }
@@ -382,12 +383,11 @@ public final class HTTPServer: Service, Sendable {
         doc["rectOfInterestEditable"] = configuration.token != nil && hooks.setRectOfInterest != nil
         doc["overflows"] = ["socket": hooks.socketOverflows(), "websocket": events.droppedEvents]
         if let b = hooks.broker() {
-            doc["mqtt"] = ["broker": b.broker, "connected": b.connected, "connections": b.connections,
-                           "lastError": b.lastError ?? NSNull(), "queuedMessages": b.queuedMessages,
-                           "queuedBytes": b.queuedBytes, "droppedMessages": b.droppedMessages,
-                           "acknowledgedMessages": b.acknowledgedMessages] as [String: Any]
-        } else {
-            doc["mqtt"] = NSNull()
+            var mqtt: [String: Any] = ["broker": b.broker, "connected": b.connected, "connections": b.connections,
+                                       "queuedMessages": b.queuedMessages, "queuedBytes": b.queuedBytes,
+                                       "droppedMessages": b.droppedMessages, "acknowledgedMessages": b.acknowledgedMessages]
+            if let e = b.lastError { mqtt["lastError"] = e }
+            doc["mqtt"] = mqtt
         }
         return doc
     }

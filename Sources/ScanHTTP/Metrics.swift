@@ -5,8 +5,12 @@ import Metrics
 
 /// The daemon's figures for `GET /metrics`, kept with swift-metrics and exposed in the Prometheus text
 /// format by swift-prometheus. Names follow Prometheus conventions: counters end in `_total`, durations are
-/// histograms in seconds.
+/// histograms in seconds, every family has a `# HELP` line (``help``), and `scand_build_info` carries the
+/// versions as labels with the value 1.
 ///
+/// - `scand_build_info{version,zbar,opencv,zxing}` 1: the build
+/// - `scand_device_up` (1/0): 1 while the source delivers frames (`started`), 0 while it is waiting, unplugged,
+///   stalled (`wasInterrupted`) or stopped
 /// - `scand_frames_captured_total`, `scand_frames_processed_total`, `scand_frames_dropped_total`
 /// - `scand_stage_duration_seconds{stage="barcode"|"face"|"tracking"}`: detection time per frame and stage
 /// - `scand_frame_latency_seconds`: capture (or decode) → events published
@@ -49,8 +53,35 @@ public final class ScandMetrics: @unchecked Sendable {
     let socketClients: Metrics.Gauge
     let webSocketClients: Metrics.Gauge
     let streamViewers: Metrics.Gauge
+    let deviceUp: Metrics.Gauge
 
-    public init() {
+    /// The `# HELP` text of every family scand exposes (swift-metrics' Prometheus factory cannot carry help
+    /// text, so ``exposition()`` adds it before each `# TYPE` line).
+    static let help: [String: String] = [
+        "scand_build_info": "scand's version and the versions of the zbar, OpenCV and zxing-cpp libraries it reads with; always 1.",
+        "scand_device_up": "1 while the source delivers frames, 0 while it is waiting, unplugged, stalled or stopped.",
+        "scand_frames_captured_total": "Frames read from the source since start.",
+        "scand_frames_processed_total": "Frames run through the detectors since start.",
+        "scand_frames_dropped_total": "Frames dropped because the pipeline was busy (newest wins) since start.",
+        "scand_stage_duration_seconds": "Detection time per frame and stage (barcode, face, tracking), in seconds.",
+        "scand_frame_latency_seconds": "Time from capture (or decode) to the frame's events being published, in seconds.",
+        "scand_detections_total": "Objects found, counted per frame they were found on, by metadata object type.",
+        "scand_socket_clients": "Unix-socket clients connected now.",
+        "scand_websocket_clients": "WebSocket /events clients connected now.",
+        "scand_stream_viewers": "Viewers of /stream.mjpg now.",
+        "scand_event_overflows_total": "Events dropped for slow clients, by transport.",
+        "scand_device_reconnects_total": "Times the camera came back after a disconnect (deviceConnected).",
+        "scand_jpeg_encodes_total": "Preview JPEGs encoded (0 while nobody watches).",
+        "scand_mqtt_connected": "1 while connected to the MQTT broker, else 0.",
+        "scand_mqtt_outbox_messages": "Messages waiting for the MQTT broker (queued and in flight).",
+        "scand_mqtt_outbox_bytes": "Bytes waiting for the MQTT broker.",
+        "scand_mqtt_connections_total": "Successful connections to the MQTT broker since start.",
+        "scand_mqtt_dropped_total": "Events dropped because the MQTT outbox was full.",
+        "scand_mqtt_acknowledged_total": "Messages the MQTT broker acknowledged.",
+    ]
+
+    /// - Parameter buildInfo: the labels of `scand_build_info` (`version`, `zbar`, `opencv`, `zxing`).
+    public init(buildInfo: [(String, String)] = []) {
         registry = PrometheusCollectorRegistry()
         var f = PrometheusMetricsFactory(registry: registry)
         let fast: [Duration] = [.microseconds(500), .milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10),
@@ -72,7 +103,15 @@ public final class ScandMetrics: @unchecked Sendable {
         socketClients = Metrics.Gauge(label: "scand_socket_clients", factory: f)
         webSocketClients = Metrics.Gauge(label: "scand_websocket_clients", factory: f)
         streamViewers = Metrics.Gauge(label: "scand_stream_viewers", factory: f)
-        socketClients.record(0); webSocketClients.record(0); streamViewers.record(0)
+        deviceUp = Metrics.Gauge(label: "scand_device_up", factory: f)
+        socketClients.record(0); webSocketClients.record(0); streamViewers.record(0); deviceUp.record(0)
+        Metrics.Gauge(label: "scand_build_info", dimensions: buildInfo, factory: f).record(1)
+    }
+
+    /// At each `/metrics` request: the source's state (the `kind` of its last `device` event; nil before the
+    /// first) sets `scand_device_up`.
+    public func recordDevice(state: String?) {
+        deviceUp.record(state == "started" || state == "interruptionEnded" ? 1 : 0)
     }
 
     /// One preview JPEG was encoded (`scand_jpeg_encodes_total`); ``PreviewFrames``' `onEncode`.
@@ -142,6 +181,20 @@ public final class ScandMetrics: @unchecked Sendable {
         }
     }
 
-    /// The Prometheus text exposition.
-    public func exposition() -> [UInt8] { registry.emitToBuffer() }
+    /// The Prometheus text exposition, with a `# HELP` line before each `# TYPE` line.
+    public func exposition() -> [UInt8] {
+        let text = String(decoding: registry.emitToBuffer(), as: UTF8.self)
+        var out = ""
+        out.reserveCapacity(text.utf8.count + 2048)
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("# TYPE "), let name = line.dropFirst(7).split(separator: " ").first,
+               let help = Self.help[String(name)] {
+                out += "# HELP \(name) \(help)\n"
+            }
+            out += line
+            out += "\n"
+        }
+        if out.hasSuffix("\n\n") { out.removeLast() }
+        return Array(out.utf8)
+    }
 }

@@ -223,7 +223,7 @@ function updateStatus() {
   if (!st) { el.textContent = S.error || "connecting…"; return; }
   const lat = S.latencies.length ? [...S.latencies].sort((a, b) => a - b)[S.latencies.length >> 1] : null;
   el.textContent = [
-    st.device + " (" + st.state + ")",
+    (st.device || "no source yet") + " (" + st.state + ")",
     st.format ? st.format.width + "×" + st.format.height : "no frame yet",
     (S.fps || 0).toFixed(1) + " fps",
     "dropped " + st.frames.dropped,

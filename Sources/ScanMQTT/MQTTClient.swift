@@ -31,8 +31,10 @@ public struct MQTTClientStatistics: Sendable, Equatable {
 }
 
 /// Publishes scand's events into an MQTT broker through libmosquitto: `<prefix>/events` (one JSON line per
-/// message, `seq` kept), optionally `<prefix>/<kind>`, and a retained `<prefix>/status` (`online` with the
-/// device and version; `offline` as the last will and at a clean stop).
+/// message, `seq` kept; per-frame `metadata` only with ``MQTTConfiguration/metadata``), optionally
+/// `<prefix>/<kind>`, a retained `<prefix>/availability` (plain `online`; `offline` as the last will and at a
+/// clean stop), a retained `<prefix>/status` (JSON: `online` with the device and version at connect,
+/// `offline` at a clean stop), and the tag, state and discovery topics of ``MQTTFleetTopics``.
 ///
 /// Delivery is at least once with QoS 1 (the default): every event goes through an ``MQTTOutbox`` and stays
 /// there until the broker acknowledges it; after a lost connection the unacknowledged ones are sent again, in
@@ -55,6 +57,8 @@ public final class MQTTClient: EventSink, @unchecked Sendable {
     public let outbox: MQTTOutbox
     /// `<prefix>/events`, made once: every queued message shares this one string's storage.
     private let eventsTopic: String
+    /// The tag and state topics derived from `appeared`/`lost`, and the start-up discovery messages.
+    private let fleet: MQTTFleetState
     private let logger: Logger
     private let onConnection: @Sendable (MQTTConnectionEvent) -> Void
     private let lock = Lock()
@@ -86,6 +90,7 @@ public final class MQTTClient: EventSink, @unchecked Sendable {
         self.logger = logger
         self.onConnection = onConnection
         eventsTopic = configuration.eventsTopic
+        fleet = MQTTFleetState(configuration: configuration)
         let spool = configuration.spoolDirectory.map {
             MQTTSpool(directory: $0, id: configuration.id, byteLimit: configuration.spoolBytes, logger: logger)
         }
@@ -106,6 +111,7 @@ public final class MQTTClient: EventSink, @unchecked Sendable {
         if spooled > 0 {
             logger.notice("mqtt: \(spooled) message(s) from the spool queued first", metadata: ["spool": "\(configuration.spoolDirectory ?? "")"])
         }
+        outbox.append(fleet.startMessages())
     }
 
     deinit { close(wakeFD); close(wakeWriteFD) }
@@ -131,14 +137,20 @@ public final class MQTTClient: EventSink, @unchecked Sendable {
 
     // MARK: EventSink
 
-    /// Queues `event` for `<prefix>/events` (and `<prefix>/<kind>`); never blocks.
+    /// Queues `event` for `<prefix>/events` (and `<prefix>/<kind>`; `metadata` only when configured), and
+    /// the tag and state messages it leads to; never blocks.
     public func deliver(_ event: EncodedEvent) {
         var payload = event.line
         if payload.last == 0x0A { payload.removeLast() }
-        var messages = [MQTTMessage(topic: eventsTopic, payload: payload)]
-        if configuration.kindTopics {
-            messages.append(MQTTMessage(topic: configuration.topicPrefix + "/" + event.name, payload: payload, isEvent: false))
+        var messages: [MQTTMessage] = []
+        if event.name != "metadata" || configuration.metadata {
+            messages.append(MQTTMessage(topic: eventsTopic, payload: payload))
+            if configuration.kindTopics {
+                messages.append(MQTTMessage(topic: configuration.topicPrefix + "/" + event.name, payload: payload, isEvent: false))
+            }
         }
+        messages += fleet.messages(for: event, payload: payload)
+        guard !messages.isEmpty else { return }
         outbox.append(messages)
         wake()
     }
@@ -242,9 +254,11 @@ public final class MQTTClient: EventSink, @unchecked Sendable {
             if let id = me.midToSend.removeValue(forKey: mid) { me.outbox.acknowledge(id) }
             if mid == me.offlineMid { me.offlineAcked = true }
         }
-        let will = statusPayload(online: false, reason: "connection lost")
+        // The one last will of the connection: plain `offline` on the availability topic (what Home Assistant
+        // and Frigate read); the JSON status is updated at connect and at a clean stop.
+        let will = Array("offline".utf8)
         _ = will.withUnsafeBytes {
-            mosquitto_will_set(h, configuration.statusTopic, Int32($0.count), $0.baseAddress, 1, true)
+            mosquitto_will_set(h, configuration.availabilityTopic, Int32($0.count), $0.baseAddress, 1, true)
         }
         if let user = configuration.username {
             _ = mosquitto_username_pw_set(h, user, configuration.password)
@@ -341,6 +355,7 @@ public final class MQTTClient: EventSink, @unchecked Sendable {
         guard let h = handle else { return }
         let online = statusPayload(online: true, reason: nil)
         _ = online.withUnsafeBytes { mosquitto_publish(h, nil, configuration.statusTopic, Int32($0.count), $0.baseAddress, 1, true) }
+        publishAvailability(h, "online", mid: nil)
         let n = lock.withLock { () -> Int in statsConnected = true; statsConnections += 1; statsLastError = nil; return statsConnections }
         lastReported = nil
         logger.notice("mqtt: connected", metadata: ["broker": "\(configuration.endpoint)", "topic": "\(configuration.eventsTopic)",
@@ -356,8 +371,9 @@ public final class MQTTClient: EventSink, @unchecked Sendable {
     private func shutdown() {
         if let h = handle, connackCode == 0 {
             let offline = statusPayload(online: false, reason: "stopped")
+            _ = offline.withUnsafeBytes { mosquitto_publish(h, nil, configuration.statusTopic, Int32($0.count), $0.baseAddress, 1, true) }
             var mid: Int32 = 0
-            let rc = offline.withUnsafeBytes { mosquitto_publish(h, &mid, configuration.statusTopic, Int32($0.count), $0.baseAddress, 1, true) }
+            let rc = publishAvailability(h, "offline", mid: &mid)
             if rc == MOSQ_ERR_SUCCESS.rawValue {
                 offlineMid = mid
                 let end = monotonicSeconds() + 1
@@ -381,12 +397,20 @@ public final class MQTTClient: EventSink, @unchecked Sendable {
         }
     }
 
-    /// `{"status":"online"|"offline","id":…,"device":…,"version":…,"timestamp":…}` (the will has no timestamp).
+    /// Publishes plain `online`/`offline` on the availability topic, retained, QoS 1.
+    @discardableResult
+    private func publishAvailability(_ h: OpaquePointer, _ text: String, mid: UnsafeMutablePointer<Int32>?) -> Int32 {
+        Array(text.utf8).withUnsafeBytes {
+            mosquitto_publish(h, mid, configuration.availabilityTopic, Int32($0.count), $0.baseAddress, 1, true)
+        }
+    }
+
+    /// `{"status":"online"|"offline","id":…,"device":…,"version":…,"reason":…,"timestamp":…}`.
     private func statusPayload(online: Bool, reason: String?) -> [UInt8] {
         struct Status: Encodable { var status: String; var id: String; var device: String; var version: String; var reason: String?; var timestamp: Double? }
         let s = Status(status: online ? "online" : "offline", id: configuration.id, device: configuration.device,
                        version: configuration.version, reason: reason,
-                       timestamp: reason == "connection lost" ? nil : (Date().timeIntervalSince1970 * 1000).rounded() / 1000)
+                       timestamp: (Date().timeIntervalSince1970 * 1000).rounded() / 1000)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return Array((try? encoder.encode(s)) ?? Data())

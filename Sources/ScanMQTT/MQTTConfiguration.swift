@@ -1,8 +1,8 @@
 import ScanCore
 import Foundation
 
-/// Where the broker is: `mqtt://HOST[:PORT]` (plain TCP, default port 1883) or `mqtts://HOST[:PORT]`
-/// (TLS, default port 8883).
+/// Where the broker is: `mqtt://HOST[:PORT]` (plain TCP, default port 1883; `tcp://` is the same, as
+/// Paho and Frigate write it) or `mqtts://HOST[:PORT]` (TLS, default port 8883; also `ssl://`, `tls://`).
 public struct MQTTEndpoint: Sendable, Equatable, CustomStringConvertible {
     public var host: String
     public var port: Int
@@ -10,14 +10,19 @@ public struct MQTTEndpoint: Sendable, Equatable, CustomStringConvertible {
 
     public init(host: String, port: Int, tls: Bool) { self.host = host; self.port = port; self.tls = tls }
 
-    /// Parses `mqtt://HOST[:PORT]` or `mqtts://HOST[:PORT]` (an IPv6 host in brackets).
+    /// The schemes taken, and whether each means TLS.
+    public static let schemes: [(prefix: String, tls: Bool)] = [("mqtt://", false), ("tcp://", false), ("mqtts://", true),
+                                                                ("ssl://", true), ("tls://", true)]
+
+    /// Parses `mqtt://HOST[:PORT]` or `mqtts://HOST[:PORT]` (an IPv6 host in brackets); `tcp://` is `mqtt://`,
+    /// `ssl://` and `tls://` are `mqtts://`.
     /// - Throws: ``ScanError/invalidArgument(_:)`` naming the URL and what is wrong.
     public init(parsing url: String) throws {
-        func bad(_ why: String) -> ScanError { .invalidArgument("MQTT broker URL '\(url)': \(why) (expected mqtt://HOST:PORT or mqtts://HOST:PORT)") }
+        func bad(_ why: String) -> ScanError { .invalidArgument("MQTT broker URL '\(url)': \(why) (expected mqtt://HOST:PORT, tcp://HOST:PORT or mqtts://HOST:PORT)") }
         let rest: Substring
-        if url.hasPrefix("mqtt://") { tls = false; rest = url.dropFirst(7) }
-        else if url.hasPrefix("mqtts://") { tls = true; rest = url.dropFirst(8) }
-        else { throw bad("unknown scheme") }
+        guard let scheme = Self.schemes.first(where: { url.lowercased().hasPrefix($0.prefix) }) else { throw bad("unknown scheme") }
+        tls = scheme.tls
+        rest = url.dropFirst(scheme.prefix.count)
         var hostPart = rest
         if hostPart.hasSuffix("/") { hostPart = hostPart.dropLast() }
         guard !hostPart.contains("/"), !hostPart.contains("@") else {
@@ -68,6 +73,14 @@ public struct MQTTConfiguration: Sendable {
     public var qos: Int = 1
     /// Also publish each event on `<prefix>/<event kind>` (`appeared`, `lost`, `metadata`, `device`).
     public var kindTopics = false
+    /// Publish the per-frame `metadata` events too (`--mqtt-metadata`); off by default: about 30 messages a
+    /// second per camera that a fleet rarely wants.
+    public var metadata = false
+    /// Publish Home Assistant discovery configs (`--mqtt-discovery`); off: empty retained configs remove this
+    /// scand's earlier ones.
+    public var discovery = false
+    /// The discovery prefix Home Assistant listens on (`--mqtt-discovery-prefix`).
+    public var discoveryPrefix = "homeassistant"
     /// Messages kept for the broker at most (queued and unacknowledged); the oldest go first.
     public var queueLimit = 10_000
     /// Bytes kept for the broker at most.
@@ -96,6 +109,10 @@ public struct MQTTConfiguration: Sendable {
 
     public var eventsTopic: String { topicPrefix + "/events" }
     public var statusTopic: String { topicPrefix + "/status" }
+    /// Retained plain `online`/`offline`, the last will's topic.
+    public var availabilityTopic: String { topicPrefix + "/availability" }
+    /// The availability, tag, state and discovery topics (``MQTTFleetTopics``).
+    public var fleetTopics: MQTTFleetTopics { MQTTFleetTopics(prefix: topicPrefix, id: id, discoveryPrefix: discoveryPrefix) }
     /// The MQTT client id: stable across restarts, so the broker keeps the session (clean_session=false).
     public var clientID: String { "scand-" + id }
 
@@ -114,6 +131,10 @@ public struct MQTTConfiguration: Sendable {
         guard !topicPrefix.isEmpty, !topicPrefix.contains("+"), !topicPrefix.contains("#"), !topicPrefix.hasSuffix("/"),
               !topicPrefix.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
             throw ScanError.invalidArgument("MQTT topic prefix '\(topicPrefix)' must be non-empty, without '+', '#', control characters or a trailing '/'")
+        }
+        guard !discoveryPrefix.isEmpty, !discoveryPrefix.contains("+"), !discoveryPrefix.contains("#"), !discoveryPrefix.hasSuffix("/"),
+              !discoveryPrefix.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+            throw ScanError.invalidArgument("MQTT discovery prefix '\(discoveryPrefix)' must be non-empty, without '+', '#', control characters or a trailing '/'")
         }
         if !endpoint.tls, caFile != nil || certFile != nil || keyFile != nil {
             throw ScanError.invalidArgument("--mqtt-ca/--mqtt-cert/--mqtt-key need an mqtts:// broker URL")

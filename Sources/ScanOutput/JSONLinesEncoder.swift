@@ -38,6 +38,7 @@ public struct JSONLinesEncoder: Sendable {
                                          control: d.control, value: d.value, seq: seq, timestamp: timestamp.map { r($0, 6) }))
         case .configuration(let c):
             line = encodeLine(ConfigurationLine(rectOfInterest: c.rectOfInterest.map(RectLine.init), origin: c.origin,
+                                                config: c.config, changed: c.changed, needsRestart: c.needsRestart,
                                                 seq: seq, timestamp: timestamp.map { r($0, 6) }))
         }
         return EncodedEvent(name: event.name, objectTypes: event.objectTypes, line: line, seq: seq)
@@ -138,6 +139,9 @@ struct ConfigurationLine: Encodable {
     var event = "configuration"
     var rectOfInterest: RectLine?
     var origin: String
+    var config: String?
+    var changed: [String: SettingValue]?
+    var needsRestart: [String]?
     var seq: UInt64?, timestamp: Double?
 }
 

@@ -2,6 +2,7 @@ import Logging
 import ScanDaemon
 import ScanCore
 import ScanKit
+import ScanDetection
 import ScanOutput
 import ScanHTTP
 import ScanMQTT
@@ -54,7 +55,8 @@ public enum DaemonHTTP {
         if configuration.token == nil && !Self.isLoopback(host) {
             logger.warning("--http listens beyond loopback without --http-token: anyone who can reach \(host):\(port) sees the camera")
         }
-        let metrics = ScandMetrics()
+        let metrics = ScandMetrics(buildInfo: [("version", banner.version), ("zbar", LibraryVersions.zbar),
+                                               ("opencv", LibraryVersions.openCV), ("zxing", LibraryVersions.zxing)])
         let frames = PreviewFrames(maxFramesPerSecond: maxFps, onEncode: { metrics.recordJPEGEncode() })
         let events = EventHub(banner: banner, queueLimit: clientQueue, metrics: metrics)
         var roi: (@Sendable (NormalizedRect) throws -> Void)?

@@ -58,6 +58,8 @@ public struct DaemonPlan: Sendable {
     public var httpTokenPath: String?
     /// `--http-max-fps` / `httpMaxFps`: the preview's encoding cap (frames per second; 0: none).
     public var httpMaxFps = DaemonHTTP.defaultMaxFps
+    /// `--fail-fast` / `failFast`: an absent camera is an error at once instead of being waited for.
+    public var failFast = false
 
     public init() {}
 }

@@ -200,6 +200,8 @@ public enum DaemonRunner {
         do {
             let next = try options.replan()
             try daemon.reload(next.daemon)
+            let before = current.effectiveSettings
+            let changed = next.effectiveSettings.filter { before[$0.key] != $0.value }
             if next.daemon.output.metadataObjectTypes != current.daemon.output.metadataObjectTypes {
                 server?.updateBanner(ServerBanner(version: options.version, types: next.daemon.output.metadataObjectTypes.sorted()))
             }
@@ -210,6 +212,7 @@ public enum DaemonRunner {
             if next.server != current.server { needsRestart.append("socket client limits") }
             if next.daemon.pacing != current.daemon.pacing || next.daemon.loop != current.daemon.loop { needsRestart.append("pacing/loop") }
             if next.logLevel != current.logLevel { needsRestart.append("logLevel") }
+            if changed.keys.contains(where: { $0.hasPrefix("mqtt.") || $0.hasPrefix("http") }) { needsRestart.append("mqtt/http") }
             if next.capture != current.capture, let camera, let wanted = next.capture, wanted.device == current.capture?.device {
                 // The running session takes the new preset, size, rate and stall timeout with one restart of
                 // streaming (commitConfiguration); a device that does not offer them keeps the old ones.
@@ -230,7 +233,9 @@ public enum DaemonRunner {
             }
             current.daemon = next.daemon
             current.exitAtEnd = next.exitAtEnd
-            logger.notice("SIGHUP: configuration reloaded", metadata: ["config": "\(config)"])
+            logger.notice("SIGHUP: configuration reloaded", metadata: ["config": "\(config)", "changed": "\(changed.keys.sorted().joined(separator: ","))"])
+            // Every client learns that the settings changed, and which (the `configuration` event).
+            daemon.events.emit([.configuration(ConfigurationEvent(reloaded: config, changed: changed, needsRestart: needsRestart))])
         } catch {
             logger.error("SIGHUP: configuration not reloaded, keeping the running one: \(error)")
         }

@@ -31,7 +31,7 @@ enum CommandLineCheck {
         let help = command.map { Scand.helpMessage(for: $0, includeHidden: true, columns: 10_000) }
             ?? Scand.helpMessage(includeHidden: true, columns: 10_000)
         var names: Set<String> = ["-h", "--help", "--version", "--generate-completion-script", "--experimental-dump-help"]
-        for word in help.split(whereSeparator: { " ,[]()<>=|\n\t".contains($0) }) where word.hasPrefix("-") && word.count > 1 {
+        for word in help.split(whereSeparator: { " ,[]()<>=|/\n\t".contains($0) }) where word.hasPrefix("-") && word.count > 1 {
             names.insert(String(word.prefix { $0.isLetter || $0.isNumber || $0 == "-" }))
         }
         return names

@@ -1,6 +1,7 @@
 public import ArgumentParser
 import ScanCore
 import ScanCapture
+import ScanDaemon
 
 extension FocusMode: ExpressibleByArgument {}
 extension ExposureMode: ExpressibleByArgument {}
@@ -55,9 +56,10 @@ struct ControlOptions: ParsableArguments {
     }
 
     /// The controls configuration: the config file's `controls` object first, then `--control` (a flag replaces
-    /// the file's value of the same control), the modes and metering from the flags.
+    /// the file's value of the same control), the modes and metering from the flags, else from the file.
     /// - Parameter rectOfInterest: the metering region for `--exposure-on-rect-of-interest`.
-    func configuration(file: [String: String]? = nil, rectOfInterest: NormalizedRect = .unit) throws -> ControlConfiguration {
+    func configuration(file: [String: String]? = nil, modes fileModes: CameraModeSettings = CameraModeSettings(),
+                       rectOfInterest: NormalizedRect = .unit) throws -> ControlConfiguration {
         var settings = (file ?? [:]).sorted { $0.key < $1.key }.map { ControlSetting(name: $0.key, value: $0.value) }
         for text in control {
             let s = try ControlSetting(parsing: text)
@@ -65,15 +67,20 @@ struct ControlOptions: ParsableArguments {
             settings.append(s)
         }
         var c = ControlConfiguration(settings: settings,
-                                     modes: DeviceModes(focusMode: focusMode, exposureMode: exposureMode,
-                                                        whiteBalanceMode: whiteBalanceMode, torchMode: torchMode))
+                                     modes: DeviceModes(focusMode: focusMode ?? fileModes.focusMode,
+                                                        exposureMode: exposureMode ?? fileModes.exposureMode,
+                                                        whiteBalanceMode: whiteBalanceMode ?? fileModes.whiteBalanceMode,
+                                                        torchMode: torchMode ?? fileModes.torchMode))
         let region: NormalizedRect?
+        let flagsMeter = exposurePointOfInterest != nil || exposureOnRectOfInterest
         if let p = exposurePointOfInterest { region = ExposureMetering.region(around: try parsePoint(p)) }
         else if exposureOnRectOfInterest { region = rectOfInterest }
+        else if let p = fileModes.exposurePointOfInterest { region = ExposureMetering.region(around: p) }
+        else if fileModes.exposureOnRectOfInterest == true { region = rectOfInterest }
         else { region = nil }
         if let region {
-            var m = ExposureMetering(region: region, control: exposureControl)
-            if let exposureTarget { m.target = exposureTarget }
+            var m = ExposureMetering(region: region, control: exposureControl ?? (flagsMeter ? nil : fileModes.exposureControl))
+            if let target = exposureTarget ?? (flagsMeter ? nil : fileModes.exposureTarget) { m.target = target }
             try m.validate()
             c.exposureMetering = m
         }

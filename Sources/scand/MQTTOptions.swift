@@ -10,7 +10,7 @@ import ScanMQTT
 /// file's `"mqtt"` section. The password never comes from argv: `--mqtt-password-file` or
 /// `--mqtt-password-env`.
 struct MQTTOptions: ParsableArguments {
-    @Option(name: .customLong("mqtt"), help: ArgumentHelp("Publish events to this MQTT broker: mqtt://HOST:PORT, or mqtts://HOST:PORT for TLS.", valueName: "url"))
+    @Option(name: .customLong("mqtt"), help: ArgumentHelp("Publish events to this MQTT broker: mqtt://HOST:PORT (or tcp://HOST:PORT), or mqtts://HOST:PORT for TLS.", valueName: "url"))
     var url: String?
 
     @Option(name: .customLong("mqtt-ca"), help: ArgumentHelp("PEM file of the CA that signed the broker's certificate (mqtts://; default: the system's CAs).", valueName: "file"))
@@ -34,7 +34,7 @@ struct MQTTOptions: ParsableArguments {
     @Option(name: .customLong("mqtt-id"), help: ArgumentHelp("This scand's id in topics and the client id (default: HOSTNAME-DEVICE, the device's /dev/v4l/by-id name or the input's file name).", valueName: "id"))
     var id: String?
 
-    @Option(name: .customLong("mqtt-topic-prefix"), help: ArgumentHelp("Topic prefix (default scand/<id>): events on PREFIX/events, retained status on PREFIX/status.", valueName: "prefix"))
+    @Option(name: .customLong("mqtt-topic-prefix"), help: ArgumentHelp("Topic prefix (default scand/<id>): events on PREFIX/events, retained plain online/offline on PREFIX/availability, JSON status on PREFIX/status, codes and faces on PREFIX/tag and PREFIX/state/… (docs/fleet.md).", valueName: "prefix"))
     var topicPrefix: String?
 
     @Option(name: .customLong("mqtt-qos"), help: ArgumentHelp("MQTT QoS for events: 0, 1 (default, at least once) or 2.", valueName: "n"))
@@ -42,6 +42,15 @@ struct MQTTOptions: ParsableArguments {
 
     @Flag(name: .customLong("mqtt-kind-topics"), inversion: .prefixedNo, help: "Also publish each event on PREFIX/<event> (appeared, lost, metadata, device).")
     var kindTopics: Bool?
+
+    @Flag(name: .customLong("mqtt-metadata"), inversion: .prefixedNo, help: "Also publish the per-frame metadata events to the broker (default off: about 30 messages a second per camera; appeared, lost and device events always go).")
+    var metadata: Bool?
+
+    @Flag(name: .customLong("mqtt-discovery"), inversion: .prefixedNo, help: "Publish Home Assistant MQTT discovery configs (retained): a tag scanner, a face binary sensor and a last-code sensor (default off; off also removes this scand's earlier configs).")
+    var discovery: Bool?
+
+    @Option(name: .customLong("mqtt-discovery-prefix"), help: ArgumentHelp("Home Assistant's discovery prefix (default homeassistant).", valueName: "prefix"))
+    var discoveryPrefix: String?
 
     @Option(name: .customLong("mqtt-queue"), help: ArgumentHelp("Messages kept for the broker while it is slow or away (default 10000); then the oldest go and an 'overflow' event says how many.", valueName: "n"))
     var queue: Int?
@@ -59,8 +68,9 @@ struct MQTTOptions: ParsableArguments {
     /// `device` is the camera path or input file (for the default id and the `online` status).
     func configuration(file: MQTTConfigSection, device: String) throws -> MQTTConfiguration? {
         guard let url = url ?? file.url else {
-            let given = [ca, cert, key, username, passwordFile, passwordEnv, id, topicPrefix, spool].contains { $0 != nil }
+            let given = [ca, cert, key, username, passwordFile, passwordEnv, id, topicPrefix, spool, discoveryPrefix].contains { $0 != nil }
                 || qos != nil || kindTopics != nil || queue != nil || reconnectMax != nil || spoolBytes != nil
+                || metadata != nil || discovery != nil
             if given { throw ScanError.invalidArgument("--mqtt-* options need a broker: give --mqtt mqtt://HOST:PORT") }
             return nil
         }
@@ -75,6 +85,9 @@ struct MQTTOptions: ParsableArguments {
         c.password = try readPassword(file: passwordFile ?? file.passwordFile, env: passwordEnv ?? file.passwordEnv)
         c.qos = qos ?? file.qos ?? c.qos
         c.kindTopics = kindTopics ?? file.kindTopics ?? c.kindTopics
+        c.metadata = metadata ?? file.metadata ?? c.metadata
+        c.discovery = discovery ?? file.discovery ?? c.discovery
+        c.discoveryPrefix = discoveryPrefix ?? file.discoveryPrefix ?? c.discoveryPrefix
         c.queueLimit = queue ?? file.queue ?? c.queueLimit
         c.queueBytes = file.queueBytes ?? c.queueBytes
         c.maxInFlight = file.inFlight ?? c.maxInFlight

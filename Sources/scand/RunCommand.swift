@@ -95,7 +95,7 @@ struct RunCommand: AsyncParsableCommand {
         if r.input != nil && r.device != nil { throw ScanError.invalidArgument("\(path ?? "config"): give input or device, not both") }
         // Flags that can only switch these on: the file's true adds to them.
         r.script = ScriptSettings(raw: script.raw || file.raw == true, rawBytes: script.rawBytes || file.rawBytes == true,
-                                  oneshot: script.oneshot || file.oneshot == true, timeout: oneshotTimeout.timeout)
+                                  oneshot: script.oneshot || file.oneshot == true, timeout: oneshotTimeout.timeout ?? file.timeout)
         try oneshotTimeout.check(oneshot: r.script.oneshot)
         let scripted = r.script.raw || r.script.rawBytes || r.script.oneshot
         r.stdout = outputs.stdout ?? file.stdout ?? false
@@ -134,7 +134,8 @@ struct RunCommand: AsyncParsableCommand {
             throw ScanError.invalidArgument(e.message)
         }
         if r.device != nil {
-            r.deviceControls = try cameraControls.configuration(file: file.controls, rectOfInterest: r.daemon.output.rectOfInterest)
+            r.deviceControls = try cameraControls.configuration(file: file.controls, modes: file.cameraModes,
+                                                                rectOfInterest: r.daemon.output.rectOfInterest)
             r.capture?.controls = r.deviceControls
         }
 
@@ -165,6 +166,7 @@ struct RunCommand: AsyncParsableCommand {
             r.logLevel = level
         }
         r.mqtt = try mqtt.configuration(file: file.mqtt, device: r.device ?? r.input ?? "-")
+        r.failFast = sources.failFast || file.failFast == true
         return r
     }
 
@@ -174,6 +176,10 @@ struct RunCommand: AsyncParsableCommand {
         do {
             let r = try resolve(configPath: path)
             _ = try MetadataOutput(configuration: r.daemon.output)
+            // Files it names must exist; a camera may appear later (a warning).
+            let named = r.checkNamedPaths()
+            for w in named.warnings { writeStderr("\(path): warning: \(w)\n") }
+            if !named.errors.isEmpty { throw ScanError.invalidArgument(named.errors.map { "\(path): \($0)" }.joined(separator: "; ")) }
             writeStderr("\(path): valid configuration\n")
             // The settings that would run, as one JSON line (config-file keys), so a script or a test can see
             // which of the file and the flags won.
@@ -208,7 +214,7 @@ struct RunCommand: AsyncParsableCommand {
         defer { LibraryStderr.stopRouting() }
         let command = self
         let options = DaemonRunOptions(
-            version: Scand.version, configPath: config, failFast: sources.failFast,
+            version: Scand.version, configPath: config, failFast: resolved.failFast,
             inputPath: resolved.input.map { $0 == "-" ? InputPath.standardInput : RawArguments.path($0) },
             replan: { try command.resolve() })
         do {
@@ -318,68 +324,4 @@ func writeStderr(_ text: String) {
 }
 
 /// The resolved settings of `run` as one JSON object keyed like the config file (`--check-config` prints it).
-func effectiveSettingsJSON(_ r: RunCommand.Resolved) throws -> String {
-    let o = r.daemon.output, b = o.barcode, f = o.face
-    var settings: [String: EffectiveValue] = [
-        "types": .strings(o.metadataObjectTypes.map(\.rawValue).sorted()),
-        "engine": .string(b.engine.rawValue), "passes": .strings(b.passes.map(\.rawValue)),
-        "scanDensity": .int(b.scanDensity), "tryInverted": .bool(b.tryInverted), "extraPasses": .bool(b.extraPasses),
-        "codabarMinLength": .int(b.minimumCodabarLength), "i25MinLength": .int(b.minimumI25Length),
-        "i25Checksum": .bool(b.requireI25Checksum), "minLinearQuality": .int(b.minimumLinearQuality),
-        "confirm1D": .bool(b.confirmLinearCodes), "code39FullASCII": .bool(b.code39FullASCII),
-        "code32": .bool(b.code32), "confirmTransformed": .bool(b.confirmTransformedLinearReads),
-        "checkSmallRetail": .bool(b.checkSmallRetailReads), "extendLinearBounds": .bool(b.extendLinearBounds),
-        "resolveConflicts": .bool(b.resolveConflictingReads), "upceQuietZone": .bool(b.checkUPCEQuietZone),
-        "parallelDetectors": .bool(o.parallelDetectors), "loadShedding": .bool(o.shedLoadWhenLate),
-        "faceDetector": .string(f.detector.rawValue), "faceCascade": .string(f.cascade.rawValue), "minFaceSize": .int(f.minimumFaceSize),
-        "faceInterval": .int(f.detectionInterval), "faceScaleFactor": .double(f.scaleFactor),
-        "faceMinNeighbors": .int(f.minNeighbors), "faceGrace": .double(f.presenceGrace),
-        "metadata": .bool(r.daemon.emitMetadata), "pacing": .bool(r.daemon.pacing), "loop": .bool(r.daemon.loop),
-        "exitAtEnd": .bool(r.exitAtEnd), "stdout": .bool(r.stdout), "stdoutQueue": .int(r.stdoutQueue),
-        "maxPixels": .int(r.limits.maxPixels), "logLevel": .string(r.logLevel.rawValue),
-        "presence.enabled": .bool(r.daemon.presence.enabled), "presence.lostAfter": .double(r.daemon.presence.lostAfter),
-        "presence.cooldown": .double(r.daemon.presence.cooldown),
-        "presence.appearAfterFrames": .int(r.daemon.presence.appearAfterFrames),
-    ]
-    if let v = b.streamStepsPerFrame { settings["streamSteps"] = .int(v) } else { settings["allPassesOnStreams"] = .bool(true) }
-    if let v = b.streamScanDensity { settings["streamScanDensity"] = .int(v) }
-    settings["streamQRLines"] = .int(b.streamQRLookLines ?? 0)
-    if let v = r.input { settings["input"] = .string(v) }
-    if let c = r.capture {
-        settings["device"] = .string(c.device)
-        settings["preset"] = .string(c.sessionPreset.rawValue)
-        if let s = c.frameSize { settings["size"] = .string("\(s.width)x\(s.height)") }
-        if let v = c.frameRate { settings["fps"] = .double(v) }
-        settings["stallTimeout"] = .double(c.stallTimeout)
-    }
-    if let p = o.preview {
-        settings["viewSize"] = .string("\(format(p.viewSize.width))x\(format(p.viewSize.height))")
-        settings["videoGravity"] = .string(p.videoGravity.rawValue)
-        settings["orientation"] = .string(p.orientation.rawValue)
-        settings["mirrored"] = .bool(p.isMirrored)
-    }
-    if let v = r.socketPath { settings["socket.path"] = .string(v) }
-    if let v = r.httpAddress { settings["http"] = .string(v) }
-    if let v = r.httpTokenPath { settings["httpToken"] = .string(v) }
-    if r.httpAddress != nil { settings["httpMaxFps"] = .double(r.httpMaxFps) }
-    if let m = r.mqtt { settings["mqtt.url"] = .string(m.endpoint.description) }
-    if !r.deviceControls.settings.isEmpty { settings["controls"] = .strings(r.deviceControls.settings.map { "\($0.name)=\($0.value)" }) }
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    return String(decoding: try encoder.encode(["effective": settings]), as: UTF8.self)
-}
-
-/// One value of ``effectiveSettingsJSON(_:)``.
-enum EffectiveValue: Encodable {
-    case string(String), strings([String]), int(Int), double(Double), bool(Bool)
-    func encode(to encoder: any Encoder) throws {
-        var c = encoder.singleValueContainer()
-        switch self {
-        case .string(let v): try c.encode(v)
-        case .strings(let v): try c.encode(v)
-        case .int(let v): try c.encode(v)
-        case .double(let v): try c.encode(v)
-        case .bool(let v): try c.encode(v)
-        }
-    }
-}
+func effectiveSettingsJSON(_ r: RunCommand.Resolved) throws -> String { try r.effectiveSettingsJSON() }

@@ -4,6 +4,7 @@ python3-numpy, python3-pil). Each subcommand prints one JSON object.
 
   status URL [TOKEN]                  -> {"status": code, "type": content-type, "bytes": n, "jpeg": bool}
   metrics URL TOKEN SECONDS           -> two scrapes SECONDS apart, parsed by prometheus_client
+  families URL [TOKEN]                -> one scrape by family: type, HELP text and samples
   ws URL TOKEN|- [COMMAND...]         -> the lines a WebSocket client gets (commands sent after the snapshot)
   roi URL TOKEN|- X Y W H VW VH       -> POST /rect-of-interest, then the WebSocket's configuration event
   stall URL TOKEN N SECONDS           -> N MJPEG and N WebSocket clients that never read, held SECONDS;
@@ -70,6 +71,17 @@ elif cmd == "samples":
             key = s.name + ("{" + ",".join(f'{k}="{v}"' for k, v in sorted(s.labels.items())) + "}" if s.labels else "")
             samples[key] = s.value
     print(json.dumps(samples))
+
+elif cmd == "families":
+    # One /metrics scrape, parsed by prometheus_client, by family: {name: {"type", "help", "samples"}}.
+    from prometheus_client.parser import text_string_to_metric_families
+    status, ctype, body = get(sys.argv[2] + "/metrics", sys.argv[3] if len(sys.argv) > 3 else None)
+    assert status == 200, status
+    out = {}
+    for family in text_string_to_metric_families(body.decode()):
+        out[family.name] = {"type": family.type, "help": family.documentation,
+                            "samples": [{"name": s.name, "labels": s.labels, "value": s.value} for s in family.samples]}
+    print(json.dumps(out))
 
 elif cmd == "metrics":
     from prometheus_client.parser import text_string_to_metric_families

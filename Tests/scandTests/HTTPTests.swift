@@ -114,7 +114,7 @@ struct HTTPTests {
         let broker = try MosquittoBroker()
         try broker.start()
         let server = try Server(extra: ["--mqtt", "mqtt://127.0.0.1:\(broker.port)", "--mqtt-id", "httpkiosk",
-                                        "--mqtt-reconnect-max", "1"])
+                                        "--mqtt-reconnect-max", "1", "--mqtt-metadata"])
         func mqtt() throws -> [String: Any] { try server.client(["json", server.base + "/state", server.token!])["mqtt"] as? [String: Any] ?? [:] }
         func samples() throws -> [String: Double] {
             let out = try runTool(HTTPTests.python, [HTTPTests.fixtures + "/http_client.py", "samples", server.base, server.token!])

@@ -1,0 +1,108 @@
+import ScanCore
+import Foundation
+
+/// The topics Home Assistant and Frigate users expect beside `<prefix>/events` (docs/fleet.md):
+///
+/// - `<prefix>/availability`: retained plain `online`/`offline` (the last will is `offline`);
+/// - `<prefix>/tag`: one message per code that appears, `{"timestamp":…,"type":…,"value":…}`, not retained (Home
+///   Assistant's `tag` scanner fires `tag_scanned` on each);
+/// - `<prefix>/state/code`: retained, the last code that appeared, `{"type":…,"value":…,"bytes":…}`;
+/// - `<prefix>/state/<type>`: retained, the last value of that type as plain text (`state/qr`, `state/ean13`);
+/// - `<prefix>/state/face`: retained `ON` while a face is in view, `OFF` otherwise;
+/// - with discovery, retained configs under `<discoveryPrefix>/{tag,binary_sensor,sensor}/<id>/…/config`.
+public struct MQTTFleetTopics: Sendable, Equatable {
+    public let prefix: String
+    public let id: String
+    public let discoveryPrefix: String
+
+    public init(prefix: String, id: String, discoveryPrefix: String) {
+        self.prefix = prefix; self.id = id; self.discoveryPrefix = discoveryPrefix
+    }
+
+    public var availability: String { prefix + "/availability" }
+    public var tag: String { prefix + "/tag" }
+    public var lastCode: String { prefix + "/state/code" }
+    public var face: String { prefix + "/state/face" }
+    public func lastValue(of type: String) -> String { prefix + "/state/" + type }
+
+    /// The discovery config topics this scand owns: the tag scanner, the face binary sensor, the last-code sensor.
+    public var discoveryTopics: [String] {
+        [discoveryPrefix + "/tag/\(id)/code/config", discoveryPrefix + "/binary_sensor/\(id)/face/config",
+         discoveryPrefix + "/sensor/\(id)/last_code/config"]
+    }
+}
+
+/// Turns the event stream into the retained state topics and the tag topic, and makes the start-up messages
+/// (discovery configs or their removal, the face state). Called from any thread that delivers events.
+final class MQTTFleetState: @unchecked Sendable {
+    // Invariant for @unchecked Sendable: `faces` is touched only while holding `lock`; the rest is immutable.
+    let topics: MQTTFleetTopics
+    private let configuration: MQTTConfiguration
+    private let lock = Lock()
+    private var faces: Set<Int> = []
+
+    init(configuration: MQTTConfiguration) {
+        self.configuration = configuration
+        topics = configuration.fleetTopics
+    }
+
+    /// The messages queued at start, after the spool: the discovery configs (or, with discovery off, an empty
+    /// retained payload on each of this scand's config topics, which removes what an earlier run with
+    /// discovery left), then `OFF` for the face state (nothing is in view before the first frame).
+    func startMessages() -> [MQTTMessage] {
+        let configs = configuration.discovery ? discoveryConfigs() : topics.discoveryTopics.map { ($0, [UInt8]()) }
+        return configs.map { MQTTMessage(topic: $0.0, payload: $0.1, retain: true, isEvent: false) }
+            + [MQTTMessage(topic: topics.face, payload: Array("OFF".utf8), retain: true, isEvent: false)]
+    }
+
+    /// The tag and state messages an `appeared` or `lost` event leads to (none for other events).
+    func messages(for event: EncodedEvent, payload: [UInt8]) -> [MQTTMessage] {
+        guard event.name == "appeared" || event.name == "lost",
+              let object = (try? JSONSerialization.jsonObject(with: Data(payload))) as? [String: Any],
+              let type = object["type"] as? String else { return [] }
+        if type == MetadataObjectType.face.rawValue {
+            guard let id = object["faceID"] as? Int else { return [] }
+            let change = lock.withLock { () -> String? in
+                let before = faces.isEmpty
+                if event.name == "appeared" { faces.insert(id) } else { faces.remove(id) }
+                return before == faces.isEmpty ? nil : (faces.isEmpty ? "OFF" : "ON")
+            }
+            return change.map { [MQTTMessage(topic: topics.face, payload: Array($0.utf8), retain: true, isEvent: false)] } ?? []
+        }
+        guard event.name == "appeared" else { return [] }
+        var code: [String: String] = ["type": type]
+        if let v = object["value"] as? String { code["value"] = v }
+        if let b = object["bytes"] as? String { code["bytes"] = b }
+        var out = [MQTTMessage(topic: topics.lastCode, payload: Self.json(code), retain: true, isEvent: false)]
+        if let value = code["value"] {
+            out.append(MQTTMessage(topic: topics.lastValue(of: type), payload: Array(value.utf8), retain: true, isEvent: false))
+            // The event's own time: a consumer can tell a tag delivered late (after a broker outage) from a fresh one.
+            var tag: [String: Any] = ["type": type, "value": value]
+            if let t = object["timestamp"] as? Double { tag["timestamp"] = t }
+            out.append(MQTTMessage(topic: topics.tag, payload: Self.json(tag), isEvent: false))
+        }
+        return out
+    }
+
+    /// The three retained discovery configs (Home Assistant MQTT discovery).
+    func discoveryConfigs() -> [(String, [UInt8])] {
+        let device: [String: Any] = ["identifiers": ["scand_" + configuration.id], "name": "scand " + configuration.id,
+                                     "model": "scand", "manufacturer": "scand", "sw_version": configuration.version]
+        let availability: [String: Any] = ["availability_topic": topics.availability,
+                                           "payload_available": "online", "payload_not_available": "offline"]
+        let t = topics.discoveryTopics
+        let tag: [String: Any] = ["topic": topics.tag, "value_template": "{{ value_json.value }}", "device": device]
+        var face: [String: Any] = ["name": "Face", "unique_id": "scand_\(configuration.id)_face", "state_topic": topics.face,
+                                   "payload_on": "ON", "payload_off": "OFF", "device_class": "occupancy", "device": device]
+        var code: [String: Any] = ["name": "Last code", "unique_id": "scand_\(configuration.id)_last_code",
+                                   "state_topic": topics.lastCode, "value_template": "{{ value_json.value }}",
+                                   "json_attributes_topic": topics.lastCode, "icon": "mdi:qrcode-scan", "device": device]
+        face.merge(availability) { a, _ in a }
+        code.merge(availability) { a, _ in a }
+        return [(t[0], Self.json(tag)), (t[1], Self.json(face)), (t[2], Self.json(code))]
+    }
+
+    static func json(_ object: Any) -> [UInt8] {
+        Array((try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data())
+    }
+}
