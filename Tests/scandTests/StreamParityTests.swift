@@ -32,8 +32,8 @@ import ScanTestSupport
                                             "-vf", "scale=1920:1080", "-f", "yuv4mpegpipe", "-y", clip])
         let report = try Self.report(["--clip", clip], in: dir)
         let values = try #require(report["values"] as? [[String: Any]])
-        let qr = try #require(values.first { ($0["cell"] as? String)?.hasPrefix("qr:LOGIN:") == true }, "the naive pass read no QR: \(values)")
-        #expect((qr["naive"] as? Int ?? 0) >= 12)
+        let qrs = values.filter { ($0["cell"] as? String)?.hasPrefix("qr:LOGIN:") == true }
+        #expect(qrs.reduce(0) { $0 + ($1["naive"] as? Int ?? 0) } >= 12, "the naive pass should read the QR logins: \(values)")
         for v in values {
             #expect(v["missed"] as? Int == 0, "frames the naive pass read and scand missed: \(v)")
         }
@@ -41,7 +41,7 @@ import ScanTestSupport
 
     /// One cell of the benchmark's grid at each resolution a camera offers (a code a tenth to a third of the
     /// frame high on a busy backdrop, fresh noise on every frame): no frame the naive pass reads is missed, and
-    /// nothing but the code is reported. Before: the 1920×1080, 2560×1440 and 3840×2160 QR cells missed every frame.
+    /// nothing but the code and its companion label is reported. Before (ff818ee): the 640×480 and 1920×1080 QR cells missed every frame the naive pass read.
     @Test(arguments: [("640x480", "qr", "0.1", "moving"), ("1280x720", "ean13", "0.2", "blurred"),
                       ("1920x1080", "qr", "0.2", "still"), ("2560x1440", "qr", "0.1", "moving"),
                       ("3840x2160", "qr", "0.33", "blurred"), ("1920x1080", "code128", "0.1", "still")])
@@ -50,7 +50,7 @@ import ScanTestSupport
         let report = try Self.report(["--frames", "6", "--only", resolution, "--symbologies", symbology, "--sizes", size,
                                       "--motions", motion], in: dir)
         let cell = try #require((report["cells"] as? [[String: Any]])?.first)
-        #expect((cell["naive"] as? Int ?? 0) >= 3, "the naive pass should read this cell: \(cell)")
+        #expect((cell["naive"] as? Int ?? 0) >= 2, "the naive pass should read this cell: \(cell)")
         #expect(cell["missed"] as? Int == 0, "frames the naive pass read and scand missed: \(cell)")
         #expect(cell["wrong"] as? Int == 0, "wrong reads: \(cell)")
     }

@@ -243,7 +243,7 @@ import Glibc
         let readme = try String(contentsOf: Fixtures.repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
         let recipe = try #require(readme.split(separator: "\n").first { $0.contains("> payload.bin") })
         let command = String(recipe.prefix { $0 != "#" })
-            .replacingOccurrences(of: "scand scan in.png", with: "'\(ScandBinary.url.path)' scan '\(TextFixtures.directory.path)/qr_binary.png'")
+            .replacingOccurrences(of: "scand scan in.png", with: "'\(ScandBinary.url.path)' scan '\(TextFixtures.path(TextFixtures.case("qr_binary.png").file))'")
         let dir = try TemporaryDirectory()
         let r = try TestProcess.run("/bin/bash", ["-o", "pipefail", "-c", command], directory: dir.url)
         #expect(r.status == 0, "\(command): \(r.stderr)")
