@@ -11,8 +11,8 @@ import ScanOutput
 /// `deliver` is called under the daemon's emitter lock: it only decodes one line and queues it on `target`
 /// (a ``QueuedSink``, which never blocks).
 final class ScriptStdoutSink: EventSink, @unchecked Sendable {
-    // Invariant for @unchecked Sendable: `done` and `notedBinary` are touched only under `lock`; the other
-    // stored properties are immutable, and `target` is itself thread-safe.
+    // Invariant for @unchecked Sendable: `done`, `notedBinary` and `printed` are touched only under `lock`; the
+    // other stored properties are immutable, and `target` is itself thread-safe.
     private let target: QueuedSink
     private let mode: ScanOutputMode
     private let oneshot: Bool
@@ -21,6 +21,9 @@ final class ScriptStdoutSink: EventSink, @unchecked Sendable {
     private let lock = Lock()
     private var done = false
     private var notedBinary = false
+    private var printed = 0
+    /// Lines handed to stdout so far (`run --raw` that printed nothing exits 4, as `scan --raw` does).
+    var linesPrinted: Int { lock.withLock { printed } }
 
     init(target: QueuedSink, mode: ScanOutputMode, oneshot: Bool, logger: Logger, onDone: @escaping @Sendable () -> Void) {
         self.target = target; self.mode = mode; self.oneshot = oneshot; self.logger = logger; self.onDone = onDone
@@ -49,6 +52,7 @@ final class ScriptStdoutSink: EventSink, @unchecked Sendable {
                 line = raw
             }
             target.deliver(EncodedEvent(name: event.name, objectTypes: event.objectTypes, line: line, seq: event.seq))
+            printed += 1
             if oneshot { done = true }
             return oneshot
         }
@@ -66,13 +70,21 @@ public enum DaemonStdout {
     /// A reader that goes away or a write error ends the run through `mailbox`; so does the one-shot's event.
     public static func sink(queueCapacity: Int, mode: ScanOutputMode, oneshot: Bool, mailbox: DaemonMailbox,
                             logger: Logger) -> any EventSink {
+        sinkCountingLines(queueCapacity: queueCapacity, mode: mode, oneshot: oneshot, mailbox: mailbox, logger: logger).sink
+    }
+
+    /// ``sink(queueCapacity:mode:oneshot:mailbox:logger:)`` and, with `--raw`/`--oneshot`, how many lines it has
+    /// printed so far (nil for plain JSON lines).
+    public static func sinkCountingLines(queueCapacity: Int, mode: ScanOutputMode, oneshot: Bool, mailbox: DaemonMailbox,
+                                         logger: Logger) -> (sink: any EventSink, printed: (@Sendable () -> Int)?) {
         let stdoutSink = FileDescriptorSink(fd: 1, name: "stdout") { failure in
             mailbox.post(.ended(failure == .readerGone ? .outputClosed : .outputFailed(failure.description)))
         }
         let queued = QueuedSink(target: stdoutSink, capacity: queueCapacity)
-        guard mode != .json || oneshot else { return queued }
-        return ScriptStdoutSink(target: queued, mode: mode, oneshot: oneshot, logger: logger) {
+        guard mode != .json || oneshot else { return (queued, nil) }
+        let script = ScriptStdoutSink(target: queued, mode: mode, oneshot: oneshot, logger: logger) {
             mailbox.post(.ended(.completed))
         }
+        return (script, { script.linesPrinted })
     }
 }

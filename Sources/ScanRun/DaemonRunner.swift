@@ -75,9 +75,12 @@ public enum DaemonRunner {
         }
 
         var sinks: [any EventSink] = []
+        var printed: (@Sendable () -> Int)?
         if plan.stdout {
-            sinks.append(DaemonStdout.sink(queueCapacity: plan.stdoutQueue, mode: script.mode, oneshot: script.oneshot,
-                                           mailbox: mailbox, logger: logger))
+            let stdout = DaemonStdout.sinkCountingLines(queueCapacity: plan.stdoutQueue, mode: script.mode, oneshot: script.oneshot,
+                                                        mailbox: mailbox, logger: logger)
+            sinks.append(stdout.sink)
+            printed = stdout.printed
         }
         let ownedSinks = sinks
         let banner = ServerBanner(version: options.version, types: plan.daemon.output.metadataObjectTypes.sorted())
@@ -144,7 +147,8 @@ public enum DaemonRunner {
         // last so it stops first. Its control loop (RunControl) decides the exit status.
         let notifier = SystemdNotifier()
         let control = RunControl(plan: plan, options: options, daemon: daemon, server: server, camera: camera,
-                                 notifier: notifier, logger: logger, mqtt: mqttClient != nil)
+                                 notifier: notifier, logger: logger, mqtt: mqttClient != nil,
+                                 rawPrinted: script.mode != .json ? printed : nil)
         let pipeline = PipelineService(
             daemon: daemon, mailbox: mailbox, ownedSinks: ownedSinks, logger: logger,
             onReady: {
@@ -255,11 +259,13 @@ actor RunControl {
     private let mqtt: Bool
     private(set) var status = ExitStatus.success
     private var completed = false
+    /// With `--raw`/`--raw-bytes`: how many values stdout has printed (none at the input's end: exit 4).
+    private let rawPrinted: (@Sendable () -> Int)?
 
     init(plan: DaemonPlan, options: DaemonRunOptions, daemon: Daemon, server: SocketServer?, camera: CaptureSession?,
-         notifier: SystemdNotifier, logger: Logger, mqtt: Bool = false) {
+         notifier: SystemdNotifier, logger: Logger, mqtt: Bool = false, rawPrinted: (@Sendable () -> Int)? = nil) {
         self.plan = plan; self.options = options; self.daemon = daemon; self.server = server; self.camera = camera
-        self.notifier = notifier; self.logger = logger; self.mqtt = mqtt
+        self.notifier = notifier; self.logger = logger; self.mqtt = mqtt; self.rawPrinted = rawPrinted
     }
 
     func handle(_ command: DaemonCommand) -> DaemonDecision {
@@ -288,6 +294,10 @@ actor RunControl {
         case .ended(.sourceEnded):
             if plan.exitAtEnd {
                 if plan.script.oneshot && !completed { status = ExitStatus.nothingFound }
+                if let rawPrinted, rawPrinted() == 0, status == ExitStatus.success {
+                    logger.warning("--raw: the input ended and no value was printed; exiting \(ExitStatus.nothingFound)")
+                    status = ExitStatus.nothingFound
+                }
                 return .stop
             }
             logger.notice("source ended; serving clients until stopped")

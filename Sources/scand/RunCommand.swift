@@ -23,7 +23,8 @@ struct RunCommand: AsyncParsableCommand {
         send {"subscribe":{"types":[...],"events":[...]}}, {"poll":{}} or {"devices":{}}. A file or stdin \
         ends the run at its end (exit 0) unless --loop or --keep-running; a camera runs until stopped. \
         --oneshot prints the first object that appears (its appeared event, or its value with --raw) and \
-        exits 0 (4 if the input ended first, or --timeout ran out). Every option has a --config key (the flag in camelCase: \
+        exits 0 (4 if the input ended first, or --timeout ran out; --raw alone: 4 if the input ended with no \
+        value printed). Every option has a --config key (the flag in camelCase: \
         --scan-density is "scanDensity"); a flag given on the command line wins over the file. SIGHUP \
         reloads --config, SIGTERM/SIGINT drain and exit 0. See docs/daemon.md and scand(1).
 

@@ -64,6 +64,21 @@ import Glibc
         #expect(mixed.status == 0 && mixed.stdoutText == "LOGIN:ab12\n")
     }
 
+    /// `scand run --input FILE --raw` (no --oneshot) that printed no value by the input's end exits 4 with a
+    /// warning, as `scan --raw` does (before: 0); one that printed the kiosk clip's ticket exits 0.
+    @Test func runRawThatPrintsNothingExitsFour() throws {
+        let dir = DaemonPaths.tempDir("runrawnone")
+        defer { DaemonPaths.remove(dir) }
+        let empty = dir + "/empty.y4m"
+        _ = try runTool("/usr/bin/ffmpeg", ["-nostdin", "-loglevel", "error", "-f", "lavfi", "-i", "testsrc=size=320x240:rate=10",
+                                            "-frames:v", "10", "-pix_fmt", "yuv420p", "-f", "yuv4mpegpipe", "-y", empty])
+        let none = try ScandBinary.run(["run", "--input", empty, "--raw", "--no-pacing", "--types", "qr"])
+        #expect(none.status == 4 && none.stdout.isEmpty, "\(none.status) \(none.stderr)")
+        #expect(none.stderr.contains("no value was printed"), "\(none.stderr)")
+        let some = try ScandBinary.run(["run", "--input", DaemonPaths.kiosk, "--raw", "--no-pacing", "--types", "qr"])
+        #expect(some.status == 0 && some.stdoutText.contains("TICKET-42"), "\(some.status) \(some.stderr)")
+    }
+
     // MARK: one truth for exit statuses
 
     /// The rows of the Markdown table that follows `heading` in `text`: (code, meaning).
