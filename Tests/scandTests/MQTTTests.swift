@@ -369,7 +369,11 @@ import Glibc
         defer { DaemonPaths.remove(dir) }
         let d = try DaemonProcess(["run", "--input", DaemonPaths.kiosk, "--loop", "--no-stdout", "--mqtt",
                                    "mqtt://127.0.0.1:\(broker.port)", "--mqtt-id", "kiosk6", "--mqtt-metadata"], dir: dir)
-        #expect(daemonEventually(15) { sub.payloads(on: "scand/kiosk6/status").last.map(Self.json)?["status"] as? String == "online" })
+        // Both are published at connect, one after the other: kill only once the subscriber has both.
+        #expect(daemonEventually(15) {
+            sub.payloads(on: "scand/kiosk6/status").last.map(Self.json)?["status"] as? String == "online"
+                && sub.payloads(on: "scand/kiosk6/availability") == ["online"]
+        })
         d.signal(SIGKILL)
         _ = DaemonRun.wait(d.process, timeout: 10)
         #expect(daemonEventually(10) { sub.payloads(on: "scand/kiosk6/availability").last == "offline" })
