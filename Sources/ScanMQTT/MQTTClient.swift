@@ -51,7 +51,7 @@ public final class MQTTClient: EventSink, @unchecked Sendable {
     // Invariant for @unchecked Sendable: `stopping`, `drainDeadline`, `started` and `stats*` are touched only
     // under `lock`; `handle`, `connackCode`, `lostConnection`, `midToSend`, `acceptedHandled`, `offline*` and
     // `lastReported` only
-    // on the client thread (libmosquitto calls its callbacks there); `outbox` is itself locked; the wake-up
+    // on the client thread (libmosquitto calls its callbacks there), as is `connectDeadline`; `outbox` is itself locked; the wake-up
     // pipe is written with write(2) from any thread, which is thread-safe; the rest is immutable.
     public let configuration: MQTTConfiguration
     public let outbox: MQTTOutbox
@@ -79,6 +79,8 @@ public final class MQTTClient: EventSink, @unchecked Sendable {
     private var lostConnection = false
     private var midToSend: [Int32: UInt64] = [:]
     private var lastReported: String?
+    /// When the connection attempt in progress (no CONNACK yet) is given up (monotonic seconds).
+    private var connectDeadline = Double.infinity
 
     /// - Parameters:
     ///   - onConnection: called on the client thread at each connection change (see ``MQTTConnectionEvent``);
@@ -207,6 +209,14 @@ public final class MQTTClient: EventSink, @unchecked Sendable {
                 continue
             }
             if stop && (outbox.isEmpty || now >= deadline || connackCode != 0) { break }
+            if connackCode == nil && now >= connectDeadline {
+                // No CONNACK in time: a black-holed broker (SYNs dropped), a TLS handshake or a broker that
+                // never answers. The attempt is abandoned; the next one waits for the backoff.
+                dropConnection(reason: "\(configuration.endpoint): connection failed: no answer within \(formatSeconds(configuration.connectTimeout)) s", wasUp: false)
+                nextAttempt = monotonicSeconds() + backoff
+                backoff = min(backoff * 2, configuration.reconnectMax)
+                continue
+            }
             if connackCode == 0 {
                 if !acceptedHandled { acceptedHandled = true; connectionAccepted() }
                 backoff = configuration.reconnectMin
@@ -271,7 +281,11 @@ public final class MQTTClient: EventSink, @unchecked Sendable {
                 return false
             }
         }
-        let rc = mosquitto_connect(h, configuration.endpoint.host, Int32(configuration.endpoint.port), Int32(configuration.keepalive))
+        // Non-blocking: the TCP connect (and TLS handshake) go on in the network loop, which polls the socket
+        // and the wake-up pipe, so a stop is never held up; `connectDeadline` bounds the attempt. (The name
+        // lookup still blocks: give an address, or a name /etc/hosts resolves, where DNS may be down.)
+        connectDeadline = monotonicSeconds() + configuration.connectTimeout
+        let rc = mosquitto_connect_async(h, configuration.endpoint.host, Int32(configuration.endpoint.port), Int32(configuration.keepalive))
         if rc != MOSQ_ERR_SUCCESS.rawValue {
             let detail = rc == MOSQ_ERR_ERRNO.rawValue ? String(cString: strerror(errno)) : String(cString: mosquitto_strerror(rc))
             dropConnection(reason: "\(configuration.endpoint): cannot connect: \(detail)", wasUp: false)
@@ -415,4 +429,9 @@ public final class MQTTClient: EventSink, @unchecked Sendable {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return Array((try? encoder.encode(s)) ?? Data())
     }
+}
+
+/// `10`, `0.5`: seconds for a message, without a trailing `.0`.
+private func formatSeconds(_ s: Double) -> String {
+    s == s.rounded() ? String(Int(s)) : String(s)
 }

@@ -92,6 +92,10 @@ public struct MQTTConfiguration: Sendable {
     /// Reconnection backoff: first wait and longest wait, in seconds (doubling in between).
     public var reconnectMin = 0.25
     public var reconnectMax = 10.0
+    /// Seconds a connection attempt may take, from the TCP connect to the broker's CONNACK, before it counts
+    /// as failed and is retried with backoff. The attempt never blocks the client thread (a black-holed broker
+    /// does not hold it for the kernel's connect timeout, about 2 minutes, nor delay a stop).
+    public var connectTimeout = 10.0
     /// A directory where every message is written until the broker acknowledges it (see ``MQTTSpool``); what
     /// is left after a stop or a crash is sent first at the next start.
     public var spoolDirectory: String?
@@ -125,6 +129,9 @@ public struct MQTTConfiguration: Sendable {
         guard spoolBytes >= 4096 else { throw ScanError.invalidArgument("MQTT spool bytes must be at least 4096, got \(spoolBytes)") }
         guard (1...65535).contains(maxInFlight) else { throw ScanError.invalidArgument("MQTT in-flight window must be 1...65535, got \(maxInFlight)") }
         guard (5...65535).contains(keepalive) else { throw ScanError.invalidArgument("MQTT keepalive must be 5...65535 seconds, got \(keepalive)") }
+        guard connectTimeout > 0, connectTimeout <= 3600 else {
+            throw ScanError.invalidArgument("MQTT connect timeout must be in (0, 3600] seconds, got \(connectTimeout)")
+        }
         guard reconnectMin > 0, reconnectMax >= reconnectMin, reconnectMax <= 3600 else {
             throw ScanError.invalidArgument("MQTT reconnect backoff must satisfy 0 < min <= max <= 3600 seconds")
         }

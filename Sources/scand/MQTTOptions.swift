@@ -94,6 +94,7 @@ struct MQTTOptions: ParsableArguments {
         c.keepalive = file.keepalive ?? c.keepalive
         c.reconnectMax = reconnectMax ?? file.reconnectMax ?? c.reconnectMax
         c.reconnectMin = min(c.reconnectMin, c.reconnectMax)
+        c.connectTimeout = file.connectTimeout ?? c.connectTimeout
         if let dir = spool ?? file.spool {
             var isDir: ObjCBool = false
             guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDir), isDir.boolValue,

@@ -94,6 +94,56 @@ import Glibc
         #expect(kinds.first == "deviceConnected" && kinds.contains("deviceDisconnected") && kinds.last == "deviceConnected")
     }
 
+    // MARK: reload during outages
+
+    /// Issue 52's report: SIGHUPs just before and during broker outages lost the events published in the
+    /// outages. Here, with the spool, a persistent QoS 1 consumer and the config file switching between two
+    /// versions at each SIGHUP, every event printed reaches the consumer. (bench/soak/reload_loss.py runs the
+    /// same thing longer and many times.)
+    @Test func sighupBeforeAndDuringBrokerOutagesLosesNothing() throws {
+        let broker = try MosquittoBroker()
+        try broker.start()
+        let sub = try MosquittoSubscriber(port: broker.port, topics: ["scand/+/events"], directory: broker.directory,
+                                          clientID: "reload-sub", extraArguments: [])
+        let dir = DaemonPaths.tempDir("mqtt-reload")
+        defer { DaemonPaths.remove(dir) }
+        let spool = dir + "/spool"
+        try FileManager.default.createDirectory(atPath: spool, withIntermediateDirectories: true)
+        let config = dir + "/scand.json"
+        func writeConfig(density: Int) throws {
+            try #"{"input": "\#(DaemonPaths.kiosk)", "scanDensity": \#(density), "mqtt": {"url": "mqtt://127.0.0.1:\#(broker.port)", "id": "kiosk7", "metadata": true, "spool": "\#(spool)", "reconnectMax": 1}}"#
+                .write(toFile: config, atomically: true, encoding: .utf8)
+        }
+        try writeConfig(density: 1)
+        // Paced: the kiosk replay lasts 10 s at 10 frames/s.
+        let d = try DaemonProcess(["run", "--config", config, "--stdout", "--log-level", "notice"], dir: dir)
+        #expect(daemonEventually(15) { sub.payloads(on: "scand/kiosk7/events").count >= 10 })
+        var subs = [sub]
+        for (round, density) in [2, 1].enumerated() {
+            try writeConfig(density: density)
+            if round == 0 { d.signal(SIGHUP); usleep(300_000) } // just before the outage
+            broker.stop()
+            subs.last?.stop()
+            usleep(1_000_000)
+            try writeConfig(density: density == 2 ? 1 : 2)
+            d.signal(SIGHUP) // in the middle of it
+            usleep(1_000_000)
+            try broker.start()
+            subs.append(try MosquittoSubscriber(port: broker.port, topics: ["scand/+/events"], directory: broker.directory,
+                                                clientID: "reload-sub", extraArguments: []))
+            usleep(1_500_000)
+        }
+        #expect(DaemonRun.wait(d.process, timeout: 60) == 0, "\(d.stderr)")
+        #expect(d.stderr.components(separatedBy: "SIGHUP: configuration reloaded").count - 1 == 3, "\(d.stderr)")
+        let printed = Self.seqs(Self.stdoutLines(d))
+        let brokerEvents = Self.stdoutLines(d).map(Self.json).filter { $0["device"] as? String == "mqtt://127.0.0.1:\(broker.port)" }
+        #expect(brokerEvents.filter { $0["kind"] as? String == "deviceDisconnected" }.count == 2, "both outages were seen")
+        #expect(printed.count >= 90, "a whole replay's events (\(printed.count))")
+        let got = { Self.firstArrivals(Self.seqs(subs.flatMap { $0.payloads(on: "scand/kiosk7/events") })) }
+        #expect(daemonEventually(15) { Set(got()).isSuperset(of: printed) })
+        #expect(Set(printed).subtracting(got()).isEmpty, "lost: \(Set(printed).subtracting(got()).sorted())")
+    }
+
     // MARK: broker down at start
 
     @Test func brokerDownAtStartGetsTheEventsOnceUp() throws {

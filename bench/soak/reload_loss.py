@@ -1,0 +1,184 @@
+#!/usr/bin/env python3
+"""Issue 52's reproduction: MQTT events lost when scand reloads (SIGHUP) around broker outages.
+
+Starts a mosquitto with persistence on a free loopback port, a persistent QoS 1 subscriber
+(`mosquitto_sub -c -q 1 -i ...`), and `scand run --config FILE --input CLIP --loop --mqtt ... --mqtt-spool DIR
+--mqtt-metadata` with stdout to a file. Then, OUTAGES times: stops the broker for OUTAGE seconds (SIGTERM: it
+saves its persistence), sending scand a SIGHUP at HUP_AT seconds into the outage (negative: before it), the
+config file switching between two versions each time. At the end scand is stopped (SIGTERM), the broker is
+given time to deliver, and every event line scand printed on stdout is looked for among what the subscriber
+received (by `seq`). Prints one JSON line: printed, received, lost (the seq numbers), duplicates.
+
+Usage: bench/soak/reload_loss.py [--scand PATH] [--clip Y4M] [--outages 5] [--outage 3] [--hup-at 1.5]
+       [--runs N]
+Exit status: 0 when no run lost an event, 1 otherwise.
+"""
+import argparse
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_port(port, timeout=10):
+    end = time.time() + timeout
+    while time.time() < end:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return True
+        except OSError:
+            time.sleep(0.05)
+    return False
+
+
+class Broker:
+    def __init__(self, work, port):
+        self.work, self.port, self.proc = work, port, None
+        self.conf = os.path.join(work, "mosquitto.conf")
+        with open(self.conf, "w") as f:
+            f.write(f"listener {port} 127.0.0.1\nallow_anonymous true\npersistence true\n"
+                    f"persistence_location {work}/\nautosave_interval 1\nmax_queued_messages 0\n"
+                    f"log_dest file {work}/mosquitto.log\nlog_type all\n")
+            if os.getuid() == 0:  # as root, mosquitto would switch to user 'mosquitto' and not save its store
+                f.write("user root\n")
+
+    def start(self):
+        self.proc = subprocess.Popen(["mosquitto", "-c", self.conf], stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.DEVNULL)
+        if not wait_port(self.port):
+            sys.exit("reload_loss: mosquitto did not listen on %d" % self.port)
+
+    def stop(self):
+        if self.proc:
+            self.proc.send_signal(signal.SIGTERM)
+            self.proc.wait(timeout=10)
+            self.proc = None
+
+
+def one_run(args, run):
+    work = tempfile.mkdtemp(prefix="scand-reload-loss-")
+    try:
+        port = free_port()
+        broker = Broker(work, port)
+        broker.start()
+        received_path = os.path.join(work, "received.txt")
+        sub_id = "reload-loss-sub-%d" % os.getpid()
+        sub_cmd = ["mosquitto_sub", "-h", "127.0.0.1", "-p", str(port), "-c", "-q", "1", "-i", sub_id,
+                   "-t", "scand/reload/events"]
+        received = open(received_path, "ab")
+        sub = subprocess.Popen(sub_cmd, stdout=received, stderr=subprocess.DEVNULL)
+        time.sleep(0.5)
+        configs = []
+        for i, density in enumerate((1, 2)):
+            c = {"input": args.clip, "loop": True, "scanDensity": density,
+                 "mqtt": {"url": f"mqtt://127.0.0.1:{port}", "id": "reload", "metadata": True,
+                          "spool": os.path.join(work, "spool")}}
+            if args.no_metadata_key:  # scand before ff818ee's successors sent metadata to MQTT with no such key
+                del c["mqtt"]["metadata"]
+            configs.append(c)
+        os.mkdir(os.path.join(work, "spool"))
+        config = os.path.join(work, "scand.json")
+        with open(config, "w") as f:
+            json.dump(configs[0], f)
+        printed_path = os.path.join(work, "printed.jsonl")
+        printed = open(printed_path, "wb")
+        log = open(os.path.join(work, "scand.log"), "wb")
+        scand = subprocess.Popen([args.scand, "run", "--config", config, "--stdout", "--models", os.path.join(ROOT, "Models")],
+                                 stdout=printed, stderr=log)
+        time.sleep(2)
+        for k in range(args.outages):
+            if args.hup_at < 0:
+                time.sleep(-args.hup_at)
+            broker.stop()
+            with open(config, "w") as f:
+                json.dump(configs[(k + 1) % 2], f)
+            if args.hup_at >= 0:
+                time.sleep(args.hup_at)
+                if not args.no_hup:
+                    scand.send_signal(signal.SIGHUP)
+                time.sleep(max(0, args.outage - args.hup_at))
+            else:
+                time.sleep(args.outage)
+            if args.hup_at < 0:
+                pass
+            # (a SIGHUP before the outage is sent at the top of the next round; the first one here)
+            broker.start()
+            # The subscriber's session resumes when it reconnects (it exits when the broker goes away).
+            if sub.poll() is not None:
+                sub = subprocess.Popen(sub_cmd, stdout=received, stderr=subprocess.DEVNULL)
+            time.sleep(2)
+            if args.hup_at < 0 and k + 1 < args.outages and not args.no_hup:
+                scand.send_signal(signal.SIGHUP)
+        scand.send_signal(signal.SIGTERM)
+        rc = scand.wait(timeout=30)
+        printed.close()
+        # Let the subscriber catch up.
+        lines = []
+        deadline = time.time() + 10
+        with open(printed_path, "rb") as f:
+            out = [json.loads(l) for l in f.read().splitlines() if l.strip()]
+        want = [e["seq"] for e in out if "seq" in e]
+        while time.time() < deadline:
+            if sub.poll() is not None:
+                sub = subprocess.Popen(sub_cmd, stdout=received, stderr=subprocess.DEVNULL)
+            received.flush()
+            with open(received_path, "rb") as f:
+                lines = [l for l in f.read().splitlines() if l.strip()]
+            got = []
+            for l in lines:
+                try:
+                    got.append(json.loads(l).get("seq"))
+                except ValueError:
+                    pass
+            if set(want) <= set(got):
+                break
+            time.sleep(0.5)
+        sub.terminate()
+        sub.wait()
+        broker.stop()
+        lost = sorted(set(want) - set(got))
+        dup = len(got) - len(set(got))
+        result = {"run": run, "scand_exit": rc, "printed": len(want), "received": len(set(got)),
+                  "lost": len(lost), "lost_seq": lost[:20], "duplicates": dup, "work": work}
+        print(json.dumps(result), flush=True)
+        return result
+    finally:
+        if not args.keep:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--scand", default=os.path.join(ROOT, ".build", "debug", "scand"))
+    ap.add_argument("--clip", required=True, help="a Y4M clip (Tests' kiosk.y4m: Tests/Fixtures/daemon/make_fixtures.py)")
+    ap.add_argument("--outages", type=int, default=5)
+    ap.add_argument("--outage", type=float, default=3.0)
+    ap.add_argument("--hup-at", type=float, default=1.5, help="seconds into each outage (negative: before it)")
+    ap.add_argument("--no-hup", action="store_true", help="no SIGHUP at all (the control run)")
+    ap.add_argument("--no-metadata-key", action="store_true",
+                    help="leave out mqtt.metadata (older scand, which sends per-frame events to MQTT anyway)")
+    ap.add_argument("--runs", type=int, default=1)
+    ap.add_argument("--keep", action="store_true", help="keep the work directories")
+    args = ap.parse_args()
+    bad = 0
+    for r in range(args.runs):
+        if one_run(args, r)["lost"]:
+            bad += 1
+    sys.exit(1 if bad else 0)
+
+
+if __name__ == "__main__":
+    main()
