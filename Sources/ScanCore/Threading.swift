@@ -49,7 +49,7 @@ public final class Monitor: @unchecked Sendable {
 /// A FIFO queue whose `take()` blocks. With `capacity`, `put` either waits for room (`lossless`) or
 /// drops the oldest item (newest wins), returning how many were dropped.
 public final class BlockingQueue<Element: Sendable>: @unchecked Sendable {
-    // Invariant for @unchecked Sendable: `items`, `head` and `closed` are read and written only under
+    // Invariant for @unchecked Sendable: `items`, `head`, `closed` and `nudged` are read and written only under
     // `monitor`; `capacity` and `lossless` are immutable.
     private let monitor = Monitor()
     /// Slots before `head` were taken and are nil, so a taken item (a frame: a megabyte or more) is
@@ -57,6 +57,8 @@ public final class BlockingQueue<Element: Sendable>: @unchecked Sendable {
     private var items: [Element?] = []
     private var head = 0
     private var closed = false
+    /// Set by ``nudge()``: the next `take` that finds the queue empty returns nil at once.
+    private var nudged = false
     public let capacity: Int
     public let lossless: Bool
 
@@ -82,10 +84,12 @@ public final class BlockingQueue<Element: Sendable>: @unchecked Sendable {
         }
     }
 
-    /// Removes the oldest item, waiting for one; nil once closed and empty, or at `deadline`.
+    /// Removes the oldest item, waiting for one; nil once closed and empty, at `deadline`, or when
+    /// ``nudge()`` is called while it waits (or before, with the queue empty).
     public func take(until deadline: Double? = nil) -> Element? {
         monitor.withLock {
             while count == 0 && !closed {
+                if nudged { nudged = false; return nil }
                 if let deadline, monotonicSeconds() >= deadline { return nil }
                 monitor.wait(until: deadline)
             }
@@ -98,6 +102,10 @@ public final class BlockingQueue<Element: Sendable>: @unchecked Sendable {
             return item!
         }
     }
+
+    /// Makes a waiting `take` (or the next one, should the queue still be empty then) return nil without
+    /// an item, so its caller can act on something else (a reload) with no timer waking it meanwhile.
+    public func nudge() { monitor.withLock { nudged = true; monitor.broadcast() } }
 
     /// True once the queue is closed and everything in it was taken: `take` will only return nil.
     public var isDrained: Bool { monitor.withLock { closed && count == 0 } }

@@ -151,7 +151,7 @@ public final class Daemon: @unchecked Sendable {
         monitor.withLock { threads = [readThread, pipeThread] }
     }
 
-    /// Applies a new configuration between two frames, or within 0.25 s when no frame comes (a stalled
+    /// Applies a new configuration between two frames, or at once when no frame comes (a stalled
     /// source). `metadataObjectTypes`, rect of interest, barcode settings, presence rules and `emitMetadata`
     /// change; pacing and looping keep their start-up values.
     /// - Throws: when the new configuration is invalid; the running one is kept.
@@ -164,6 +164,8 @@ public final class Daemon: @unchecked Sendable {
             configuration = c
             pendingConfiguration = c
         }
+        // The pipeline thread applies it between frames; when none comes, this wakes it.
+        monitor.withLock { frames }?.nudge()
     }
 
     /// Sets the rect of interest (normalized device coordinates, within the frame) from the next frame on,
@@ -298,8 +300,9 @@ public final class Daemon: @unchecked Sendable {
         let tracker = PresenceTracker(configuration: config.presence)
         var last: (source: String, frame: Int, time: Double) = (source.name, 0, 0)
         var outputClosed = false
-        // A reload is applied before the next frame, or within a quarter of a second when no frame comes
-        // (a stalled pipe, an unplugged camera), so SIGHUP is acknowledged whatever the source does.
+        // A reload is applied before the next frame, or at once when no frame comes (a stalled pipe, an
+        // unplugged camera: ``reload(_:)`` nudges the queue), so SIGHUP is acknowledged whatever the source
+        // does, and nothing wakes this thread while no frame comes (issue 52: it woke 4 times a second).
         func applyPendingConfiguration() {
             guard let newConfig = monitor.withLock({ () -> DaemonConfiguration? in
                 defer { pendingConfiguration = nil }
@@ -319,7 +322,7 @@ public final class Daemon: @unchecked Sendable {
         }
         while true {
             applyPendingConfiguration()
-            guard let item = queue.take(until: monotonicSeconds() + 0.25) else {
+            guard let item = queue.take() else {
                 if queue.isDrained { break } else { continue }
             }
             let result: MetadataOutput.FrameResult
