@@ -3,6 +3,9 @@ public import Logging
 import ScanDetection
 public import ScanOutput
 public import ScanKit
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// What `scand run` does with frames: detection, presence, and how a file source is replayed.
 public struct DaemonConfiguration: Sendable {
@@ -82,6 +85,18 @@ public final class Daemon: @unchecked Sendable {
     private var frames: BlockingQueue<Item>?
     private var threads: [WorkerThread] = []
     private var frameObserver: FrameObserver?
+    /// When the pipeline thread began the frame it is working on (monotonic seconds); nil while it waits.
+    private var frameStartedAt: Double?
+    /// Test hook (docs/testing.md): `SCAND_TEST_HANG_PIPELINE_AFTER=N` makes the pipeline thread hang for
+    /// good inside its N+1st frame, as a detector stuck in a C call would, for the watchdog tests.
+    private let hangAfterFrames: Int? = getenv("SCAND_TEST_HANG_PIPELINE_AFTER").flatMap { Int(String(cString: $0)) }
+
+    /// How long the pipeline thread has been working on its current frame, in seconds; nil while it waits
+    /// for one (no frame came: a stalled pipe, a camera being waited for, the input's end). The systemd
+    /// watchdog pings only while this stays short (``WatchdogService``).
+    public var busyWithFrameFor: Double? {
+        monitor.withLock { frameStartedAt.map { monotonicSeconds() - $0 } }
+    }
 
     /// Sees every processed frame on the pipeline thread, after its events were published: the frame, what
     /// was found on it, the stage times of its ``MetadataOutput/FrameResult`` and the counters so far. It must
@@ -326,14 +341,20 @@ public final class Daemon: @unchecked Sendable {
                 if queue.isDrained { break } else { continue }
             }
             let result: MetadataOutput.FrameResult
+            let processedBefore = monitor.withLock { () -> Int in frameStartedAt = monotonicSeconds(); return stats.framesProcessed }
+            if let hangAfterFrames, processedBefore >= hangAfterFrames {
+                logger.warning("test hook: the pipeline hangs now (SCAND_TEST_HANG_PIPELINE_AFTER=\(hangAfterFrames))")
+                while true { Glibc.sleep(3600) }
+            }
             do {
                 result = try output.processFrame(item.frame, source: item.info)
             } catch {
+                monitor.withLock { frameStartedAt = nil }
                 logger.error("frame \(item.frame.index) of \(item.info.name): \(error)")
                 continue
             }
             let event = result.event
-            monitor.withLock { stats.framesProcessed += 1 }
+            monitor.withLock { stats.framesProcessed += 1; frameStartedAt = nil }
             var events: [ScanEvent] = []
             if config.emitMetadata { events.append(.metadata(event)) }
             frameOutput.publish { VideoFrame(frame: item.frame, metadata: event) }

@@ -8,14 +8,31 @@ public struct SystemdNotifier: Sendable {
     /// The socket address from the environment, nil when not started by systemd with `Type=notify`.
     public let socketPath: String?
 
-    /// Reads `$NOTIFY_SOCKET`.
+    /// The watchdog timeout systemd enforces (`WatchdogSec=`), in seconds; nil when there is none. scand
+    /// must send `WATCHDOG=1` more often than this, or systemd kills and restarts it.
+    public let watchdogTimeout: Double?
+
+    /// Reads `$NOTIFY_SOCKET`, and `$WATCHDOG_USEC` when `$WATCHDOG_PID` is unset or this process's pid
+    /// (sd_watchdog_enabled's rules: a watchdog meant for another process is ignored).
     public init() {
-        self.init(socketPath: getenv("NOTIFY_SOCKET").map { String(cString: $0) })
+        let env = { (name: String) in getenv(name).map { String(cString: $0) } }
+        self.init(socketPath: env("NOTIFY_SOCKET"),
+                  watchdog: Self.watchdogTimeout(usec: env("WATCHDOG_USEC"), pid: env("WATCHDOG_PID"), ownPID: getpid()))
     }
 
-    /// Uses `socketPath` as the notification socket (nil or empty: notifications off).
-    public init(socketPath value: String?) {
+    /// Uses `socketPath` as the notification socket (nil or empty: notifications off) and `watchdog` as the
+    /// watchdog timeout in seconds (nil: none).
+    public init(socketPath value: String?, watchdog: Double? = nil) {
         socketPath = (value?.isEmpty ?? true) ? nil : value
+        watchdogTimeout = socketPath == nil ? nil : watchdog
+    }
+
+    /// The timeout in seconds from `WATCHDOG_USEC` (a positive integer of microseconds), nil when absent,
+    /// malformed, or when `WATCHDOG_PID` names another process.
+    public static func watchdogTimeout(usec: String?, pid: String?, ownPID: Int32) -> Double? {
+        if let pid, Int32(pid) != ownPID { return nil }
+        guard let usec, let value = UInt64(usec), value > 0 else { return nil }
+        return Double(value) / 1_000_000
     }
 
     /// Sends `state` (e.g. `READY=1`, `STOPPING=1`, `STATUS=…`); returns false when not possible.

@@ -161,6 +161,7 @@ public enum DaemonRunner {
         if let server { others.append(SocketServerService(server: server, ownedSocket: ownedSocket, logger: logger)) }
         if let http { others.append(http) }
         if let mqttService { others.append(mqttService) }
+        if let watchdog = WatchdogService(daemon: daemon, notifier: notifier, logger: logger) { others.append(watchdog) }
         let group = ServiceGroup(configuration: .daemon(pipeline: pipeline, otherServices: others,
                                                         stopTimeout: plan.daemon.stopTimeout, logger: logger))
         // --oneshot --timeout: the control loop gives up when the time runs out first.
