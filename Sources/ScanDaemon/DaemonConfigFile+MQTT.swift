@@ -39,6 +39,8 @@ public struct MQTTConfigSection: Sendable, Equatable {
     public var reconnectMax: Double?
     /// Seconds a connection attempt may take (TCP, TLS, CONNACK) before it is given up and retried.
     public var connectTimeout: Double?
+    /// Seconds a spooled message may wait for `fdatasync` (0: each one at once).
+    public var spoolSync: Double?
     public var spool: String?
     /// Bytes of spool files kept at most.
     public var spoolBytes: Int?
@@ -46,7 +48,7 @@ public struct MQTTConfigSection: Sendable, Equatable {
     public init() {}
 
     static let keys: Set<String> = ["url", "ca", "cert", "key", "username", "passwordFile", "passwordEnv", "id", "topicPrefix",
-                                    "qos", "kindTopics", "metadata", "discovery", "discoveryPrefix", "queue", "queueBytes", "inFlight", "keepalive", "reconnectMax", "connectTimeout", "spool", "spoolBytes"]
+                                    "qos", "kindTopics", "metadata", "discovery", "discoveryPrefix", "queue", "queueBytes", "inFlight", "keepalive", "reconnectMax", "connectTimeout", "spool", "spoolBytes", "spoolSync"]
 
     /// Decodes the section; unknown keys and out-of-range values are ``ConfigKeyError``s naming `mqtt.KEY`. A
     /// string instead of an object is the broker URL (`"mqtt": "mqtt://broker:1883"`, as `--mqtt URL`).
@@ -73,6 +75,7 @@ public struct MQTTConfigSection: Sendable, Equatable {
         inFlight = try get("inFlight", Int.self); keepalive = try get("keepalive", Int.self)
         reconnectMax = try get("reconnectMax", Double.self); spool = try get("spool", String.self)
         spoolBytes = try get("spoolBytes", Int.self); connectTimeout = try get("connectTimeout", Double.self)
+        spoolSync = try get("spoolSync", Double.self)
         try validate()
     }
 
@@ -91,6 +94,7 @@ public struct MQTTConfigSection: Sendable, Equatable {
         if let v = inFlight { try check((1...65535).contains(v), "inFlight", "must be 1...65535, got \(v)") }
         if let v = keepalive { try check((5...65535).contains(v), "keepalive", "must be 5...65535 seconds, got \(v)") }
         if let v = reconnectMax { try check(v > 0 && v <= 3600, "reconnectMax", "must be more than 0 and at most 3600 seconds, got \(v)") }
+        if let v = spoolSync { try check(v >= 0 && v <= 60, "spoolSync", "must be 0...60 seconds, got \(v)") }
         if let v = connectTimeout { try check(v > 0 && v <= 3600, "connectTimeout", "must be more than 0 and at most 3600 seconds, got \(v)") }
     }
 }

@@ -94,7 +94,8 @@ public final class MQTTClient: EventSink, @unchecked Sendable {
         eventsTopic = configuration.eventsTopic
         fleet = MQTTFleetState(configuration: configuration)
         let spool = configuration.spoolDirectory.map {
-            MQTTSpool(directory: $0, id: configuration.id, byteLimit: configuration.spoolBytes, logger: logger)
+            MQTTSpool(directory: $0, id: configuration.id, byteLimit: configuration.spoolBytes,
+                      syncInterval: configuration.spoolSync, logger: logger)
         }
         outbox = MQTTOutbox(capacity: configuration.queueLimit, byteCapacity: configuration.queueBytes,
                             overflowTopic: configuration.eventsTopic, spool: spool)
@@ -196,10 +197,12 @@ public final class MQTTClient: EventSink, @unchecked Sendable {
                 onConnection(.spoolFailed(why))
             }
             let (stop, deadline) = lock.withLock { (stopping, drainDeadline) }
+            // The spool's records reach the disk within `spoolSync` s (no wake-up when nothing is unsynced).
+            let syncIn = outbox.syncSpoolIfDue() ?? .infinity
             let now = monotonicSeconds()
             if handle == nil {
                 if stop { break }
-                if now < nextAttempt { waitForWake(timeout: nextAttempt - now); continue }
+                if now < nextAttempt { waitForWake(timeout: min(nextAttempt - now, syncIn)); continue }
                 if connect() {
                     // connected at TCP (and TLS) level; CONNACK decides
                 } else {
@@ -222,7 +225,7 @@ public final class MQTTClient: EventSink, @unchecked Sendable {
                 backoff = configuration.reconnectMin
                 publishQueued()
             }
-            let rc = pumpNetwork(timeout: stop ? min(0.1, max(0, deadline - now)) : 1.0)
+            let rc = pumpNetwork(timeout: min(stop ? min(0.1, max(0, deadline - now)) : 1.0, syncIn))
             if let code = connackCode, code != 0 {
                 let reason = "\(configuration.endpoint) refused the connection: \(String(cString: mosquitto_connack_string(code)))"
                     + (code == 4 || code == 5 ? (configuration.username.map { " (username '\($0)')" } ?? " (no username given)") : "")

@@ -101,6 +101,9 @@ public struct MQTTConfiguration: Sendable {
     public var spoolDirectory: String?
     /// Bytes of spool files kept at most; past it the oldest segment's messages are dropped (`overflow`).
     public var spoolBytes = 64 << 20
+    /// Seconds a spooled message may wait for `fdatasync`: a power cut loses at most this much of the spool
+    /// (0: every message is synced before the pipeline goes on; see ``MQTTSpool``).
+    public var spoolSync = 0.2
     /// The device (camera path or input file) named in the `online` status.
     public var device: String
     /// scand's version, named in the `online` status.
@@ -129,6 +132,9 @@ public struct MQTTConfiguration: Sendable {
         guard spoolBytes >= 4096 else { throw ScanError.invalidArgument("MQTT spool bytes must be at least 4096, got \(spoolBytes)") }
         guard (1...65535).contains(maxInFlight) else { throw ScanError.invalidArgument("MQTT in-flight window must be 1...65535, got \(maxInFlight)") }
         guard (5...65535).contains(keepalive) else { throw ScanError.invalidArgument("MQTT keepalive must be 5...65535 seconds, got \(keepalive)") }
+        guard spoolSync >= 0, spoolSync <= 60 else {
+            throw ScanError.invalidArgument("MQTT spool sync must be 0...60 seconds, got \(spoolSync)")
+        }
         guard connectTimeout > 0, connectTimeout <= 3600 else {
             throw ScanError.invalidArgument("MQTT connect timeout must be in (0, 3600] seconds, got \(connectTimeout)")
         }

@@ -82,6 +82,27 @@ public final class MQTTOutbox: @unchecked Sendable {
         }
     }
 
+    /// Syncs the spool when its oldest unsynced record is due (``MQTTSpool/syncInterval``): the `fdatasync`
+    /// runs outside the lock, so appends (the pipeline) never wait for the disk. Returns the seconds until
+    /// the next sync is due, nil when nothing waits for one (or no spool).
+    func syncSpoolIfDue() -> Double? {
+        guard let spool else { return nil }
+        let now = monotonicSeconds()
+        guard let fd = lock.withLock({ spool.takeDueSync(now: now) }) else {
+            return lock.withLock { spool.syncDue(now: now) }
+        }
+        let ok = fdatasync(fd) == 0
+        let why = ok ? "" : String(cString: strerror(errno))
+        close(fd)
+        return lock.withLock { () -> Double? in
+            if !ok { spool.syncFailed(why) }
+            return spool.syncDue(now: monotonicSeconds())
+        }
+    }
+
+    /// `fdatasync` calls the spool made so far (0 without a spool).
+    var spoolSyncs: Int { lock.withLock { spool?.syncs ?? 0 } }
+
     /// The spool's write error that turned it off, once (nil when none or no spool).
     func takeSpoolError() -> String? { lock.withLock { spool?.takeError() } }
 

@@ -6,10 +6,18 @@ import Glibc
 #endif
 
 /// The on-disk half of the ``MQTTOutbox`` (`--mqtt-spool DIR`): every message the outbox takes is appended
-/// to a segment file first (write-through, one `write(2)` per message, no `fsync`: it survives a crash or
-/// SIGKILL of scand, not a power cut), and a segment is deleted once every message in it was acknowledged by
-/// the broker or dropped by a bound. At the next start the segments left are read back, oldest first, and
-/// sent before that run's events.
+/// to a segment file first (write-through, one `write(2)` per message: it survives a crash or SIGKILL of
+/// scand at once), and a segment is deleted once every message in it was acknowledged by the broker or
+/// dropped by a bound. At the next start the segments left are read back, oldest first, and sent before that
+/// run's events.
+///
+/// Power loss: a record is on stable storage at most ``syncInterval`` seconds after it was written. With an
+/// interval of 0 every record is `fdatasync`ed before `append` returns (on the pipeline thread); otherwise
+/// the MQTT client thread syncs the segment being written once the oldest unsynced record is that old
+/// (``takeDueSync(now:)``: a duplicate descriptor synced outside the outbox's lock, so the pipeline never
+/// waits for the disk), a segment is synced before it is closed for the next, and the directory is synced
+/// when a segment file is created. A power cut loses at most the records of the last interval; a torn tail
+/// (a record cut short, zeros, garbage) fails its length or CRC check and ends the segment's readable part.
 ///
 /// Files: `DIR/scand-<id>-<16-digit segment number>.mqtt-spool`. scand only ever deletes files whose
 /// names it made this way; anything else in `DIR` is left alone.
@@ -46,10 +54,17 @@ final class MQTTSpool {
     private var totalBytes = 0
     private var disabled = false
     private var pendingError: String?
+    /// Seconds a written record may wait for `fdatasync` (0: synced at once).
+    let syncInterval: Double
+    /// When the oldest record not yet synced was written (monotonic seconds); nil when all are synced.
+    private var unsyncedSince: Double?
+    /// `fdatasync` calls made (tests and figures).
+    private(set) var syncs = 0
 
-    init(directory: String, id: String, byteLimit: Int, logger: Logger) {
+    init(directory: String, id: String, byteLimit: Int, syncInterval: Double = 0.2, logger: Logger) {
         self.directory = directory
         self.byteLimit = byteLimit
+        self.syncInterval = max(0, syncInterval)
         self.segmentLimit = min(8 << 20, max(4096, byteLimit / 8))
         self.prefix = "scand-" + MQTTIdentity.sanitize(id) + "-"
         self.logger = logger
@@ -101,13 +116,14 @@ final class MQTTSpool {
     func append(_ m: MQTTMessage) -> UInt64? {
         guard !disabled else { return nil }
         if fd < 0 || segments.last!.bytes >= segmentLimit {
-            if fd >= 0 { Glibc.close(fd); fd = -1 }
+            if fd >= 0 { closeWritten() }
             let number = (segments.last?.number ?? 0) + 1
             let path = directory + "/" + prefix + String(repeating: "0", count: max(0, 16 - String(number).count)) + String(number) + Self.suffix
             let opened = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0o600)
             guard opened >= 0 else { fail("cannot create \(path): \(String(cString: strerror(errno)))"); return nil }
             fd = opened
             segments.append(Segment(number: number, path: path, bytes: 0, outstanding: 0))
+            syncDirectory() // the new file's name survives a power cut too
         }
         let record = Self.encode(m)
         let before = segments[segments.count - 1].bytes
@@ -129,7 +145,54 @@ final class MQTTSpool {
         segments[segments.count - 1].bytes += record.count
         segments[segments.count - 1].outstanding += 1
         totalBytes += record.count
+        if syncInterval == 0 {
+            syncs += 1
+            if fdatasync(fd) != 0 {
+                fail("cannot sync \(segments[segments.count - 1].path): \(String(cString: strerror(errno)))")
+                return nil
+            }
+        } else if unsyncedSince == nil {
+            unsyncedSince = monotonicSeconds()
+        }
         return segments[segments.count - 1].number
+    }
+
+    /// Seconds until the oldest unsynced record is due for `fdatasync`; nil when every record is synced.
+    func syncDue(now: Double) -> Double? {
+        guard let since = unsyncedSince, fd >= 0 else { return nil }
+        return max(0, since + syncInterval - now)
+    }
+
+    /// When a sync is due: a duplicate of the segment's descriptor, for the caller to `fdatasync` and close
+    /// outside the owner's lock (records written meanwhile count as synced only at the next one). Nil when
+    /// nothing is due.
+    func takeDueSync(now: Double) -> Int32? {
+        guard let due = syncDue(now: now), due <= 0 else { return nil }
+        let copy = dup(fd)
+        guard copy >= 0 else { return nil }
+        unsyncedSince = nil
+        syncs += 1
+        return copy
+    }
+
+    /// A sync of a descriptor from ``takeDueSync(now:)`` failed: the spool goes off (as for a write error).
+    func syncFailed(_ why: String) {
+        guard !disabled else { return }
+        fail("cannot sync \(segments.last?.path ?? directory): \(why)")
+    }
+
+    /// Syncs and closes the segment being written.
+    private func closeWritten() {
+        if unsyncedSince != nil { syncs += 1; _ = fdatasync(fd); unsyncedSince = nil }
+        Glibc.close(fd)
+        fd = -1
+    }
+
+    private func syncDirectory() {
+        let dirFD = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard dirFD >= 0 else { return }
+        _ = fsync(dirFD)
+        Glibc.close(dirFD)
     }
 
     /// One message of segment `number` left the outbox; the segment goes when it was the last and the
@@ -154,7 +217,7 @@ final class MQTTSpool {
     /// a message appended after this stays in memory. Returns the messages left on disk for the next start.
     func close() -> Int {
         disabled = true
-        if fd >= 0 { Glibc.close(fd); fd = -1 }
+        if fd >= 0 { closeWritten() }
         if let last = segments.last, last.outstanding <= 0 { remove(at: segments.count - 1) }
         return segments.reduce(0) { $0 + $1.outstanding }
     }
@@ -163,7 +226,7 @@ final class MQTTSpool {
     func takeError() -> String? { defer { pendingError = nil }; return pendingError }
 
     private func remove(at i: Int) {
-        if i == segments.count - 1 && fd >= 0 { Glibc.close(fd); fd = -1 }
+        if i == segments.count - 1 && fd >= 0 { Glibc.close(fd); fd = -1; unsyncedSince = nil }
         if unlink(segments[i].path) != 0 && errno != ENOENT {
             logger.warning("mqtt: cannot remove the spool segment \(segments[i].path): \(String(cString: strerror(errno)))")
         }
@@ -173,7 +236,7 @@ final class MQTTSpool {
 
     private func fail(_ why: String) {
         disabled = true
-        if fd >= 0 { Glibc.close(fd); fd = -1 }
+        if fd >= 0 { Glibc.close(fd); fd = -1; unsyncedSince = nil }
         if let last = segments.last, last.outstanding <= 0 { remove(at: segments.count - 1) }
         pendingError = "spool \(directory): \(why); keeping messages in memory only for the rest of this run"
     }

@@ -95,6 +95,7 @@ struct MQTTOptions: ParsableArguments {
         c.reconnectMax = reconnectMax ?? file.reconnectMax ?? c.reconnectMax
         c.reconnectMin = min(c.reconnectMin, c.reconnectMax)
         c.connectTimeout = file.connectTimeout ?? c.connectTimeout
+        c.spoolSync = file.spoolSync ?? c.spoolSync
         if let dir = spool ?? file.spool {
             var isDir: ObjCBool = false
             guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDir), isDir.boolValue,
