@@ -40,6 +40,11 @@ public enum UnixSocketListener {
         let mode = mode & 0o770 // never world-accessible, no special bits
         var gid: gid_t?
         if let group { gid = try lookupGroup(group) }
+        // Two scands starting at once must not both find the file stale: the second would remove the socket
+        // the first has just bound. The check, bind and listen run under an exclusive lock on the directory
+        // (flock; no lock file is made), so the second then finds a live socket and says so.
+        let directoryLock = lockDirectory(of: path)
+        defer { if directoryLock >= 0 { close(directoryLock) } }
         let preparation = try prepare(path: path)
 
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
@@ -78,10 +83,23 @@ public enum UnixSocketListener {
             if listen(fd, backlog) != 0 { throw ScanError.output("\(path): listen: \(errnoText())") }
         } catch {
             close(fd)
-            bound.removeIfStillOurs()
+            bound.removeIfStillOursHoldingLock()
             throw error
         }
         return bound
+    }
+
+    /// An exclusive `flock` on the directory holding `path`, held until the returned descriptor is closed;
+    /// -1 (no lock) when the directory cannot be opened for reading: the bind then goes on unserialized.
+    static func lockDirectory(of path: String) -> Int32 {
+        let slash = path.lastIndex(of: "/")
+        let dir = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+        let fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { return -1 }
+        while flock(fd, LOCK_EX) != 0 {
+            if errno != EINTR { close(fd); return -1 }
+        }
+        return fd
     }
 
     /// Sets the group (when `gid` is given) and mode of `bound`'s file through an `O_PATH | O_NOFOLLOW`
@@ -249,10 +267,21 @@ public struct BoundSocket: Sendable, Hashable {
     }
 
     /// Unlinks `path` only if it still names this socket file, so a file put there since, or the live
-    /// socket of a daemon started since on the same path, is never removed. (A replacement in the
-    /// microseconds between the check and the unlink cannot be ruled out with a path-based unlink.)
+    /// socket of a daemon started since on the same path, is never removed. (Only a program that does not
+    /// take scand's directory lock could still replace it between the check and the unlink.)
     @discardableResult
     public func removeIfStillOurs() -> Removal {
+        // Under the directory lock a starting scand's check-bind-listen holds: it cannot replace the file
+        // between this check and the unlink.
+        let directoryLock = UnixSocketListener.lockDirectory(of: path)
+        defer { if directoryLock >= 0 { close(directoryLock) } }
+        return removeIfStillOursHoldingLock()
+    }
+
+    /// ``removeIfStillOurs()`` for a caller that already holds the directory lock (``UnixSocketListener/bind``:
+    /// a second `flock` on the directory would wait for its own).
+    @discardableResult
+    func removeIfStillOursHoldingLock() -> Removal {
         var st = stat()
         guard lstat(path, &st) == 0 else { return errno == ENOENT ? .alreadyGone : .failed(errnoText()) }
         guard (st.st_mode & S_IFMT) == S_IFSOCK, UInt64(st.st_dev) == device, UInt64(st.st_ino) == inode else {
