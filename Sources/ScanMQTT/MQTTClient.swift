@@ -49,10 +49,10 @@ public struct MQTTClientStatistics: Sendable, Equatable {
 /// wake-up eventfd.
 public final class MQTTClient: EventSink, @unchecked Sendable {
     // Invariant for @unchecked Sendable: `stopping`, `drainDeadline`, `started` and `stats*` are touched only
-    // under `lock`; `handle`, `connackCode`, `lostConnection`, `midToSend`, `acceptedHandled`, `offline*` and
-    // `lastReported` only
-    // on the client thread (libmosquitto calls its callbacks there), as is `connectDeadline`; `outbox` is itself locked; the wake-up
-    // pipe is written with write(2) from any thread, which is thread-safe; the rest is immutable.
+    // under `lock`; `handle`, `connackCode`, `connectDeadline`, `lostConnection`, `midToSend`,
+    // `acceptedHandled`, `offline*` and `lastReported` only on the client thread (libmosquitto calls its
+    // callbacks there); `outbox` is itself locked; the wake-up pipe is written with write(2) from any thread,
+    // which is thread-safe; the rest is immutable.
     public let configuration: MQTTConfiguration
     public let outbox: MQTTOutbox
     /// `<prefix>/events`, made once: every queued message shares this one string's storage.

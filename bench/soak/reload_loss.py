@@ -7,7 +7,12 @@ Starts a mosquitto with persistence on a free loopback port, a persistent QoS 1 
 saves its persistence), sending scand a SIGHUP at HUP_AT seconds into the outage (negative: before it), the
 config file switching between two versions each time. At the end scand is stopped (SIGTERM), the broker is
 given time to deliver, and every event line scand printed on stdout is looked for among what the subscriber
-received (by `seq`). Prints one JSON line: printed, received, lost (the seq numbers), duplicates.
+received (by `seq`). Prints one JSON line per run: scand's exit status, the reloads it applied (its
+`configuration` events), printed, received, lost (the seq numbers), duplicates.
+
+As root, mosquitto switches to user `mosquitto` unless told `user root`, and then cannot save its persistence
+in a root-only directory: the subscriber's session and its queued messages vanish at each restart, and events
+look lost that scand delivered. The broker here runs as root for that reason.
 
 Usage: bench/soak/reload_loss.py [--scand PATH] [--clip Y4M] [--outages 5] [--outage 3] [--hup-at 1.5]
        [--runs N]
@@ -101,6 +106,10 @@ def one_run(args, run):
         time.sleep(2)
         for k in range(args.outages):
             if args.hup_at < 0:
+                if not args.no_hup:
+                    with open(config, "w") as f:
+                        json.dump(configs[(k + 1) % 2], f)
+                    scand.send_signal(signal.SIGHUP)
                 time.sleep(-args.hup_at)
             broker.stop()
             with open(config, "w") as f:
@@ -112,16 +121,11 @@ def one_run(args, run):
                 time.sleep(max(0, args.outage - args.hup_at))
             else:
                 time.sleep(args.outage)
-            if args.hup_at < 0:
-                pass
-            # (a SIGHUP before the outage is sent at the top of the next round; the first one here)
             broker.start()
             # The subscriber's session resumes when it reconnects (it exits when the broker goes away).
             if sub.poll() is not None:
                 sub = subprocess.Popen(sub_cmd, stdout=received, stderr=subprocess.DEVNULL)
             time.sleep(2)
-            if args.hup_at < 0 and k + 1 < args.outages and not args.no_hup:
-                scand.send_signal(signal.SIGHUP)
         scand.send_signal(signal.SIGTERM)
         rc = scand.wait(timeout=30)
         printed.close()
@@ -151,7 +155,8 @@ def one_run(args, run):
         broker.stop()
         lost = sorted(set(want) - set(got))
         dup = len(got) - len(set(got))
-        result = {"run": run, "scand_exit": rc, "printed": len(want), "received": len(set(got)),
+        reloads = sum(1 for e in out if e.get("event") == "configuration" and e.get("origin") == "reload")
+        result = {"run": run, "scand_exit": rc, "reloads": reloads, "printed": len(want), "received": len(set(got)),
                   "lost": len(lost), "lost_seq": lost[:20], "duplicates": dup, "work": work}
         print(json.dumps(result), flush=True)
         return result
