@@ -73,6 +73,13 @@ class Broker:
             self.proc = None
 
 
+def write_config(path, config):
+    """Replaces the config file in one step (a reload never reads it half written)."""
+    with open(path + ".tmp", "w") as f:
+        json.dump(config, f)
+    os.replace(path + ".tmp", path)
+
+
 def one_run(args, run):
     work = tempfile.mkdtemp(prefix="scand-reload-loss-")
     try:
@@ -96,8 +103,7 @@ def one_run(args, run):
             configs.append(c)
         os.mkdir(os.path.join(work, "spool"))
         config = os.path.join(work, "scand.json")
-        with open(config, "w") as f:
-            json.dump(configs[0], f)
+        write_config(config, configs[0])
         printed_path = os.path.join(work, "printed.jsonl")
         printed = open(printed_path, "wb")
         log = open(os.path.join(work, "scand.log"), "wb")
@@ -107,13 +113,11 @@ def one_run(args, run):
         for k in range(args.outages):
             if args.hup_at < 0:
                 if not args.no_hup:
-                    with open(config, "w") as f:
-                        json.dump(configs[(k + 1) % 2], f)
+                    write_config(config, configs[(k + 1) % 2])
                     scand.send_signal(signal.SIGHUP)
                 time.sleep(-args.hup_at)
             broker.stop()
-            with open(config, "w") as f:
-                json.dump(configs[(k + 1) % 2], f)
+            write_config(config, configs[(k + 1) % 2])
             if args.hup_at >= 0:
                 time.sleep(args.hup_at)
                 if not args.no_hup:
