@@ -66,6 +66,7 @@ class Soak:
         self.out = args.out
         self.stop = threading.Event()      # stops every thread
         self.quiet = threading.Event()     # stops the clients (the quiet tail before the end)
+        self.paused = threading.Event()    # holds the clients (the quiet window at the end of the warm-up)
         self.t0 = time.time()
         self.chaos = []                    # (t, kind, detail)
         self.samples = []                  # dicts
@@ -106,6 +107,13 @@ class Soak:
             fn(*a)
         except Exception as e:  # a helper thread's failure is reported, the run goes on
             self.note("thread %s failed: %r" % (fn.__name__, e))
+
+    def held(self):
+        """True (after a short wait) while the clients are held for the warm-up's quiet window."""
+        if self.paused.is_set():
+            self.quiet.wait(0.2)
+            return True
+        return False
 
     def sleep(self, s, ev=None):
         (ev or self.stop).wait(s)
@@ -277,6 +285,8 @@ class Soak:
     def sock_churn(self, seed):
         rng = random.Random(seed)
         while not self.quiet.is_set():
+            if self.held():
+                continue
             try:
                 s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
                 s.settimeout(1.0)
@@ -296,6 +306,8 @@ class Soak:
         rng = random.Random(seed)
         url = self.http.replace("http://", "ws://") + "/events"
         while not self.quiet.is_set():
+            if self.held():
+                continue
             try:
                 ws = websocket.create_connection(url, timeout=3, subprotocols=["scand-token." + self.token])
                 end = time.time() + rng.uniform(0.3, 3.0)
@@ -309,6 +321,8 @@ class Soak:
 
     def poller(self):
         while not self.quiet.is_set():
+            if self.held():
+                continue
             for path in ("/metrics", "/state"):
                 req = urllib.request.Request(self.http + path, headers={"Authorization": "Bearer " + self.token})
                 try:
@@ -335,6 +349,7 @@ class Soak:
         outages = [t for t in range(period // 2, int(duration) - 20, period)]
         kill_at = outages[len(outages) // 2] if outages else None
         ev += [(t, "broker-kill" if t == kill_at else "broker-stop") for t in outages]
+        ev += [(self.args.warmup, "pause")]
         ev += [(t, "sighup") for t in range(10, int(duration) - 12, 20)]
         if duration >= 600:
             ev += [(t, "disk-full") for t in range(120, int(duration) - 20, 300)]
@@ -360,6 +375,8 @@ class Soak:
                 self.spawn(self.disk_full)
             elif kind == "fd-limit":
                 self.spawn(self.fd_limit)
+            elif kind == "pause":
+                self.spawn(self.pause)
 
     def outage(self, kind):
         kill = kind == "broker-kill"
@@ -369,6 +386,14 @@ class Soak:
         time.sleep(3.0)
         ok = self.start_broker()
         self.mark("broker-start", "ok" if ok else "FAILED")
+
+    def pause(self):
+        """The warm-up's level is measured as the end's is: 8 s without churning clients or polls."""
+        self.paused.set()
+        self.mark("quiet-warm")
+        time.sleep(8.0)
+        self.paused.clear()
+        self.mark("quiet-warm-end")
 
     def disk_full(self):
         ballast = os.path.join(self.spool, "ballast")
@@ -528,9 +553,11 @@ class Soak:
 
     def levels(self):
         s = self.samples
-        quiet_t = next((t for t, k, _ in self.chaos if k == "quiet"), self.args.duration)
-        warm = [x for x in s if self.args.warmup <= x["t"] < self.args.warmup + 10]
-        end = [x for x in s if x["t"] >= quiet_t + 2]  # the quiet tail, clients gone
+        at = lambda kind, dflt: next((t for t, k, _ in self.chaos if k == kind), dflt)
+        # Both levels in a quiet window (no churning clients, no polls), from its 3rd second on.
+        warm_t, quiet_t, term_t = at("quiet-warm", 1e9), at("quiet", 1e9), at("sigterm", 1e9)
+        warm = [x for x in s if warm_t + 3 <= x["t"] < warm_t + 8]
+        end = [x for x in s if quiet_t + 3 <= x["t"] < term_t]
         if not warm or not end:
             return {"levels": "not enough samples"}
         med = lambda xs: sorted(xs)[len(xs) // 2]
