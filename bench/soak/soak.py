@@ -351,13 +351,17 @@ class Soak:
         outages = [t for t in range(period // 2, int(duration) - 20, period)]
         kill_at = outages[len(outages) // 2] if outages else None
         ev += [(t, "broker-kill" if t == kill_at else "broker-stop") for t in outages]
-        ev += [(self.args.warmup, "pause")]
         ev += [(t, "sighup") for t in range(10, int(duration) - 12, 20)]
         if duration >= 600:
             ev += [(t, "disk-full") for t in range(120, int(duration) - 20, 300)]
             ev += [(t, "fd-limit") for t in range(200, int(duration) - 20, 300)]
         else:
             ev += [(duration * 0.35, "disk-full"), (duration * 0.6, "fd-limit")]
+        # The warm-up's quiet window (13 s) starts at the warm-up's end or later, away from outages, fills, limits.
+        pause = self.args.warmup
+        while any(k != "sighup" and t - 5 < pause + 13 and pause < t + 15 for t, k in ev):
+            pause += 1
+        ev += [(pause, "pause")]
         kinds = {"broker": ("broker-stop", "broker-kill"), "sighup": ("sighup",), "disk": ("disk-full",),
                  "fdlimit": ("fd-limit",)}
         off = {k for w in self.args.without for k in kinds.get(w, ())}
@@ -728,6 +732,7 @@ def main():
     a.clip = os.path.abspath(a.clip or default_clip(a.out))
     soak = Soak(a)
     signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # also when started in the background
     ok = False
     try:
         res = soak.run()
