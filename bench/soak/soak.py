@@ -223,7 +223,7 @@ class Soak:
                     fields = f.read().rsplit(")", 1)[1].split()
                 cpu_t = (int(fields[11]) + int(fields[12])) / tick
                 fds = len(os.listdir("/proc/%d/fd" % pid))
-            except (OSError, ValueError):
+            except (OSError, ValueError, KeyError):  # gone, or a zombie (no VmRSS)
                 return
             t = self.now()
             cpu = 100.0 * (cpu_t - last[1]) / (t - last[0]) if last else 0.0
@@ -731,8 +731,12 @@ def main():
         ap.error("--warmup must end at least 30 s before --duration")
     a.clip = os.path.abspath(a.clip or default_clip(a.out))
     soak = Soak(a)
-    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
-    signal.signal(signal.SIGINT, signal.default_int_handler)  # also when started in the background
+    def interrupt(*_):
+        raise KeyboardInterrupt
+    # Ctrl-C and SIGTERM clean up. A function of ours: when SIGINT comes ignored (started with `&` by a
+    # script), signal.default_int_handler would not be installed.
+    signal.signal(signal.SIGTERM, interrupt)
+    signal.signal(signal.SIGINT, interrupt)
     ok = False
     try:
         res = soak.run()
@@ -740,7 +744,9 @@ def main():
         write_files(soak)
         ok = report(soak, res)
     except KeyboardInterrupt:
-        print("soak: interrupted; cleaning up", file=sys.stderr)
+        print("soak: interrupted; cleaning up (the samples so far go to %s)" % a.out, file=sys.stderr)
+        soak.cleanup()
+        write_files(soak)
     finally:
         soak.cleanup()
     sys.exit(0 if ok else 1)
