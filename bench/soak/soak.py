@@ -75,7 +75,7 @@ class Soak:
         self.counts = {k: 0 for k in ("sock_churn", "sock_churn_err", "ws_churn", "ws_churn_err", "http_ok",
                                       "http_err", "stalled_reconnects", "steady_reconnects", "hups",
                                       "broker_stops", "broker_kills", "broker_restart_failures",
-                                      "disk_fills", "fd_limits", "sub_restarts")}
+                                      "disk_fills", "fd_limits", "sub_restarts", "limit_restore_failures")}
         self.lock = threading.Lock()
         self.notes = []
         self.scand = self.broker = self.sub = None
@@ -223,14 +223,15 @@ class Soak:
                     fields = f.read().rsplit(")", 1)[1].split()
                 cpu_t = (int(fields[11]) + int(fields[12])) / tick
                 fds = len(os.listdir("/proc/%d/fd" % pid))
+                rss, threads = int(st["VmRSS"].split()[0]) / 1024.0, int(st["Threads"])
             except (OSError, ValueError, KeyError):  # gone, or a zombie (no VmRSS)
                 return
             t = self.now()
             cpu = 100.0 * (cpu_t - last[1]) / (t - last[0]) if last else 0.0
             last = (t, cpu_t)
             with self.lock:
-                self.samples.append({"t": round(t, 2), "rss_mb": int(st["VmRSS"].split()[0]) / 1024.0,
-                                     "fds": fds, "threads": int(st["Threads"]), "cpu_pct": round(cpu, 1)})
+                self.samples.append({"t": round(t, 2), "rss_mb": rss, "fds": fds, "threads": threads,
+                                     "cpu_pct": round(cpu, 1)})
             self.stop.wait(1.0)
 
     def steady(self):
@@ -431,8 +432,10 @@ class Soak:
         old = resource.prlimit(pid, resource.RLIMIT_NOFILE)
         n = len(os.listdir("/proc/%d/fd" % pid)) + 2
         self.limit_restore = (pid, old)
-        subprocess.run(["prlimit", "--pid", str(pid), "--nofile=%d:%d" % (n, n)], check=True)
-        self.mark("fd-limit", "nofile=%d" % n)
+        # Only the soft limit: raising a hard limit back needs CAP_SYS_RESOURCE, which a container's root may
+        # lack (then the limit would stay lowered for the rest of the run); the soft one is what open() hits.
+        subprocess.run(["prlimit", "--pid", str(pid), "--nofile=%d:%d" % (n, old[1])], check=True)
+        self.mark("fd-limit", "nofile=%d:%d" % (n, old[1]))
         self.bump("fd_limits")
         try:
             time.sleep(5.0)
@@ -443,12 +446,17 @@ class Soak:
     def restore_limit(self):
         if self.limit_restore:
             pid, (soft, hard) = self.limit_restore
-            try:
-                subprocess.run(["prlimit", "--pid", str(pid), "--nofile=%d:%d" % (soft, hard)], check=True,
-                               capture_output=True)
-            except (subprocess.CalledProcessError, OSError):
-                pass
             self.limit_restore = None
+            r = subprocess.run(["prlimit", "--pid", str(pid), "--nofile=%d:%d" % (soft, hard)],
+                               capture_output=True, text=True)
+            try:
+                now = resource.prlimit(pid, resource.RLIMIT_NOFILE)
+            except OSError:  # scand is gone
+                return
+            if now != (soft, hard):
+                self.note("could not restore scand's descriptor limit %d:%d (now %d:%d): %s"
+                          % (soft, hard, now[0], now[1], r.stderr.strip()))
+                self.bump("limit_restore_failures")
 
     # -- the run ----------------------------------------------------------------------------------------
     def run(self):
@@ -620,6 +628,8 @@ def report(soak, res):
     c = res["counts"]
     check("scand alive, exit 0", res["scand_alive_at_end"] and res["scand_exit"] == 0,
           "alive at end: %s, exit status %s" % (res["scand_alive_at_end"], res["scand_exit"]))
+    check("descriptor limit restored", c["limit_restore_failures"] == 0,
+          "%d lowered, %d not restored" % (c["fd_limits"], c["limit_restore_failures"]))
     check("broker restarts", c["broker_restart_failures"] == 0
           and (c["broker_stops"] + c["broker_kills"] > 0 or "broker" in soak.args.without),
           "%d stops, %d kill, %d failed restarts" % (c["broker_stops"], c["broker_kills"],
