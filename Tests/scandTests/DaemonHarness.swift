@@ -116,19 +116,24 @@ final class DaemonProcess {
     var openFDs: Int { (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count) ?? -1 }
 }
 
-/// A Unix stream socket connected to `path` (close-on-exec); the caller owns the descriptor.
-/// - Throws: the connect error as a `POSIXError`.
-func connectUnixSocket(_ path: String) throws -> Int32 {
-    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-    guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+/// Calls `body` (`bind` or `connect`) with the Unix socket address of `path` and its length.
+func withUnixAddress(_ path: String, _ body: (UnsafePointer<sockaddr>, socklen_t) -> Int32) -> Int32 {
     var addr = sockaddr_un()
     addr.sun_family = sa_family_t(AF_UNIX)
     withUnsafeMutableBytes(of: &addr.sun_path) { raw in
         for (i, b) in path.utf8.enumerated() where i < raw.count - 1 { raw[i] = b }
     }
-    let rc = withUnsafePointer(to: &addr) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+    return withUnsafePointer(to: &addr) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
     }
+}
+
+/// A Unix stream socket connected to `path` (close-on-exec); the caller owns the descriptor.
+/// - Throws: the connect error as a `POSIXError`.
+func connectUnixSocket(_ path: String) throws -> Int32 {
+    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+    let rc = withUnixAddress(path) { connect(fd, $0, $1) }
     if rc != 0 { let e = errno; close(fd); throw POSIXError(POSIXErrorCode(rawValue: e) ?? .EIO) }
     return fd
 }
