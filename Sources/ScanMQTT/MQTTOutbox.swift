@@ -88,9 +88,11 @@ public final class MQTTOutbox: @unchecked Sendable {
     func syncSpoolIfDue() -> Double? {
         guard let spool else { return nil }
         let now = monotonicSeconds()
-        guard let fd = lock.withLock({ spool.takeDueSync(now: now) }) else {
-            return lock.withLock { spool.syncDue(now: now) }
+        let (due, taken) = lock.withLock { () -> (Double?, Int32?) in
+            let fd = spool.takeDueSync(now: now)
+            return (fd == nil ? spool.syncDue(now: now) : nil, fd)
         }
+        guard let fd = taken else { return due }
         let ok = fdatasync(fd) == 0
         let why = ok ? "" : String(cString: strerror(errno))
         close(fd)
