@@ -31,6 +31,19 @@ public struct DaemonMailbox: Sendable {
 /// What the control loop does after a command.
 public enum DaemonDecision: Sendable { case keepRunning, stop }
 
+/// SIGHUP trapped: from ``install()`` on, a SIGHUP is queued here (never the default action, which ends the
+/// process) until ``PipelineService`` reads it as a reload. `scand run` installs it first thing, so a reload
+/// sent while it starts (models loading, a camera opening, a slow broker) is applied once it runs instead of
+/// killing it.
+public struct HangupTrap: Sendable {
+    fileprivate let signals: UnixSignalsSequence
+
+    /// Traps SIGHUP (libdispatch's signal source) and returns once the trap is registered.
+    public static func install() async -> HangupTrap {
+        HangupTrap(signals: await UnixSignalsSequence(trapping: .sighup))
+    }
+}
+
 /// The pipeline as a `Service`: runs a started ``Daemon`` until its control loop decides to stop (the
 /// input ended, stdout went away, `--oneshot` got its object) or the group shuts down gracefully
 /// (SIGTERM/SIGINT); SIGHUP reaches the loop as ``DaemonCommand/reload``. On the way out it stops the
@@ -49,20 +62,26 @@ public final class PipelineService: Service, Sendable {
     private let onReady: @Sendable () -> Void
     private let onStopping: @Sendable () -> Void
     private let handle: @Sendable (DaemonCommand) async -> DaemonDecision
+    private let hangups: HangupTrap?
 
     /// - Parameters:
     ///   - onReady: called once the service runs and SIGHUP is trapped (log "ready", sd_notify READY=1).
     ///   - onStopping: called before the daemon is stopped (sd_notify STOPPING=1).
     ///   - handle: decides what each command means for this run (exit status, reload).
+    ///   - hangups: a SIGHUP trap installed earlier (SIGHUPs since then become reloads); nil: trapped when
+    ///     the service starts.
     public init(daemon: Daemon, mailbox: DaemonMailbox, ownedSinks: [any EventSink], logger: Logger,
                 onReady: @escaping @Sendable () -> Void = {}, onStopping: @escaping @Sendable () -> Void = {},
+                hangups: HangupTrap? = nil,
                 handle: @escaping @Sendable (DaemonCommand) async -> DaemonDecision) {
         self.daemon = daemon; self.mailbox = mailbox; self.ownedSinks = ownedSinks; self.logger = logger
-        self.onReady = onReady; self.onStopping = onStopping; self.handle = handle
+        self.onReady = onReady; self.onStopping = onStopping; self.handle = handle; self.hangups = hangups
     }
 
     public func run() async throws {
-        let hangups = await UnixSignalsSequence(trapping: .sighup)
+        let trap: HangupTrap
+        if let installed = self.hangups { trap = installed } else { trap = await HangupTrap.install() }
+        let hangups = trap.signals
         onReady()
         let mailbox = self.mailbox
         var decided = false

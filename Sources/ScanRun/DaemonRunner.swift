@@ -1,5 +1,5 @@
 public import Logging
-import ScanDaemon
+public import ScanDaemon
 public import ScanCore
 import ScanKit
 import ScanCapture
@@ -32,11 +32,14 @@ public struct DaemonRunOptions: Sendable {
     public var inputPath: InputPath?
     /// Merges the defaults, the config file and the flags again (SIGHUP).
     public var replan: @Sendable () throws -> DaemonPlan
+    /// SIGHUP trapped as early as the executable could (nil: ``DaemonRunner/run(_:options:logger:)`` traps it
+    /// first thing).
+    public var hangups: HangupTrap?
 
     public init(version: String, configPath: String? = nil, failFast: Bool = false, inputPath: InputPath? = nil,
-                replan: @escaping @Sendable () throws -> DaemonPlan) {
+                hangups: HangupTrap? = nil, replan: @escaping @Sendable () throws -> DaemonPlan) {
         self.version = version; self.configPath = configPath; self.failFast = failFast; self.inputPath = inputPath
-        self.replan = replan
+        self.hangups = hangups; self.replan = replan
     }
 }
 
@@ -46,6 +49,16 @@ public enum DaemonRunner {
     /// Runs the plan until the source ends (with `exitAtEnd`), a signal stops it, or it fails.
     /// - Throws: ``DaemonRunError`` (a usage error, or an exit status other than 0); errors of the group.
     public static func run(_ plan: DaemonPlan, options: DaemonRunOptions, logger: Logger) async throws {
+        // Before anything slow (models, camera, broker): a SIGHUP from now on is a reload once the pipeline
+        // runs, not the default action that ends the process.
+        let hangups: HangupTrap
+        if let installed = options.hangups { hangups = installed } else { hangups = await HangupTrap.install() }
+        // Test hook (docs/testing.md): `SCAND_TEST_SLOW_START=SECONDS` stands for a slow start (a model on a
+        // slow disk, a camera that takes seconds to open), so a test can signal scand while it starts.
+        if let slow = getenv("SCAND_TEST_SLOW_START").flatMap({ Double(String(cString: $0)) }), slow > 0 {
+            logger.warning("test hook: starting slowly (SCAND_TEST_SLOW_START=\(slow))")
+            try? await Task.sleep(for: .seconds(slow))
+        }
         let mailbox = DaemonMailbox()
         let script = plan.script
         // OpenCV's own size cap is an environment variable it reads once; set it before any decoding
@@ -156,6 +169,7 @@ public enum DaemonRunner {
                 logger.notice("ready", metadata: ["source": "\(source.name)"])
             },
             onStopping: { notifier.notify("STOPPING=1") },
+            hangups: hangups,
             handle: { await control.handle($0) })
         var others: [any Service] = []
         if let server { others.append(SocketServerService(server: server, ownedSocket: ownedSocket, logger: logger)) }

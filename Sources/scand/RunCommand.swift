@@ -202,6 +202,9 @@ struct RunCommand: AsyncParsableCommand {
         // unblock them first, before any thread exists, so every thread inherits the open mask. Until the
         // service group runs, SIGTERM/SIGINT end the process at once (nothing to drain yet).
         unblockControlSignals()
+        // SIGHUP's default action ends the process: trap it before the config is read and anything slow
+        // starts, so a reload sent while scand starts is applied once it runs (HangupTrap).
+        let hangups = await HangupTrap.install()
         var logger = logging.makeLogger()
         let resolved: Resolved
         do {
@@ -216,7 +219,7 @@ struct RunCommand: AsyncParsableCommand {
         let command = self
         let options = DaemonRunOptions(
             version: Scand.version, configPath: config, failFast: resolved.failFast,
-            inputPath: resolved.input.map { $0 == "-" ? InputPath.standardInput : RawArguments.path($0) },
+            inputPath: resolved.input.map { $0 == "-" ? InputPath.standardInput : RawArguments.path($0) }, hangups: hangups,
             replan: { try command.resolve() })
         do {
             try await DaemonRunner.run(resolved, options: options, logger: logger)

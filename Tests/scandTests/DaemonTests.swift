@@ -266,6 +266,35 @@ import Glibc
         #expect(d.terminate() == 0)
     }
 
+    /// A SIGHUP while scand starts (systemd's `reload` right after `start`, a logrotate hook) is applied once it
+    /// runs; before, its default action ended the process until the pipeline service trapped it.
+    @Test func sighupWhileStartingIsAReloadNotAnExit() throws {
+        let dir = DaemonPaths.tempDir("hupstart")
+        defer { DaemonPaths.remove(dir) }
+        let sock = dir + "/s.sock", config = dir + "/scand.json"
+        try #"{"types": ["qr"]}"#.write(toFile: config, atomically: true, encoding: .utf8)
+        let d = try DaemonProcess(["run", "--config", config, "--input", DaemonPaths.kiosk, "--socket", sock, "--loop",
+                                   "--log-level", "notice"], dir: dir, environment: ["SCAND_TEST_SLOW_START": "3"])
+        // SIGHUP is caught (SigCgt, bit 0) within 1.5 s of the start, long before the 3 s of the slow start end.
+        let caught = daemonEventually(1.5) {
+            guard let status = try? String(contentsOfFile: "/proc/\(d.pid)/status", encoding: .utf8),
+                  let line = status.split(separator: "\n").first(where: { $0.hasPrefix("SigCgt:") }),
+                  let mask = UInt64(line.dropFirst("SigCgt:".count).trimmingCharacters(in: .whitespaces), radix: 16)
+            else { return false }
+            return mask & 1 != 0
+        }
+        #expect(caught, "SIGHUP not trapped while starting: \(d.stderr)")
+        #expect(daemonEventually(5) { d.stderr.contains("test hook: starting slowly") })
+        for _ in 0..<3 { d.signal(SIGHUP); usleep(100_000) }
+        #expect(!d.stderr.contains("] ready"), "the SIGHUPs were sent before it was ready")
+        #expect(kill(d.pid, 0) == 0, "scand survived the SIGHUPs: \(d.stderr)")
+        #expect(d.waitReady())
+        #expect(daemonEventually(5) { d.stderr.contains("SIGHUP: configuration reloaded") }, "the reload is applied once running: \(d.stderr)")
+        let c = try DaemonSocketClient(path: sock)
+        #expect(c.readLines(for: 3).lines.compactMap(DaemonEventLine.init).contains { $0.event == "appeared" && $0.type == "qr" })
+        #expect(d.terminate() == 0)
+    }
+
     @Test func staleSocketIsReplacedAndLiveOneRefused() throws {
         let dir = DaemonPaths.tempDir("stale")
         defer { DaemonPaths.remove(dir) }
