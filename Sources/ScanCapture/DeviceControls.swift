@@ -133,8 +133,16 @@ public struct ControlWrite: Sendable, Hashable {
     public var value: Int64
     /// True for 64-bit controls (`int64`), written through `value64`.
     public var wide: Bool
-    public init(id: UInt32, name: String, value: Int64, wide: Bool = false) {
-        self.id = id; self.name = name; self.value = value; self.wide = wide
+    /// A locked mode's value: the control's value when the lock was first applied, written back as it is.
+    /// The session keeps the first one and writes that again after a re-plug or restart (a re-plugged camera
+    /// comes back with its defaults), until the mode changes.
+    public var holdsCurrentValue: Bool
+    public init(id: UInt32, name: String, value: Int64, wide: Bool = false, holdsCurrentValue: Bool = false) {
+        self.id = id; self.name = name; self.value = value; self.wide = wide; self.holdsCurrentValue = holdsCurrentValue
+    }
+    /// The write of `control`'s current value for a locked mode (nil: the control has no readable value).
+    static func holding(_ control: CaptureDeviceControl) -> ControlWrite? {
+        control.value.map { ControlWrite(id: control.id, name: control.name, value: $0, wide: control.kind == .int64, holdsCurrentValue: true) }
     }
 }
 

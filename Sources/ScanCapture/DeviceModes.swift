@@ -2,7 +2,8 @@ import ScanCore
 
 /// `AVCaptureDevice.FocusMode`.
 public enum FocusMode: String, Sendable, Hashable, CaseIterable, Encodable {
-    /// Focus stays where it is: `focus_automatic_continuous` = 0 (the lens keeps its `focus_absolute`).
+    /// Focus stays where it is: `focus_automatic_continuous` = 0, `focus_absolute` written back with its value
+    /// (kept across a re-plug).
     case locked
     /// Focus once, then lock: `focus_automatic_continuous` = 0, then the `auto_focus_start` button.
     case autoFocus
@@ -13,17 +14,21 @@ public enum FocusMode: String, Sendable, Hashable, CaseIterable, Encodable {
 /// `AVCaptureDevice.ExposureMode`.
 public enum ExposureMode: String, Sendable, Hashable, CaseIterable, Encodable {
     /// Exposure stays where it is: `auto_exposure` = manual, `exposure_time_absolute` written back with its
-    /// current value.
+    /// current value; on a device with automatic gain (`gain_automatic`: vivid, many sensor drivers) also
+    /// `gain_automatic` = 0 and `gain` written back. The values of the first lock are kept across a re-plug.
     case locked
-    /// The camera keeps metering: `auto_exposure` = auto (or aperture priority, what UVC webcams offer).
+    /// The camera keeps metering: `auto_exposure` = auto (or aperture priority, what UVC webcams offer);
+    /// `gain_automatic` = 1 where the device has it.
     case continuousAutoExposure
-    /// The values given with `--control exposure_time_absolute=…`/`gain=…`: `auto_exposure` = manual.
+    /// The values given with `--control exposure_time_absolute=…`/`gain=…`: `auto_exposure` = manual,
+    /// `gain_automatic` = 0.
     case custom
 }
 
 /// `AVCaptureDevice.WhiteBalanceMode`.
 public enum WhiteBalanceMode: String, Sendable, Hashable, CaseIterable, Encodable {
-    /// `white_balance_automatic` = 0 (`white_balance_temperature` written back with its current value).
+    /// `white_balance_automatic` = 0 (`white_balance_temperature` written back with its current value, kept
+    /// across a re-plug).
     case locked
     /// `white_balance_automatic` = 1.
     case continuousAutoWhiteBalance
@@ -91,9 +96,11 @@ public enum ModeMapping {
         }
         switch mode {
         case .locked:
-            if let auto { return .success([ControlWrite(id: auto.id, name: auto.name, value: 0)]) }
-            if absolute != nil { return .success([]) } // manual focus only: always locked
-            return fail("it has neither focus_automatic_continuous nor focus_absolute")
+            guard auto != nil || absolute != nil else { return fail("it has neither focus_automatic_continuous nor focus_absolute") }
+            var w: [ControlWrite] = []
+            if let auto { w.append(ControlWrite(id: auto.id, name: auto.name, value: 0)) }
+            if let absolute, let held = ControlWrite.holding(absolute) { w.append(held) }
+            return .success(w)
         case .autoFocus:
             guard let start else { return fail("it has no auto_focus_start") }
             var w: [ControlWrite] = []
@@ -110,25 +117,42 @@ public enum ModeMapping {
         let auto = find(StandardControl.autoExposure, controls)
         let time = find(StandardControl.exposureTimeAbsolute, controls)
         let gain = find(StandardControl.gain, controls)
+        let autogain = find(StandardControl.gainAutomatic, controls)
         func fail(_ why: String) -> Result<[ControlWrite], ControlError> {
             .failure(.unsupportedMode(what: "--exposure-mode", mode: mode.rawValue, supported: ExposureMode.allCases.filter { isSupported($0, controls: controls) }.map(\.rawValue), why: why))
         }
+        // Automatic gain off for the manual modes (a gain written under it would be overridden), on for auto.
+        let gainOff = autogain.map { [ControlWrite(id: $0.id, name: $0.name, value: 0)] } ?? []
         switch mode {
-        case .locked, .custom:
+        case .locked:
+            var w: [ControlWrite] = []
+            if let auto {
+                guard auto.menuOffers(StandardControl.exposureManual) else { return fail("its auto_exposure menu has no manual mode") }
+                w.append(ControlWrite(id: auto.id, name: auto.name, value: StandardControl.exposureManual))
+            }
+            if let time, let held = ControlWrite.holding(time) { w.append(held) }
+            if autogain != nil {
+                w += gainOff
+                if let gain, let held = ControlWrite.holding(gain) { w.append(held) }
+            }
+            if auto == nil && time == nil && autogain == nil { return fail("it has no auto_exposure, exposure_time_absolute or gain_automatic") }
+            return .success(w)
+        case .custom:
             guard let auto else {
-                if mode == .custom, time != nil || gain != nil { return .success([]) } // no auto exposure: always manual
-                if mode == .locked, time != nil { return .success([]) }
-                return fail("it has no auto_exposure" + (mode == .custom ? ", exposure_time_absolute or gain" : " or exposure_time_absolute"))
+                if time != nil || gain != nil { return .success(gainOff) } // no auto exposure: always manual
+                return fail("it has no auto_exposure, exposure_time_absolute or gain")
             }
             guard auto.menuOffers(StandardControl.exposureManual) else { return fail("its auto_exposure menu has no manual mode") }
-            if mode == .custom && time == nil && gain == nil { return fail("it has neither exposure_time_absolute nor gain") }
-            var w = [ControlWrite(id: auto.id, name: auto.name, value: StandardControl.exposureManual)]
-            if mode == .locked, let time, let v = time.value { w.append(ControlWrite(id: time.id, name: time.name, value: v)) }
-            return .success(w)
+            if time == nil && gain == nil { return fail("it has neither exposure_time_absolute nor gain") }
+            return .success([ControlWrite(id: auto.id, name: auto.name, value: StandardControl.exposureManual)] + gainOff)
         case .continuousAutoExposure:
-            guard let auto else { return fail("it has no auto_exposure") }
+            let gainOn = autogain.map { [ControlWrite(id: $0.id, name: $0.name, value: 1)] } ?? []
+            guard let auto else {
+                if autogain != nil { return .success(gainOn) }
+                return fail("it has no auto_exposure or gain_automatic")
+            }
             for v in [StandardControl.exposureAuto, StandardControl.exposureAperturePriority] where auto.menuOffers(v) {
-                return .success([ControlWrite(id: auto.id, name: auto.name, value: v)])
+                return .success([ControlWrite(id: auto.id, name: auto.name, value: v)] + gainOn)
             }
             return fail("its auto_exposure menu has neither auto nor aperture priority mode")
         }
@@ -142,12 +166,12 @@ public enum ModeMapping {
         }
         switch mode {
         case .locked:
-            guard let auto else {
-                if temperature != nil { return .success([]) }
+            guard auto != nil || temperature != nil else {
                 return fail("it has neither white_balance_automatic nor white_balance_temperature")
             }
-            var w = [ControlWrite(id: auto.id, name: auto.name, value: 0)]
-            if let temperature, let v = temperature.value { w.append(ControlWrite(id: temperature.id, name: temperature.name, value: v)) }
+            var w: [ControlWrite] = []
+            if let auto { w.append(ControlWrite(id: auto.id, name: auto.name, value: 0)) }
+            if let temperature, let held = ControlWrite.holding(temperature) { w.append(held) }
             return .success(w)
         case .continuousAutoWhiteBalance:
             guard let auto else { return fail("it has no white_balance_automatic") }
@@ -190,11 +214,12 @@ public enum ModeMapping {
         let auto = find(StandardControl.autoExposure, controls)
         let time = find(StandardControl.exposureTimeAbsolute, controls) != nil
         let gain = find(StandardControl.gain, controls) != nil
+        let autogain = find(StandardControl.gainAutomatic, controls) != nil
         switch mode {
-        case .locked: return auto.map { $0.menuOffers(StandardControl.exposureManual) } ?? time
+        case .locked: return auto.map { $0.menuOffers(StandardControl.exposureManual) } ?? (time || autogain)
         case .custom: return (time || gain) && (auto.map { $0.menuOffers(StandardControl.exposureManual) } ?? true)
         case .continuousAutoExposure:
-            return auto.map { $0.menuOffers(StandardControl.exposureAuto) || $0.menuOffers(StandardControl.exposureAperturePriority) } ?? false
+            return auto.map { $0.menuOffers(StandardControl.exposureAuto) || $0.menuOffers(StandardControl.exposureAperturePriority) } ?? autogain
         }
     }
 

@@ -48,6 +48,9 @@ final class SessionControls {
     private var controller: ExposureController?
     private var meteredID: UInt32 = 0
     private var meteredWide = false
+    /// The locked modes' values (control id → value) as first applied: written again on every later open (a
+    /// re-plugged camera comes back with its defaults), until a commit changes the modes.
+    private var held: [UInt32: Int64] = [:]
     private let emit: Emit
 
     init(_ configuration: ControlConfiguration, emit: @escaping Emit) {
@@ -69,6 +72,7 @@ final class SessionControls {
 
     /// A commit changed only the controls: apply them to the running stream.
     func reconfigure(_ next: ControlConfiguration, stream: V4L2Stream?) {
+        if next.modes != configuration.modes { held = [:] } // a new lock takes the values of its moment
         configuration = next
         controller = nil
         if let stream { apply(next, to: stream, controls: stream.controls()) }
@@ -77,7 +81,14 @@ final class SessionControls {
     private func apply(_ c: ControlConfiguration, to stream: V4L2Stream, controls: [CaptureDeviceControl]) {
         controller = nil
         do {
-            let (writes, metered) = try c.writes(for: controls)
+            let (planned, metered) = try c.writes(for: controls)
+            let writes = planned.map { w -> ControlWrite in
+                guard w.holdsCurrentValue else { return w }
+                guard let value = held[w.id] else { held[w.id] = w.value; return w }
+                var kept = w
+                kept.value = value
+                return kept
+            }
             try stream.apply(writes)
             if let m = c.exposureMetering, let (control, response) = metered {
                 // The value after the writes above (a --control may have set the start value).

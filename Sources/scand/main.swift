@@ -7,6 +7,9 @@ import Glibc
 
 // SIGPIPE would kill us when a reader goes away; we see EPIPE instead and stop cleanly.
 signal(SIGPIPE, SIG_IGN)
+// `scand run`: SIGHUP (reload) must never end the daemon. Until `run` traps it (HangupTrap, before it reads its
+// config file) it is ignored: a reload sent that early asks for a config that has not been read yet.
+if CommandLine.arguments.dropFirst().first == "run" { signal(SIGHUP, SIG_IGN) }
 // Under an address-space limit: run again without OpenBLAS's threads (they spin for ever) and with one malloc arena.
 StartupEnvironment.adaptToAddressSpaceLimit()
 // An address-space limit too low to start a thread is a clear error (status 2), not a hang or a crash.

@@ -93,7 +93,7 @@ private func error(_ body: () throws -> Any) -> String {
 @Suite struct ModeMappingTests {
     @Test func focusModes() throws {
         #expect(try plan(DeviceModes(focusMode: .continuousAutoFocus), [], uvcWebcam()) == ["focus_automatic_continuous=1"])
-        #expect(try plan(DeviceModes(focusMode: .locked), [], uvcWebcam()) == ["focus_automatic_continuous=0"])
+        #expect(try plan(DeviceModes(focusMode: .locked), [], uvcWebcam()) == ["focus_automatic_continuous=0", "focus_absolute=30"])
         let e = error { try plan(DeviceModes(focusMode: .autoFocus), [], uvcWebcam()) }
         #expect(e == "--focus-mode 'autoFocus' is not supported by this device (it has no auto_focus_start); it supports: locked, continuousAutoFocus")
         var withStart = uvcWebcam()
@@ -110,8 +110,29 @@ private func error(_ body: () throws -> Any) -> String {
                 == ["auto_exposure=1", "exposure_time_absolute=80", "gain=10"])
         #expect(error { try plan(DeviceModes(exposureMode: .locked), ["exposure_time_absolute=5"], uvcWebcam()) }
                 == "--control exposure_time_absolute conflicts with --exposure-mode locked, which sets it too")
-        #expect(error { try plan(DeviceModes(exposureMode: .continuousAutoExposure), [], vivid()) }
-                == "--exposure-mode 'continuousAutoExposure' is not supported by this device (it has no auto_exposure); it supports: custom")
+        // vivid (and many sensor drivers): automatic gain, no auto_exposure. Locked turns it off and keeps the gain.
+        #expect(try plan(DeviceModes(exposureMode: .locked), [], vivid()) == ["gain_automatic=0", "gain=100"])
+        #expect(try plan(DeviceModes(exposureMode: .continuousAutoExposure), [], vivid()) == ["gain_automatic=1"])
+        #expect(try plan(DeviceModes(exposureMode: .custom), ["gain=10"], vivid()) == ["gain_automatic=0", "gain=10"])
+        #expect(error { try plan(DeviceModes(exposureMode: .custom), ["gain_automatic=1"], vivid()) }
+                == "--control gain_automatic conflicts with --exposure-mode custom, which sets it too")
+        let plain = [vivid()[0]] // brightness only
+        #expect(error { try plan(DeviceModes(exposureMode: .continuousAutoExposure), [], plain) }
+                == "--exposure-mode 'continuousAutoExposure' is not supported by this device (it has no auto_exposure or gain_automatic); it supports: none")
+        #expect(error { try plan(DeviceModes(exposureMode: .locked), [], plain) }
+                == "--exposure-mode 'locked' is not supported by this device (it has no auto_exposure, exposure_time_absolute or gain_automatic); it supports: none")
+    }
+
+    /// The values a locked mode writes back are marked, so the session keeps the first lock's values across a
+    /// re-plug (SessionControls; the VM suite checks it on vivid); the switches are not.
+    @Test func lockedModesMarkTheValuesTheyHold() throws {
+        let modes = DeviceModes(focusMode: .locked, exposureMode: .locked, whiteBalanceMode: .locked)
+        let writes = try ModeMapping.plan(modes: modes, settings: [], controls: uvcWebcam(exposureValue: 321, temperature: 5100))
+        #expect(writes.filter(\.holdsCurrentValue).map { "\($0.name)=\($0.value)" }
+                == ["focus_absolute=30", "exposure_time_absolute=321", "white_balance_temperature=5100"])
+        #expect(writes.filter { !$0.holdsCurrentValue }.map(\.name) == ["focus_automatic_continuous", "auto_exposure", "white_balance_automatic"])
+        #expect(try ModeMapping.plan(modes: DeviceModes(exposureMode: .custom), settings: [ControlSetting(parsing: "gain=10")], controls: vivid())
+                    .allSatisfy { !$0.holdsCurrentValue }, "custom values are the user's, not held")
     }
 
     @Test func whiteBalanceAndTorch() throws {
@@ -136,7 +157,7 @@ private func error(_ body: () throws -> Any) -> String {
         #expect(uvc.torchModes == [])
         let v = SupportedModes(controls: vivid())
         #expect(v.focusModes == [] && v.whiteBalanceModes == [] && v.torchModes == [])
-        #expect(v.exposureModes == [.custom]) // gain, no auto exposure
+        #expect(v.exposureModes == [.locked, .continuousAutoExposure, .custom]) // gain and gain_automatic, no auto exposure
         let device = CaptureDevice(path: "/dev/video0", driver: "uvcvideo", card: "cam", bus: "usb", deviceCaps: 1, formats: [], controls: uvcWebcam())
         #expect(device.isFocusModeSupported(.continuousAutoFocus) && !device.isFocusModeSupported(.autoFocus))
         #expect(device.isExposureModeSupported(.custom) && !device.isTorchModeSupported(.on))
