@@ -149,6 +149,7 @@ let package = Package(
             name: "ScanHTTP",
             dependencies: ["ScanCore", "ScanCapture", "ScanOutput", "ScanKit",
                            .product(name: "Hummingbird", package: "hummingbird"),
+                           .product(name: "HummingbirdCore", package: "hummingbird"),
                            .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                            .product(name: "Metrics", package: "swift-metrics"),
                            .product(name: "Prometheus", package: "swift-prometheus"),

@@ -5,6 +5,7 @@ public import ServiceLifecycle
 public import ScanKit
 import ScanCapture
 import Hummingbird
+import HummingbirdCore
 import HummingbirdWebSocket
 import HTTPTypes
 import NIOCore
@@ -150,10 +151,17 @@ public final class HTTPServer: Service, Sendable {
         let router = Router(context: BasicWebSocketRequestContext.self)
         router.middlewares.add(BearerTokenMiddleware(token: configuration.token))
         addRoutes(router)
+        let webSocketResponder = router.buildResponder()
+        let refusals = HeadroomRefusals(logger: logger)
+        let server = HTTPServerBuilder { responder in
+            HeadroomGuardedChannel(base: HTTP1WebSocketUpgradeChannel(
+                responder: responder, webSocketResponder: webSocketResponder,
+                configuration: HTTP1WebSocketUpgradeChannel.Configuration(ws: .init(maxFrameSize: 1 << 16))),
+                refusals: refusals)
+        }
         let app = Application(
             router: router,
-            server: .http1WebSocketUpgrade(webSocketRouter: router,
-                                           configuration: HTTP1WebSocketUpgradeChannel.Configuration(ws: .init(maxFrameSize: 1 << 16))),
+            server: server,
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
             onServerRunning: { [onListening, logger] channel in
                 let port = channel.localAddress?.port ?? 0
@@ -459,5 +467,54 @@ struct BearerTokenMiddleware: RouterMiddleware {
         var diff = UInt8(a.count == b.count ? 0 : 1)
         for i in 0..<max(a.count, b.count) { diff |= (i < a.count ? a[i] : 0) ^ (i < b.count ? b[i] : 0) }
         return diff == 0
+    }
+}
+
+/// Hummingbird's HTTP/WebSocket child channel behind a descriptor check: a connection that leaves fewer than
+/// ``DescriptorHeadroom/reserve`` descriptors free below the limit is closed before any byte is read, as the
+/// socket server refuses one (the process keeps room for libdispatch, the broker and the spool).
+struct HeadroomGuardedChannel<Base: ServerChildChannel>: ServerChildChannel {
+    typealias Value = Base.Value
+    let base: Base
+    let refusals: HeadroomRefusals
+
+    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+        let free = DescriptorHeadroom.free()
+        guard free >= DescriptorHeadroom.reserve else {
+            refusals.refused(free: free)
+            return channel.close().flatMapThrowing { throw HeadroomRefused() }
+        }
+        return base.setup(channel: channel, logger: logger)
+    }
+
+    func handle(value: Value, logger: Logger) async {
+        await base.handle(value: value, logger: logger)
+    }
+}
+
+struct HeadroomRefused: Error {}
+
+/// Logs refused HTTP connections at most once a minute (a client retrying at the limit would flood the log).
+final class HeadroomRefusals: @unchecked Sendable {
+    // Invariant for @unchecked Sendable: `last` and `count` are read and written only under `lock`.
+    private let logger: Logger
+    private let lock = Lock()
+    private var last: Double?
+    private var count = 0
+    init(logger: Logger) { self.logger = logger }
+
+    func refused(free: Int) {
+        let now = monotonicSeconds()
+        let report: Int? = lock.withLock {
+            count += 1
+            guard last.map({ now - $0 >= 60 }) ?? true else { return nil }
+            last = now
+            defer { count = 0 }
+            return count
+        }
+        if let count = report {
+            logger.warning("http: refusing new connections: only \(free) descriptors left below the limit (\(DescriptorHeadroom.reserve) are kept free; logged at most once a minute)",
+                           metadata: ["refused": "\(count)"])
+        }
     }
 }

@@ -400,6 +400,14 @@ private final class AcceptPause: ChannelInboundHandler, @unchecked Sendable {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        // The connection is accepted (its descriptor open) but not registered yet: refuse it when it leaves
+        // fewer than DescriptorHeadroom.reserve free, and pause accepting as for EMFILE.
+        let free = DescriptorHeadroom.free()
+        if free < DescriptorHeadroom.reserve {
+            unwrapInboundIn(data).close(promise: nil)
+            refuse("only \(free) descriptors left below the limit (\(DescriptorHeadroom.reserve) are kept free)", context)
+            return
+        }
         if owesNotice {
             owesNotice = false
             logger.notice("accepting clients again", metadata: ["failedAccepts": "\(failures)"])
@@ -413,12 +421,16 @@ private final class AcceptPause: ChannelInboundHandler, @unchecked Sendable {
             context.fireErrorCaught(error)
             return
         }
+        refuse(String(cString: strerror(code)), context)
+    }
+
+    private func refuse(_ why: String, _ context: ChannelHandlerContext) {
         failures += 1
         let now = NIODeadline.now()
         if lastWarning.map({ now - $0 >= .seconds(60) }) ?? true {
             lastWarning = now
             owesNotice = true
-            logger.warning("cannot accept new clients: \(String(cString: strerror(code))); paused until a client leaves (retrying every \(retryInterval) s; logged at most once a minute)",
+            logger.warning("cannot accept new clients: \(why); paused until a client leaves (retrying every \(retryInterval) s; logged at most once a minute)",
                            metadata: ["failedAccepts": "\(failures)"])
             failures = 0
         }

@@ -90,6 +90,88 @@ struct DescriptorLimitTests {
         let events = r.stdout.split(separator: "\n").compactMap { DaemonEventLine(String($0)) }
         #expect(events.contains { $0.event == "appeared" }, "\(r.stdout.prefix(400))")
     }
+
+    /// The limit lowered while scand serves (`prlimit --pid`), then a flood of socket and HTTP clients: scand keeps
+    /// DescriptorHeadroom.reserve (8) descriptors free and refuses the rest with a warning, the client connected
+    /// before keeps its stream, and once the limit is back new clients are served. Before, the clients took
+    /// every descriptor, and libdispatch's once-a-second check of its workers (an `open` of /proc/TID/stat)
+    /// then trapped: the chaos soak's SIGILL (bench/soak/README.md).
+    @Test("a limit lowered mid-run: clients are refused before they take the last 8 descriptors")
+    func clientsNeverTakeTheLastDescriptors() throws {
+        let dir = DaemonPaths.tempDir("nofile-flood")
+        defer { DaemonPaths.remove(dir) }
+        let sock = dir + "/s.sock", port = try MosquittoBroker.freePort()
+        let d = try DaemonProcess(["run", "--input", DaemonPaths.kiosk, "--loop", "--socket", sock, "--http", "127.0.0.1:\(port)",
+                                   "--log-level", "notice"], dir: dir)
+        #expect(d.waitReady())
+        let steady = try DaemonSocketClient(path: sock)
+        let before = steady.readLines(for: 1.5).lines.compactMap(DaemonEventLine.init)
+        #expect(before.contains { $0.event == "metadata" })
+
+        let pid = d.pid
+        let old = try #require(openFileLimit(pid))
+        let open = d.openFDs
+        let soft = open + 12 // 12 free: room for about 4 clients
+        #expect(try setOpenFileLimit(pid, soft: soft, hard: old.hard))
+        #expect(openFileLimit(pid)?.soft == soft)
+
+        // Sample scand's descriptors while 20 socket and 20 HTTP clients connect and stay.
+        let most = Locked(0), sampling = Locked(true)
+        let sampler = Thread {
+            while sampling.value {
+                let n = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count) ?? 0
+                most.mutate { $0 = max($0, n) }
+                usleep(1_000)
+            }
+        }
+        sampler.start()
+        var kept: [Int32] = []
+        var socketServed = 0, socketRefused = 0, httpServed = 0, httpRefused = 0
+        for _ in 0..<20 {
+            if let fd = try? connectUnixSocket(sock) {
+                kept.append(fd)
+                // Refused: closed at once, or left in the listen backlog while accepting is paused.
+                if readSome(fd, timeout: 0.8).contains("\"hello\"") { socketServed += 1 } else { socketRefused += 1 }
+            } else { socketRefused += 1 }
+            if let fd = connectTCP(port) {
+                kept.append(fd)
+                _ = "GET /state HTTP/1.1\r\nHost: scand\r\n\r\n".withCString { write(fd, $0, strlen($0)) }
+                if readSome(fd, timeout: 0.8).hasPrefix("HTTP/1.1 200") { httpServed += 1 } else { httpRefused += 1 }
+            } else { httpRefused += 1 }
+        }
+        usleep(300_000)
+        sampling.value = false
+        while sampler.isExecuting { usleep(1_000) }
+        // 8 kept free; the sampler may see up to 2 connections accepted and not yet refused (an HTTP accept is
+        // checked on its own event loop). Without the reserve scand reached the limit itself.
+        #expect(most.value <= soft - DescriptorHeadroomReserve + 2,
+                "scand held \(most.value) descriptors under a limit of \(soft): fewer than 6 left free")
+        #expect(socketServed >= 1 && socketRefused >= 1, "socket clients: \(socketServed) served, \(socketRefused) refused")
+        #expect(httpServed >= 1 && httpRefused >= 1, "HTTP clients: \(httpServed) served, \(httpRefused) refused")
+        #expect(d.stderr.contains("cannot accept new clients: only"), "the socket server says why: \(d.stderr.suffix(600))")
+        #expect(d.stderr.contains("http: refusing new connections: only"), "the HTTP server says why")
+        let during = steady.readLines(for: 1.0)
+        #expect(!during.eof && during.lines.compactMap(DaemonEventLine.init).contains { $0.event == "metadata" },
+                "the client connected before keeps its stream")
+
+        // The limit back: new clients are served again.
+        for fd in kept { close(fd) }
+        #expect(try setOpenFileLimit(pid, soft: old.soft, hard: old.hard))
+        let fresh = daemonEventually(5) {
+            guard let fd = try? connectUnixSocket(sock) else { return false }
+            defer { close(fd) }
+            return readSome(fd, timeout: 1).contains("\"hello\"")
+        }
+        #expect(fresh, "a socket client is served once the limit is back")
+        let web = daemonEventually(5) {
+            guard let fd = connectTCP(port) else { return false }
+            defer { close(fd) }
+            _ = "GET /state HTTP/1.1\r\nHost: scand\r\n\r\n".withCString { write(fd, $0, strlen($0)) }
+            return readSome(fd, timeout: 1).hasPrefix("HTTP/1.1 200")
+        }
+        #expect(web, "an HTTP client is served once the limit is back")
+        #expect(d.terminate() == 0)
+    }
 }
 
 /// scand under an address-space limit (`prlimit --as`, as `ulimit -v` or systemd's `LimitAS=` set it), with the
@@ -187,4 +269,55 @@ struct AddressSpaceLimitTests {
             }
         }
     }
+}
+
+/// DescriptorHeadroom.reserve, as scand keeps it (the test target does not link ScanCore's internals).
+private let DescriptorHeadroomReserve = 8
+
+/// A value shared with the sampler thread.
+private final class Locked<T>: @unchecked Sendable {
+    // Invariant for @unchecked Sendable: `stored` is read and written only under `lock`.
+    private let lock = NSLock()
+    private var stored: T
+    init(_ value: T) { stored = value }
+    var value: T {
+        get { lock.lock(); defer { lock.unlock() }; return stored }
+        set { lock.lock(); stored = newValue; lock.unlock() }
+    }
+    func mutate(_ body: (inout T) -> Void) { lock.lock(); body(&stored); lock.unlock() }
+}
+
+/// A TCP connection to 127.0.0.1:`port` (nil: refused).
+private func connectTCP(_ port: Int) -> Int32? {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    guard fd >= 0 else { return nil }
+    var addr = sockaddr_in()
+    addr.sin_family = sa_family_t(AF_INET)
+    addr.sin_port = in_port_t(UInt16(port).bigEndian)
+    addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let rc = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+    if rc != 0 { close(fd); return nil }
+    return fd
+}
+
+/// What arrives on `fd` within `timeout` seconds (up to 4 KiB; "" on EOF, a reset or nothing).
+private func readSome(_ fd: Int32, timeout: Double) -> String {
+    var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+    guard poll(&p, 1, Int32(timeout * 1000)) == 1 else { return "" }
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    let n = read(fd, &buffer, buffer.count)
+    return n > 0 ? String(decoding: buffer[0..<n], as: UTF8.self) : ""
+}
+
+/// `RLIMIT_NOFILE` of process `pid`, from /proc/PID/limits.
+private func openFileLimit(_ pid: Int32) -> (soft: Int, hard: Int)? {
+    guard let text = try? String(contentsOfFile: "/proc/\(pid)/limits", encoding: .utf8),
+          let line = text.split(separator: "\n").first(where: { $0.hasPrefix("Max open files") }) else { return nil }
+    let fields = line.split(separator: " ").compactMap { Int($0) }
+    return fields.count >= 2 ? (fields[0], fields[1]) : nil
+}
+
+/// Sets process `pid`'s open-file limit with util-linux's `prlimit --pid` (the syscall is not in Glibc's module).
+private func setOpenFileLimit(_ pid: Int32, soft: Int, hard: Int) throws -> Bool {
+    try TestProcess.run("/usr/bin/prlimit", ["--pid", "\(pid)", "--nofile=\(soft):\(hard)"]).status == 0
 }
