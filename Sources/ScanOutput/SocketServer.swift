@@ -240,6 +240,8 @@ public final class SocketServer: EventSink, @unchecked Sendable {
         let config = configuration
         var bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: config.listenBacklog)
+            // One accept per read, so the descriptor check above runs before the next accept.
+            .serverChannelOption(.maxMessagesPerRead, value: 1)
             .childChannelOption(.allowRemoteHalfClosure, value: true)
             .childChannelOption(.writeBufferWaterMark, value: .init(low: 8 * 1024, high: 32 * 1024))
         if let size = config.clientSendBufferBytes {
@@ -400,12 +402,15 @@ private final class AcceptPause: ChannelInboundHandler, @unchecked Sendable {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        // The connection is accepted (its descriptor open) but not registered yet: refuse it when it leaves
-        // fewer than DescriptorHeadroom.reserve free, and pause accepting as for EMFILE.
-        let free = DescriptorHeadroom.free()
+        // The connection is accepted (its descriptor open) but not registered yet. It is kept while it leaves
+        // DescriptorHeadroom.reserve descriptors free; when it leaves exactly that many, accepting pauses after
+        // it (the next clients wait in the listen backlog, as at EMFILE); one that leaves fewer (the limit was
+        // lowered under us) is closed at once.
+        let free = DescriptorHeadroom.free(atMost: DescriptorHeadroom.reserve + 1)
+        let why = "only \(free) descriptors left below the limit (\(DescriptorHeadroom.reserve) are kept free)"
         if free < DescriptorHeadroom.reserve {
             unwrapInboundIn(data).close(promise: nil)
-            refuse("only \(free) descriptors left below the limit (\(DescriptorHeadroom.reserve) are kept free)", context)
+            refuse(why, context)
             return
         }
         if owesNotice {
@@ -413,6 +418,7 @@ private final class AcceptPause: ChannelInboundHandler, @unchecked Sendable {
             logger.notice("accepting clients again", metadata: ["failedAccepts": "\(failures)"])
         }
         context.fireChannelRead(data)
+        if free == DescriptorHeadroom.reserve { refuse(why, context, failed: false) }
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
@@ -424,8 +430,9 @@ private final class AcceptPause: ChannelInboundHandler, @unchecked Sendable {
         refuse(String(cString: strerror(code)), context)
     }
 
-    private func refuse(_ why: String, _ context: ChannelHandlerContext) {
-        failures += 1
+    /// Logs (at most once a minute) and pauses accepting; `failed`: an accept failed or was refused (counted).
+    private func refuse(_ why: String, _ context: ChannelHandlerContext, failed: Bool = true) {
+        if failed { failures += 1 }
         let now = NIODeadline.now()
         if lastWarning.map({ now - $0 >= .seconds(60) }) ?? true {
             lastWarning = now
@@ -442,6 +449,10 @@ private final class AcceptPause: ChannelInboundHandler, @unchecked Sendable {
             isPaused = true
             try? context.channel.syncOptions?.setOption(.autoRead, value: false)
         }
+        scheduleRetry(context)
+    }
+
+    private func scheduleRetry(_ context: ChannelHandlerContext) {
         retry?.cancel()
         retry = context.eventLoop.scheduleTask(in: .nanoseconds(Int64(retryInterval * 1e9))) { [self] in
             retry = nil
@@ -453,6 +464,11 @@ private final class AcceptPause: ChannelInboundHandler, @unchecked Sendable {
     func retryNow() {
         guard isPaused, let context else { return }
         retry?.cancel(); retry = nil
+        // Not while the next client would take one of the reserved descriptors: it would only be closed.
+        if DescriptorHeadroom.free(atMost: DescriptorHeadroom.reserve + 1) <= DescriptorHeadroom.reserve {
+            scheduleRetry(context)
+            return
+        }
         isPaused = false
         try? context.channel.syncOptions?.setOption(.autoRead, value: true)
     }
