@@ -1,5 +1,7 @@
 // extern "C" shim over zxing-cpp. No C++ exception crosses this file's boundary.
 #include "CScanZXing.h"
+#include <new>
+#include <atomic>
 // zxing-cpp 3.1.1, built by scripts/build-zxing into .build-deps/ (Package.swift points here). The library was
 // compiled with ZXING_INTERNAL; its private BarcodeData.h (installed next to the public headers) is included
 // for the character-set runs below, so the shim is compiled with the same define.
@@ -122,6 +124,19 @@ bool acceptable(const ZXing::Barcode &r, const scz_options *options) {
 }
 } // namespace
 
+// Test hook (docs/testing.md): SCAND_TEST_FAULT_ZXING=N makes every Nth call below fail as an allocation
+// failure would (std::bad_alloc inside the try block), so the tests follow the error out of the shim without
+// exhausting memory. Unset or 0: never.
+static bool zxingFaultDue() {
+    static const long every = [] {
+        const char *v = std::getenv("SCAND_TEST_FAULT_ZXING");
+        return v ? std::atol(v) : 0L;
+    }();
+    if (every <= 0) return false;
+    static std::atomic<long> calls{0};
+    return (calls.fetch_add(1) + 1) % every == 0;
+}
+
 extern "C" scz_status scz_read(const uint8_t *luma, int width, int height, int stride, const scz_options *options,
                                scz_result **results, int *count, char *message, size_t cap) {
     if (results) *results = nullptr;
@@ -132,6 +147,7 @@ extern "C" scz_status scz_read(const uint8_t *luma, int width, int height, int s
     }
     if (options->formats == 0) return SCZ_OK;
     try {
+        if (zxingFaultDue()) throw std::bad_alloc();
         ZXing::ImageView view(luma, width, height, ZXing::ImageFormat::Lum, stride);
         ZXing::ReaderOptions hints;
         hints.setFormats(toZXing(options->formats));

@@ -335,6 +335,9 @@ public final class Daemon: @unchecked Sendable {
                 logger.error("reloaded configuration not applied: \(error)")
             }
         }
+        // Frames the detectors failed on (a C library out of memory): a `runtimeError` device event for the
+        // first, then at most one a second saying how many failed since, so clients learn of it without a flood.
+        var failedFrames = 0, lastFailureReport: Double?
         while true {
             applyPendingConfiguration()
             guard let item = queue.take() else {
@@ -351,6 +354,14 @@ public final class Daemon: @unchecked Sendable {
             } catch {
                 monitor.withLock { frameStartedAt = nil }
                 logger.error("frame \(item.frame.index) of \(item.info.name): \(error)")
+                failedFrames += 1
+                let now = monotonicSeconds()
+                if lastFailureReport.map({ now - $0 >= 1 }) ?? true {
+                    lastFailureReport = now
+                    let reason = "frame \(item.frame.index) not scanned: \(error)" + (failedFrames > 1 ? " (\(failedFrames) frames failed since the last report)" : "")
+                    emitter.emit([.device(DeviceEvent(kind: .runtimeError, device: item.info.name, reason: reason))])
+                    failedFrames = 0
+                }
                 continue
             }
             let event = result.event

@@ -69,8 +69,8 @@ public final class BarcodeDetector: MetadataDetector {
     }
 
     /// A zbar scanner reading QR only (raw bytes), for the `upscaledThresholded` pass, on every `density`th line.
-    private static func makeQRScanner(density: Int) -> OpaquePointer {
-        let q = zbar_image_scanner_create()!
+    private static func makeQRScanner(density: Int) -> OpaquePointer? {
+        guard let q = zbar_image_scanner_create() else { return nil }
         zbar_image_scanner_set_config(q, ZBAR_NONE, ZBAR_CFG_ENABLE, 0)
         zbar_image_scanner_set_config(q, ZBAR_QRCODE, ZBAR_CFG_ENABLE, 1)
         zbar_image_scanner_set_config(q, ZBAR_QRCODE, ZBAR_CFG_BINARY, 1)
@@ -85,8 +85,8 @@ public final class BarcodeDetector: MetadataDetector {
     }
 
     /// A zbar image scanner for `types`, configured as `configuration` says.
-    private static func makeScanner(_ types: Set<MetadataObjectType>, configuration: BarcodeConfiguration, density: Int) -> OpaquePointer {
-        let scanner = zbar_image_scanner_create()!
+    private static func makeScanner(_ types: Set<MetadataObjectType>, configuration: BarcodeConfiguration, density: Int) -> OpaquePointer? {
+        guard let scanner = zbar_image_scanner_create() else { return nil }
         zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_ENABLE, 0)
         for symbology in Symbologies.zbarSymbologies(for: types) {
             zbar_image_scanner_set_config(scanner, symbology, ZBAR_CFG_ENABLE, 1)
@@ -103,8 +103,8 @@ public final class BarcodeDetector: MetadataDetector {
         return scanner
     }
 
-    private static func makeImage() -> OpaquePointer {
-        let image = zbar_image_create()!
+    private static func makeImage() -> OpaquePointer? {
+        guard let image = zbar_image_create() else { return nil }
         zbar_image_set_format(image, fourcc("Y800"))
         return image
     }
@@ -159,6 +159,23 @@ public final class BarcodeDetector: MetadataDetector {
     /// engine read them. Geometry in the results is relative to the whole frame.
     /// - Throws: ``ScanError/detector(_:)`` when zxing-cpp fails.
     public func read(in frame: Frame, rectOfInterest: NormalizedRect = .unit) throws -> BarcodeRead {
+        try failingOnZBarErrors { try readStill(in: frame, rectOfInterest: rectOfInterest) }
+    }
+
+    /// What zbar could not do in the current frame (a scan that failed, a scanner or image it could not
+    /// allocate): reported as the frame's error by ``failingOnZBarErrors(_:)``, never as "no code here".
+    private var zbarFailure: String?
+
+    /// Runs one frame's read and throws ``ScanError/detector(_:)`` if zbar failed in it.
+    private func failingOnZBarErrors<T>(_ body: () throws -> T) throws -> T {
+        zbarFailure = nil
+        defer { zbarFailure = nil }
+        let result = try body()
+        if let failure = zbarFailure { throw ScanError.detector("zbar: \(failure)") }
+        return result
+    }
+
+    private func readStill(in frame: Frame, rectOfInterest: NormalizedRect) throws -> BarcodeRead {
         streaming = false
         guard let base = startFrame(frame, rectOfInterest: rectOfInterest) else { return BarcodeRead() }
 
@@ -473,6 +490,10 @@ public final class BarcodeDetector: MetadataDetector {
     /// ``detectStream(in:rectOfInterest:steps:deadline:)``, saying which pass and engine read the codes.
     public func readStream(in frame: Frame, rectOfInterest: NormalizedRect = .unit, steps: Int,
                            deadline: Double? = nil) throws -> BarcodeRead {
+        try failingOnZBarErrors { try readStreamChecked(in: frame, rectOfInterest: rectOfInterest, steps: steps, deadline: deadline) }
+    }
+
+    private func readStreamChecked(in frame: Frame, rectOfInterest: NormalizedRect, steps: Int, deadline: Double?) throws -> BarcodeRead {
         var read = try readStreamFrame(in: frame, rectOfInterest: rectOfInterest, steps: steps, deadline: deadline)
         // zxing's reads of the frame, made at most once per set of types however many reads ask.
         var base: PassImage?
@@ -1098,11 +1119,17 @@ public final class BarcodeDetector: MetadataDetector {
     func scanZBar(_ pass: PassImage, frameSize: PixelSize, density: Int, matrixOnly: Bool) -> [MetadataObject] {
         guard !zbarEnabled.isEmpty, !matrixOnly || zbarEnabled.contains(.qr) else { return [] }
         let density = streaming ? density : stillDensity(density, for: pass)
-        let scanner = matrixOnly ? Self.makeQRScanner(density: density)
-            : Self.makeScanner(zbarEnabled, configuration: configuration, density: density)
+        guard let scanner = matrixOnly ? Self.makeQRScanner(density: density)
+                : Self.makeScanner(zbarEnabled, configuration: configuration, density: density) else {
+            zbarFailure = "cannot allocate an image scanner (out of memory)"
+            return []
+        }
         defer { zbar_image_scanner_destroy(scanner) }
         // Destroyed before the scanner (the defers run in reverse): it holds the scanner's symbol set.
-        let image = Self.makeImage()
+        guard let image = Self.makeImage() else {
+            zbarFailure = "cannot allocate an image (out of memory)"
+            return []
+        }
         defer { zbar_image_destroy(image) }
         let plane = pass.plane
         precondition(plane.stride == plane.width)
@@ -1111,7 +1138,9 @@ public final class BarcodeDetector: MetadataDetector {
             zbar_image_set_size(image, UInt32(plane.width), UInt32(plane.height))
             zbar_image_set_data(image, buffer.baseAddress, UInt(buffer.count), nil)
             defer { zbar_image_set_data(image, nil, 0, nil) }
-            guard zbar_scan_image(scanner, image) > 0 else { return }
+            let found = FaultInjection.zbarScanFails() ? -1 : zbar_scan_image(scanner, image)
+            if found < 0 { zbarFailure = "zbar_scan_image failed (out of memory)" }
+            guard found > 0 else { return }
             var symbol = zbar_image_first_symbol(image)
             while let s = symbol {
                 if let object = makeObject(s, pass: pass, frameSize: frameSize) { results.append(object) }

@@ -18,6 +18,11 @@ soak.png, chaos.csv and the logs into --out. Exit status 1 when a check fails. R
 
 Usage: bench/soak/soak.py --duration SECONDS [--scand PATH] [--clip Y4M] [--out DIR] [--warmup S]
        [--models DIR] [--without sockets,stalled,websockets,polls,broker,sighup,disk,fdlimit]
+       [--fdlimit-every S [--fdlimit-hold S]]
+
+--fdlimit-every S lowers the descriptor limit every S seconds from 45 s on (for --fdlimit-hold seconds,
+default 5) instead of once or every 300 s: the hunt for crashes at the limit (README.md, "scand crashed").
+The levels checks are not meaningful then (the warm-up's quiet window moves past the limits).
 """
 import argparse
 import csv
@@ -358,6 +363,9 @@ class Soak:
             ev += [(t, "fd-limit") for t in range(200, int(duration) - 20, 300)]
         else:
             ev += [(duration * 0.35, "disk-full"), (duration * 0.6, "fd-limit")]
+        if self.args.fdlimit_every:
+            ev = [e for e in ev if e[1] != "fd-limit"]
+            ev += [(float(t), "fd-limit") for t in range(45, int(duration) - 15, int(self.args.fdlimit_every))]
         # The warm-up's quiet window (13 s) starts at the warm-up's end or later, away from outages, fills, limits.
         pause = self.args.warmup
         while any(k != "sighup" and t - 5 < pause + 13 and pause < t + 15 for t, k in ev):
@@ -438,7 +446,7 @@ class Soak:
         self.mark("fd-limit", "nofile=%d:%d" % (n, old[1]))
         self.bump("fd_limits")
         try:
-            time.sleep(5.0)
+            time.sleep(self.args.fdlimit_hold)
         finally:
             self.restore_limit()
             self.mark("fd-limit-end")
@@ -727,7 +735,11 @@ def main():
     ap.add_argument("--warmup", type=float, help="seconds (default: 600 for runs of an hour or more, else 30)")
     ap.add_argument("--without", default="", help="leave out loads or faults (to find what a leak comes from), "
                     "comma-separated: " + ",".join(WITHOUT))
+    ap.add_argument("--fdlimit-every", type=float, help="lower the descriptor limit every S seconds from 45 s on")
+    ap.add_argument("--fdlimit-hold", type=float, default=5.0, help="seconds each descriptor limit holds (default 5)")
     a = ap.parse_args()
+    if a.fdlimit_every is not None and a.fdlimit_every <= a.fdlimit_hold:
+        ap.error("--fdlimit-every must be longer than --fdlimit-hold")
     a.without = [w for w in a.without.split(",") if w]
     if set(a.without) - set(WITHOUT):
         ap.error("--without: unknown %s (known: %s)" % (",".join(set(a.without) - set(WITHOUT)), ",".join(WITHOUT)))
