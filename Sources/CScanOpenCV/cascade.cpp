@@ -1,8 +1,8 @@
 // Cascade classifiers and region rotation for the face detector (see CScanOpenCVCascade.h).
 #include "CScanOpenCVCascade.h"
+#include "fault.h"
 #include <new>
 #include <cstdlib>
-#include <atomic>
 #include <cstdio>
 #include <exception>
 #include <vector>
@@ -71,19 +71,6 @@ extern "C" void scv_cascade_window(const scv_cascade *cascade, int *width, int *
     if (height) *height = h;
 }
 
-// Test hook (docs/testing.md): SCAND_TEST_FAULT_OPENCV=N makes every Nth call below fail as an allocation
-// failure would (std::bad_alloc inside the try block), so the tests follow the error out of the shim without
-// exhausting memory. Unset or 0: never.
-static bool cascadeFaultDue() {
-    static const long every = [] {
-        const char *v = std::getenv("SCAND_TEST_FAULT_OPENCV");
-        return v ? std::atol(v) : 0L;
-    }();
-    if (every <= 0) return false;
-    static std::atomic<long> calls{0};
-    return (calls.fetch_add(1) + 1) % every == 0;
-}
-
 extern "C" scv_status scv_cascade_detect(scv_cascade *cascade, const uint8_t *luma, int w, int h, int stride,
                                          double scale, int neighbors, int min_size, int max_size,
                                          scv_rect *out, int capacity, int *count) {
@@ -91,7 +78,7 @@ extern "C" scv_status scv_cascade_detect(scv_cascade *cascade, const uint8_t *lu
     if (!cascade || !luma || w <= 0 || h <= 0 || stride < w || scale <= 1.0 || capacity < 0 || (capacity > 0 && !out))
         return SCV_ERR_ARGUMENT;
     try {
-        if (cascadeFaultDue()) throw std::bad_alloc();
+        if (scv_fault_due()) throw std::bad_alloc();
         cascade->found.clear();
         cv::Size minS = min_size > 0 ? cv::Size(min_size, min_size) : cv::Size();
         cv::Size maxS = max_size > 0 ? cv::Size(max_size, max_size) : cv::Size();

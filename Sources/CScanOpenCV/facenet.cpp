@@ -1,8 +1,8 @@
 // CenterFace through OpenCV's dnn module (see CScanOpenCVFaceNet.h).
 #include "CScanOpenCVFaceNet.h"
+#include "fault.h"
 #include <new>
 #include <cstdlib>
-#include <atomic>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -86,26 +86,13 @@ extern "C" scv_status scv_face_net_load(const char *path, scv_face_net **out, ch
 
 extern "C" void scv_face_net_free(scv_face_net *net) { delete net; }
 
-// Test hook (docs/testing.md): SCAND_TEST_FAULT_OPENCV=N makes every Nth call below fail as an allocation
-// failure would (std::bad_alloc inside the try block), so the tests follow the error out of the shim without
-// exhausting memory. Unset or 0: never.
-static bool faceNetFaultDue() {
-    static const long every = [] {
-        const char *v = std::getenv("SCAND_TEST_FAULT_OPENCV");
-        return v ? std::atol(v) : 0L;
-    }();
-    if (every <= 0) return false;
-    static std::atomic<long> calls{0};
-    return (calls.fetch_add(1) + 1) % every == 0;
-}
-
 extern "C" scv_status scv_face_net_detect(scv_face_net *n, const uint8_t *luma, int w, int h, int stride, float threshold,
                                           scv_face_hit *out, int capacity, int *count) {
     if (count) *count = 0;
     if (!n || !luma || w <= 0 || h <= 0 || w % 32 || h % 32 || stride < w || capacity < 0 || (capacity > 0 && !out))
         return SCV_ERR_ARGUMENT;
     try {
-        if (faceNetFaultDue()) throw std::bad_alloc();
+        if (scv_fault_due()) throw std::bad_alloc();
         cv::Mat gray(h, w, CV_8UC1, const_cast<uint8_t *>(luma), static_cast<size_t>(stride));
         cv::Mat rgb;
         cv::cvtColor(gray, rgb, cv::COLOR_GRAY2RGB);
