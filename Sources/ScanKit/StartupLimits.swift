@@ -127,6 +127,20 @@ public enum StartupEnvironment {
         // The exec failed (no /proc): go on as before, with the variables set for any child.
     }
 
+    /// `scand run`: the Swift runtime's crash report goes to stderr, never into the JSON lines on stdout.
+    /// The backtracer writes to stdout unless `SWIFT_BACKTRACE` says `output-to=…`, and the runtime reads that
+    /// variable while the process loads: so when it has no `output-to`, scand adds `output-to=stderr` and
+    /// executes itself again (about 50 ms, once per daemon start). A crash at the descriptor limit once put
+    /// `swift-backtrace: unable to fetch crash info.` among the events (bench/soak/README.md).
+    public static func sendCrashReportsToStderr() {
+        let current = getenv("SWIFT_BACKTRACE").map { String(cString: $0) }
+        if let current, current.contains("output-to") { return }
+        let value = current.map { $0.isEmpty ? "output-to=stderr" : $0 + ",output-to=stderr" } ?? "output-to=stderr"
+        guard setenv("SWIFT_BACKTRACE", value, 1) == 0 else { return }
+        execv("/proc/self/exe", CommandLine.unsafeArgv)
+        // The exec failed (no /proc): go on as before.
+    }
+
     /// Address space (bytes) that must be free below the soft `RLIMIT_AS` when `main` starts, after the
     /// libraries are mapped (about 165 MiB for a release build): thread stacks (8 MiB reserved each:
     /// libdispatch's workers and manager, the detectors' threads, SwiftNIO's event loops in `scand run`), the

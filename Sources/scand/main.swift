@@ -5,6 +5,8 @@ import ScanRun
 import Glibc
 #endif
 
+// `scand run`: a crash report goes to stderr, not into the events on stdout (executes itself again if needed).
+if CommandLine.arguments.dropFirst().first == "run" { StartupEnvironment.sendCrashReportsToStderr() }
 // SIGPIPE would kill us when a reader goes away; we see EPIPE instead and stop cleanly.
 signal(SIGPIPE, SIG_IGN)
 // `scand run`: SIGHUP (reload) must never end the daemon. Until `run` traps it (HangupTrap, before it reads its

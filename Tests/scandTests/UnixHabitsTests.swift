@@ -266,3 +266,31 @@ import Glibc
         #expect([UInt8](written) == [0x00, 0x01, 0x02, 0xFF, 0xFE, 0x80, 0x10, 0x7F])
     }
 }
+
+/// `scand run` sends the Swift runtime's crash report to stderr (`SWIFT_BACKTRACE=…,output-to=stderr`, set by
+/// executing itself again): by default the backtracer writes to stdout, into the JSON lines, as it did when the
+/// chaos soak crashed scand at its descriptor limit (bench/soak/README.md).
+@Suite struct CrashReportTests {
+    /// SWIFT_BACKTRACE as the running daemon has it, started with `given` (nil: unset).
+    func backtraceSetting(given: String?) throws -> String? {
+        let dir = DaemonPaths.tempDir("backtrace")
+        defer { DaemonPaths.remove(dir) }
+        var env = ProcessInfo.processInfo.environment
+        env["SWIFT_BACKTRACE"] = given
+        let d = try DaemonProcess(["run", "--input", DaemonPaths.kiosk, "--loop", "--socket", dir + "/s.sock", "--log-level", "notice"],
+                                  dir: dir, environment: env)
+        #expect(d.waitReady())
+        let environ = try Data(contentsOf: URL(fileURLWithPath: "/proc/\(d.pid)/environ"))
+        let value = environ.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+            .first { $0.hasPrefix("SWIFT_BACKTRACE=") }.map { String($0.dropFirst("SWIFT_BACKTRACE=".count)) }
+        #expect(d.terminate() == 0)
+        return value
+    }
+
+    @Test func theDaemonsCrashReportGoesToStderr() throws {
+        #expect(try backtraceSetting(given: nil) == "output-to=stderr")
+        #expect(try backtraceSetting(given: "enable=yes") == "enable=yes,output-to=stderr", "the user's settings are kept")
+        #expect(try backtraceSetting(given: "output-to=/var/log/scand-crash.txt") == "output-to=/var/log/scand-crash.txt",
+                "an output the user chose is left alone")
+    }
+}
