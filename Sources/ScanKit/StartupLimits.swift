@@ -123,7 +123,7 @@ public enum StartupEnvironment {
         guard !missing.isEmpty else { return }
         // A variable that cannot be set would make the next process exec again, for ever: then go on as we are.
         for (name, value) in missing where setenv(name, value, 1) != 0 { return }
-        execv("/proc/self/exe", CommandLine.unsafeArgv)
+        executeSelfAgain()
         // The exec failed (no /proc): go on as before, with the variables set for any child.
     }
 
@@ -137,8 +137,22 @@ public enum StartupEnvironment {
         if let current, current.contains("output-to") { return }
         let value = current.map { $0.isEmpty ? "output-to=stderr" : $0 + ",output-to=stderr" } ?? "output-to=stderr"
         guard setenv("SWIFT_BACKTRACE", value, 1) == 0 else { return }
-        execv("/proc/self/exe", CommandLine.unsafeArgv)
+        executeSelfAgain()
         // The exec failed (no /proc): go on as before.
+    }
+
+    /// Executes this binary again with the same arguments, by its real path: executed as `/proc/self/exe`, the
+    /// process would be named `exe` (`ps`, `pgrep -x scand`, the journal's identifier). Falls back to
+    /// `/proc/self/exe` when the path cannot be read or executed (a binary replaced while running). Returns only
+    /// when both execs fail.
+    static func executeSelfAgain() {
+        var path = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let n = readlink("/proc/self/exe", &path, path.count - 1)
+        if n > 0 {
+            path[n] = 0
+            execv(path, CommandLine.unsafeArgv)
+        }
+        execv("/proc/self/exe", CommandLine.unsafeArgv)
     }
 
     /// Address space (bytes) that must be free below the soft `RLIMIT_AS` when `main` starts, after the

@@ -280,6 +280,8 @@ import Glibc
         let d = try DaemonProcess(["run", "--input", DaemonPaths.kiosk, "--loop", "--socket", dir + "/s.sock", "--log-level", "notice"],
                                   dir: dir, environment: env)
         #expect(d.waitReady())
+        // Executed again by its own path, not as /proc/self/exe: still named scand (ps, pgrep -x, the journal).
+        #expect((try? String(contentsOfFile: "/proc/\(d.pid)/comm", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) == "scand")
         let environ = try Data(contentsOf: URL(fileURLWithPath: "/proc/\(d.pid)/environ"))
         let value = environ.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
             .first { $0.hasPrefix("SWIFT_BACKTRACE=") }.map { String($0.dropFirst("SWIFT_BACKTRACE=".count)) }

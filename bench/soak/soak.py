@@ -409,9 +409,24 @@ class Soak:
         """The warm-up's level is measured as the end's is: 8 s without churning clients or polls."""
         self.paused.set()
         self.mark("quiet-warm")
-        time.sleep(8.0)
+        time.sleep(5.0)
+        self.record_threads("warm")
+        time.sleep(3.0)
         self.paused.clear()
         self.mark("quiet-warm-end")
+
+    def record_threads(self, label):
+        """Appends scand's threads by name (/proc/PID/task/*/comm) to threads.txt: which thread a level change is."""
+        names = {}
+        try:
+            for tid in os.listdir("/proc/%d/task" % self.scand.pid):
+                with open("/proc/%d/task/%s/comm" % (self.scand.pid, tid)) as f:
+                    name = f.read().strip()
+                names[name] = names.get(name, 0) + 1
+        except OSError:
+            return
+        with open(os.path.join(self.out, "threads.txt"), "a") as f:
+            f.write("%s (t=%.0f s): %s\n" % (label, self.now(), ", ".join("%s x%d" % kv for kv in sorted(names.items()))))
 
     def disk_full(self):
         ballast = os.path.join(self.spool, "ballast")
@@ -488,6 +503,8 @@ class Soak:
         self.sleep(max(0, a.duration - 10 - self.now()))  # the last outage, fill and limit are over by now
         self.quiet.set()   # the quiet tail: clients gone, the end level of descriptors and threads
         self.mark("quiet")
+        self.sleep(max(0, a.duration - 1 - self.now()))
+        self.record_threads("end")
         self.sleep(max(0, a.duration - self.now()))
         self.alive_at_end = self.scand.poll() is None
         self.mark("sigterm")
