@@ -107,38 +107,41 @@ public enum StartupDescriptors {
 ///   `scand run` trapped in NIO's thread start at 340 MiB but not at 240 MiB. So scand runs with
 ///   `MALLOC_ARENA_MAX=1` (every thread allocates from the main heap; mallopt(3)).
 /// Both are environment variables read while the process loads, so scand executes itself again with them
-/// set, before anything else happens. A variable the user set is left as it is. Without a limit nothing is
+/// set, before anything else happens (``StartupEnvironment/prepare(daemon:)``, with `scand run`'s crash-report
+/// setting in the same exec). A variable the user set is left as it is. Without a limit nothing is
 /// done and nothing is paid.
 public enum StartupEnvironment {
     /// The variables set under an address-space limit, and their values.
     public static let underAddressSpaceLimit = [("OPENBLAS_NUM_THREADS", "1"), ("MALLOC_ARENA_MAX", "1")]
 
-    /// Re-executes `/proc/self/exe` with the same arguments and the variables of ``underAddressSpaceLimit``
-    /// that are unset when `RLIMIT_AS` is finite. Returns only when nothing needed doing, or when the exec
-    /// (or setting a variable) failed; then scand goes on as before.
-    public static func adaptToAddressSpaceLimit() {
+    /// Sets the variables the runtime and the libraries read while the process loads, and executes scand again,
+    /// once, when one was missing: those of ``underAddressSpaceLimit`` that are unset when `RLIMIT_AS` is finite,
+    /// and for the daemon (`daemon`: `scand run`) ``crashReportSetting()``. Returns only when nothing needed
+    /// doing, or when the exec (or setting a variable) failed; then scand goes on as before.
+    public static func prepare(daemon: Bool) {
+        var wanted: [(String, String)] = []
         var limit = rlimit()
-        guard getrlimit(RLIMIT_AS_, &limit) == 0, limit.rlim_cur != rlim_t.max else { return } // RLIM_INFINITY is all ones
-        let missing = underAddressSpaceLimit.filter { getenv($0.0) == nil }
-        guard !missing.isEmpty else { return }
+        if getrlimit(RLIMIT_AS_, &limit) == 0, limit.rlim_cur != rlim_t.max { // RLIM_INFINITY is all ones
+            wanted += underAddressSpaceLimit.filter { getenv($0.0) == nil }
+        }
+        if daemon, let backtrace = crashReportSetting() { wanted.append(("SWIFT_BACKTRACE", backtrace)) }
+        guard !wanted.isEmpty else { return }
         // A variable that cannot be set would make the next process exec again, for ever: then go on as we are.
-        for (name, value) in missing where setenv(name, value, 1) != 0 { return }
+        for (name, value) in wanted where setenv(name, value, 1) != 0 { return }
         executeSelfAgain()
         // The exec failed (no /proc): go on as before, with the variables set for any child.
     }
 
-    /// `scand run`: the Swift runtime's crash report goes to stderr, never into the JSON lines on stdout.
-    /// The backtracer writes to stdout unless `SWIFT_BACKTRACE` says `output-to=…`, and the runtime reads that
-    /// variable while the process loads: so when it has no `output-to`, scand adds `output-to=stderr` and
-    /// executes itself again (about 50 ms, once per daemon start). A crash at the descriptor limit once put
-    /// `swift-backtrace: unable to fetch crash info.` among the events (bench/soak/README.md).
-    public static func sendCrashReportsToStderr() {
+    /// `scand run`: the Swift runtime's crash report goes to stderr, never into the JSON lines on stdout. The
+    /// backtracer writes to stdout unless `SWIFT_BACKTRACE` says `output-to=…`, and the runtime reads that
+    /// variable while the process loads: so when it has no `output-to`, this is the value to set (the user's
+    /// settings with `output-to=stderr` added), for ``prepare(daemon:)`` to execute scand again with (about
+    /// 50 ms, once per daemon start). A crash at the descriptor limit once put `swift-backtrace: unable to fetch
+    /// crash info.` among the events (bench/soak/README.md). nil: nothing to change.
+    static func crashReportSetting() -> String? {
         let current = getenv("SWIFT_BACKTRACE").map { String(cString: $0) }
-        if let current, current.contains("output-to") { return }
-        let value = current.map { $0.isEmpty ? "output-to=stderr" : $0 + ",output-to=stderr" } ?? "output-to=stderr"
-        guard setenv("SWIFT_BACKTRACE", value, 1) == 0 else { return }
-        executeSelfAgain()
-        // The exec failed (no /proc): go on as before.
+        if let current, current.contains("output-to") { return nil }
+        return current.map { $0.isEmpty ? "output-to=stderr" : $0 + ",output-to=stderr" } ?? "output-to=stderr"
     }
 
     /// Executes this binary again with the same arguments, by its real path: executed as `/proc/self/exe`, the

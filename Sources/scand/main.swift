@@ -5,15 +5,16 @@ import ScanRun
 import Glibc
 #endif
 
-// `scand run`: a crash report goes to stderr, not into the events on stdout (executes itself again if needed).
-if CommandLine.arguments.dropFirst().first == "run" { StartupEnvironment.sendCrashReportsToStderr() }
+let isDaemon = CommandLine.arguments.dropFirst().first == "run"
+// Executes itself again, once, if the environment lacks what it needs: under an address-space limit, no
+// OpenBLAS threads (they spin for ever) and one malloc arena; for `scand run`, crash reports on stderr, not
+// among the events on stdout.
+StartupEnvironment.prepare(daemon: isDaemon)
 // SIGPIPE would kill us when a reader goes away; we see EPIPE instead and stop cleanly.
 signal(SIGPIPE, SIG_IGN)
 // `scand run`: SIGHUP (reload) must never end the daemon. Until `run` traps it (HangupTrap, before it reads its
 // config file) it is ignored: a reload sent that early asks for a config that has not been read yet.
-if CommandLine.arguments.dropFirst().first == "run" { signal(SIGHUP, SIG_IGN) }
-// Under an address-space limit: run again without OpenBLAS's threads (they spin for ever) and with one malloc arena.
-StartupEnvironment.adaptToAddressSpaceLimit()
+if isDaemon { signal(SIGHUP, SIG_IGN) }
 // An address-space limit too low to start a thread is a clear error (status 2), not a hang or a crash.
 if let problem = StartupEnvironment.addressSpaceProblem() {
     writeStderr("scand: \(problem)\n")
