@@ -337,7 +337,7 @@ public final class Daemon: @unchecked Sendable {
         }
         // Frames the detectors failed on (a C library out of memory): a `runtimeError` device event for the
         // first, then at most one a second saying how many failed since, so clients learn of it without a flood.
-        var failedFrames = 0, lastFailureReport: Double?
+        var failureReports = ReportThrottle(interval: 1)
         while true {
             applyPendingConfiguration()
             guard let item = queue.take() else {
@@ -354,13 +354,9 @@ public final class Daemon: @unchecked Sendable {
             } catch {
                 monitor.withLock { frameStartedAt = nil }
                 logger.error("frame \(item.frame.index) of \(item.info.name): \(error)")
-                failedFrames += 1
-                let now = monotonicSeconds()
-                if lastFailureReport.map({ now - $0 >= 1 }) ?? true {
-                    lastFailureReport = now
-                    let reason = "frame \(item.frame.index) not scanned: \(error)" + (failedFrames > 1 ? " (\(failedFrames) frames failed since the last report)" : "")
+                if let failed = failureReports.record() {
+                    let reason = "frame \(item.frame.index) not scanned: \(error)" + (failed > 1 ? " (\(failed) frames failed since the last report)" : "")
                     emitter.emit([.device(DeviceEvent(kind: .runtimeError, device: item.info.name, reason: reason))])
-                    failedFrames = 0
                 }
                 continue
             }

@@ -496,23 +496,14 @@ struct HeadroomRefused: Error {}
 
 /// Logs refused HTTP connections at most once a minute (a client retrying at the limit would flood the log).
 final class HeadroomRefusals: @unchecked Sendable {
-    // Invariant for @unchecked Sendable: `last` and `count` are read and written only under `lock`.
+    // Invariant for @unchecked Sendable: `throttle` is read and written only under `lock`.
     private let logger: Logger
     private let lock = Lock()
-    private var last: Double?
-    private var count = 0
+    private var throttle = ReportThrottle(interval: 60)
     init(logger: Logger) { self.logger = logger }
 
     func refused(free: Int) {
-        let now = monotonicSeconds()
-        let report: Int? = lock.withLock {
-            count += 1
-            guard last.map({ now - $0 >= 60 }) ?? true else { return nil }
-            last = now
-            defer { count = 0 }
-            return count
-        }
-        if let count = report {
+        if let count = lock.withLock({ throttle.record() }) {
             logger.warning("http: refusing new connections: only \(free) descriptors left below the limit (\(DescriptorHeadroom.reserve) are kept free; logged at most once a minute)",
                            metadata: ["refused": "\(count)"])
         }
