@@ -2,7 +2,6 @@
 #include "CScanOpenCVCascade.h"
 #include "fault.h"
 #include <new>
-#include <cstdlib>
 #include <cstdio>
 #include <exception>
 #include <vector>

@@ -2,7 +2,6 @@
 #include "CScanOpenCVFaceNet.h"
 #include "fault.h"
 #include <new>
-#include <cstdlib>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>

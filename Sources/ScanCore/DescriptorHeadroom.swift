@@ -29,7 +29,4 @@ public enum DescriptorHeadroom {
         }
         return found
     }
-
-    /// True when at least ``reserve`` descriptors are free.
-    public static var isEnough: Bool { free() >= reserve }
 }

@@ -62,26 +62,23 @@ public final class PipelineService: Service, Sendable {
     private let onReady: @Sendable () -> Void
     private let onStopping: @Sendable () -> Void
     private let handle: @Sendable (DaemonCommand) async -> DaemonDecision
-    private let hangups: HangupTrap?
+    private let hangups: HangupTrap
 
     /// - Parameters:
     ///   - onReady: called once the service runs and SIGHUP is trapped (log "ready", sd_notify READY=1).
     ///   - onStopping: called before the daemon is stopped (sd_notify STOPPING=1).
     ///   - handle: decides what each command means for this run (exit status, reload).
-    ///   - hangups: a SIGHUP trap installed earlier (SIGHUPs since then become reloads); nil: trapped when
-    ///     the service starts.
+    ///   - hangups: the SIGHUP trap, installed before the daemon was built (SIGHUPs since then become reloads).
     public init(daemon: Daemon, mailbox: DaemonMailbox, ownedSinks: [any EventSink], logger: Logger,
                 onReady: @escaping @Sendable () -> Void = {}, onStopping: @escaping @Sendable () -> Void = {},
-                hangups: HangupTrap? = nil,
+                hangups: HangupTrap,
                 handle: @escaping @Sendable (DaemonCommand) async -> DaemonDecision) {
         self.daemon = daemon; self.mailbox = mailbox; self.ownedSinks = ownedSinks; self.logger = logger
         self.onReady = onReady; self.onStopping = onStopping; self.handle = handle; self.hangups = hangups
     }
 
     public func run() async throws {
-        let trap: HangupTrap
-        if let installed = self.hangups { trap = installed } else { trap = await HangupTrap.install() }
-        let hangups = trap.signals
+        let hangups = self.hangups.signals
         onReady()
         let mailbox = self.mailbox
         var decided = false
