@@ -217,7 +217,7 @@ final class FrameFeeder: @unchecked Sendable {
     init(clip: String, total: Int, live: Bool) {
         self.clip = clip; self.total = total; self.live = live
         if live {
-            _ = WorkerThread { [self] in self.produce() }
+            _ = WorkerThread(name: "scand-bench-src") { [self] in self.produce() }
         }
     }
 

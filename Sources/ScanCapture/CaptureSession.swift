@@ -256,7 +256,7 @@ public final class CaptureSession: FrameSource, @unchecked Sendable {
             _state = .starting
             _statistics = CaptureStatistics()
             startClock = monotonicSeconds()
-            thread = WorkerThread { [self] in captureLoop() }
+            thread = WorkerThread(name: "scand-capture") { [self] in captureLoop() }
         }
     }
 

@@ -138,11 +138,25 @@ public final class WorkerThread: @unchecked Sendable {
     private var done = false
     private var joined = false
 
-    public init(_ body: @escaping @Sendable () -> Void) {
+    /// The thread's name as `top -H`, `ps -L` and `/proc/PID/task/TID/comm` show it (at most 15 bytes: longer
+    /// names are cut), so a thread count can be read by kind: libdispatch's and Swift concurrency's workers
+    /// carry the process's name, and SwiftNIO's are `NIO-ELT-…`.
+    public let name: String
+
+    /// glibc's `pthread_setname_np` (Glibc's module map hides it: it is a GNU extension), looked up once; nil
+    /// where the C library has none, and then threads keep the process's name.
+    private static let setName: (@convention(c) (pthread_t, UnsafePointer<CChar>) -> Int32)? = {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "pthread_setname_np") else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(c) (pthread_t, UnsafePointer<CChar>) -> Int32).self)
+    }()
+
+    public init(name: String, _ body: @escaping @Sendable () -> Void) {
         self.body = body
+        self.name = String(decoding: Array(name.utf8.prefix(15)), as: UTF8.self)
         let box = Unmanaged.passRetained(self)
         let rc = pthread_create(&thread, nil, { arg in
             let me = Unmanaged<WorkerThread>.fromOpaque(arg!).takeRetainedValue()
+            me.name.withCString { _ = WorkerThread.setName?(pthread_self(), $0) }
             me.body()
             me.monitor.withLock { me.done = true; me.monitor.broadcast() }
             return nil
@@ -150,7 +164,7 @@ public final class WorkerThread: @unchecked Sendable {
         precondition(rc == 0, "pthread_create failed: \(rc)")
     }
 
-    /// A thread nobody joined (`_ = WorkerThread { … }`, fire and forget) is detached when the last reference
+    /// A thread nobody joined (`_ = WorkerThread(name: …) { … }`, fire and forget) is detached when the last reference
     /// goes, so the system frees its stack when it ends; before, every such thread stayed a zombie until the
     /// process exited (ThreadSanitizer's "thread leak"). The lock orders this read after `join`'s write.
     deinit {
@@ -186,7 +200,7 @@ public final class WorkerThread: @unchecked Sendable {
 public func onDedicatedThread<T: Sendable>(_ body: sending @escaping () -> T) async -> T {
     let handOver = HandOver(body)
     return await withCheckedContinuation { (continuation: CheckedContinuation<T, Never>) in
-        _ = WorkerThread { continuation.resume(returning: handOver.value()) }
+        _ = WorkerThread(name: "scand-blocking") { continuation.resume(returning: handOver.value()) }
     }
 }
 

@@ -161,8 +161,8 @@ public final class Daemon: @unchecked Sendable {
         if source.deviceEvents == nil {
             emitter.emit([.device(DeviceEvent(kind: .started, device: first.info.name))])
         }
-        let readThread = WorkerThread { [self] in readFrames(first: first, queue: queue) }
-        let pipeThread = WorkerThread { [self] in process(queue: queue, initial: config) }
+        let readThread = WorkerThread(name: "scand-read") { [self] in readFrames(first: first, queue: queue) }
+        let pipeThread = WorkerThread(name: "scand-pipeline") { [self] in process(queue: queue, initial: config) }
         monitor.withLock { threads = [readThread, pipeThread] }
     }
 

@@ -127,7 +127,7 @@ public final class PreviewFrames: @unchecked Sendable {
                     s.build = build
                     if !s.encoderStarted {
                         s.encoderStarted = true
-                        _ = WorkerThread { [self] in encoderLoop() }
+                        _ = WorkerThread(name: "scand-preview") { [self] in encoderLoop() }
                     }
                     monitor.broadcast()
                     return .none

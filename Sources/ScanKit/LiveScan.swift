@@ -26,7 +26,7 @@ public enum LiveScan {
                            oneshot: Bool = false, quiet: Bool = false) async throws -> LiveScanEnd {
         let session = CaptureSession(configuration: configuration)
         let sink = FileDescriptorSink(onFailure: { [session] _ in
-            _ = WorkerThread { session.stopRunning() }
+            _ = WorkerThread(name: "scand-stop") { session.stopRunning() }
         })
         let encoder = JSONLinesEncoder()
         session.addEventHandler { event in

@@ -96,7 +96,7 @@ extension FileScanner {
         }
         let board = ParallelScan.Board(inputs: inputs.count, workers: workers, bufferedBytesPerInput: bufferedBytesPerInput)
         let threads = scanners.map { worker in
-            WorkerThread {
+            WorkerThread(name: "scand-scan") {
                 while true {
                     let index: Int? = board.monitor.withLock {
                         guard !board.stopped, board.nextToTake < inputs.count else { return nil }

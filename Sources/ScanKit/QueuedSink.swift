@@ -29,7 +29,7 @@ public final class QueuedSink: EventSink, @unchecked Sendable {
         precondition(capacity >= 1)
         self.target = target
         self.capacity = capacity
-        writer = WorkerThread { [self] in drain() }
+        writer = WorkerThread(name: "scand-writer") { [self] in drain() }
     }
 
     /// Events dropped so far because the output did not keep up.

@@ -125,12 +125,12 @@ public final class MQTTClient: EventSink, @unchecked Sendable {
     public func start() {
         let first = lock.withLock { () -> Bool in defer { started = true }; return !started }
         guard first else { return }
-        let t = Thread { [self] in
+        // A named pthread (Foundation's Thread on Linux left it with the name of the thread that started it,
+        // a libdispatch worker's: `oot.default-qos`, which hid it in thread counts by name).
+        _ = WorkerThread(name: "scand-mqtt") { [self] in
             run()
             finished.signal()
         }
-        t.name = "scand-mqtt"
-        t.start()
     }
 
     public var statistics: MQTTClientStatistics {

@@ -65,7 +65,7 @@ struct ScanHTTPTests {
         // tests can starve for tens of seconds: a producer that stopped early left it waiting for ever).
         // After 120 s a watchdog closes the frames instead: the wait ends and the expectations below fail.
         let started = monotonicSeconds()
-        let producer = WorkerThread {
+        let producer = WorkerThread(name: "test-producer") {
             var i = 0
             while !log.stopped {
                 if monotonicSeconds() - started > 120 { frames.close(); break }

@@ -112,6 +112,12 @@ final class DaemonProcess {
         return DaemonRun.wait(process, timeout: timeout)
     }
 
+    /// The names of its threads (/proc/PID/task/*/comm), one per thread.
+    var threadNames: [String] {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        return tasks.map { daemonReadText("/proc/\(pid)/task/\($0)/comm").trimmingCharacters(in: .whitespacesAndNewlines) }
+    }
+
     /// Number of open descriptors (/proc/PID/fd).
     var openFDs: Int { (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count) ?? -1 }
 }

@@ -62,6 +62,26 @@ import Glibc
         #expect(Self.json(String(decoding: late, as: UTF8.self))["status"] as? String == "offline")
     }
 
+    /// Every thread scand starts itself is named, the MQTT client's too (Foundation's `Thread` left it with
+    /// the name of the libdispatch worker that started it, so a soak's thread count by name could not tell
+    /// it from that pool): `top -H`, `ps -L` and the soak's threads.txt say which thread is which.
+    @Test func theDaemonsOwnThreadsAreNamed() throws {
+        let broker = try MosquittoBroker()
+        try broker.start()
+        let sub = try MosquittoSubscriber(port: broker.port, topics: ["scand/+/status"], directory: broker.directory)
+        let dir = DaemonPaths.tempDir("mqtt-threads")
+        defer { DaemonPaths.remove(dir) }
+        let d = try DaemonProcess(["run", "--input", DaemonPaths.kiosk, "--loop", "--stdout", "--socket", dir + "/s.sock",
+                                   "--mqtt", "mqtt://127.0.0.1:\(broker.port)", "--mqtt-id", "named", "--log-level", "notice"], dir: dir)
+        #expect(daemonEventually(20) { sub.payloads(on: "scand/named/status").contains { Self.json($0)["status"] as? String == "online" } },
+                "\(d.stderr)")
+        let names = d.threadNames
+        for own in ["scand-pipeline", "scand-read", "scand-writer", "scand-mqtt"] {
+            #expect(names.filter { $0 == own }.count == 1, "\(own) in \(names.sorted())")
+        }
+        #expect(d.terminate(timeout: 15) == 0, "\(d.stderr)")
+    }
+
     // MARK: broker restart
 
     @Test func brokerStoppedThreeSecondsMidRunLosesNothing() throws {

@@ -235,8 +235,11 @@ class Soak:
             cpu = 100.0 * (cpu_t - last[1]) / (t - last[0]) if last else 0.0
             last = (t, cpu_t)
             with self.lock:
+                changed = self.samples and self.samples[-1]["threads"] != threads
                 self.samples.append({"t": round(t, 2), "rss_mb": rss, "fds": fds, "threads": threads,
                                      "cpu_pct": round(cpu, 1)})
+            if changed:  # which thread came or went: a level change is then named in threads.txt
+                self.record_threads("%d threads" % threads)
             self.stop.wait(1.0)
 
     def steady(self):
@@ -416,7 +419,8 @@ class Soak:
         self.mark("quiet-warm-end")
 
     def record_threads(self, label):
-        """Appends scand's threads by name (/proc/PID/task/*/comm) to threads.txt: which thread a level change is."""
+        """Appends scand's threads by name (/proc/PID/task/*/comm) to threads.txt: which thread a level change is
+        (at both quiet windows, and at every sample whose thread count differs from the one before)."""
         names = {}
         try:
             for tid in os.listdir("/proc/%d/task" % self.scand.pid):
