@@ -138,9 +138,10 @@ public final class WorkerThread: @unchecked Sendable {
     private var done = false
     private var joined = false
 
-    /// The thread's name as `top -H`, `ps -L` and `/proc/PID/task/TID/comm` show it (at most 15 bytes: longer
-    /// names are cut), so a thread count can be read by kind: libdispatch's and Swift concurrency's workers
-    /// carry the process's name, and SwiftNIO's are `NIO-ELT-…`.
+    /// The thread's name as `top -H`, `ps -L` and `/proc/PID/task/TID/comm` show it (at most 15 bytes of ASCII:
+    /// longer names are cut), so a thread count can be read by kind. A thread nobody names carries the name of
+    /// the thread that started it; libdispatch's workers (Swift concurrency's too) are `oot.default-qos` and
+    /// the like (the end of `com.apple.root.default-qos`), SwiftNIO's `NIO-ELT-…` and `NIO-SGLTN-…`.
     public let name: String
 
     /// glibc's `pthread_setname_np` (Glibc's module map hides it: it is a GNU extension), looked up once; nil
