@@ -145,7 +145,7 @@ public final class WorkerThread: @unchecked Sendable {
     public let name: String
 
     /// glibc's `pthread_setname_np` (Glibc's module map hides it: it is a GNU extension), looked up once; nil
-    /// where the C library has none, and then threads keep the process's name.
+    /// where the C library has none, and then a thread keeps the name of the thread that started it.
     private static let setName: (@convention(c) (pthread_t, UnsafePointer<CChar>) -> Int32)? = {
         guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "pthread_setname_np") else { return nil }
         return unsafeBitCast(symbol, to: (@convention(c) (pthread_t, UnsafePointer<CChar>) -> Int32).self)
