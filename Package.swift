@@ -43,16 +43,23 @@ let package = Package(
         .systemLibrary(
             name: "CScanZBar", pkgConfig: "zbar",
             providers: [.apt(["libzbar-dev"])]),
+        // OpenCV's image processing, cascades and the CenterFace network, for ScanDetection only.
         .target(
             name: "CScanOpenCV",
             cxxSettings: openCVInclude,
             linkerSettings: [
                 .linkedLibrary("opencv_core"), .linkedLibrary("opencv_imgproc"),
-                .linkedLibrary("opencv_objdetect"), .linkedLibrary("png16"), .linkedLibrary("jpeg"),
-                .linkedLibrary("gif"),
+                .linkedLibrary("opencv_objdetect"),
                 // The neural face detector (issue 14): ~4 ms of start-up.
                 .linkedLibrary("opencv_dnn"),
-                .linkedLibrary("dl"),
+            ]),
+        // Reading pictures, for ScanCapture only: PNG, JPEG and GIF with libpng, libjpeg-turbo and giflib, the rest
+        // (and video files) through the codecs plugin below, loaded with dlopen.
+        .target(
+            name: "CScanImageIO",
+            cxxSettings: [.unsafeFlags(["-Wall", "-Werror"])],
+            linkerSettings: [
+                .linkedLibrary("png16"), .linkedLibrary("jpeg"), .linkedLibrary("gif"), .linkedLibrary("dl"),
             ]),
         .target(
             name: "CScanOpenCVCodecs",
@@ -97,7 +104,7 @@ let package = Package(
         .target(name: "ScanCore", swiftSettings: strict),
         .target(
             name: "ScanCapture",
-            dependencies: ["ScanCore", "CScanV4L2", "CScanOpenCV", "CScanJPEG",
+            dependencies: ["ScanCore", "CScanV4L2", "CScanImageIO", "CScanJPEG",
                            .product(name: "SystemPackage", package: "swift-system")],
             swiftSettings: strict),
         .target(
@@ -141,7 +148,7 @@ let package = Package(
         // `scand bench`: the benchmark harness and the naive baseline it reports ratios against.
         .target(
             name: "ScanBenchmark",
-            dependencies: ["ScanKit", "ScanCore", "ScanCapture", "ScanDetection", "ScanOutput", "CScanZBar", "CScanOpenCV"],
+            dependencies: ["ScanKit", "ScanCore", "ScanCapture", "ScanDetection", "ScanOutput"],
             swiftSettings: strict),
         // The HTTP server inside the daemon (issue 17): live page, MJPEG, snapshots, /state, /metrics,
         // WebSocket /events; and the overlay drawing shared with `scan --annotate`.

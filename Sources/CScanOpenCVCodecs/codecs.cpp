@@ -12,7 +12,7 @@
 #include <libheif/heif.h>
 
 namespace {
-// Status values mirror scv_status in CScanOpenCV.h.
+// Status values mirror sio_status in CScanImageIO.h.
 enum { OK = 0, ERR_ARGUMENT = 1, ERR_DECODE = 2, ERR_IO = 4, ERR_OPENCV = 5, ERR_END = 7, ERR_MEMORY = 8, ERR_LIMIT = 9 };
 
 // OpenCV's log level is set once, whichever thread decodes first: a function-local static is initialised

@@ -1,34 +1,22 @@
 public import ScanCore
 import ScanDetection
-internal import CScanZBar
 
 /// The naive pipeline a user would write by hand, kept as the benchmark's baseline: every full frame
-/// through `zbar_scan_image` with zbar's default settings (every symbology, density 1, no inversion,
-/// zbar's own text guessing), plus, when faces are enabled, OpenCV's Haar default frontal cascade on the
-/// full frame (scale 1.1, min neighbours 3, min size 30 px) with greedy IoU matching for IDs.
+/// through `zbar_scan_image` with zbar's default settings (ScanDetection's `NaiveZBarReader`), plus, when
+/// faces are enabled, OpenCV's Haar default frontal cascade on the full frame (scale 1.1, min neighbours 3,
+/// min size 30 px) with greedy IoU matching for IDs.
 ///
 /// Not for production use: it exists so `scand bench` can report ratios against it in the same run.
 public final class NaiveBaseline {
-    private let scanner: OpaquePointer
-    private let image: OpaquePointer
-    private let codes: Bool
+    private let codes: NaiveZBarReader?
     private let faces: NaiveFaceBaseline?
 
     /// - Parameters:
     ///   - codes: scan codes with default zbar.
     ///   - faceCascadePath: the Haar default cascade; nil to skip faces.
     public init(codes: Bool, faceCascadePath: String?) throws {
-        self.codes = codes
-        scanner = zbar_image_scanner_create()
-        image = zbar_image_create()
-        zbar_image_set_format(image, BarcodeDetector.fourcc("Y800"))
-        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_ENABLE, 1)
+        self.codes = codes ? NaiveZBarReader() : nil
         faces = try faceCascadePath.map { try NaiveFaceBaseline(cascadePath: $0) }
-    }
-
-    deinit {
-        zbar_image_destroy(image)
-        zbar_image_scanner_destroy(scanner)
     }
 
     /// One frame's objects (normalized device coordinates) and the seconds each half took.
@@ -40,27 +28,8 @@ public final class NaiveBaseline {
 
     /// Scans the whole frame. Geometry is normalized device coordinates.
     public func process(_ frame: Frame) throws -> Result {
-        var out: [MetadataObject] = []
         let t0 = monotonicSeconds()
-        if codes {
-            frame.luma.cropped(to: PixelRect(x: 0, y: 0, width: frame.width, height: frame.height)).bytes.withUnsafeBufferPointer { b in
-                zbar_image_set_size(image, UInt32(frame.width), UInt32(frame.height))
-                zbar_image_set_data(image, b.baseAddress, UInt(b.count), nil)
-                defer { zbar_image_set_data(image, nil, 0, nil) }
-                guard zbar_scan_image(scanner, image) > 0 else { return }
-                var symbol = zbar_image_first_symbol(image)
-                while let s = symbol {
-                    let n = Int(zbar_symbol_get_data_length(s))
-                    let bytes = zbar_symbol_get_data(s).map { p in
-                        p.withMemoryRebound(to: UInt8.self, capacity: n) { Array(UnsafeBufferPointer(start: $0, count: n)) }
-                    } ?? []
-                    if let type = Symbologies.type(zbar: zbar_symbol_get_type(s), bytes: bytes, enabled: BarcodeDetector.zbarTypes) {
-                        out.append(MetadataObject(type: type, bounds: .unit, stringValue: String(decoding: bytes, as: UTF8.self), payload: bytes))
-                    }
-                    symbol = zbar_symbol_next(s)
-                }
-            }
-        }
+        var out = codes?.read(frame) ?? []
         let t1 = monotonicSeconds()
         if let faces { out += try faces.process(frame) }
         let t2 = monotonicSeconds()

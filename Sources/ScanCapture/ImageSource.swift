@@ -1,5 +1,5 @@
 public import ScanCore
-internal import CScanOpenCV
+internal import CScanImageIO
 
 /// A single still image as a one-frame source. PNG and JPEG are decoded with libpng/libjpeg-turbo,
 /// PGM/PPM/PBM in Swift, anything else through OpenCV's imgcodecs (loaded on demand). Colour becomes luma
@@ -58,7 +58,7 @@ public enum ImageDecoder {
     /// startup with the process's limits (it uses `setenv`, which is not safe while other threads read the
     /// environment); without it, the first image or video that needs the plugin does the same.
     public static func prepareCodecsPlugin(limits: DecoderLimits) {
-        scv_plugin_prepare(UInt64(max(0, limits.maxPixels)))
+        sio_plugin_prepare(UInt64(max(0, limits.maxPixels)))
     }
 
     /// Decodes `bytes` (any supported format) into a luma plane (one byte per pixel, rows packed).
@@ -83,7 +83,7 @@ public enum ImageDecoder {
             return (plane, PixelSize(width: plane.width, height: plane.height))
         }
         var message = [CChar](repeating: 0, count: 512)
-        func failure(_ status: scv_status) -> ScanError {
+        func failure(_ status: sio_status) -> ScanError {
             let text = message.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
             return .undecodableInput(input: name, reason: text.isEmpty ? "decoder status \(status.rawValue)" : text)
         }
@@ -93,17 +93,17 @@ public enum ImageDecoder {
             var image: OpaquePointer?
             var width: Int32 = 0, height: Int32 = 0
             let status = message.withUnsafeMutableBufferPointer {
-                scv_image_open(b.baseAddress, b.count, budget, &image, &width, &height, $0.baseAddress, $0.count)
+                sio_image_open(b.baseAddress, b.count, budget, &image, &width, &height, $0.baseAddress, $0.count)
             }
-            defer { scv_image_close(image) }
-            guard status == SCV_OK, let image else { throw failure(status) }
+            defer { sio_image_close(image) }
+            guard status == SIO_OK, let image else { throw failure(status) }
             var sourceWidth: Int32 = 0, sourceHeight: Int32 = 0
-            scv_image_source_size(image, &sourceWidth, &sourceHeight)
+            sio_image_source_size(image, &sourceWidth, &sourceHeight)
             let plane = try LumaPlane.decoded(width: Int(width), height: Int(height), limits: limits, input: name) { buffer in
                 let status = message.withUnsafeMutableBufferPointer {
-                    scv_image_read_gray(image, buffer.baseAddress, buffer.count, $0.baseAddress, $0.count)
+                    sio_image_read_gray(image, buffer.baseAddress, buffer.count, $0.baseAddress, $0.count)
                 }
-                guard status == SCV_OK else { throw failure(status) }
+                guard status == SIO_OK else { throw failure(status) }
             }
             return (plane, PixelSize(width: Int(sourceWidth), height: Int(sourceHeight)))
         }

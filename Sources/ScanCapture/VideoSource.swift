@@ -1,5 +1,5 @@
 public import ScanCore
-internal import CScanOpenCV
+internal import CScanImageIO
 
 /// A video file (mp4, mkv, avi, …) decoded frame by frame through OpenCV's videoio (FFmpeg),
 /// loaded on demand. Memory is bounded by one frame.
@@ -22,11 +22,11 @@ public final class VideoSource: FrameSource, @unchecked Sendable {
         let status = (path.bytes + [0]).withUnsafeBufferPointer { name in
             name.withMemoryRebound(to: CChar.self) { cName in
                 message.withUnsafeMutableBufferPointer {
-                    scv_plugin_video_open(cName.baseAddress, budget, &h, &fps, $0.baseAddress, $0.count)
+                    sio_plugin_video_open(cName.baseAddress, budget, &h, &fps, $0.baseAddress, $0.count)
                 }
             }
         }
-        guard status == SCV_OK, let h else {
+        guard status == SIO_OK, let h else {
             let text = message.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
             throw ScanError.undecodableInput(input: path.displayName, reason: text)
         }
@@ -48,7 +48,7 @@ public final class VideoSource: FrameSource, @unchecked Sendable {
     /// The budget every frame is checked against.
     private let limits: DecoderLimits
 
-    deinit { if let handle { scv_plugin_video_close(handle) } }
+    deinit { if let handle { sio_plugin_video_close(handle) } }
 
     /// The next frame, or nil at the end of the stream.
     /// - Throws: ``ScanError/undecodableInput(input:reason:)`` naming the file and the frame, when decoding
@@ -60,21 +60,21 @@ public final class VideoSource: FrameSource, @unchecked Sendable {
             var width: Int32 = 0, height: Int32 = 0
             var time = 0.0
             var message = [CChar](repeating: 0, count: 512)
-            func failure(_ status: scv_status) -> ScanError {
+            func failure(_ status: sio_status) -> ScanError {
                 let text = message.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
                 return .undecodableInput(input: info.name, reason: text.isEmpty ? "frame \(index): decoder status \(status.rawValue)"
                                                                                    : text.contains("frame") ? text : "frame \(index): \(text)")
             }
             let status = message.withUnsafeMutableBufferPointer {
-                scv_plugin_video_read(handle, &width, &height, &time, $0.baseAddress, $0.count)
+                sio_plugin_video_read(handle, &width, &height, &time, $0.baseAddress, $0.count)
             }
-            if status == SCV_ERR_END { return nil }
-            guard status == SCV_OK else { throw failure(status) }
+            if status == SIO_ERR_END { return nil }
+            guard status == SIO_OK else { throw failure(status) }
             let plane = try LumaPlane.decoded(width: Int(width), height: Int(height), limits: limits, input: info.name) { buffer in
                 let status = message.withUnsafeMutableBufferPointer {
-                    scv_plugin_video_gray(handle, buffer.baseAddress, buffer.count, $0.baseAddress, $0.count)
+                    sio_plugin_video_gray(handle, buffer.baseAddress, buffer.count, $0.baseAddress, $0.count)
                 }
-                guard status == SCV_OK else { throw failure(status) }
+                guard status == SIO_OK else { throw failure(status) }
             }
             let t = info.frameRate.map { Double(index) / $0 } ?? time
             defer { index += 1 }
@@ -83,6 +83,6 @@ public final class VideoSource: FrameSource, @unchecked Sendable {
     }
 
     public func close() {
-        lock.withLock { if let handle { scv_plugin_video_close(handle) }; handle = nil }
+        lock.withLock { if let handle { sio_plugin_video_close(handle) }; handle = nil }
     }
 }

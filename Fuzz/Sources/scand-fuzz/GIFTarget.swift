@@ -1,7 +1,7 @@
 import ScanCapture
 import ScanCore
 
-/// The GIF decoder (giflib, with scand's glue in CScanOpenCV's decode.cpp: the record walk to the first
+/// The GIF decoder (giflib, with scand's glue in CScanImageIO's decode.cpp: the record walk to the first
 /// image, the screen and budget check, interlaced rows, the offset and the transparent index) through the
 /// public still-image entry.
 ///

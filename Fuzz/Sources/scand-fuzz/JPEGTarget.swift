@@ -1,7 +1,7 @@
 import ScanCapture
 import ScanCore
 
-/// The JPEG decoder (libjpeg-turbo, with scand's glue in CScanOpenCV's decode.cpp: the header and budget
+/// The JPEG decoder (libjpeg-turbo, with scand's glue in CScanImageIO's decode.cpp: the header and budget
 /// check, the reduced-size decode of an image over the budget with libjpeg's memory cap, CMYK/YCCK to luma,
 /// truncation) through the public still-image entry.
 ///

@@ -1,7 +1,7 @@
 #ifndef CSCANOPENCVCODECS_H
 #define CSCANOPENCVCODECS_H
-/* The dlopen'ed plugin: OpenCV imgcodecs and videoio. Loaded by CScanOpenCV's plugin.cpp; not linked
- * into scand. Output buffers are the caller's. Status values are scv_status. */
+/* The dlopen'ed plugin: OpenCV imgcodecs and videoio. Loaded by CScanImageIO's plugin.cpp; not linked
+ * into scand. Output buffers are the caller's. Status values are sio_status. */
 #include <stddef.h>
 #include <stdint.h>
 #ifdef __cplusplus
@@ -13,7 +13,7 @@ int scvc_image_decode(const uint8_t *bytes, size_t length, uint64_t max_pixels, 
 int scvc_image_gray(void *image, uint8_t *dst, size_t capacity, char *message, size_t cap);
 void scvc_image_free(void *image);
 /* Video: open (stream size checked against max_pixels), read a frame into the handle, convert it into the
- * caller's buffer. Status values are scv_status. */
+ * caller's buffer. Status values are sio_status. */
 int scvc_video_open(const char *path, uint64_t max_pixels, void **video, double *fps, char *message, size_t cap);
 int scvc_video_read(void *video, int *width, int *height, double *time, char *message, size_t cap);
 int scvc_video_gray(void *video, uint8_t *dst, size_t capacity, char *message, size_t cap);

@@ -1,7 +1,7 @@
 // PNG, JPEG and GIF decoding with libpng, libjpeg-turbo and giflib: these load in well under a millisecond,
 // where OpenCV's imgcodecs on Debian loads GDAL and ~140 shared objects (~100 ms). (OpenCV 4.6 has no GIF
 // decoder at all.)
-#include "CScanOpenCV.h"
+#include "CScanImageIO.h"
 #include <algorithm>
 #include <csetjmp>
 #include <cstdio>
@@ -16,27 +16,27 @@ static void set_message(char *message, size_t cap, const char *text) {
     if (message && cap) { std::snprintf(message, cap, "%s", text); }
 }
 
-extern "C" int scv_sniff_format(const uint8_t *b, size_t n) {
+extern "C" int sio_sniff_format(const uint8_t *b, size_t n) {
     if (n >= 8 && std::memcmp(b, "\x89PNG\r\n\x1a\n", 8) == 0) return 1;
     if (n >= 3 && b[0] == 0xFF && b[1] == 0xD8 && b[2] == 0xFF) return 2;
     if (n >= 6 && (std::memcmp(b, "GIF87a", 6) == 0 || std::memcmp(b, "GIF89a", 6) == 0)) return 4;
     return 0;
 }
 
-// Implemented in plugin.cpp: the plugin's half of scv_image (formats other than PNG and JPEG).
-scv_status scv_plugin_image_open(const uint8_t *bytes, size_t length, uint64_t max_pixels, void **image,
+// Implemented in plugin.cpp: the plugin's half of sio_image (formats other than PNG and JPEG).
+sio_status sio_plugin_image_open(const uint8_t *bytes, size_t length, uint64_t max_pixels, void **image,
                                  int *width, int *height, char *message, size_t cap);
-scv_status scv_plugin_image_gray(void *image, uint8_t *dst, size_t capacity, char *message, size_t cap);
-void scv_plugin_image_free(void *image);
+sio_status sio_plugin_image_gray(void *image, uint8_t *dst, size_t capacity, char *message, size_t cap);
+void sio_plugin_image_free(void *image);
 
 namespace {
 /// The message for a size over the budget: the same words as ScanCore's DecoderLimits.check.
-scv_status over_budget(const char *format, long long w, long long h, uint64_t max_pixels, char *message, size_t cap) {
+sio_status over_budget(const char *format, long long w, long long h, uint64_t max_pixels, char *message, size_t cap) {
     char text[200];
     std::snprintf(text, sizeof text, "%s%lldx%lld is over the pixel budget of %llu pixels (--max-pixels)", format, w, h,
                   static_cast<unsigned long long>(max_pixels));
     set_message(message, cap, text);
-    return SCV_ERR_LIMIT;
+    return SIO_ERR_LIMIT;
 }
 
 bool within(long long w, long long h, uint64_t max_pixels) {
@@ -73,7 +73,7 @@ struct GifSource {
 };
 
 /// One decoder whose header has been read. Exactly one of the four is in use (by `kind`).
-struct scv_image {
+struct sio_image {
     int kind = 0;            // 1 PNG, 2 JPEG, 3 plugin, 4 GIF
     png_image png;           // kind 1
     jpeg_decompress_struct jpeg; // kind 2 (created; header read)
@@ -85,30 +85,30 @@ struct scv_image {
     GifFileType *gif = nullptr; // kind 4: positioned after the first image's descriptor
     GifSource gif_source;       // kind 4: gif->UserData points here, so the struct never moves (heap only)
     int gif_transparent = -1;   // kind 4: the first image's transparent colour index, or -1
-    int width = 0, height = 0;                // what scv_image_read_gray writes
+    int width = 0, height = 0;                // what sio_image_read_gray writes
     int source_width = 0, source_height = 0;  // what the file declares (set for JPEG; else width, height)
 };
 
 namespace {
 // ---------------------------------------------------------------- PNG
-scv_status png_open(scv_image *im, const uint8_t *bytes, size_t length, uint64_t max_pixels, char *message, size_t cap) {
+sio_status png_open(sio_image *im, const uint8_t *bytes, size_t length, uint64_t max_pixels, char *message, size_t cap) {
     std::memset(&im->png, 0, sizeof im->png);
     im->png.version = PNG_IMAGE_VERSION;
     if (!png_image_begin_read_from_memory(&im->png, bytes, length)) { // reads the header only
         char text[160];
         std::snprintf(text, sizeof text, "PNG: %s", im->png.message[0] ? im->png.message : "invalid header");
         set_message(message, cap, text);
-        return SCV_ERR_DECODE;
+        return SIO_ERR_DECODE;
     }
     im->kind = 1;
     if (!within(im->png.width, im->png.height, max_pixels))
         return over_budget("PNG ", im->png.width, im->png.height, max_pixels, message, cap);
     im->width = static_cast<int>(im->png.width);
     im->height = static_cast<int>(im->png.height);
-    return SCV_OK;
+    return SIO_OK;
 }
 
-scv_status png_read(scv_image *im, uint8_t *dst, char *message, size_t cap) {
+sio_status png_read(sio_image *im, uint8_t *dst, char *message, size_t cap) {
     // Composite alpha over white, as a screenshot would show it; 8-bit grey.
     im->png.format = PNG_FORMAT_GRAY;
     png_color background = {255, 255, 255};
@@ -118,9 +118,9 @@ scv_status png_read(scv_image *im, uint8_t *dst, char *message, size_t cap) {
         std::snprintf(text, sizeof text, "PNG: %s%s", truncated ? "truncated file: " : "",
                       im->png.message[0] ? im->png.message : "corrupt data");
         set_message(message, cap, text);
-        return SCV_ERR_DECODE;
+        return SIO_ERR_DECODE;
     }
-    return SCV_OK;
+    return SIO_OK;
 }
 
 // ---------------------------------------------------------------- JPEG
@@ -180,17 +180,17 @@ void orient(const uint8_t *src, int w, int h, int o, uint8_t *dst) {
     }
 }
 
-scv_status jpeg_open(scv_image *im, const uint8_t *bytes, size_t length, uint64_t max_pixels, char *message, size_t cap) {
+sio_status jpeg_open(sio_image *im, const uint8_t *bytes, size_t length, uint64_t max_pixels, char *message, size_t cap) {
     jpeg_decompress_struct &cinfo = im->jpeg;
     std::memset(&im->jpeg_err, 0, sizeof im->jpeg_err);
     cinfo.err = jpeg_std_error(&im->jpeg_err.mgr);
     im->jpeg_err.mgr.error_exit = jpeg_error_exit_fn;
     im->jpeg_err.mgr.emit_message = jpeg_emit_message_fn;
     jpeg_create_decompress(&cinfo);
-    im->kind = 2; // from here on, scv_image_close destroys cinfo
+    im->kind = 2; // from here on, sio_image_close destroys cinfo
     if (setjmp(im->jpeg_err.jump)) {
         set_message(message, cap, im->jpeg_err.text);
-        return SCV_ERR_DECODE;
+        return SIO_ERR_DECODE;
     }
     jpeg_mem_src(&cinfo, bytes, static_cast<unsigned long>(length));
     jpeg_save_markers(&cinfo, JPEG_APP0 + 1, 0xFFFF); // APP1: Exif, for the orientation
@@ -222,10 +222,10 @@ scv_status jpeg_open(scv_image *im, const uint8_t *bytes, size_t length, uint64_
     }
     im->width = turned ? im->jpeg_height : im->jpeg_width;
     im->height = turned ? im->jpeg_width : im->jpeg_height;
-    return SCV_OK;
+    return SIO_OK;
 }
 
-scv_status jpeg_read(scv_image *im, uint8_t *dst, char *message, size_t cap) {
+sio_status jpeg_read(sio_image *im, uint8_t *dst, char *message, size_t cap) {
     jpeg_decompress_struct &cinfo = im->jpeg;
     JpegError &err = im->jpeg_err;
     // libjpeg cannot turn CMYK/YCCK into grey: ask for CMYK and take the luma of each pixel here.
@@ -245,25 +245,25 @@ scv_status jpeg_read(scv_image *im, uint8_t *dst, char *message, size_t cap) {
                           "(a progressive JPEG needs memory for its full size; --max-pixels)",
                           im->source_width, im->source_height);
             set_message(message, cap, text);
-            return SCV_ERR_LIMIT;
+            return SIO_ERR_LIMIT;
         }
         set_message(message, cap, err.text);
-        return SCV_ERR_DECODE;
+        return SIO_ERR_DECODE;
     }
     cinfo.out_color_space = cmyk ? JCS_CMYK : JCS_GRAYSCALE;
     jpeg_start_decompress(&cinfo);
     const int w = static_cast<int>(cinfo.output_width), h = static_cast<int>(cinfo.output_height);
     if (w != im->jpeg_width || h != im->jpeg_height || cinfo.output_components != (cmyk ? 4 : 1)) {
         set_message(message, cap, "JPEG: unsupported colour layout");
-        return SCV_ERR_DECODE;
+        return SIO_ERR_DECODE;
     }
     if (cmyk) {
         row4 = static_cast<uint8_t *>(std::malloc(static_cast<size_t>(w) * 4));
-        if (!row4) { set_message(message, cap, "out of memory"); return SCV_ERR_MEMORY; }
+        if (!row4) { set_message(message, cap, "out of memory"); return SIO_ERR_MEMORY; }
     }
     if (im->orientation != 1) {
         stored = static_cast<uint8_t *>(std::malloc(static_cast<size_t>(w) * static_cast<size_t>(h)));
-        if (!stored) { std::free(row4); set_message(message, cap, "out of memory"); return SCV_ERR_MEMORY; }
+        if (!stored) { std::free(row4); set_message(message, cap, "out of memory"); return SIO_ERR_MEMORY; }
     }
     uint8_t *const target = stored ? stored : dst;
     while (cinfo.output_scanline < cinfo.output_height && !err.truncated) {
@@ -285,7 +285,7 @@ scv_status jpeg_read(scv_image *im, uint8_t *dst, char *message, size_t cap) {
     if (err.truncated || cinfo.output_scanline < cinfo.output_height) {
         std::free(stored);
         set_message(message, cap, "JPEG: premature end of data (truncated file)");
-        return SCV_ERR_DECODE;
+        return SIO_ERR_DECODE;
     }
     if (stored) {
         orient(stored, w, h, im->orientation, dst);
@@ -293,7 +293,7 @@ scv_status jpeg_read(scv_image *im, uint8_t *dst, char *message, size_t cap) {
         stored = nullptr;
     }
     jpeg_finish_decompress(&cinfo);
-    return SCV_OK;
+    return SIO_OK;
 }
 
 // ---------------------------------------------------------------- GIF
@@ -306,30 +306,30 @@ int gif_input(GifFileType *gif, GifByteType *out, int wanted) {
     return static_cast<int>(n);
 }
 
-scv_status gif_failure(int code, char *message, size_t cap) {
+sio_status gif_failure(int code, char *message, size_t cap) {
     char text[160];
     const char *what = GifErrorString(code);
     // D_GIF_ERR_READ_FAILED: giflib asked for bytes past the end of the buffer.
     std::snprintf(text, sizeof text, "GIF: %s%s", code == D_GIF_ERR_READ_FAILED ? "truncated file: " : "",
                   what ? what : "corrupt data");
     set_message(message, cap, text);
-    return code == D_GIF_ERR_NOT_ENOUGH_MEM ? SCV_ERR_MEMORY : SCV_ERR_DECODE;
+    return code == D_GIF_ERR_NOT_ENOUGH_MEM ? SIO_ERR_MEMORY : SIO_ERR_DECODE;
 }
 
 /// Reads the screen descriptor and the records up to the first image's descriptor (keeping its graphic
 /// control extension's transparent index). The picture is the logical screen, widened to hold the first
 /// image should a malformed file place it outside; an animation gives its first frame.
-scv_status gif_open(scv_image *im, const uint8_t *bytes, size_t length, uint64_t max_pixels, char *message, size_t cap) {
+sio_status gif_open(sio_image *im, const uint8_t *bytes, size_t length, uint64_t max_pixels, char *message, size_t cap) {
     im->gif_source = GifSource{bytes, length, 0};
     int error = 0;
     im->gif = DGifOpen(&im->gif_source, gif_input, &error);
     if (!im->gif) return gif_failure(error, message, cap);
-    im->kind = 4; // from here on, scv_image_close closes the file
+    im->kind = 4; // from here on, sio_image_close closes the file
     GifFileType *gif = im->gif;
     for (;;) {
         GifRecordType record;
         if (DGifGetRecordType(gif, &record) == GIF_ERROR) return gif_failure(gif->Error, message, cap);
-        if (record == TERMINATE_RECORD_TYPE) { set_message(message, cap, "GIF: the file holds no image"); return SCV_ERR_DECODE; }
+        if (record == TERMINATE_RECORD_TYPE) { set_message(message, cap, "GIF: the file holds no image"); return SIO_ERR_DECODE; }
         if (record == IMAGE_DESC_RECORD_TYPE) break;
         if (record != EXTENSION_RECORD_TYPE) continue;
         int code = 0;
@@ -346,19 +346,19 @@ scv_status gif_open(scv_image *im, const uint8_t *bytes, size_t length, uint64_t
     }
     if (DGifGetImageDesc(gif) == GIF_ERROR) return gif_failure(gif->Error, message, cap);
     const GifImageDesc &d = gif->Image;
-    if (d.Width <= 0 || d.Height <= 0) { set_message(message, cap, "GIF: the first image has no pixels"); return SCV_ERR_DECODE; }
-    if (!d.ColorMap && !gif->SColorMap) { set_message(message, cap, "GIF: the first image has no colour table"); return SCV_ERR_DECODE; }
+    if (d.Width <= 0 || d.Height <= 0) { set_message(message, cap, "GIF: the first image has no pixels"); return SIO_ERR_DECODE; }
+    if (!d.ColorMap && !gif->SColorMap) { set_message(message, cap, "GIF: the first image has no colour table"); return SIO_ERR_DECODE; }
     const long long w = std::max<long long>(gif->SWidth, static_cast<long long>(d.Left) + d.Width);
     const long long h = std::max<long long>(gif->SHeight, static_cast<long long>(d.Top) + d.Height);
     if (!within(w, h, max_pixels)) return over_budget("GIF ", w, h, max_pixels, message, cap);
     im->width = static_cast<int>(w);
     im->height = static_cast<int>(h);
-    return SCV_OK;
+    return SIO_OK;
 }
 
 /// The first image's pixels as luma (BT.601 of each palette entry), over a white screen: what lies outside
 /// the image and transparent pixels are white, as PNG's alpha is composited. Interlaced rows are put in place.
-scv_status gif_read(scv_image *im, uint8_t *dst, char *message, size_t cap) {
+sio_status gif_read(sio_image *im, uint8_t *dst, char *message, size_t cap) {
     GifFileType *gif = im->gif;
     const GifImageDesc &d = gif->Image;
     const ColorMapObject *map = d.ColorMap ? d.ColorMap : gif->SColorMap;
@@ -371,7 +371,7 @@ scv_status gif_read(scv_image *im, uint8_t *dst, char *message, size_t cap) {
     const size_t w = static_cast<size_t>(im->width);
     std::memset(dst, 255, w * static_cast<size_t>(im->height));
     GifPixelType *line = static_cast<GifPixelType *>(std::malloc(static_cast<size_t>(d.Width)));
-    if (!line) { set_message(message, cap, "out of memory"); return SCV_ERR_MEMORY; }
+    if (!line) { set_message(message, cap, "out of memory"); return SIO_ERR_MEMORY; }
     // Row order: top to bottom, or the four interlace passes (every 8th row from 0, from 4, every 4th from 2,
     // every 2nd from 1).
     static const int start[4] = {0, 4, 2, 1}, step[4] = {8, 8, 4, 2};
@@ -387,69 +387,69 @@ scv_status gif_read(scv_image *im, uint8_t *dst, char *message, size_t cap) {
         }
     }
     std::free(line);
-    return SCV_OK;
+    return SIO_OK;
 }
 } // namespace
 
-extern "C" scv_status scv_image_open(const uint8_t *bytes, size_t length, uint64_t max_pixels, scv_image **out,
+extern "C" sio_status sio_image_open(const uint8_t *bytes, size_t length, uint64_t max_pixels, sio_image **out,
                                      int *width, int *height, char *message, size_t cap) {
-    if (!bytes || !out || !width || !height) { set_message(message, cap, "null argument"); return SCV_ERR_ARGUMENT; }
+    if (!bytes || !out || !width || !height) { set_message(message, cap, "null argument"); return SIO_ERR_ARGUMENT; }
     *out = nullptr; *width = *height = 0;
-    scv_image *im = nullptr;
+    sio_image *im = nullptr;
     try {
-        im = new scv_image();
-        scv_status s;
-        switch (scv_sniff_format(bytes, length)) {
+        im = new sio_image();
+        sio_status s;
+        switch (sio_sniff_format(bytes, length)) {
         case 1: s = png_open(im, bytes, length, max_pixels, message, cap); break;
         case 2: s = jpeg_open(im, bytes, length, max_pixels, message, cap); break;
         case 4: s = gif_open(im, bytes, length, max_pixels, message, cap); break;
         default:
-            s = scv_plugin_image_open(bytes, length, max_pixels, &im->plugin, &im->width, &im->height, message, cap);
+            s = sio_plugin_image_open(bytes, length, max_pixels, &im->plugin, &im->width, &im->height, message, cap);
             if (im->plugin) im->kind = 3;
         }
-        if (s != SCV_OK) { scv_image_close(im); return s; }
+        if (s != SIO_OK) { sio_image_close(im); return s; }
         if (im->source_width == 0) { im->source_width = im->width; im->source_height = im->height; }
         *width = im->width; *height = im->height;
         *out = im;
-        return SCV_OK;
+        return SIO_OK;
     } catch (...) {
-        scv_image_close(im);
+        sio_image_close(im);
         set_message(message, cap, "unexpected exception while reading the image header");
-        return SCV_ERR_DECODE;
+        return SIO_ERR_DECODE;
     }
 }
 
-extern "C" scv_status scv_image_read_gray(scv_image *im, uint8_t *dst, size_t capacity, char *message, size_t cap) {
-    if (!im || !dst) { set_message(message, cap, "null argument"); return SCV_ERR_ARGUMENT; }
+extern "C" sio_status sio_image_read_gray(sio_image *im, uint8_t *dst, size_t capacity, char *message, size_t cap) {
+    if (!im || !dst) { set_message(message, cap, "null argument"); return SIO_ERR_ARGUMENT; }
     if (capacity < static_cast<size_t>(im->width) * static_cast<size_t>(im->height)) {
         set_message(message, cap, "destination buffer too small");
-        return SCV_ERR_ARGUMENT;
+        return SIO_ERR_ARGUMENT;
     }
     try {
         switch (im->kind) {
         case 1: return png_read(im, dst, message, cap);
         case 2: return jpeg_read(im, dst, message, cap);
-        case 3: return scv_plugin_image_gray(im->plugin, dst, capacity, message, cap);
+        case 3: return sio_plugin_image_gray(im->plugin, dst, capacity, message, cap);
         case 4: return gif_read(im, dst, message, cap);
-        default: set_message(message, cap, "image not open"); return SCV_ERR_ARGUMENT;
+        default: set_message(message, cap, "image not open"); return SIO_ERR_ARGUMENT;
         }
     } catch (...) {
         set_message(message, cap, "unexpected exception while decoding");
-        return SCV_ERR_DECODE;
+        return SIO_ERR_DECODE;
     }
 }
 
-extern "C" void scv_image_source_size(const scv_image *im, int *width, int *height) {
+extern "C" void sio_image_source_size(const sio_image *im, int *width, int *height) {
     if (width) *width = im ? im->source_width : 0;
     if (height) *height = im ? im->source_height : 0;
 }
 
-extern "C" void scv_image_close(scv_image *im) {
+extern "C" void sio_image_close(sio_image *im) {
     if (!im) return;
     try {
         if (im->kind == 1) png_image_free(&im->png);
         if (im->kind == 2) jpeg_destroy_decompress(&im->jpeg);
-        if (im->kind == 3) scv_plugin_image_free(im->plugin);
+        if (im->kind == 3) sio_plugin_image_free(im->plugin);
         if (im->kind == 4) { int error = 0; DGifCloseFile(im->gif, &error); }
     } catch (...) {}
     delete im;

@@ -1,6 +1,6 @@
 // Lazy loading of libscand-opencv-codecs.so (OpenCV imgcodecs + videoio). It is only loaded when an
 // input is neither PNG, JPEG, PNM nor Y4M, so `scand --help` and ordinary scans stay fast.
-#include "CScanOpenCV.h"
+#include "CScanImageIO.h"
 #include "../CScanOpenCVCodecs/include/CScanOpenCVCodecs.h"
 #include <cstdio>
 #include <cstring>
@@ -80,14 +80,14 @@ void prepare_locked(uint64_t max_pixels) {
     setenv("OPENCV_FFMPEG_LOGLEVEL", "-8", 0);
 }
 
-/// Loads the plugin once. The environment for OpenCV is set first (see prepare_locked) if scv_plugin_prepare
+/// Loads the plugin once. The environment for OpenCV is set first (see prepare_locked) if sio_plugin_prepare
 /// did not do it at startup, with the larger of this caller's budget and the default (so a caller with a
 /// small budget does not lower OpenCV's cap for every later caller; the plugin checks each call's own budget
 /// after decoding as well).
-scv_status ensure(const char *directory, uint64_t max_pixels, char *message, size_t cap) {
+sio_status ensure(const char *directory, uint64_t max_pixels, char *message, size_t cap) {
     std::lock_guard<std::mutex> lock(plugin_mutex);
-    if (plugin.handle) return SCV_OK;
-    prepare_locked(max_pixels > SCV_DEFAULT_MAX_PIXELS ? max_pixels : SCV_DEFAULT_MAX_PIXELS);
+    if (plugin.handle) return SIO_OK;
+    prepare_locked(max_pixels > SIO_DEFAULT_MAX_PIXELS ? max_pixels : SIO_DEFAULT_MAX_PIXELS);
     plugin.error.clear();
     const std::string name = "libscand-opencv-codecs.so";
     // The installed layout (scripts/install): <prefix>/bin/scand and <prefix>/lib/scand/<plugin>; then the
@@ -102,72 +102,72 @@ scv_status ensure(const char *directory, uint64_t max_pixels, char *message, siz
     dirs[count++] = exe;
     dirs[count++] = "/usr/local/lib/scand";
     for (int i = 0; i < count; i++) {
-        if (try_open(dirs[i] + "/" + name)) return SCV_OK;
+        if (try_open(dirs[i] + "/" + name)) return SIO_OK;
     }
     set_message(message, cap, "the OpenCV codecs plugin (" + name + ") could not be loaded:" + plugin.error);
-    return SCV_ERR_NO_PLUGIN;
+    return SIO_ERR_NO_PLUGIN;
 }
 } // namespace
 
-struct scv_video { void *inner; };
+struct sio_video { void *inner; };
 
-extern "C" void scv_plugin_prepare(uint64_t max_pixels) {
+extern "C" void sio_plugin_prepare(uint64_t max_pixels) {
     try {
         std::lock_guard<std::mutex> lock(plugin_mutex);
         prepare_locked(max_pixels);
     } catch (...) {}
 }
 
-extern "C" scv_status scv_plugin_load(const char *directory, uint64_t max_pixels, char *message, size_t cap) {
-    try { return ensure(directory, max_pixels, message, cap); } catch (...) { return SCV_ERR_NO_PLUGIN; }
+extern "C" sio_status sio_plugin_load(const char *directory, uint64_t max_pixels, char *message, size_t cap) {
+    try { return ensure(directory, max_pixels, message, cap); } catch (...) { return SIO_ERR_NO_PLUGIN; }
 }
 
-// The plugin's half of scv_image (decode.cpp): C++ linkage, called inside decode.cpp's catch blocks.
-scv_status scv_plugin_image_open(const uint8_t *bytes, size_t length, uint64_t max_pixels, void **image,
+// The plugin's half of sio_image (decode.cpp): C++ linkage, called inside decode.cpp's catch blocks.
+sio_status sio_plugin_image_open(const uint8_t *bytes, size_t length, uint64_t max_pixels, void **image,
                                  int *width, int *height, char *message, size_t cap) {
     *image = nullptr;
-    scv_status s = ensure(nullptr, max_pixels, message, cap);
-    if (s != SCV_OK) return s;
-    return static_cast<scv_status>(plugin.image_decode(bytes, length, max_pixels, image, width, height, message, cap));
+    sio_status s = ensure(nullptr, max_pixels, message, cap);
+    if (s != SIO_OK) return s;
+    return static_cast<sio_status>(plugin.image_decode(bytes, length, max_pixels, image, width, height, message, cap));
 }
 
-scv_status scv_plugin_image_gray(void *image, uint8_t *dst, size_t capacity, char *message, size_t cap) {
-    return static_cast<scv_status>(plugin.image_gray(image, dst, capacity, message, cap));
+sio_status sio_plugin_image_gray(void *image, uint8_t *dst, size_t capacity, char *message, size_t cap) {
+    return static_cast<sio_status>(plugin.image_gray(image, dst, capacity, message, cap));
 }
 
-void scv_plugin_image_free(void *image) {
+void sio_plugin_image_free(void *image) {
     if (image && plugin.image_free) plugin.image_free(image);
 }
 
-extern "C" scv_status scv_plugin_video_open(const char *path, uint64_t max_pixels, scv_video **out, double *fps,
+extern "C" sio_status sio_plugin_video_open(const char *path, uint64_t max_pixels, sio_video **out, double *fps,
                                             char *message, size_t cap) {
     try {
         *out = nullptr;
-        scv_status s = ensure(nullptr, max_pixels, message, cap);
-        if (s != SCV_OK) return s;
+        sio_status s = ensure(nullptr, max_pixels, message, cap);
+        if (s != SIO_OK) return s;
         void *inner = nullptr;
         int rc = plugin.video_open(path, max_pixels, &inner, fps, message, cap);
-        if (rc != 0) return static_cast<scv_status>(rc);
-        *out = new scv_video{inner};
-        return SCV_OK;
-    } catch (...) { set_message(message, cap, "unexpected exception"); return SCV_ERR_OPENCV; }
+        if (rc != 0) return static_cast<sio_status>(rc);
+        *out = new sio_video{inner};
+        return SIO_OK;
+    } catch (...) { set_message(message, cap, "unexpected exception"); return SIO_ERR_OPENCV; }
 }
 
-extern "C" scv_status scv_plugin_video_read(scv_video *video, int *width, int *height, double *time, char *message, size_t cap) {
+extern "C" sio_status sio_plugin_video_read(sio_video *video, int *width, int *height, double *time, char *message, size_t cap) {
     try {
-        if (!video) return SCV_ERR_ARGUMENT;
-        return static_cast<scv_status>(plugin.video_read(video->inner, width, height, time, message, cap));
-    } catch (...) { set_message(message, cap, "unexpected exception"); return SCV_ERR_OPENCV; }
+        if (!video) return SIO_ERR_ARGUMENT;
+        return static_cast<sio_status>(plugin.video_read(video->inner, width, height, time, message, cap));
+    } catch (...) { set_message(message, cap, "unexpected exception"); return SIO_ERR_OPENCV; }
 }
 
-extern "C" scv_status scv_plugin_video_gray(scv_video *video, uint8_t *dst, size_t capacity, char *message, size_t cap) {
+extern "C" sio_status sio_plugin_video_gray(sio_video *video, uint8_t *dst, size_t capacity, char *message, size_t cap) {
     try {
-        if (!video || !dst) return SCV_ERR_ARGUMENT;
-        return static_cast<scv_status>(plugin.video_gray(video->inner, dst, capacity, message, cap));
-    } catch (...) { set_message(message, cap, "unexpected exception"); return SCV_ERR_OPENCV; }
+        if (!video || !dst) return SIO_ERR_ARGUMENT;
+        return static_cast<sio_status>(plugin.video_gray(video->inner, dst, capacity, message, cap));
+    } catch (...) { set_message(message, cap, "unexpected exception"); return SIO_ERR_OPENCV; }
 }
 
-extern "C" void scv_plugin_video_close(scv_video *video) {
+extern "C" void sio_plugin_video_close(sio_video *video) {
     if (!video) return;
     try { plugin.video_close(video->inner); } catch (...) {}
     delete video;
