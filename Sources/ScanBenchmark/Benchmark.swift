@@ -1,11 +1,12 @@
-public import ScanCore
-import ScanCapture
-public import ScanKit
-import ScanDetection
-import ScanOutput
 import FoundationEssentials
+import ScanCapture
+public import ScanCore
+import ScanDetection
+public import ScanKit
+import ScanOutput
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// One benchmark run's settings: a Y4M clip with ground truth, what to detect, and how frames arrive.
@@ -20,8 +21,15 @@ public struct BenchmarkCase: Sendable {
     public var live: Bool
     /// Repeat the clip until this many frames were offered (nil: once).
     public var frames: Int?
-    public init(name: String, clip: String, truth: String, types: Set<MetadataObjectType>, live: Bool, frames: Int? = nil) {
-        self.name = name; self.clip = clip; self.truth = truth; self.types = types; self.live = live; self.frames = frames
+    public init(
+        name: String, clip: String, truth: String, types: Set<MetadataObjectType>, live: Bool, frames: Int? = nil
+    ) {
+        self.name = name
+        self.clip = clip
+        self.truth = truth
+        self.types = types
+        self.live = live
+        self.frames = frames
     }
 }
 
@@ -57,7 +65,8 @@ public struct BenchmarkResult: Sendable, Codable {
     /// holds no per-frame codes.
     public static func naiveRecall(of scand: BenchmarkResult, baseline: BenchmarkResult) -> Double? {
         guard !scand.frameCodes.isEmpty, scand.frameCodes.count == baseline.frameCodes.count else { return nil }
-        var read = 0, total = 0
+        var read = 0
+        var total = 0
         for (mine, naive) in zip(scand.frameCodes, baseline.frameCodes) {
             total += naive.count
             read += naive.filter(mine.contains).count
@@ -92,19 +101,30 @@ public enum Benchmark {
         return c
     }
 
-    public static func run(_ c: BenchmarkCase, pipeline: Pipeline, configuration: OutputConfiguration,
-                           faceCascade: String?) throws -> BenchmarkResult {
+    public static func run(
+        _ c: BenchmarkCase, pipeline: Pipeline, configuration: OutputConfiguration,
+        faceCascade: String?
+    ) throws -> BenchmarkResult {
         let truth = try Truth.load(c.truth)
         var config = pipeline == .fullFrame ? fullFrameConfiguration(configuration) : configuration
         config.metadataObjectTypes = c.types
         let output = pipeline != .baseline ? try MetadataOutput(configuration: config) : nil
-        let baseline = pipeline == .baseline
-            ? try NaiveBaseline(codes: c.types.contains { $0.isMachineReadableCode },
-                                faceCascadePath: c.types.contains(.face) ? faceCascade : nil) : nil
+        let baseline =
+            pipeline == .baseline
+            ? try NaiveBaseline(
+                codes: c.types.contains { $0.isMachineReadableCode },
+                faceCascadePath: c.types.contains(.face) ? faceCascade : nil) : nil
         let encoder = JSONLinesEncoder()
-        var decode = SampleSeries(), barcode = SampleSeries(), face = SampleSeries(), tracking = SampleSeries()
-        var encode = SampleSeries(), latency = SampleSeries()
-        var codeHits = 0, codeTotal = 0, faceHits = 0, faceTotal = 0
+        var decode = SampleSeries()
+        var barcode = SampleSeries()
+        var face = SampleSeries()
+        var tracking = SampleSeries()
+        var encode = SampleSeries()
+        var latency = SampleSeries()
+        var codeHits = 0
+        var codeTotal = 0
+        var faceHits = 0
+        var faceTotal = 0
         let total = c.frames ?? truth.frames.count
         ProcessStats.resetPeak()
         let startRSS = ProcessStats.residentBytes()
@@ -119,7 +139,8 @@ public enum Benchmark {
             let objects: [MetadataObject]
             var event: MetadataEvent
             if let output {
-                let result = try output.processFrame(frame, source: SourceInfo(name: c.clip, frameRate: Double(truth.fps), isLive: c.live))
+                let result = try output.processFrame(
+                    frame, source: SourceInfo(name: c.clip, frameRate: Double(truth.fps), isLive: c.live))
                 event = result.event
                 objects = event.objects
                 barcode.add(result.timings.barcode)
@@ -130,7 +151,9 @@ public enum Benchmark {
                 objects = result.objects
                 barcode.add(result.codeSeconds)
                 face.add(result.faceSeconds)
-                event = MetadataEvent(source: c.clip, frame: frame.index, time: frame.time, width: frame.width, height: frame.height, objects: objects)
+                event = MetadataEvent(
+                    source: c.clip, frame: frame.index, time: frame.time, width: frame.width, height: frame.height,
+                    objects: objects)
             }
             let e0 = monotonicSeconds()
             sink &+= encoder.encode(.metadata(event)).line.count
@@ -139,7 +162,9 @@ public enum Benchmark {
             if let arrived = frame.captureClock { latency.add(e1 - arrived) }
             processed += 1
             if !c.live {
-                frameCodes.append(objects.filter(\.type.isMachineReadableCode).map { "\($0.type.rawValue):\($0.stringValue ?? "")" }.sorted())
+                frameCodes.append(
+                    objects.filter(\.type.isMachineReadableCode).map { "\($0.type.rawValue):\($0.stringValue ?? "")" }
+                        .sorted())
             }
             let gt = truth.frames[index % truth.frames.count]
             for code in gt.codes where c.types.contains(code.type) {
@@ -149,8 +174,9 @@ public enum Benchmark {
             if c.types.contains(.face) {
                 for box in gt.faces {
                     faceTotal += 1
-                    let r = NormalizedRect(x: box[0] / Double(frame.width), y: box[1] / Double(frame.height),
-                                           width: box[2] / Double(frame.width), height: box[3] / Double(frame.height))
+                    let r = NormalizedRect(
+                        x: box[0] / Double(frame.width), y: box[1] / Double(frame.height),
+                        width: box[2] / Double(frame.width), height: box[3] / Double(frame.height))
                     if objects.contains(where: { $0.type == .face && $0.bounds.iou(r) >= 0.3 }) { faceHits += 1 }
                 }
             }
@@ -177,8 +203,15 @@ public enum Benchmark {
 
 /// Ground truth written by bench/pipeline/make_clips.py.
 struct Truth: Decodable {
-    struct Code: Decodable { var type: MetadataObjectType; var value: String }
-    struct FrameTruth: Decodable { var frame: Int; var codes: [Code]; var faces: [[Double]] }
+    struct Code: Decodable {
+        var type: MetadataObjectType
+        var value: String
+    }
+    struct FrameTruth: Decodable {
+        var frame: Int
+        var codes: [Code]
+        var faces: [[Double]]
+    }
     var width: Int, height: Int, fps: Int
     var frames: [FrameTruth]
     static func load(_ path: String) throws -> Truth {
@@ -215,7 +248,9 @@ final class FrameFeeder: @unchecked Sendable {
     private(set) var dropped = 0
 
     init(clip: String, total: Int, live: Bool) {
-        self.clip = clip; self.total = total; self.live = live
+        self.clip = clip
+        self.total = total
+        self.live = live
         if live {
             _ = WorkerThread(name: "scand-bench-src") { [self] in self.produce() }
         }
@@ -226,7 +261,10 @@ final class FrameFeeder: @unchecked Sendable {
         let t0 = monotonicSeconds()
         if source == nil { source = try Y4MSource(path: clip) }
         var frame = try source!.nextFrame()
-        if frame == nil { source = try Y4MSource(path: clip); frame = try source!.nextFrame() }
+        if frame == nil {
+            source = try Y4MSource(path: clip)
+            frame = try source!.nextFrame()
+        }
         guard var f = frame else { return nil }
         let index = produced
         produced += 1

@@ -38,7 +38,7 @@ public final class NaiveBaseline {
 }
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The baseline's faces: the Haar default cascade on every full frame (1.1, 3, min 30 px) and greedy IoU
@@ -51,10 +51,16 @@ final class NaiveFaceBaseline {
     init(cascadePath: String) throws { cascade = try Cascade(path: cascadePath) }
 
     func process(_ frame: Frame) throws -> [MetadataObject] {
-        let rects = try cascade.detect(frame.luma.bytes, width: frame.width, height: frame.height, stride: frame.luma.stride,
-                                       scaleFactor: 1.1, minNeighbors: 3, minSize: 30, maxSize: 0)
-        let W = Double(frame.width), H = Double(frame.height)
-        var boxes = rects.map { NormalizedRect(x: Double($0.x) / W, y: Double($0.y) / H, width: Double($0.width) / W, height: Double($0.height) / H) }
+        let rects = try cascade.detect(
+            frame.luma.bytes, width: frame.width, height: frame.height, stride: frame.luma.stride,
+            scaleFactor: 1.1, minNeighbors: 3, minSize: 30, maxSize: 0)
+        let frameWidth = Double(frame.width)
+        let frameHeight = Double(frame.height)
+        var boxes = rects.map {
+            NormalizedRect(
+                x: Double($0.x) / frameWidth, y: Double($0.y) / frameHeight, width: Double($0.width) / frameWidth,
+                height: Double($0.height) / frameHeight)
+        }
         var matched: [(id: Int, box: NormalizedRect)] = []
         var unused = previous
         // Greedy: best IoU pair first.
@@ -71,7 +77,10 @@ final class NaiveFaceBaseline {
             boxes.remove(at: i)
             unused.remove(at: j)
         }
-        for b in boxes { matched.append((nextID, b)); nextID += 1 }
+        for b in boxes {
+            matched.append((nextID, b))
+            nextID += 1
+        }
         previous = matched
         return matched.map { MetadataObject(type: .face, bounds: $0.box, faceID: $0.id) }
     }

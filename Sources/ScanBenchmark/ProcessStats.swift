@@ -1,6 +1,7 @@
 import ScanCore
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// glibc's `malloc_trim` (malloc.h is not in the Glibc module map).

@@ -1,7 +1,8 @@
-internal import SystemPackage
 import ScanCore
+internal import SystemPackage
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Buffered, forward-only reading from a file descriptor (a file, a pipe or stdin).
@@ -25,7 +26,9 @@ final class ByteReader {
     let name: String
 
     init(fd: FileDescriptor, name: String, ownsDescriptor: Bool, capacity: Int = 1 << 16) {
-        self.fd = fd; self.name = name; self.ownsDescriptor = ownsDescriptor
+        self.fd = fd
+        self.name = name
+        self.ownsDescriptor = ownsDescriptor
         self.buffer = [UInt8](repeating: 0, count: max(1, capacity))
     }
 
@@ -64,7 +67,8 @@ final class ByteReader {
                     base.update(from: base + start, count: count)
                 }
             }
-            start = 0; end = count
+            start = 0
+            end = count
         }
         if end == buffer.count { buffer.append(contentsOf: repeatElement(0, count: buffer.count)) }
         let n = try buffer.withUnsafeMutableBytes { raw in
@@ -97,7 +101,7 @@ final class ByteReader {
 
     /// ``readLine(limit:)`` with the failure as a ``LineError``, for callers that describe it themselves.
     func readLineOrFail(limit: Int) throws -> [UInt8]? {
-        var searched = 0 // bytes after `start` already known to hold no `\n` (an offset: fill() moves `start`)
+        var searched = 0  // bytes after `start` already known to hold no `\n` (an offset: fill() moves `start`)
         while true {
             if let i = buffer[(start + searched)..<end].firstIndex(of: 0x0A) {
                 guard i - start <= limit else { throw LineError.tooLong(limit: limit) }
@@ -127,7 +131,8 @@ final class ByteReader {
                     UnsafeMutableRawBufferPointer(rebasing: destination[done..<(done + n)])
                         .copyMemory(from: UnsafeRawBufferPointer(rebasing: src[start..<(start + n)]))
                 }
-                start += n; done += n
+                start += n
+                done += n
             } else if count - done >= buffer.count {
                 let n = try readDescriptor(into: UnsafeMutableRawBufferPointer(rebasing: destination[done...]))
                 if n == 0 { break }
@@ -159,7 +164,8 @@ final class ByteReader {
         while done < count {
             if start == end, try !fill() { break }
             let n = min(count - done, end - start)
-            start += n; done += n
+            start += n
+            done += n
         }
         return done
     }
@@ -180,10 +186,16 @@ final class ByteReader {
     /// descriptor refuses to seek (the caller then reads).
     private func seekForward(_ count: Int) -> Int {
         guard start == end, count > 0, !atEOF, !closed, isRegularFile != false else { return 0 }
-        guard let size = regularFileSize() else { isRegularFile = false; return 0 }
+        guard let size = regularFileSize() else {
+            isRegularFile = false
+            return 0
+        }
         isRegularFile = true
         let here = lseek(fd.rawValue, 0, SEEK_CUR)
-        guard here >= 0 else { isRegularFile = false; return 0 }
+        guard here >= 0 else {
+            isRegularFile = false
+            return 0
+        }
         let n = min(count, max(0, size - Int(here)))
         guard n > 0, lseek(fd.rawValue, off_t(n), SEEK_CUR) == here + off_t(n) else { return 0 }
         consumedFromDescriptor += n
@@ -208,7 +220,7 @@ final class ByteReader {
             out = try [UInt8](unsafeUninitializedCapacity: total) { dst, initialized in
                 initialized = try read(into: UnsafeMutableRawBufferPointer(dst))
             }
-            if out.count < total { return out } // the file shrank while being read: what is there is all
+            if out.count < total { return out }  // the file shrank while being read: what is there is all
         } else {
             out = []
         }
@@ -246,7 +258,8 @@ func openInput(_ path: InputPath) throws -> ByteReader {
     let name = path.displayName
     if path.isStandardInput { return ByteReader(fd: .standardInput, name: name, ownsDescriptor: false) }
     if path.bytes.isEmpty || path.bytes.contains(0) {
-        throw ScanError.unreadableInput(input: name, reason: path.bytes.isEmpty ? "empty file name" : "file name contains a NUL byte")
+        throw ScanError.unreadableInput(
+            input: name, reason: path.bytes.isEmpty ? "empty file name" : "file name contains a NUL byte")
     }
     var raw: Int32 = -1
     repeat {

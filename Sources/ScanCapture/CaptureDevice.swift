@@ -1,14 +1,18 @@
-public import ScanCore
 internal import CScanV4L2
+public import ScanCore
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A frame interval (seconds per frame as a fraction), as V4L2 reports it.
 public struct FrameInterval: Sendable, Hashable, Encodable {
     public var numerator: UInt32
     public var denominator: UInt32
-    public init(numerator: UInt32, denominator: UInt32) { self.numerator = numerator; self.denominator = denominator }
+    public init(numerator: UInt32, denominator: UInt32) {
+        self.numerator = numerator
+        self.denominator = denominator
+    }
     /// Frames per second (0 when the interval is 0).
     public var frameRate: Double { numerator == 0 ? 0 : Double(denominator) / Double(numerator) }
 
@@ -60,8 +64,9 @@ public struct StepwiseFrameSize: Sendable, Hashable, Encodable {
             let c = Swift.min(hi, Swift.max(lo, v))
             return lo + (c - lo) / Swift.max(1, step) * Swift.max(1, step)
         }
-        return PixelSize(width: fit(target.width, minWidth, maxWidth, stepWidth),
-                         height: fit(target.height, minHeight, maxHeight, stepHeight))
+        return PixelSize(
+            width: fit(target.width, minWidth, maxWidth, stepWidth),
+            height: fit(target.height, minHeight, maxHeight, stepHeight))
     }
 }
 
@@ -103,19 +108,35 @@ public struct CaptureDevice: Sendable, Hashable, Encodable {
     /// The descriptor held between ``lockForConfiguration()`` and ``unlockForConfiguration()`` (shared by copies).
     private let configurationLock = ConfigurationLock()
 
-    public init(path: String, uniqueID: String? = nil, driver: String, card: String, bus: String, deviceCaps: UInt32,
-                formats: [CaptureFormat], controls: [CaptureDeviceControl] = []) {
-        self.path = path; self.uniqueID = uniqueID; self.driver = driver; self.card = card; self.bus = bus
-        self.deviceCaps = deviceCaps; self.formats = formats; self.controls = controls
+    public init(
+        path: String, uniqueID: String? = nil, driver: String, card: String, bus: String, deviceCaps: UInt32,
+        formats: [CaptureFormat], controls: [CaptureDeviceControl] = []
+    ) {
+        self.path = path
+        self.uniqueID = uniqueID
+        self.driver = driver
+        self.card = card
+        self.bus = bus
+        self.deviceCaps = deviceCaps
+        self.formats = formats
+        self.controls = controls
     }
 
     public static func == (a: CaptureDevice, b: CaptureDevice) -> Bool {
-        (a.path, a.uniqueID, a.driver, a.card, a.bus, a.deviceCaps) == (b.path, b.uniqueID, b.driver, b.card, b.bus, b.deviceCaps)
+        (a.path, a.uniqueID, a.driver, a.card, a.bus, a.deviceCaps) == (
+            b.path, b.uniqueID, b.driver, b.card, b.bus, b.deviceCaps
+        )
             && a.formats == b.formats && a.controls == b.controls
     }
     public func hash(into h: inout Hasher) {
-        h.combine(path); h.combine(uniqueID); h.combine(driver); h.combine(card); h.combine(bus); h.combine(deviceCaps)
-        h.combine(formats); h.combine(controls)
+        h.combine(path)
+        h.combine(uniqueID)
+        h.combine(driver)
+        h.combine(card)
+        h.combine(bus)
+        h.combine(deviceCaps)
+        h.combine(formats)
+        h.combine(controls)
     }
 
     enum CodingKeys: String, CodingKey { case path, id, driver, card, bus, formats, controls, supportedModes }
@@ -136,9 +157,13 @@ public struct CaptureDevice: Sendable, Hashable, Encodable {
     /// `isFocusModeSupported(_:)`, from the controls discovery found.
     public func isFocusModeSupported(_ mode: FocusMode) -> Bool { ModeMapping.isSupported(mode, controls: controls) }
     /// `isExposureModeSupported(_:)`.
-    public func isExposureModeSupported(_ mode: ExposureMode) -> Bool { ModeMapping.isSupported(mode, controls: controls) }
+    public func isExposureModeSupported(_ mode: ExposureMode) -> Bool {
+        ModeMapping.isSupported(mode, controls: controls)
+    }
     /// `isWhiteBalanceModeSupported(_:)`.
-    public func isWhiteBalanceModeSupported(_ mode: WhiteBalanceMode) -> Bool { ModeMapping.isSupported(mode, controls: controls) }
+    public func isWhiteBalanceModeSupported(_ mode: WhiteBalanceMode) -> Bool {
+        ModeMapping.isSupported(mode, controls: controls)
+    }
     /// `isTorchModeSupported(_:)`.
     public func isTorchModeSupported(_ mode: TorchMode) -> Bool { ModeMapping.isSupported(mode, controls: controls) }
 
@@ -162,18 +187,27 @@ public struct CaptureDevice: Sendable, Hashable, Encodable {
     public func setControls(modes: DeviceModes = DeviceModes(), settings: [ControlSetting] = []) throws(ControlError) {
         try configurationLock.withDescriptor(path: path) { (fd: Int32) throws(ControlError) in
             let live = V4L2Controls.query(fd: fd, ioctl: libIoctl)
-            try V4L2Controls.apply(try ModeMapping.plan(modes: modes, settings: settings, controls: live), fd: fd, ioctl: libIoctl)
+            try V4L2Controls.apply(
+                try ModeMapping.plan(modes: modes, settings: settings, controls: live), fd: fd, ioctl: libIoctl)
         }
     }
 
     /// `focusMode` setter. Needs ``lockForConfiguration()``.
-    public func setFocusMode(_ mode: FocusMode) throws(ControlError) { try setControls(modes: DeviceModes(focusMode: mode)) }
+    public func setFocusMode(_ mode: FocusMode) throws(ControlError) {
+        try setControls(modes: DeviceModes(focusMode: mode))
+    }
     /// `exposureMode` setter. Needs ``lockForConfiguration()``.
-    public func setExposureMode(_ mode: ExposureMode) throws(ControlError) { try setControls(modes: DeviceModes(exposureMode: mode)) }
+    public func setExposureMode(_ mode: ExposureMode) throws(ControlError) {
+        try setControls(modes: DeviceModes(exposureMode: mode))
+    }
     /// `whiteBalanceMode` setter. Needs ``lockForConfiguration()``.
-    public func setWhiteBalanceMode(_ mode: WhiteBalanceMode) throws(ControlError) { try setControls(modes: DeviceModes(whiteBalanceMode: mode)) }
+    public func setWhiteBalanceMode(_ mode: WhiteBalanceMode) throws(ControlError) {
+        try setControls(modes: DeviceModes(whiteBalanceMode: mode))
+    }
     /// `torchMode` setter. Needs ``lockForConfiguration()``.
-    public func setTorchMode(_ mode: TorchMode) throws(ControlError) { try setControls(modes: DeviceModes(torchMode: mode)) }
+    public func setTorchMode(_ mode: TorchMode) throws(ControlError) {
+        try setControls(modes: DeviceModes(torchMode: mode))
+    }
 
     /// The controls as they are now (read through the locked descriptor, or a short-lived one when not locked).
     public func currentControls() -> [CaptureDeviceControl] {
@@ -186,8 +220,11 @@ public struct CaptureDevice: Sendable, Hashable, Encodable {
 
     /// Every discrete size of a convertible format, largest first, without duplicates.
     public var discreteSizes: [PixelSize] {
-        var seen = Set<PixelSize>(), out: [PixelSize] = []
-        for f in formats where f.isConvertible { for s in f.sizes where seen.insert(s.size).inserted { out.append(s.size) } }
+        var seen = Set<PixelSize>()
+        var out: [PixelSize] = []
+        for f in formats where f.isConvertible {
+            for s in f.sizes where seen.insert(s.size).inserted { out.append(s.size) }
+        }
         return out.sorted { ($0.width * $0.height, $0.width) > ($1.width * $1.height, $1.width) }
     }
 
@@ -203,7 +240,10 @@ public struct CaptureDevice: Sendable, Hashable, Encodable {
     public var offeredSummary: String {
         formats.map { f in
             var parts = f.sizes.map { "\($0.width)x\($0.height)" }
-            if let s = f.stepwise { parts.append("\(s.minWidth)x\(s.minHeight)...\(s.maxWidth)x\(s.maxHeight) step \(s.stepWidth)/\(s.stepHeight)") }
+            if let s = f.stepwise {
+                parts.append(
+                    "\(s.minWidth)x\(s.minHeight)...\(s.maxWidth)x\(s.maxHeight) step \(s.stepWidth)/\(s.stepHeight)")
+            }
             return "\(f.fourcc) " + (parts.isEmpty ? "(no sizes)" : parts.joined(separator: ", "))
         }.joined(separator: "; ")
     }
@@ -212,7 +252,10 @@ public struct CaptureDevice: Sendable, Hashable, Encodable {
 /// Finds V4L2 capture devices (`AVCaptureDevice.DiscoverySession`).
 public enum DiscoverySession {
     /// A node that was looked at and left out, with the reason.
-    public struct Skipped: Sendable, Hashable { public var path: String; public var reason: String }
+    public struct Skipped: Sendable, Hashable {
+        public var path: String
+        public var reason: String
+    }
 
     /// Lists every `/dev/video*` node whose `device_caps` include video capture, sorted by node number.
     /// - Parameter skipped: receives the nodes left out (metadata nodes, outputs, unreadable nodes) and why.
@@ -249,7 +292,10 @@ public enum DiscoverySession {
             return String(cString: real)
         }
         let known = videoNodes()
-        throw ScanError.device(path: name, reason: "no such device" + (known.isEmpty ? " (no /dev/video* nodes)" : " (nodes present: \(known.joined(separator: ", ")))"))
+        throw ScanError.device(
+            path: name,
+            reason: "no such device"
+                + (known.isEmpty ? " (no /dev/video* nodes)" : " (nodes present: \(known.joined(separator: ", ")))"))
     }
 
     /// `/dev/video*` paths sorted by number.
@@ -258,7 +304,9 @@ public enum DiscoverySession {
         defer { closedir(dir) }
         var nums: [Int] = []
         while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+            }
             if name.hasPrefix("video"), let n = Int(name.dropFirst(5)) { nums.append(n) }
         }
         return nums.sorted().map { "/dev/video\($0)" }
@@ -271,7 +319,9 @@ public enum DiscoverySession {
         defer { closedir(dir) }
         var map: [String: String] = [:]
         while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+            }
             if name.hasPrefix(".") { continue }
             if let real = realpath(base + "/" + name, nil) {
                 let target = String(cString: real)
@@ -295,9 +345,10 @@ public enum DiscoverySession {
             let what = caps & UInt32(V4L2_CAP_META_CAPTURE) != 0 ? "a metadata node" : "not a video capture node"
             throw ScanError.device(path: path, reason: "\(what) (device_caps 0x\(String(caps, radix: 16)))")
         }
-        return CaptureDevice(path: path, uniqueID: byID[path], driver: cString(cap.driver), card: cString(cap.card),
-                             bus: cString(cap.bus_info), deviceCaps: caps, formats: enumerateFormats(fd: fd, ioctl: rawIoctl),
-                             controls: queryControls(path: path))
+        return CaptureDevice(
+            path: path, uniqueID: byID[path], driver: cString(cap.driver), card: cString(cap.card),
+            bus: cString(cap.bus_info), deviceCaps: caps, formats: enumerateFormats(fd: fd, ioctl: rawIoctl),
+            controls: queryControls(path: path))
     }
 
     /// The node's controls through libv4l2 (which may add its software controls), on a descriptor of its own.
@@ -318,23 +369,28 @@ public enum DiscoverySession {
             desc.type = capture
             guard ioctl(fd, SCAN_VIDIOC_ENUM_FMT, &desc) == 0 else { break }
             if desc.flags & UInt32(V4L2_FMT_FLAG_EMULATED) != 0 { continue }
-            var format = CaptureFormat(fourcc: fourccString(desc.pixelformat), description: cString(desc.description),
-                                       compressed: desc.flags & UInt32(V4L2_FMT_FLAG_COMPRESSED) != 0, sizes: [], stepwise: nil)
+            var format = CaptureFormat(
+                fourcc: fourccString(desc.pixelformat), description: cString(desc.description),
+                compressed: desc.flags & UInt32(V4L2_FMT_FLAG_COMPRESSED) != 0, sizes: [], stepwise: nil)
             for sizeIndex in 0..<UInt32(1024) {
                 var fs = v4l2_frmsizeenum()
                 fs.index = sizeIndex
                 fs.pixel_format = desc.pixelformat
                 guard ioctl(fd, SCAN_VIDIOC_ENUM_FRAMESIZES, &fs) == 0 else { break }
                 if fs.type == V4L2_FRMSIZE_TYPE_DISCRETE.rawValue {
-                    let w = fs.discrete.width, h = fs.discrete.height
+                    let w = fs.discrete.width
+                    let h = fs.discrete.height
                     let (list, range) = intervals(fd: fd, fourcc: desc.pixelformat, width: w, height: h, ioctl: ioctl)
-                    format.sizes.append(DiscreteFrameSize(width: Int(w), height: Int(h), intervals: list, intervalRange: range))
+                    format.sizes.append(
+                        DiscreteFrameSize(width: Int(w), height: Int(h), intervals: list, intervalRange: range))
                 } else {
                     let s = fs.stepwise
-                    let (list, range) = intervals(fd: fd, fourcc: desc.pixelformat, width: s.max_width, height: s.max_height, ioctl: ioctl)
+                    let (list, range) = intervals(
+                        fd: fd, fourcc: desc.pixelformat, width: s.max_width, height: s.max_height, ioctl: ioctl)
                     format.stepwise = StepwiseFrameSize(
                         minWidth: Int(s.min_width), maxWidth: Int(s.max_width), stepWidth: Int(max(1, s.step_width)),
-                        minHeight: Int(s.min_height), maxHeight: Int(s.max_height), stepHeight: Int(max(1, s.step_height)),
+                        minHeight: Int(s.min_height), maxHeight: Int(s.max_height),
+                        stepHeight: Int(max(1, s.step_height)),
                         intervals: list, intervalRange: range)
                     break
                 }
@@ -344,8 +400,10 @@ public enum DiscoverySession {
         return formats
     }
 
-    static func intervals(fd: Int32, fourcc: UInt32, width: UInt32, height: UInt32,
-                          ioctl: (Int32, UInt, UnsafeMutableRawPointer) -> Int32) -> ([FrameInterval], FrameIntervalRange?) {
+    static func intervals(
+        fd: Int32, fourcc: UInt32, width: UInt32, height: UInt32,
+        ioctl: (Int32, UInt, UnsafeMutableRawPointer) -> Int32
+    ) -> ([FrameInterval], FrameIntervalRange?) {
         var list: [FrameInterval] = []
         for i in 0..<UInt32(256) {
             var fi = v4l2_frmivalenum()
@@ -358,10 +416,13 @@ public enum DiscoverySession {
                 list.append(FrameInterval(numerator: fi.discrete.numerator, denominator: fi.discrete.denominator))
             } else {
                 let s = fi.stepwise
-                return (list, FrameIntervalRange(
-                    min: FrameInterval(numerator: s.min.numerator, denominator: s.min.denominator),
-                    max: FrameInterval(numerator: s.max.numerator, denominator: s.max.denominator),
-                    step: FrameInterval(numerator: s.step.numerator, denominator: s.step.denominator)))
+                return (
+                    list,
+                    FrameIntervalRange(
+                        min: FrameInterval(numerator: s.min.numerator, denominator: s.min.denominator),
+                        max: FrameInterval(numerator: s.max.numerator, denominator: s.max.denominator),
+                        step: FrameInterval(numerator: s.step.numerator, denominator: s.step.denominator))
+                )
             }
         }
         return (list, nil)
@@ -392,7 +453,9 @@ func libIoctl(_ fd: Int32, _ request: UInt, _ arg: UnsafeMutableRawPointer) -> I
 /// (bit 31 set, `v4l2_fourcc_be`) get a `-BE` suffix, as `v4l2-ctl` prints them. Unprintable bytes become `?`.
 func fourccString(_ code: UInt32) -> String {
     let bigEndian = code & 0x8000_0000 != 0
-    let bytes = (0..<4).map { UInt8((code & 0x7FFF_FFFF) >> (8 * $0) & 0xFF) }.map { (0x20...0x7E).contains($0) ? $0 : UInt8(ascii: "?") }
+    let bytes = (0..<4).map { UInt8((code & 0x7FFF_FFFF) >> (8 * $0) & 0xFF) }.map {
+        (0x20...0x7E).contains($0) ? $0 : UInt8(ascii: "?")
+    }
     return String(decoding: bytes, as: UTF8.self).trimmingSuffixSpaces() + (bigEndian ? "-BE" : "")
 }
 
@@ -428,11 +491,15 @@ final class ConfigurationLock: @unchecked Sendable {
         try lock.withLock {
             guard fd < 0 else { return }
             let f = scan_v4l2_open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC)
-            guard f >= 0 else { throw ScanError.device(path: path, reason: "cannot open for configuration: \(errnoText(errno))") }
+            guard f >= 0 else {
+                throw ScanError.device(path: path, reason: "cannot open for configuration: \(errnoText(errno))")
+            }
             guard flock(f, LOCK_EX | LOCK_NB) == 0 else {
                 let e = errno
                 scan_v4l2_close(f)
-                throw ScanError.device(path: path, reason: e == EWOULDBLOCK ? "locked for configuration by another process" : "flock: \(errnoText(e))")
+                throw ScanError.device(
+                    path: path,
+                    reason: e == EWOULDBLOCK ? "locked for configuration by another process" : "flock: \(errnoText(e))")
             }
             fd = f
         }
@@ -441,7 +508,7 @@ final class ConfigurationLock: @unchecked Sendable {
     func unlock() {
         lock.withLock {
             guard fd >= 0 else { return }
-            scan_v4l2_close(fd) // closing drops the flock
+            scan_v4l2_close(fd)  // closing drops the flock
             fd = -1
         }
     }
@@ -450,7 +517,10 @@ final class ConfigurationLock: @unchecked Sendable {
     func withDescriptor(path: String, _ body: (Int32) throws(ControlError) -> Void) throws(ControlError) {
         let result: Result<Void, ControlError> = lock.withLock {
             guard fd >= 0 else { return .failure(.notLocked(device: path)) }
-            do throws(ControlError) { try body(fd); return .success(()) } catch { return .failure(error) }
+            do throws(ControlError) {
+                try body(fd)
+                return .success(())
+            } catch { return .failure(error) }
         }
         try result.get()
     }

@@ -53,7 +53,10 @@ struct CaptureLoopMachine: Sendable {
     }
 
     /// One read from the stream (``V4L2Stream/next(timeout:)`` without the pixels).
-    enum Read: Equatable, Sendable { case frame, corrupt, timeout, eio, gone, error(String) }
+    enum Read: Equatable, Sendable {
+        case frame, corrupt, timeout, eio, gone
+        case error(String)
+    }
 
     /// What the capture thread does next, in order.
     enum Action: Equatable, Sendable {
@@ -103,8 +106,12 @@ struct CaptureLoopMachine: Sendable {
     mutating func opened(path: String, summary: String) -> [Action] {
         var actions: [Action] = []
         switch link {
-        case .waiting: actions.append(.emit(.connected, path)); link = .streaming
-        case .disconnected(let wasInterrupted): actions.append(.emit(.connected, path)); link = wasInterrupted ? .interrupted : .streaming
+        case .waiting:
+            actions.append(.emit(.connected, path))
+            link = .streaming
+        case .disconnected(let wasInterrupted):
+            actions.append(.emit(.connected, path))
+            link = wasInterrupted ? .interrupted : .streaming
         case .fresh, .streaming, .failed: link = .streaming
         case .interrupted: break
         }
@@ -120,9 +127,15 @@ struct CaptureLoopMachine: Sendable {
         var actions: [Action] = []
         switch failure {
         case .absent(let why):
-            if link == .fresh { link = .disconnected(wasInterrupted: false); actions.append(.emit(.disconnected, why)) }
+            if link == .fresh {
+                link = .disconnected(wasInterrupted: false)
+                actions.append(.emit(.disconnected, why))
+            }
         case .busy(let why):
-            if !busyReported { busyReported = true; actions.append(.emit(.runtimeError, why + "; retrying")) }
+            if !busyReported {
+                busyReported = true
+                actions.append(.emit(.runtimeError, why + "; retrying"))
+            }
         case .refused(let why):
             if link == .fresh || link == .waiting {
                 link = .failed
@@ -148,7 +161,10 @@ struct CaptureLoopMachine: Sendable {
         switch result {
         case .frame:
             consecutiveEIO = 0
-            if link == .interrupted { link = .streaming; return [.emit(.interruptionEnded, nil)] }
+            if link == .interrupted {
+                link = .streaming
+                return [.emit(.interruptionEnded, nil)]
+            }
             return []
         case .corrupt, .timeout:
             return []
@@ -156,10 +172,16 @@ struct CaptureLoopMachine: Sendable {
             consecutiveEIO += 1
             guard consecutiveEIO >= eioReopenThreshold else { return [] }
             defer { consecutiveEIO = 0 }
-            return [.emit(.runtimeError, "\(consecutiveEIO) consecutive EIO errors from DQBUF; reopening the device"), .closeStream]
+            return [
+                .emit(.runtimeError, "\(consecutiveEIO) consecutive EIO errors from DQBUF; reopening the device"),
+                .closeStream,
+            ]
         case .gone:
             link = .disconnected(wasInterrupted: link == .interrupted)
-            return [.closeStream, .emit(.disconnected, "the device went away (POLLERR/ENODEV); waiting for it to return"), .resetBackOff]
+            return [
+                .closeStream, .emit(.disconnected, "the device went away (POLLERR/ENODEV); waiting for it to return"),
+                .resetBackOff,
+            ]
         case .error(let why):
             return [.emit(.runtimeError, why + "; reopening"), .closeStream, .backOff]
         }

@@ -1,6 +1,7 @@
 public import ScanCore
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// What a ``CaptureSession`` captures and how it copes with trouble. Changes take effect at
@@ -30,12 +31,20 @@ public struct CaptureConfiguration: Sendable, Hashable {
     /// A commit that changes only these applies them to the running stream, together, without a restart.
     public var controls: ControlConfiguration
 
-    public init(device: String, sessionPreset: SessionPreset = .high, frameSize: PixelSize? = nil,
-                frameRate: Double? = nil, stallTimeout: Double = 2, eioReopenThreshold: Int = 5,
-                maxRetryInterval: Double = 2, bufferCount: Int = 4, controls: ControlConfiguration = ControlConfiguration()) {
-        self.device = device; self.sessionPreset = sessionPreset; self.frameSize = frameSize
-        self.frameRate = frameRate; self.stallTimeout = stallTimeout; self.eioReopenThreshold = eioReopenThreshold
-        self.maxRetryInterval = maxRetryInterval; self.bufferCount = bufferCount; self.controls = controls
+    public init(
+        device: String, sessionPreset: SessionPreset = .high, frameSize: PixelSize? = nil,
+        frameRate: Double? = nil, stallTimeout: Double = 2, eioReopenThreshold: Int = 5,
+        maxRetryInterval: Double = 2, bufferCount: Int = 4, controls: ControlConfiguration = ControlConfiguration()
+    ) {
+        self.device = device
+        self.sessionPreset = sessionPreset
+        self.frameSize = frameSize
+        self.frameRate = frameRate
+        self.stallTimeout = stallTimeout
+        self.eioReopenThreshold = eioReopenThreshold
+        self.maxRetryInterval = maxRetryInterval
+        self.bufferCount = bufferCount
+        self.controls = controls
     }
 }
 
@@ -147,7 +156,12 @@ public final class CaptureSession: FrameSource, @unchecked Sendable {
     /// The preset (staged).
     public var sessionPreset: SessionPreset {
         get { configuration.sessionPreset }
-        set { cond.withLock { staged.sessionPreset = newValue; staged.frameSize = nil } }
+        set {
+            cond.withLock {
+                staged.sessionPreset = newValue
+                staged.frameSize = nil
+            }
+        }
     }
     /// An explicit size (staged; overrides the preset).
     public var frameSize: PixelSize? {
@@ -185,7 +199,8 @@ public final class CaptureSession: FrameSource, @unchecked Sendable {
         }
         cond.withLock {
             guard resolved != committed else { return }
-            var a = resolved, b = committed
+            var a = resolved
+            var b = committed
             a.configuration.controls = ControlConfiguration()
             b.configuration.controls = ControlConfiguration()
             committed = resolved
@@ -206,14 +221,21 @@ public final class CaptureSession: FrameSource, @unchecked Sendable {
 
     static func resolve(_ c: CaptureConfiguration) throws -> Resolved {
         guard c.stallTimeout > 0, c.bufferCount >= 1, c.eioReopenThreshold >= 1, c.maxRetryInterval > 0 else {
-            throw ScanError.invalidArgument("capture configuration: stallTimeout, bufferCount, eioReopenThreshold and maxRetryInterval must be positive")
+            throw ScanError.invalidArgument(
+                "capture configuration: stallTimeout, bufferCount, eioReopenThreshold and maxRetryInterval must be positive"
+            )
         }
         if let r = c.frameRate, !(r > 0 && r <= 1000) {
             throw ScanError.invalidArgument("frame rate must be in 0...1000 fps, got \(r)")
         }
         let device = try DiscoverySession.device(named: c.device)
         let size: PixelSize
-        if let s = c.frameSize { try device.validate(size: s); size = s } else { size = try device.resolve(c.sessionPreset) }
+        if let s = c.frameSize {
+            try device.validate(size: s)
+            size = s
+        } else {
+            size = try device.resolve(c.sessionPreset)
+        }
         if !c.controls.isEmpty {
             if let m = c.controls.exposureMetering { try m.validate() }
             do { try c.controls.check(against: device.controls) } catch {
@@ -305,15 +327,21 @@ public final class CaptureSession: FrameSource, @unchecked Sendable {
             continuations[nextContinuation] = continuation
             return nextContinuation
         }
-        continuation.onTermination = { [weak self] _ in self?.cond.withLock { _ = self?.continuations.removeValue(forKey: id) } }
+        continuation.onTermination = { [weak self] _ in
+            self?.cond.withLock { _ = self?.continuations.removeValue(forKey: id) }
+        }
         return stream
     }
 
     private func emit(_ kind: DeviceEvent.Kind, _ reason: String? = nil, control: String? = nil, value: Int64? = nil) {
-        let (event, hs, cs) = cond.withLock { () -> (DeviceEvent, [@Sendable (DeviceEvent) -> Void], [AsyncStream<DeviceEvent>.Continuation]) in
+        let (event, hs, cs) = cond.withLock {
+            () -> (DeviceEvent, [@Sendable (DeviceEvent) -> Void], [AsyncStream<DeviceEvent>.Continuation]) in
             if kind == .runtimeError { _lastError = reason }
-            return (DeviceEvent(kind: kind, device: committed.configuration.device, reason: reason, control: control, value: value),
-                    handlers, Array(continuations.values))
+            return (
+                DeviceEvent(
+                    kind: kind, device: committed.configuration.device, reason: reason, control: control, value: value),
+                handlers, Array(continuations.values)
+            )
         }
         for h in hs { h(event) }
         for c in cs { c.yield(event) }
@@ -322,7 +350,9 @@ public final class CaptureSession: FrameSource, @unchecked Sendable {
     // MARK: FrameSource
 
     public var info: SourceInfo {
-        cond.withLock { SourceInfo(name: committed.configuration.device, frameRate: _activeFormat?.frameRate, isLive: true) }
+        cond.withLock {
+            SourceInfo(name: committed.configuration.device, frameRate: _activeFormat?.frameRate, isLive: true)
+        }
     }
 
     /// Blocks until a frame newer than the last one returned is ready; nil once ``stopRunning()`` was called
@@ -365,8 +395,9 @@ public final class CaptureSession: FrameSource, @unchecked Sendable {
     private func captureLoop() {
         var stream: V4L2Stream?
         var (resolved, waiting) = cond.withLock { (committed, waitingForDevice) }
-        var machine = CaptureLoopMachine(waitingForDevice: waiting,
-                                         eioReopenThreshold: resolved.configuration.eioReopenThreshold)
+        var machine = CaptureLoopMachine(
+            waitingForDevice: waiting,
+            eioReopenThreshold: resolved.configuration.eioReopenThreshold)
         var retry = 0.05
         var lastFrame = monotonicSeconds()
         var index = 0
@@ -378,7 +409,9 @@ public final class CaptureSession: FrameSource, @unchecked Sendable {
             for action in actions {
                 switch action {
                 case .emit(let kind, let reason): emit(kind, reason)
-                case .closeStream: stream?.close(); stream = nil
+                case .closeStream:
+                    stream?.close()
+                    stream = nil
                 case .resetBackOff: retry = 0.05
                 case .backOff:
                     waitForStop(seconds: retry)
@@ -397,12 +430,16 @@ public final class CaptureSession: FrameSource, @unchecked Sendable {
         guard perform(machine.started()) else { return finishLoop(stream: &stream) }
         while true {
             let (stop, restart, controlsOnly, current) = cond.withLock { () -> (Bool, Bool, Bool, Resolved) in
-                defer { restartRequested = false; controlsChanged = false }
+                defer {
+                    restartRequested = false
+                    controlsChanged = false
+                }
                 return (stopRequested, restartRequested, controlsChanged, committed)
             }
             if stop { break }
             if restart {
-                stream?.close(); stream = nil
+                stream?.close()
+                stream = nil
                 resolved = current
                 machine.restarted()
                 retry = 0.05
@@ -417,7 +454,10 @@ public final class CaptureSession: FrameSource, @unchecked Sendable {
                 if waiting {
                     do {
                         resolved = try Self.resolve(resolved.configuration)
-                        cond.withLock { committed = resolved; waitingForDevice = false }
+                        cond.withLock {
+                            committed = resolved
+                            waitingForDevice = false
+                        }
                         waiting = false
                     } catch ScanError.device {
                         if perform(machine.openFailed(.quiet)) { continue } else { break }
@@ -430,17 +470,20 @@ public final class CaptureSession: FrameSource, @unchecked Sendable {
                     let path = try DiscoverySession.resolve(c.device)
                     let s = try openStream(path: path, resolved: resolved)
                     stream = s
-                    let format = ActiveFormat(path: path, size: s.size, sourceFourcc: s.sourceFourcc, frameRate: s.frameRate)
+                    let format = ActiveFormat(
+                        path: path, size: s.size, sourceFourcc: s.sourceFourcc, frameRate: s.frameRate)
                     cond.withLock {
                         _activeFormat = format
                         _statistics.streamStarts += 1
                         if _state == .starting { _state = .running }
                     }
                     var summary = format.summary
-                    if let want = c.frameRate, let got = s.frameRate, abs(want - got) / want > 0.01 { summary += " (asked \(formatRate(want)) fps)" }
+                    if let want = c.frameRate, let got = s.frameRate, abs(want - got) / want > 0.01 {
+                        summary += " (asked \(formatRate(want)) fps)"
+                    }
                     if s.frameRateIgnored { summary += " (the driver cannot set a frame rate)" }
                     _ = perform(machine.opened(path: path, summary: summary))
-                    controls.opened(s) // apply controls: first start, reopen, re-plug
+                    controls.opened(s)  // apply controls: first start, reopen, re-plug
                     lastFrame = monotonicSeconds()
                 } catch let failure {
                     let kind: CaptureLoopMachine.OpenFailure
@@ -449,7 +492,7 @@ public final class CaptureSession: FrameSource, @unchecked Sendable {
                     case StreamFailure.busy(let why): kind = .busy(why)
                     case StreamFailure.refused(let why): kind = .refused(why)
                     case StreamFailure.other(let why): kind = .other(why)
-                    default: kind = .quiet // gone / not a capture device now: wait quietly for it to return
+                    default: kind = .quiet  // gone / not a capture device now: wait quietly for it to return
                     }
                     if perform(machine.openFailed(kind)) { continue } else { break }
                 }
@@ -466,7 +509,9 @@ public final class CaptureSession: FrameSource, @unchecked Sendable {
                 let t = monotonicSeconds()
                 lastFrame = t
                 let clock = timestamp ?? t
-                let frame = Frame(luma: plane, index: index, time: max(0, clock - startClock), sequence: sequence, captureClock: clock)
+                let frame = Frame(
+                    luma: plane, index: index, time: max(0, clock - startClock), sequence: sequence, captureClock: clock
+                )
                 index += 1
                 cond.withLock {
                     if slot != nil { _statistics.framesDroppedLate += 1 }
@@ -475,7 +520,7 @@ public final class CaptureSession: FrameSource, @unchecked Sendable {
                     cond.broadcast()
                 }
                 read = .frame
-                controls.frame(plane, stream: s) // exposure metering
+                controls.frame(plane, stream: s)  // exposure metering
             case .corrupt:
                 cond.withLock { _statistics.errorBuffers += 1 }
                 read = .corrupt
@@ -515,8 +560,9 @@ public final class CaptureSession: FrameSource, @unchecked Sendable {
 
     private func openStream(path: String, resolved: Resolved) throws -> V4L2Stream {
         let c = resolved.configuration
-        return try V4L2Stream(path: path, size: resolved.size, frameRate: c.frameRate, bufferCount: c.bufferCount,
-                              offered: { resolved.offered })
+        return try V4L2Stream(
+            path: path, size: resolved.size, frameRate: c.frameRate, bufferCount: c.bufferCount,
+            offered: { resolved.offered })
     }
 
     /// Sleeps up to `seconds`, waking early when stop or a restart is requested.

@@ -6,14 +6,20 @@ import ScanCore
 public struct CaptureDeviceControl: Sendable, Hashable, Encodable {
     /// The V4L2 control type, named as `v4l2-ctl` names it.
     public enum Kind: String, Sendable, Hashable, Encodable {
-        case int, bool, menu, button, int64, string = "str", bitmask, intmenu, compound
+        case int, bool, menu, button, int64
+        case string = "str"
+        case bitmask, intmenu, compound
     }
     /// A menu item: its index (the value to set) and its name (menu) or number (integer menu).
     public struct MenuItem: Sendable, Hashable, Encodable {
         public var index: Int64
         public var name: String?
         public var value: Int64?
-        public init(index: Int64, name: String? = nil, value: Int64? = nil) { self.index = index; self.name = name; self.value = value }
+        public init(index: Int64, name: String? = nil, value: Int64? = nil) {
+            self.index = index
+            self.name = name
+            self.value = value
+        }
     }
 
     /// The control ID (`V4L2_CID_*`).
@@ -34,11 +40,21 @@ public struct CaptureDeviceControl: Sendable, Hashable, Encodable {
     /// `V4L2_CTRL_FLAG_*` bits.
     public var flags: UInt32
 
-    public init(id: UInt32, name: String, label: String? = nil, kind: Kind, minimum: Int64, maximum: Int64, step: Int64 = 1,
-                defaultValue: Int64, value: Int64? = nil, menu: [MenuItem] = [], flags: UInt32 = 0) {
-        self.id = id; self.name = name; self.label = label ?? name; self.kind = kind; self.minimum = minimum
-        self.maximum = maximum; self.step = step; self.defaultValue = defaultValue; self.value = value
-        self.menu = menu; self.flags = flags
+    public init(
+        id: UInt32, name: String, label: String? = nil, kind: Kind, minimum: Int64, maximum: Int64, step: Int64 = 1,
+        defaultValue: Int64, value: Int64? = nil, menu: [MenuItem] = [], flags: UInt32 = 0
+    ) {
+        self.id = id
+        self.name = name
+        self.label = label ?? name
+        self.kind = kind
+        self.minimum = minimum
+        self.maximum = maximum
+        self.step = step
+        self.defaultValue = defaultValue
+        self.value = value
+        self.menu = menu
+        self.flags = flags
     }
 
     /// `V4L2_CTRL_FLAG_READ_ONLY`.
@@ -54,10 +70,12 @@ public struct CaptureDeviceControl: Sendable, Hashable, Encodable {
 
     /// The flag names `v4l2-ctl` prints.
     public var flagNames: [String] {
-        let names: [(UInt32, String)] = [(0x01, "disabled"), (0x02, "grabbed"), (0x04, "read-only"), (0x08, "update"),
-                                         (0x10, "inactive"), (0x20, "slider"), (0x40, "write-only"), (0x80, "volatile"),
-                                         (0x100, "has-payload"), (0x200, "execute-on-write"), (0x400, "modify-layout"),
-                                         (0x800, "dynamic-array")]
+        let names: [(UInt32, String)] = [
+            (0x01, "disabled"), (0x02, "grabbed"), (0x04, "read-only"), (0x08, "update"),
+            (0x10, "inactive"), (0x20, "slider"), (0x40, "write-only"), (0x80, "volatile"),
+            (0x100, "has-payload"), (0x200, "execute-on-write"), (0x400, "modify-layout"),
+            (0x800, "dynamic-array"),
+        ]
         return names.filter { flags & $0.0 != 0 }.map(\.1)
     }
 
@@ -92,7 +110,8 @@ public struct CaptureDeviceControl: Sendable, Hashable, Encodable {
 /// The name `v4l2-ctl` gives a control: lower case, each run of non-alphanumerics one `_`, none at the ends
 /// (`White Balance, Automatic` → `white_balance_automatic`).
 public func controlName(_ label: String) -> String {
-    var out = "", pendingUnderscore = false
+    var out = ""
+    var pendingUnderscore = false
     for u in label.unicodeScalars {
         let ascii = u.isASCII ? UInt8(u.value) : 0
         let alnum = (0x30...0x39).contains(ascii) || (0x41...0x5A).contains(ascii) || (0x61...0x7A).contains(ascii)
@@ -112,7 +131,10 @@ public func controlName(_ label: String) -> String {
 public struct ControlSetting: Sendable, Hashable {
     public var name: String
     public var value: String
-    public init(name: String, value: String) { self.name = name; self.value = value }
+    public init(name: String, value: String) {
+        self.name = name
+        self.value = value
+    }
 
     /// Parses `NAME=VALUE`.
     /// - Throws: ``ScanError/invalidArgument(_:)`` naming the text when there is no `=` or a side is empty.
@@ -120,8 +142,11 @@ public struct ControlSetting: Sendable, Hashable {
         guard let eq = text.firstIndex(of: "=") else {
             throw ScanError.invalidArgument("--control takes NAME=VALUE (e.g. brightness=140), got '\(text)'")
         }
-        let n = String(text[..<eq]).trimmingSpaces(), v = String(text[text.index(after: eq)...]).trimmingSpaces()
-        guard !n.isEmpty, !v.isEmpty else { throw ScanError.invalidArgument("--control takes NAME=VALUE (e.g. brightness=140), got '\(text)'") }
+        let n = String(text[..<eq]).trimmingSpaces()
+        let v = String(text[text.index(after: eq)...]).trimmingSpaces()
+        guard !n.isEmpty, !v.isEmpty else {
+            throw ScanError.invalidArgument("--control takes NAME=VALUE (e.g. brightness=140), got '\(text)'")
+        }
         self.init(name: n, value: v)
     }
 }
@@ -138,11 +163,18 @@ public struct ControlWrite: Sendable, Hashable {
     /// comes back with its defaults), until the mode changes.
     public var holdsCurrentValue: Bool
     public init(id: UInt32, name: String, value: Int64, wide: Bool = false, holdsCurrentValue: Bool = false) {
-        self.id = id; self.name = name; self.value = value; self.wide = wide; self.holdsCurrentValue = holdsCurrentValue
+        self.id = id
+        self.name = name
+        self.value = value
+        self.wide = wide
+        self.holdsCurrentValue = holdsCurrentValue
     }
     /// The write of `control`'s current value for a locked mode (nil: the control has no readable value).
     static func holding(_ control: CaptureDeviceControl) -> ControlWrite? {
-        control.value.map { ControlWrite(id: control.id, name: control.name, value: $0, wide: control.kind == .int64, holdsCurrentValue: true) }
+        control.value.map {
+            ControlWrite(
+                id: control.id, name: control.name, value: $0, wide: control.kind == .int64, holdsCurrentValue: true)
+        }
     }
 }
 
@@ -161,7 +193,8 @@ public enum ControlError: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .unknown(let n, let known):
-            return "unknown control '\(n)'; the device has: " + (known.isEmpty ? "no controls" : known.joined(separator: ", "))
+            return "unknown control '\(n)'; the device has: "
+                + (known.isEmpty ? "no controls" : known.joined(separator: ", "))
         case .readOnly(let n): return "control '\(n)' is read-only"
         case .unsupportedType(let n, let k): return "control '\(n)' has type \(k.rawValue), which --control cannot set"
         case .badValue(let n, let v, let e): return "control '\(n)': '\(v)' is not \(e)"
@@ -200,9 +233,12 @@ extension ControlSetting {
             default: throw .badValue(name: c.name, value: value, expected: "a boolean (0/1, true/false, on/off)")
             }
         case .menu, .intmenu:
-            let items = c.menu.map { item in "\(item.index) (\(item.name ?? item.value.map(String.init) ?? "?"))" }.joined(separator: ", ")
+            let items = c.menu.map { item in "\(item.index) (\(item.name ?? item.value.map(String.init) ?? "?"))" }
+                .joined(separator: ", ")
             if let n = parseInteger(value) {
-                guard c.menuOffers(n) else { throw .badValue(name: c.name, value: value, expected: "one of the menu items: \(items)") }
+                guard c.menuOffers(n) else {
+                    throw .badValue(name: c.name, value: value, expected: "one of the menu items: \(items)")
+                }
                 v = n
             } else if let n = c.menuIndex(named: value) {
                 v = n
@@ -210,7 +246,9 @@ extension ControlSetting {
                 throw .badValue(name: c.name, value: value, expected: "one of the menu items: \(items)")
             }
         case .int, .int64, .bitmask:
-            guard let n = parseInteger(value) else { throw .badValue(name: c.name, value: value, expected: "a whole number") }
+            guard let n = parseInteger(value) else {
+                throw .badValue(name: c.name, value: value, expected: "a whole number")
+            }
             guard n >= c.minimum, n <= c.maximum else {
                 throw .outOfRange(name: c.name, value: n, minimum: c.minimum, maximum: c.maximum, step: c.step)
             }
@@ -222,8 +260,14 @@ extension ControlSetting {
 
 /// A decimal or `0x` hexadecimal integer, optionally negative.
 func parseInteger(_ s: String) -> Int64? {
-    var t = Substring(s), negative = false
-    if t.hasPrefix("-") { negative = true; t = t.dropFirst() } else if t.hasPrefix("+") { t = t.dropFirst() }
+    var t = Substring(s)
+    var negative = false
+    if t.hasPrefix("-") {
+        negative = true
+        t = t.dropFirst()
+    } else if t.hasPrefix("+") {
+        t = t.dropFirst()
+    }
     let magnitude: Int64?
     if t.lowercased().hasPrefix("0x") { magnitude = Int64(t.dropFirst(2), radix: 16) } else { magnitude = Int64(t) }
     guard let m = magnitude else { return nil }

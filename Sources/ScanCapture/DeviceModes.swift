@@ -48,21 +48,21 @@ public enum TorchMode: String, Sendable, Hashable, CaseIterable, Encodable {
 /// against the header in `V4L2Controls.swift`).
 public enum StandardControl {
     public static let brightness: UInt32 = 0x0098_0900
-    public static let whiteBalanceAutomatic: UInt32 = 0x0098_090C   // V4L2_CID_AUTO_WHITE_BALANCE
-    public static let gainAutomatic: UInt32 = 0x0098_0912           // V4L2_CID_AUTOGAIN
+    public static let whiteBalanceAutomatic: UInt32 = 0x0098_090C  // V4L2_CID_AUTO_WHITE_BALANCE
+    public static let gainAutomatic: UInt32 = 0x0098_0912  // V4L2_CID_AUTOGAIN
     public static let gain: UInt32 = 0x0098_0913
     public static let whiteBalanceTemperature: UInt32 = 0x0098_091A
-    public static let autoExposure: UInt32 = 0x009A_0901            // V4L2_CID_EXPOSURE_AUTO
-    public static let exposureTimeAbsolute: UInt32 = 0x009A_0902    // V4L2_CID_EXPOSURE_ABSOLUTE
+    public static let autoExposure: UInt32 = 0x009A_0901  // V4L2_CID_EXPOSURE_AUTO
+    public static let exposureTimeAbsolute: UInt32 = 0x009A_0902  // V4L2_CID_EXPOSURE_ABSOLUTE
     public static let focusAbsolute: UInt32 = 0x009A_090A
-    public static let focusAutomaticContinuous: UInt32 = 0x009A_090C // V4L2_CID_FOCUS_AUTO
+    public static let focusAutomaticContinuous: UInt32 = 0x009A_090C  // V4L2_CID_FOCUS_AUTO
     public static let autoFocusStart: UInt32 = 0x009A_091C
     public static let flashLEDMode: UInt32 = 0x009C_0901
     public static let flashTorchIntensity: UInt32 = 0x009C_0908
 
     /// `auto_exposure` menu values (`enum v4l2_exposure_auto_type`).
     public static let exposureAuto: Int64 = 0, exposureManual: Int64 = 1, exposureShutterPriority: Int64 = 2,
-                      exposureAperturePriority: Int64 = 3
+        exposureAperturePriority: Int64 = 3
     /// `flash_led_mode` menu values (`enum v4l2_flash_led_mode`).
     public static let flashLEDNone: Int64 = 0, flashLEDFlash: Int64 = 1, flashLEDTorch: Int64 = 2
 }
@@ -73,9 +73,14 @@ public struct DeviceModes: Sendable, Hashable {
     public var exposureMode: ExposureMode?
     public var whiteBalanceMode: WhiteBalanceMode?
     public var torchMode: TorchMode?
-    public init(focusMode: FocusMode? = nil, exposureMode: ExposureMode? = nil, whiteBalanceMode: WhiteBalanceMode? = nil,
-                torchMode: TorchMode? = nil) {
-        self.focusMode = focusMode; self.exposureMode = exposureMode; self.whiteBalanceMode = whiteBalanceMode; self.torchMode = torchMode
+    public init(
+        focusMode: FocusMode? = nil, exposureMode: ExposureMode? = nil, whiteBalanceMode: WhiteBalanceMode? = nil,
+        torchMode: TorchMode? = nil
+    ) {
+        self.focusMode = focusMode
+        self.exposureMode = exposureMode
+        self.whiteBalanceMode = whiteBalanceMode
+        self.torchMode = torchMode
     }
     public var isEmpty: Bool { focusMode == nil && exposureMode == nil && whiteBalanceMode == nil && torchMode == nil }
 }
@@ -87,16 +92,24 @@ public enum ModeMapping {
     }
 
     /// The writes for `mode`, in the order to apply them, or why the device cannot do it.
-    public static func writes(for mode: FocusMode, controls: [CaptureDeviceControl]) -> Result<[ControlWrite], ControlError> {
+    public static func writes(for mode: FocusMode, controls: [CaptureDeviceControl]) -> Result<
+        [ControlWrite], ControlError
+    > {
         let auto = find(StandardControl.focusAutomaticContinuous, controls)
         let absolute = find(StandardControl.focusAbsolute, controls)
         let start = find(StandardControl.autoFocusStart, controls)
         func fail(_ why: String) -> Result<[ControlWrite], ControlError> {
-            .failure(.unsupportedMode(what: "--focus-mode", mode: mode.rawValue, supported: FocusMode.allCases.filter { isSupported($0, controls: controls) }.map(\.rawValue), why: why))
+            .failure(
+                .unsupportedMode(
+                    what: "--focus-mode", mode: mode.rawValue,
+                    supported: FocusMode.allCases.filter { isSupported($0, controls: controls) }.map(\.rawValue),
+                    why: why))
         }
         switch mode {
         case .locked:
-            guard auto != nil || absolute != nil else { return fail("it has neither focus_automatic_continuous nor focus_absolute") }
+            guard auto != nil || absolute != nil else {
+                return fail("it has neither focus_automatic_continuous nor focus_absolute")
+            }
             var w: [ControlWrite] = []
             if let auto { w.append(ControlWrite(id: auto.id, name: auto.name, value: 0)) }
             if let absolute, let held = ControlWrite.holding(absolute) { w.append(held) }
@@ -113,13 +126,19 @@ public enum ModeMapping {
         }
     }
 
-    public static func writes(for mode: ExposureMode, controls: [CaptureDeviceControl]) -> Result<[ControlWrite], ControlError> {
+    public static func writes(for mode: ExposureMode, controls: [CaptureDeviceControl]) -> Result<
+        [ControlWrite], ControlError
+    > {
         let auto = find(StandardControl.autoExposure, controls)
         let time = find(StandardControl.exposureTimeAbsolute, controls)
         let gain = find(StandardControl.gain, controls)
         let autogain = find(StandardControl.gainAutomatic, controls)
         func fail(_ why: String) -> Result<[ControlWrite], ControlError> {
-            .failure(.unsupportedMode(what: "--exposure-mode", mode: mode.rawValue, supported: ExposureMode.allCases.filter { isSupported($0, controls: controls) }.map(\.rawValue), why: why))
+            .failure(
+                .unsupportedMode(
+                    what: "--exposure-mode", mode: mode.rawValue,
+                    supported: ExposureMode.allCases.filter { isSupported($0, controls: controls) }.map(\.rawValue),
+                    why: why))
         }
         // Automatic gain off for the manual modes (a gain written under it would be overridden), on for auto.
         let gainOff = autogain.map { [ControlWrite(id: $0.id, name: $0.name, value: 0)] } ?? []
@@ -127,7 +146,9 @@ public enum ModeMapping {
         case .locked:
             var w: [ControlWrite] = []
             if let auto {
-                guard auto.menuOffers(StandardControl.exposureManual) else { return fail("its auto_exposure menu has no manual mode") }
+                guard auto.menuOffers(StandardControl.exposureManual) else {
+                    return fail("its auto_exposure menu has no manual mode")
+                }
                 w.append(ControlWrite(id: auto.id, name: auto.name, value: StandardControl.exposureManual))
             }
             if let time, let held = ControlWrite.holding(time) { w.append(held) }
@@ -135,16 +156,21 @@ public enum ModeMapping {
                 w += gainOff
                 if let gain, let held = ControlWrite.holding(gain) { w.append(held) }
             }
-            if auto == nil && time == nil && autogain == nil { return fail("it has no auto_exposure, exposure_time_absolute or gain_automatic") }
+            if auto == nil && time == nil && autogain == nil {
+                return fail("it has no auto_exposure, exposure_time_absolute or gain_automatic")
+            }
             return .success(w)
         case .custom:
             guard let auto else {
-                if time != nil || gain != nil { return .success(gainOff) } // no auto exposure: always manual
+                if time != nil || gain != nil { return .success(gainOff) }  // no auto exposure: always manual
                 return fail("it has no auto_exposure, exposure_time_absolute or gain")
             }
-            guard auto.menuOffers(StandardControl.exposureManual) else { return fail("its auto_exposure menu has no manual mode") }
+            guard auto.menuOffers(StandardControl.exposureManual) else {
+                return fail("its auto_exposure menu has no manual mode")
+            }
             if time == nil && gain == nil { return fail("it has neither exposure_time_absolute nor gain") }
-            return .success([ControlWrite(id: auto.id, name: auto.name, value: StandardControl.exposureManual)] + gainOff)
+            return .success(
+                [ControlWrite(id: auto.id, name: auto.name, value: StandardControl.exposureManual)] + gainOff)
         case .continuousAutoExposure:
             let gainOn = autogain.map { [ControlWrite(id: $0.id, name: $0.name, value: 1)] } ?? []
             guard let auto else {
@@ -158,11 +184,17 @@ public enum ModeMapping {
         }
     }
 
-    public static func writes(for mode: WhiteBalanceMode, controls: [CaptureDeviceControl]) -> Result<[ControlWrite], ControlError> {
+    public static func writes(for mode: WhiteBalanceMode, controls: [CaptureDeviceControl]) -> Result<
+        [ControlWrite], ControlError
+    > {
         let auto = find(StandardControl.whiteBalanceAutomatic, controls)
         let temperature = find(StandardControl.whiteBalanceTemperature, controls)
         func fail(_ why: String) -> Result<[ControlWrite], ControlError> {
-            .failure(.unsupportedMode(what: "--white-balance-mode", mode: mode.rawValue, supported: WhiteBalanceMode.allCases.filter { isSupported($0, controls: controls) }.map(\.rawValue), why: why))
+            .failure(
+                .unsupportedMode(
+                    what: "--white-balance-mode", mode: mode.rawValue,
+                    supported: WhiteBalanceMode.allCases.filter { isSupported($0, controls: controls) }.map(\.rawValue),
+                    why: why))
         }
         switch mode {
         case .locked:
@@ -179,22 +211,34 @@ public enum ModeMapping {
         }
     }
 
-    public static func writes(for mode: TorchMode, controls: [CaptureDeviceControl]) -> Result<[ControlWrite], ControlError> {
+    public static func writes(for mode: TorchMode, controls: [CaptureDeviceControl]) -> Result<
+        [ControlWrite], ControlError
+    > {
         let led = find(StandardControl.flashLEDMode, controls)
         let intensity = find(StandardControl.flashTorchIntensity, controls)
         func fail(_ why: String) -> Result<[ControlWrite], ControlError> {
-            .failure(.unsupportedMode(what: "--torch-mode", mode: mode.rawValue, supported: TorchMode.allCases.filter { isSupported($0, controls: controls) }.map(\.rawValue), why: why))
+            .failure(
+                .unsupportedMode(
+                    what: "--torch-mode", mode: mode.rawValue,
+                    supported: TorchMode.allCases.filter { isSupported($0, controls: controls) }.map(\.rawValue),
+                    why: why))
         }
         switch mode {
         case .auto:
             return fail("V4L2 has no automatic torch control")
         case .off:
-            guard let led, led.menuOffers(StandardControl.flashLEDNone) else { return fail("it has no flash_led_mode with an off item") }
+            guard let led, led.menuOffers(StandardControl.flashLEDNone) else {
+                return fail("it has no flash_led_mode with an off item")
+            }
             return .success([ControlWrite(id: led.id, name: led.name, value: StandardControl.flashLEDNone)])
         case .on:
-            guard let led, led.menuOffers(StandardControl.flashLEDTorch) else { return fail("it has no flash_led_mode with a torch item") }
+            guard let led, led.menuOffers(StandardControl.flashLEDTorch) else {
+                return fail("it has no flash_led_mode with a torch item")
+            }
             var w = [ControlWrite(id: led.id, name: led.name, value: StandardControl.flashLEDTorch)]
-            if let intensity { w.append(ControlWrite(id: intensity.id, name: intensity.name, value: intensity.maximum)) }
+            if let intensity {
+                w.append(ControlWrite(id: intensity.id, name: intensity.name, value: intensity.maximum))
+            }
             return .success(w)
         }
     }
@@ -219,7 +263,9 @@ public enum ModeMapping {
         case .locked: return auto.map { $0.menuOffers(StandardControl.exposureManual) } ?? (time || autogain)
         case .custom: return (time || gain) && (auto.map { $0.menuOffers(StandardControl.exposureManual) } ?? true)
         case .continuousAutoExposure:
-            return auto.map { $0.menuOffers(StandardControl.exposureAuto) || $0.menuOffers(StandardControl.exposureAperturePriority) } ?? autogain
+            return auto.map {
+                $0.menuOffers(StandardControl.exposureAuto) || $0.menuOffers(StandardControl.exposureAperturePriority)
+            } ?? autogain
         }
     }
 
@@ -245,18 +291,24 @@ public enum ModeMapping {
     /// Every write for `modes` followed by `settings`, in that order, checked against `controls`.
     /// - Throws: ``ControlError``: an unsupported mode (listing what the device can do), an unknown control
     ///   (listing the names), a bad or out-of-range value, or a `--control` that sets a control a mode sets.
-    public static func plan(modes: DeviceModes, settings: [ControlSetting], controls: [CaptureDeviceControl]) throws(ControlError) -> [ControlWrite] {
+    public static func plan(modes: DeviceModes, settings: [ControlSetting], controls: [CaptureDeviceControl])
+        throws(ControlError) -> [ControlWrite]
+    {
         var planned: [ControlWrite] = []
         var byMode: [UInt32: String] = [:]
         func add(_ r: Result<[ControlWrite], ControlError>, _ label: String) throws(ControlError) {
             switch r {
-            case .success(let w): for x in w { byMode[x.id] = label }; planned += w
+            case .success(let w):
+                for x in w { byMode[x.id] = label }
+                planned += w
             case .failure(let e): throw e
             }
         }
         if let m = modes.focusMode { try add(writes(for: m, controls: controls), "--focus-mode \(m.rawValue)") }
         if let m = modes.exposureMode { try add(writes(for: m, controls: controls), "--exposure-mode \(m.rawValue)") }
-        if let m = modes.whiteBalanceMode { try add(writes(for: m, controls: controls), "--white-balance-mode \(m.rawValue)") }
+        if let m = modes.whiteBalanceMode {
+            try add(writes(for: m, controls: controls), "--white-balance-mode \(m.rawValue)")
+        }
         if let m = modes.torchMode { try add(writes(for: m, controls: controls), "--torch-mode \(m.rawValue)") }
         // Switches (booleans, menus: `auto_exposure`, `white_balance_automatic`) before values, so a value is
         // not refused because an automatic mode still owns its control; otherwise in the given order.

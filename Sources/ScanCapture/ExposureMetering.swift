@@ -19,33 +19,53 @@ public struct ExposureMetering: Sendable, Hashable {
     /// Frames to wait after a change before measuring again (queued buffers still show the old setting).
     public var settleFrames: Int
 
-    public init(region: NormalizedRect, target: Double = 0.5, tolerance: Double = 0.05, control: String? = nil,
-                maxStep: Double = 0.25, settleFrames: Int = 2) {
-        self.region = region; self.target = target; self.tolerance = tolerance; self.control = control
-        self.maxStep = maxStep; self.settleFrames = settleFrames
+    public init(
+        region: NormalizedRect, target: Double = 0.5, tolerance: Double = 0.05, control: String? = nil,
+        maxStep: Double = 0.25, settleFrames: Int = 2
+    ) {
+        self.region = region
+        self.target = target
+        self.tolerance = tolerance
+        self.control = control
+        self.maxStep = maxStep
+        self.settleFrames = settleFrames
     }
 
     /// The region metered for `exposurePointOfInterest` `point` (normalized device coordinates): a square of
     /// `size` × `size` around it, moved inside the frame.
     public static func region(around point: NormalizedPoint, size: Double = 0.2) -> NormalizedRect {
         let s = min(1, max(0.01, size))
-        return NormalizedRect(x: min(1 - s, max(0, point.x - s / 2)), y: min(1 - s, max(0, point.y - s / 2)), width: s, height: s)
+        return NormalizedRect(
+            x: min(1 - s, max(0, point.x - s / 2)), y: min(1 - s, max(0, point.y - s / 2)), width: s, height: s)
     }
 
     /// Checks the numbers.
     /// - Throws: ``ScanError/invalidArgument(_:)`` naming the field.
     public func validate() throws {
-        guard region.isValidRectOfInterest else { throw ScanError.invalidArgument("exposure metering region must lie inside 0...1 and be non-empty, got \(region)") }
-        guard target > 0, target < 1 else { throw ScanError.invalidArgument("exposure target must be in (0, 1), got \(target)") }
-        guard tolerance > 0, tolerance < 0.5 else { throw ScanError.invalidArgument("exposure tolerance must be in (0, 0.5), got \(tolerance)") }
-        guard maxStep > 0, maxStep <= 1 else { throw ScanError.invalidArgument("exposure maxStep must be in (0, 1], got \(maxStep)") }
-        guard settleFrames >= 0, settleFrames <= 100 else { throw ScanError.invalidArgument("exposure settleFrames must be 0...100, got \(settleFrames)") }
+        guard region.isValidRectOfInterest else {
+            throw ScanError.invalidArgument(
+                "exposure metering region must lie inside 0...1 and be non-empty, got \(region)")
+        }
+        guard target > 0, target < 1 else {
+            throw ScanError.invalidArgument("exposure target must be in (0, 1), got \(target)")
+        }
+        guard tolerance > 0, tolerance < 0.5 else {
+            throw ScanError.invalidArgument("exposure tolerance must be in (0, 0.5), got \(tolerance)")
+        }
+        guard maxStep > 0, maxStep <= 1 else {
+            throw ScanError.invalidArgument("exposure maxStep must be in (0, 1], got \(maxStep)")
+        }
+        guard settleFrames >= 0, settleFrames <= 100 else {
+            throw ScanError.invalidArgument("exposure settleFrames must be 0...100, got \(settleFrames)")
+        }
     }
 
     /// The control to step among `controls`: ``control`` if set, else the first writable, active one of
     /// `exposure_time_absolute`, `gain`, `brightness`.
     /// - Throws: ``ControlError`` when there is none (listing the names), or the named one cannot be stepped.
-    public func actuator(in controls: [CaptureDeviceControl]) throws(ControlError) -> (CaptureDeviceControl, ExposureController.Response) {
+    public func actuator(in controls: [CaptureDeviceControl]) throws(ControlError) -> (
+        CaptureDeviceControl, ExposureController.Response
+    ) {
         func response(_ c: CaptureDeviceControl) -> ExposureController.Response {
             c.id == StandardControl.exposureTimeAbsolute || c.id == StandardControl.gain ? .proportional : .offset
         }
@@ -60,15 +80,20 @@ public struct ExposureMetering: Sendable, Hashable {
             return (c, response(c))
         }
         // exposure_time_absolute counts while auto exposure makes it inactive: the session switches to manual.
-        let manualExposure = controls.contains { $0.id == StandardControl.autoExposure && !$0.isReadOnly && $0.menuOffers(StandardControl.exposureManual) }
+        let manualExposure = controls.contains {
+            $0.id == StandardControl.autoExposure && !$0.isReadOnly && $0.menuOffers(StandardControl.exposureManual)
+        }
         for id in [StandardControl.exposureTimeAbsolute, StandardControl.gain, StandardControl.brightness] {
-            if let c = controls.first(where: { $0.id == id && !$0.isReadOnly && $0.maximum > $0.minimum
-                                               && (!$0.isInactive || (id == StandardControl.exposureTimeAbsolute && manualExposure)) }) {
+            if let c = controls.first(where: {
+                $0.id == id && !$0.isReadOnly && $0.maximum > $0.minimum
+                    && (!$0.isInactive || (id == StandardControl.exposureTimeAbsolute && manualExposure))
+            }) {
                 return (c, response(c))
             }
         }
-        throw .unsupportedMode(what: "exposure metering", mode: "pointOfInterest", supported: [],
-                               why: "it has no writable, active exposure_time_absolute, gain or brightness")
+        throw .unsupportedMode(
+            what: "exposure metering", mode: "pointOfInterest", supported: [],
+            why: "it has no writable, active exposure_time_absolute, gain or brightness")
     }
 }
 
@@ -103,9 +128,15 @@ public struct ExposureController: Sendable {
     /// Learnt luma change per control unit (offset response).
     private var slope: Double
 
-    public init(metering: ExposureMetering, minimum: Int64, maximum: Int64, step: Int64, value: Int64, response: Response) {
-        self.metering = metering; self.minimum = minimum; self.maximum = max(minimum, maximum); self.step = max(1, step)
-        self.value = min(max(value, minimum), max(minimum, maximum)); self.response = response
+    public init(
+        metering: ExposureMetering, minimum: Int64, maximum: Int64, step: Int64, value: Int64, response: Response
+    ) {
+        self.metering = metering
+        self.minimum = minimum
+        self.maximum = max(minimum, maximum)
+        self.step = max(1, step)
+        self.value = min(max(value, minimum), max(minimum, maximum))
+        self.response = response
         slope = 1 / Double(max(1, maximum - minimum))
     }
 
@@ -117,14 +148,18 @@ public struct ExposureController: Sendable {
         let error = metering.target - mean
         let band = metering.tolerance * metering.target
         if abs(error) <= band {
-            if isAdjusting { isAdjusting = false; out.ended = true }
+            if isAdjusting {
+                isAdjusting = false
+                out.ended = true
+            }
             last = nil
             return out
         }
         if !isAdjusting && abs(error) <= 2 * band { return out }
         // Learn the slope from the previous step (offset response).
         if response == .offset, let last {
-            let dv = Double(value - last.value), dm = mean - last.mean
+            let dv = Double(value - last.value)
+            let dm = mean - last.mean
             if abs(dv) >= 1, abs(dm) > 0.004, dm / dv > 0 {
                 let range = Double(max(1, maximum - minimum))
                 slope = min(max(dm / dv, 0.05 / range), 20 / range)
@@ -147,10 +182,16 @@ public struct ExposureController: Sendable {
         let clamped = min(maximum, max(minimum, rounded))
         if clamped == value {
             // At the end of the range: nothing more to do until the picture changes.
-            if isAdjusting { isAdjusting = false; out.ended = true }
+            if isAdjusting {
+                isAdjusting = false
+                out.ended = true
+            }
             return out
         }
-        if !isAdjusting { isAdjusting = true; out.began = true }
+        if !isAdjusting {
+            isAdjusting = true
+            out.began = true
+        }
         last = (value, mean)
         value = clamped
         framesSinceChange = 0
@@ -173,13 +214,18 @@ public func meanLuma(of plane: LumaPlane, in region: NormalizedRect) -> Double {
     let y0 = max(0, min(plane.height - 1, Int((region.y * Double(plane.height)).rounded(.down))))
     let x1 = max(x0 + 1, min(plane.width, Int(((region.x + region.width) * Double(plane.width)).rounded(.up))))
     let y1 = max(y0 + 1, min(plane.height, Int(((region.y + region.height) * Double(plane.height)).rounded(.up))))
-    var sum = 0, n = 0
+    var sum = 0
+    var n = 0
     plane.bytes.withUnsafeBufferPointer { b in
         var y = y0
         while y < y1 {
             let row = y * plane.stride
             var x = x0
-            while x < x1 { sum += Int(b[row + x]); n += 1; x += 2 }
+            while x < x1 {
+                sum += Int(b[row + x])
+                n += 1
+                x += 2
+            }
             y += 2
         }
     }

@@ -1,5 +1,5 @@
-public import ScanCore
 internal import CScanImageIO
+public import ScanCore
 
 /// A single still image as a one-frame source. PNG and JPEG are decoded with libpng/libjpeg-turbo,
 /// PGM/PPM/PBM in Swift, anything else through OpenCV's imgcodecs (loaded on demand). Colour becomes luma
@@ -30,8 +30,12 @@ public final class ImageSource: FrameSource, @unchecked Sendable {
         if source.width != plane.width || source.height != plane.height {
             // libjpeg's reduced sizes are n/8 of each side, rounded up.
             var (n, d) = (plane.width * 8 / source.width, 8)
-            while n % 2 == 0 && d > 1 { n /= 2; d /= 2 }
-            note = "\(name): \(source.width)x\(source.height) is over the pixel budget of \(limits.maxPixels) pixels "
+            while n % 2 == 0 && d > 1 {
+                n /= 2
+                d /= 2
+            }
+            note =
+                "\(name): \(source.width)x\(source.height) is over the pixel budget of \(limits.maxPixels) pixels "
                 + "(--max-pixels); read at \(plane.width)x\(plane.height), \(n)/\(d) of its size"
         }
         info = SourceInfo(name: name, note: note)
@@ -44,7 +48,10 @@ public final class ImageSource: FrameSource, @unchecked Sendable {
     }
 
     public func nextFrame() throws -> Frame? {
-        lock.withLock { defer { frame = nil }; return frame }
+        lock.withLock {
+            defer { frame = nil }
+            return frame
+        }
     }
 
     public func close() { lock.withLock { frame = nil } }
@@ -68,15 +75,19 @@ public enum ImageDecoder {
     /// Formats other than PNG, JPEG and PNM go through OpenCV's imgcodecs, whose own cap
     /// (`OPENCV_IO_MAX_IMAGE_PIXELS`) is set to the budget of the first such image (it is read once).
     /// - Throws: ``ScanError/undecodableInput(input:reason:)`` naming `name`.
-    public static func decode(_ bytes: [UInt8], name: String, limits: DecoderLimits = DecoderLimits()) throws -> LumaPlane {
+    public static func decode(_ bytes: [UInt8], name: String, limits: DecoderLimits = DecoderLimits()) throws
+        -> LumaPlane
+    {
         try decodeReportingSize(bytes, name: name, limits: limits).plane
     }
 
     /// ``decode(_:name:limits:)``, and the size the file declares (pixels). The two differ only for a JPEG
     /// over `limits.maxPixels`, which libjpeg decodes at the largest of its reduced sizes (7/8, 6/8, … 1/8 of
     /// each side) that fits the budget, allocating only that.
-    public static func decodeReportingSize(_ bytes: [UInt8], name: String, limits: DecoderLimits = DecoderLimits()) throws
-        -> (plane: LumaPlane, source: PixelSize) {
+    public static func decodeReportingSize(_ bytes: [UInt8], name: String, limits: DecoderLimits = DecoderLimits())
+        throws
+        -> (plane: LumaPlane, source: PixelSize)
+    {
         if bytes.isEmpty { throw ScanError.undecodableInput(input: name, reason: "empty file") }
         if bytes.count >= 2, bytes[0] == UInt8(ascii: "P"), (UInt8(ascii: "1")...UInt8(ascii: "6")).contains(bytes[1]) {
             let plane = try PNM.decode(bytes, name: name, limits: limits)
@@ -91,15 +102,18 @@ public enum ImageDecoder {
         return try bytes.withUnsafeBufferPointer { b in
             // `b` is lent to the decoder from open to close: both happen inside this closure.
             var image: OpaquePointer?
-            var width: Int32 = 0, height: Int32 = 0
+            var width: Int32 = 0
+            var height: Int32 = 0
             let status = message.withUnsafeMutableBufferPointer {
                 sio_image_open(b.baseAddress, b.count, budget, &image, &width, &height, $0.baseAddress, $0.count)
             }
             defer { sio_image_close(image) }
             guard status == SIO_OK, let image else { throw failure(status) }
-            var sourceWidth: Int32 = 0, sourceHeight: Int32 = 0
+            var sourceWidth: Int32 = 0
+            var sourceHeight: Int32 = 0
             sio_image_source_size(image, &sourceWidth, &sourceHeight)
-            let plane = try LumaPlane.decoded(width: Int(width), height: Int(height), limits: limits, input: name) { buffer in
+            let plane = try LumaPlane.decoded(width: Int(width), height: Int(height), limits: limits, input: name) {
+                buffer in
                 let status = message.withUnsafeMutableBufferPointer {
                     sio_image_read_gray(image, buffer.baseAddress, buffer.count, $0.baseAddress, $0.count)
                 }
@@ -119,38 +133,48 @@ enum PNM {
         func fail(_ why: String) -> ScanError { .undecodableInput(input: name, reason: "PNM: \(why)") }
         func skipSpaceAndComments() {
             while i < b.count {
-                if b[i] == UInt8(ascii: "#") { while i < b.count, b[i] != 0x0A { i += 1 } }
-                else if b[i] == 0x20 || b[i] == 0x0A || b[i] == 0x0D || b[i] == 0x09 { i += 1 }
-                else { break }
+                if b[i] == UInt8(ascii: "#") {
+                    while i < b.count, b[i] != 0x0A { i += 1 }
+                } else if b[i] == 0x20 || b[i] == 0x0A || b[i] == 0x0D || b[i] == 0x09 {
+                    i += 1
+                } else {
+                    break
+                }
             }
         }
         func number() throws -> Int {
             skipSpaceAndComments()
-            var v = 0, digits = 0
+            var v = 0
+            var digits = 0
             while i < b.count, b[i] >= 0x30, b[i] <= 0x39 {
-                v = v * 10 + Int(b[i] - 0x30); i += 1; digits += 1
+                v = v * 10 + Int(b[i] - 0x30)
+                i += 1
+                digits += 1
                 if v > 1 << 24 { throw fail("number too large") }
             }
             if digits == 0 { throw fail(i >= b.count ? "truncated header" : "malformed header") }
             return v
         }
         let kind = b[1] - UInt8(ascii: "0")
-        let w = try number(), h = try number()
+        let w = try number()
+        let h = try number()
         let maxval = (kind == 1 || kind == 4) ? 1 : try number()
         guard w > 0, h > 0, maxval > 0, maxval < 65536 else { throw fail("invalid size or maxval") }
         try limits.check(width: w, height: h, input: name)
-        i += 1 // single whitespace after header
+        i += 1  // single whitespace after header
         let channels = (kind == 3 || kind == 6) ? 3 : 1
         let available = b.count - min(i, b.count)
         let needed: Int
         switch kind {
         case 4: needed = (w + 7) / 8 * h
         case 5, 6: needed = w * h * channels * (maxval > 255 ? 2 : 1)
-        case 1: needed = w * h // one digit a pixel, whitespace optional
-        default: needed = w * h * channels * 2 - 1 // a digit a sample, whitespace between them
+        case 1: needed = w * h  // one digit a pixel, whitespace optional
+        default: needed = w * h * channels * 2 - 1  // a digit a sample, whitespace between them
         }
         guard available >= needed else {
-            throw fail("truncated pixel data (\(w)x\(h) needs \(kind == 1 || kind == 2 || kind == 3 ? "at least " : "")\(needed) bytes, the file has \(available))")
+            throw fail(
+                "truncated pixel data (\(w)x\(h) needs \(kind == 1 || kind == 2 || kind == 3 ? "at least " : "")\(needed) bytes, the file has \(available))"
+            )
         }
         var out = [UInt8](repeating: 0, count: w * h)
         let scale = 255.0 / Double(maxval)
@@ -161,25 +185,37 @@ enum PNM {
         case 4:
             let rowBytes = (w + 7) / 8
             guard b.count >= i + rowBytes * h else { throw fail("truncated pixel data") }
-            for y in 0..<h { for x in 0..<w {
-                let bit = (b[i + y * rowBytes + x / 8] >> (7 - UInt8(x % 8))) & 1
-                out[y * w + x] = bit == 1 ? 0 : 255
-            } }
+            for y in 0..<h {
+                for x in 0..<w {
+                    let bit = (b[i + y * rowBytes + x / 8] >> (7 - UInt8(x % 8))) & 1
+                    out[y * w + x] = bit == 1 ? 0 : 255
+                }
+            }
         case 5, 6:
             let bps = maxval > 255 ? 2 : 1
             guard b.count >= i + w * h * channels * bps else { throw fail("truncated pixel data") }
             func sample(_ k: Int) -> Int { bps == 1 ? Int(b[i + k]) : Int(b[i + 2 * k]) << 8 | Int(b[i + 2 * k + 1]) }
             for p in 0..<(w * h) {
-                out[p] = channels == 1 ? UInt8(min(255, Double(sample(p)) * scale + 0.5))
-                                       : lumaOf(sample(3 * p), sample(3 * p + 1), sample(3 * p + 2))
+                out[p] =
+                    channels == 1
+                    ? UInt8(min(255, Double(sample(p)) * scale + 0.5))
+                    : lumaOf(sample(3 * p), sample(3 * p + 1), sample(3 * p + 2))
             }
-        default: // ASCII 1, 2, 3
+        default:  // ASCII 1, 2, 3
             i -= 1
             for p in 0..<(w * h) {
-                if kind == 1 { skipSpaceAndComments(); guard i < b.count else { throw fail("truncated pixel data") }
-                    out[p] = b[i] == UInt8(ascii: "1") ? 0 : 255; i += 1; continue }
-                if channels == 1 { out[p] = UInt8(min(255, Double(try number()) * scale + 0.5)) }
-                else { out[p] = lumaOf(try number(), try number(), try number()) }
+                if kind == 1 {
+                    skipSpaceAndComments()
+                    guard i < b.count else { throw fail("truncated pixel data") }
+                    out[p] = b[i] == UInt8(ascii: "1") ? 0 : 255
+                    i += 1
+                    continue
+                }
+                if channels == 1 {
+                    out[p] = UInt8(min(255, Double(try number()) * scale + 0.5))
+                } else {
+                    out[p] = lumaOf(try number(), try number(), try number())
+                }
             }
         }
         return LumaPlane(width: w, height: h, bytes: out)
@@ -192,8 +228,10 @@ extension LumaPlane {
     /// which must write every byte or throw (nothing is returned then).
     /// - Throws: ``ScanError/undecodableInput(input:reason:)`` naming `input` when over the budget, or what
     ///   `fill` throws.
-    static func decoded(width: Int, height: Int, limits: DecoderLimits, input: String,
-                        fill: (UnsafeMutableBufferPointer<UInt8>) throws -> Void) throws -> LumaPlane {
+    static func decoded(
+        width: Int, height: Int, limits: DecoderLimits, input: String,
+        fill: (UnsafeMutableBufferPointer<UInt8>) throws -> Void
+    ) throws -> LumaPlane {
         try limits.check(width: width, height: height, input: input)
         let count = width * height
         let pixels = try [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in

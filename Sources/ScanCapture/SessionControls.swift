@@ -9,8 +9,12 @@ public struct ControlConfiguration: Sendable, Hashable {
     public var modes: DeviceModes
     /// Software exposure metering on a region (nil: off).
     public var exposureMetering: ExposureMetering?
-    public init(settings: [ControlSetting] = [], modes: DeviceModes = DeviceModes(), exposureMetering: ExposureMetering? = nil) {
-        self.settings = settings; self.modes = modes; self.exposureMetering = exposureMetering
+    public init(
+        settings: [ControlSetting] = [], modes: DeviceModes = DeviceModes(), exposureMetering: ExposureMetering? = nil
+    ) {
+        self.settings = settings
+        self.modes = modes
+        self.exposureMetering = exposureMetering
     }
     public var isEmpty: Bool { settings.isEmpty && modes.isEmpty && exposureMetering == nil }
 
@@ -22,15 +26,18 @@ public struct ControlConfiguration: Sendable, Hashable {
 
     /// The writes for `controls`, and the control the exposure loop steps (if on). Metering on
     /// `exposure_time_absolute` without an `--exposure-mode` implies `custom` (manual exposure).
-    func writes(for controls: [CaptureDeviceControl]) throws(ControlError) -> (writes: [ControlWrite], metered: (CaptureDeviceControl, ExposureController.Response)?) {
+    func writes(for controls: [CaptureDeviceControl]) throws(ControlError) -> (
+        writes: [ControlWrite], metered: (CaptureDeviceControl, ExposureController.Response)?
+    ) {
         var modes = self.modes
         var metered: (CaptureDeviceControl, ExposureController.Response)?
         if let m = exposureMetering {
             let a = try m.actuator(in: controls)
             metered = a
             if a.0.id == StandardControl.exposureTimeAbsolute, modes.exposureMode == nil,
-               ModeMapping.isSupported(ExposureMode.custom, controls: controls),
-               controls.contains(where: { $0.id == StandardControl.autoExposure }) {
+                ModeMapping.isSupported(ExposureMode.custom, controls: controls),
+                controls.contains(where: { $0.id == StandardControl.autoExposure })
+            {
                 modes.exposureMode = .custom
             }
         }
@@ -64,15 +71,16 @@ final class SessionControls {
         names = Dictionary(controls.map { ($0.id, $0.name) }, uniquingKeysWith: { a, _ in a })
         // Read-only and volatile controls change by themselves (status counters, gain under autogain: vivid's
         // read_only_integer_32_bits changes every frame); only settable controls become events.
-        stream.subscribeControlEvents(ids: controls.filter {
-            $0.kind != .button && $0.kind != .compound && !$0.isReadOnly && !$0.isVolatile
-        }.map(\.id))
+        stream.subscribeControlEvents(
+            ids: controls.filter {
+                $0.kind != .button && $0.kind != .compound && !$0.isReadOnly && !$0.isVolatile
+            }.map(\.id))
         apply(configuration, to: stream, controls: controls)
     }
 
     /// A commit changed only the controls: apply them to the running stream.
     func reconfigure(_ next: ControlConfiguration, stream: V4L2Stream?) {
-        if next.modes != configuration.modes { held = [:] } // a new lock takes the values of its moment
+        if next.modes != configuration.modes { held = [:] }  // a new lock takes the values of its moment
         configuration = next
         controller = nil
         if let stream { apply(next, to: stream, controls: stream.controls()) }
@@ -84,7 +92,10 @@ final class SessionControls {
             let (planned, metered) = try c.writes(for: controls)
             let writes = planned.map { w -> ControlWrite in
                 guard w.holdsCurrentValue else { return w }
-                guard let value = held[w.id] else { held[w.id] = w.value; return w }
+                guard let value = held[w.id] else {
+                    held[w.id] = w.value
+                    return w
+                }
                 var kept = w
                 kept.value = value
                 return kept
@@ -93,8 +104,9 @@ final class SessionControls {
             if let m = c.exposureMetering, let (control, response) = metered {
                 // The value after the writes above (a --control may have set the start value).
                 let value = writes.last { $0.id == control.id }?.value ?? control.value ?? control.defaultValue
-                controller = ExposureController(metering: m, minimum: control.minimum, maximum: control.maximum,
-                                                step: control.step, value: value, response: response)
+                controller = ExposureController(
+                    metering: m, minimum: control.minimum, maximum: control.maximum,
+                    step: control.step, value: value, response: response)
                 meteredID = control.id
                 meteredWide = control.kind == .int64
             }
@@ -123,14 +135,22 @@ final class SessionControls {
         let step = c.update(mean: mean)
         controller = c
         let name = names[meteredID] ?? "control"
-        if step.began { emit(.adjustingExposureStarted, "region mean luma \(fmt(mean)), target \(fmt(c.metering.target))", name, c.value) }
+        if step.began {
+            emit(
+                .adjustingExposureStarted, "region mean luma \(fmt(mean)), target \(fmt(c.metering.target))", name,
+                c.value)
+        }
         if let v = step.write {
             do { try stream.apply([ControlWrite(id: meteredID, name: name, value: v, wide: meteredWide)]) } catch {
                 emit(.runtimeError, "exposure metering: \(error)", name, v)
                 controller = nil
             }
         }
-        if step.ended { emit(.adjustingExposureEnded, "region mean luma \(fmt(mean)), target \(fmt(c.metering.target))", name, c.value) }
+        if step.ended {
+            emit(
+                .adjustingExposureEnded, "region mean luma \(fmt(mean)), target \(fmt(c.metering.target))", name,
+                c.value)
+        }
     }
 
     private func fmt(_ v: Double) -> String { String(Double(Int((v * 1000).rounded())) / 1000) }

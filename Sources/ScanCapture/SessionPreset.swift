@@ -35,7 +35,11 @@ extension CaptureDevice {
     public func resolve(_ preset: SessionPreset) throws -> PixelSize {
         if let exact = preset.exactSize {
             guard supports(exact) else {
-                throw ScanError.device(path: path, reason: "preset \(preset.rawValue) needs \(exact.width)x\(exact.height), which this device does not offer; it offers: \(offeredSummary)")
+                throw ScanError.device(
+                    path: path,
+                    reason:
+                        "preset \(preset.rawValue) needs \(exact.width)x\(exact.height), which this device does not offer; it offers: \(offeredSummary)"
+                )
             }
             return exact
         }
@@ -46,7 +50,11 @@ extension CaptureDevice {
             candidates.append(PixelSize(width: range.minWidth, height: range.minHeight))
         }
         guard !candidates.isEmpty else {
-            throw ScanError.device(path: path, reason: "preset \(preset.rawValue): the device offers no frame size libv4l2 can convert; it offers: \(offeredSummary)")
+            throw ScanError.device(
+                path: path,
+                reason:
+                    "preset \(preset.rawValue): the device offers no frame size libv4l2 can convert; it offers: \(offeredSummary)"
+            )
         }
         func area(_ s: PixelSize) -> Double { Double(s.width * s.height) }
         switch preset {
@@ -68,7 +76,9 @@ extension CaptureDevice {
     /// - Throws: ``ScanError/device(path:reason:)`` listing what the device offers.
     public func validate(size: PixelSize) throws {
         guard supports(size) else {
-            throw ScanError.device(path: path, reason: "the device does not offer \(size.width)x\(size.height); it offers: \(offeredSummary)")
+            throw ScanError.device(
+                path: path,
+                reason: "the device does not offer \(size.width)x\(size.height); it offers: \(offeredSummary)")
         }
     }
 }
@@ -76,10 +86,12 @@ extension CaptureDevice {
 /// Parses `WxH` (e.g. `1280x720`).
 public func parsePixelSize(_ text: String) -> PixelSize? {
     let parts = text.lowercased().split(separator: "x")
-    guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), w > 0, h > 0, w <= 16384, h <= 16384 else { return nil }
+    guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), w > 0, h > 0, w <= 16384, h <= 16384 else {
+        return nil
+    }
     return PixelSize(width: w, height: h)
 }
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif

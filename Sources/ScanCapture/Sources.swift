@@ -1,6 +1,7 @@
 public import ScanCore
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Opens the right file source for `path`: `-` and `.y4m` stream Y4M; known video extensions use
@@ -11,7 +12,9 @@ public func openFileSource(path: String) throws -> any FrameSource {
 }
 
 /// File extensions (lowercased) opened with the video decoder.
-let videoExtensions: Set<String> = ["mp4", "m4v", "mkv", "webm", "avi", "mov", "mpg", "mpeg", "ts", "wmv", "flv", "ogv", "3gp"]
+let videoExtensions: Set<String> = [
+    "mp4", "m4v", "mkv", "webm", "avi", "mov", "mpg", "mpeg", "ts", "wmv", "flv", "ogv", "3gp",
+]
 
 /// Opens the right file source for `path` (raw bytes; `-` is stdin), refusing inputs over `limits`
 /// before anything large is allocated. Errors and `info.name` use `path.displayName`.
@@ -33,8 +36,10 @@ public func openFileSource(path input: InputPath, limits: DecoderLimits) throws 
     defer { reader.close() }
     if input.isStandardInput {
         if head.isEmpty { throw ScanError.undecodableInput(input: input.displayName, reason: "empty input") }
-        return try ImageSource(name: input.displayName, bytes: try reader.readAll(limit: limits.maxFileBytes), limits: limits)
+        return try ImageSource(
+            name: input.displayName, bytes: try reader.readAll(limit: limits.maxFileBytes), limits: limits)
     }
     if videoExtensions.contains(ext) { return try VideoSource(path: input, limits: limits) }
-    return try ImageSource(name: input.displayName, bytes: try reader.readAll(limit: limits.maxFileBytes), limits: limits)
+    return try ImageSource(
+        name: input.displayName, bytes: try reader.readAll(limit: limits.maxFileBytes), limits: limits)
 }

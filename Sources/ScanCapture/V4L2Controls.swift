@@ -1,7 +1,8 @@
-import ScanCore
 internal import CScanV4L2
+import ScanCore
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Control I/O on a descriptor the caller owns (a discovery descriptor, or a ``V4L2Stream``'s, lent inside a
@@ -35,7 +36,9 @@ enum V4L2Controls {
             q.id = next
             guard ioctl(fd, SCAN_VIDIOC_QUERY_EXT_CTRL, &q) == 0 else { break }
             next = q.id | UInt32(V4L2_CTRL_FLAG_NEXT_CTRL) | UInt32(V4L2_CTRL_FLAG_NEXT_COMPOUND)
-            if q.type == V4L2_CTRL_TYPE_CTRL_CLASS.rawValue || q.flags & UInt32(V4L2_CTRL_FLAG_DISABLED) != 0 { continue }
+            if q.type == V4L2_CTRL_TYPE_CTRL_CLASS.rawValue || q.flags & UInt32(V4L2_CTRL_FLAG_DISABLED) != 0 {
+                continue
+            }
             let kind: CaptureDeviceControl.Kind
             switch q.type {
             case V4L2_CTRL_TYPE_INTEGER.rawValue: kind = .int
@@ -50,16 +53,20 @@ enum V4L2Controls {
             }
             let scalar = q.flags & UInt32(V4L2_CTRL_FLAG_HAS_PAYLOAD) == 0
             let label = cString(q.name)
-            var c = CaptureDeviceControl(id: q.id, name: controlName(label), label: label, kind: scalar ? kind : .compound,
-                                         minimum: q.minimum, maximum: q.maximum, step: Int64(clamping: q.step),
-                                         defaultValue: q.default_value, flags: q.flags)
-            if c.kind == .menu || c.kind == .intmenu, q.minimum >= 0, q.maximum >= q.minimum, q.maximum - q.minimum < 256 {
+            var c = CaptureDeviceControl(
+                id: q.id, name: controlName(label), label: label, kind: scalar ? kind : .compound,
+                minimum: q.minimum, maximum: q.maximum, step: Int64(clamping: q.step),
+                defaultValue: q.default_value, flags: q.flags)
+            if c.kind == .menu || c.kind == .intmenu, q.minimum >= 0, q.maximum >= q.minimum,
+                q.maximum - q.minimum < 256
+            {
                 for i in q.minimum...q.maximum {
                     var m = v4l2_querymenu()
                     m.id = q.id
                     m.index = UInt32(i)
                     guard ioctl(fd, SCAN_VIDIOC_QUERYMENU, &m) == 0 else { continue }
-                    c.menu.append(c.kind == .menu ? .init(index: i, name: cString(m.name)) : .init(index: i, value: m.value))
+                    c.menu.append(
+                        c.kind == .menu ? .init(index: i, name: cString(m.name)) : .init(index: i, value: m.value))
                 }
             }
             if [.int, .bool, .menu, .intmenu, .int64, .bitmask].contains(c.kind), !c.isWriteOnly {
@@ -134,7 +141,9 @@ enum V4L2Controls {
         for _ in 0..<256 {
             var ev = v4l2_event()
             guard ioctl(fd, SCAN_VIDIOC_DQEVENT, &ev) == 0 else { break }
-            guard ev.type == UInt32(V4L2_EVENT_CTRL), ev.u.ctrl.changes & UInt32(V4L2_EVENT_CTRL_CH_VALUE) != 0 else { continue }
+            guard ev.type == UInt32(V4L2_EVENT_CTRL), ev.u.ctrl.changes & UInt32(V4L2_EVENT_CTRL_CH_VALUE) != 0 else {
+                continue
+            }
             let wide = ev.u.ctrl.type == V4L2_CTRL_TYPE_INTEGER64.rawValue
             out.append((ev.id, wide ? ev.u.ctrl.value64 : Int64(ev.u.ctrl.value)))
         }

@@ -1,7 +1,8 @@
-import ScanCore
 internal import CScanV4L2
+import ScanCore
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Why opening or streaming a device failed, sorted by what the session does about it.
@@ -51,8 +52,10 @@ final class V4L2Stream {
     /// Opens `path` through libv4l2, sets YU12 at `size` and (optionally) `frameRate`, maps `bufferCount`
     /// buffers and starts streaming.
     /// - Parameter offered: called to describe the device's formats in a refusal.
-    init(path: String, size wanted: PixelSize, frameRate wantedRate: Double?, bufferCount: Int,
-         offered: () -> String) throws(StreamFailure) {
+    init(
+        path: String, size wanted: PixelSize, frameRate wantedRate: Double?, bufferCount: Int,
+        offered: () -> String
+    ) throws(StreamFailure) {
         self.path = path
         let fd = try Self.open(path)
         let format: NegotiatedFormat
@@ -111,11 +114,20 @@ final class V4L2Stream {
         }
     }
 
-    private struct NegotiatedFormat { var size: PixelSize; var stride: Int; var sourceFourcc: String }
-    private struct NegotiatedRate { var rate: Double?; var ignored: Bool }
+    private struct NegotiatedFormat {
+        var size: PixelSize
+        var stride: Int
+        var sourceFourcc: String
+    }
+    private struct NegotiatedRate {
+        var rate: Double?
+        var ignored: Bool
+    }
 
     /// `S_FMT`: YU12 out of libv4l2's converter at exactly `wanted`; the driver's native format read back raw.
-    private static func setFormat(_ fd: Int32, size wanted: PixelSize, offered: () -> String) throws(StreamFailure) -> NegotiatedFormat {
+    private static func setFormat(_ fd: Int32, size wanted: PixelSize, offered: () -> String) throws(StreamFailure)
+        -> NegotiatedFormat
+    {
         var fmt = v4l2_format()
         fmt.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
         fmt.fmt.pix.width = UInt32(wanted.width)
@@ -127,12 +139,16 @@ final class V4L2Stream {
             switch e {
             case EBUSY: throw .busy(Self.busyText)
             case ENODEV: throw .gone("S_FMT: \(errnoText(e))")
-            default: throw .refused("refuses YU12 \(wanted.width)x\(wanted.height) (S_FMT: \(errnoText(e))); it offers: \(offered())")
+            default:
+                throw .refused(
+                    "refuses YU12 \(wanted.width)x\(wanted.height) (S_FMT: \(errnoText(e))); it offers: \(offered())")
             }
         }
         let got = PixelSize(width: Int(fmt.fmt.pix.width), height: Int(fmt.fmt.pix.height))
         guard got == wanted, fmt.fmt.pix.pixelformat == fourccCode("YU12") else {
-            throw .refused("refuses \(wanted.width)x\(wanted.height) (the driver chose \(got.width)x\(got.height) \(fourccString(fmt.fmt.pix.pixelformat))); it offers: \(offered())")
+            throw .refused(
+                "refuses \(wanted.width)x\(wanted.height) (the driver chose \(got.width)x\(got.height) \(fourccString(fmt.fmt.pix.pixelformat))); it offers: \(offered())"
+            )
         }
         var native = v4l2_format()
         native.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
@@ -153,8 +169,10 @@ final class V4L2Stream {
             _ = libIoctl(fd, SCAN_VIDIOC_G_PARM, &parm)
         }
         let tpf = parm.parm.capture.timeperframe
-        return NegotiatedRate(rate: hasParm && tpf.numerator > 0 && tpf.denominator > 0 ? Double(tpf.denominator) / Double(tpf.numerator) : nil,
-                              ignored: wantedRate != nil && !canSet)
+        return NegotiatedRate(
+            rate: hasParm && tpf.numerator > 0 && tpf.denominator > 0
+                ? Double(tpf.denominator) / Double(tpf.numerator) : nil,
+            ignored: wantedRate != nil && !canSet)
     }
 
     /// `REQBUFS`, then `QUERYBUF` + `v4l2_mmap` + `QBUF` for each granted buffer.
@@ -175,7 +193,9 @@ final class V4L2Stream {
             buf.index = i
             buf.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
             buf.memory = V4L2_MEMORY_MMAP.rawValue
-            guard libIoctl(fd, SCAN_VIDIOC_QUERYBUF, &buf) == 0 else { throw .other("QUERYBUF \(i): \(errnoText(errno))") }
+            guard libIoctl(fd, SCAN_VIDIOC_QUERYBUF, &buf) == 0 else {
+                throw .other("QUERYBUF \(i): \(errnoText(errno))")
+            }
             let p = scan_v4l2_mmap(nil, Int(buf.length), PROT_READ | PROT_WRITE, MAP_SHARED, fd, Int64(buf.m.offset))
             guard let p, p != MAP_FAILED else { throw .other("v4l2_mmap buffer \(i): \(errnoText(errno))") }
             buffers.append((p, Int(buf.length)))
@@ -201,7 +221,9 @@ final class V4L2Stream {
     func controls() -> [CaptureDeviceControl] { V4L2Controls.query(fd: fd, ioctl: libIoctl) }
 
     /// Writes `writes` together (`S_EXT_CTRLS`).
-    func apply(_ writes: [ControlWrite]) throws(ControlError) { try V4L2Controls.apply(writes, fd: fd, ioctl: libIoctl) }
+    func apply(_ writes: [ControlWrite]) throws(ControlError) {
+        try V4L2Controls.apply(writes, fd: fd, ioctl: libIoctl)
+    }
 
     /// Subscribes to value changes of `ids` (`V4L2_EVENT_CTRL`, with feedback); they come out of ``takeControlEvents()``.
     @discardableResult
@@ -270,19 +292,24 @@ final class V4L2Stream {
         let index = Int(buf.index)
         guard index < buffers.count else { return .error("DQBUF returned buffer \(index) of \(buffers.count)") }
         let needed = stride * (size.height - 1) + size.width
-        guard buffers[index].length >= needed, buf.bytesused == 0 || Int(buf.bytesused) >= needed else { return .corrupt }
+        guard buffers[index].length >= needed, buf.bytesused == 0 || Int(buf.bytesused) >= needed else {
+            return .corrupt
+        }
         let src = buffers[index].pointer.assumingMemoryBound(to: UInt8.self)
         var luma = [UInt8](repeating: 0, count: size.width * size.height)
         luma.withUnsafeMutableBufferPointer { dst in
             if stride == size.width {
                 dst.baseAddress!.update(from: src, count: size.width * size.height)
             } else {
-                for row in 0..<size.height { (dst.baseAddress! + row * size.width).update(from: src + row * stride, count: size.width) }
+                for row in 0..<size.height {
+                    (dst.baseAddress! + row * size.width).update(from: src + row * stride, count: size.width)
+                }
             }
         }
         let monotonic = buf.flags & UInt32(V4L2_BUF_FLAG_TIMESTAMP_MASK) == UInt32(V4L2_BUF_FLAG_TIMESTAMP_MONOTONIC)
         let ts = Double(buf.timestamp.tv_sec) + Double(buf.timestamp.tv_usec) / 1e6
-        return .frame(LumaPlane(width: size.width, height: size.height, bytes: luma), sequence: buf.sequence,
-                      timestamp: monotonic && ts > 0 ? ts : nil)
+        return .frame(
+            LumaPlane(width: size.width, height: size.height, bytes: luma), sequence: buf.sequence,
+            timestamp: monotonic && ts > 0 ? ts : nil)
     }
 }

@@ -1,5 +1,5 @@
-public import ScanCore
 internal import CScanImageIO
+public import ScanCore
 
 /// A video file (mp4, mkv, avi, …) decoded frame by frame through OpenCV's videoio (FFmpeg),
 /// loaded on demand. Memory is bounded by one frame.
@@ -57,20 +57,25 @@ public final class VideoSource: FrameSource, @unchecked Sendable {
     public func nextFrame() throws -> Frame? {
         try lock.withLock {
             guard let handle else { return nil }
-            var width: Int32 = 0, height: Int32 = 0
+            var width: Int32 = 0
+            var height: Int32 = 0
             var time = 0.0
             var message = [CChar](repeating: 0, count: 512)
             func failure(_ status: sio_status) -> ScanError {
                 let text = message.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-                return .undecodableInput(input: info.name, reason: text.isEmpty ? "frame \(index): decoder status \(status.rawValue)"
-                                                                                   : text.contains("frame") ? text : "frame \(index): \(text)")
+                return .undecodableInput(
+                    input: info.name,
+                    reason: text.isEmpty
+                        ? "frame \(index): decoder status \(status.rawValue)"
+                        : text.contains("frame") ? text : "frame \(index): \(text)")
             }
             let status = message.withUnsafeMutableBufferPointer {
                 sio_plugin_video_read(handle, &width, &height, &time, $0.baseAddress, $0.count)
             }
             if status == SIO_ERR_END { return nil }
             guard status == SIO_OK else { throw failure(status) }
-            let plane = try LumaPlane.decoded(width: Int(width), height: Int(height), limits: limits, input: info.name) { buffer in
+            let plane = try LumaPlane.decoded(width: Int(width), height: Int(height), limits: limits, input: info.name)
+            { buffer in
                 let status = message.withUnsafeMutableBufferPointer {
                     sio_plugin_video_gray(handle, buffer.baseAddress, buffer.count, $0.baseAddress, $0.count)
                 }
@@ -83,6 +88,9 @@ public final class VideoSource: FrameSource, @unchecked Sendable {
     }
 
     public func close() {
-        lock.withLock { if let handle { sio_plugin_video_close(handle) }; handle = nil }
+        lock.withLock {
+            if let handle { sio_plugin_video_close(handle) }
+            handle = nil
+        }
     }
 }

@@ -54,9 +54,11 @@ public final class Y4MSource: FrameSource, @unchecked Sendable {
         do { headerLine = try reader.readLineOrFail(limit: Self.headerLineLimit) } catch let e as ByteReader.LineError {
             switch e {
             case .tooLong(let limit):
-                throw ScanError.undecodableInput(input: name, reason: "not a Y4M stream (no stream header within \(limit) bytes)")
+                throw ScanError.undecodableInput(
+                    input: name, reason: "not a Y4M stream (no stream header within \(limit) bytes)")
             case .truncated:
-                throw ScanError.undecodableInput(input: name, reason: "truncated: input ends inside the Y4M stream header")
+                throw ScanError.undecodableInput(
+                    input: name, reason: "truncated: input ends inside the Y4M stream header")
             }
         }
         guard let header = headerLine else {
@@ -66,7 +68,11 @@ public final class Y4MSource: FrameSource, @unchecked Sendable {
         guard fields.first == "YUV4MPEG2" else {
             throw ScanError.undecodableInput(input: name, reason: "not a Y4M stream (no YUV4MPEG2 signature)")
         }
-        var width = 0, height = 0, rate: Double?, colour = "420jpeg", limited = false
+        var width = 0
+        var height = 0
+        var rate: Double?
+        var colour = "420jpeg"
+        var limited = false
         for f in fields.dropFirst() {
             guard let tag = f.first else { continue }
             let value = String(f.dropFirst())
@@ -76,17 +82,21 @@ public final class Y4MSource: FrameSource, @unchecked Sendable {
             case "F":
                 let parts = value.split(separator: ":")
                 if parts.count == 2, let n = Double(parts[0]), let d = Double(parts[1]), n > 0, d > 0,
-                   n.isFinite, d.isFinite { rate = n / d }
+                    n.isFinite, d.isFinite
+                {
+                    rate = n / d
+                }
             case "C": colour = value
             case "X" where value.uppercased() == "COLORRANGE=LIMITED": limited = true
-            default: break // I (interlacing), A (aspect), other X tags and unknown tags carry nothing we use
+            default: break  // I (interlacing), A (aspect), other X tags and unknown tags carry nothing we use
             }
         }
         guard width > 0, height > 0 else {
             throw ScanError.undecodableInput(input: name, reason: "Y4M header has no valid W/H (\(width)x\(height))")
         }
         try limits.check(width: width, height: height, input: name)
-        let cw = (width + 1) / 2, ch = (height + 1) / 2
+        let cw = (width + 1) / 2
+        let ch = (height + 1) / 2
         switch colour {
         case "420jpeg", "420paldv", "420mpeg2", "420": trailingBytes = 2 * cw * ch
         case "422": trailingBytes = 2 * cw * height
@@ -95,7 +105,10 @@ public final class Y4MSource: FrameSource, @unchecked Sendable {
         case "mono": trailingBytes = 0
         default:
             throw ScanError.undecodableInput(
-                input: name, reason: "unsupported Y4M colour space C\(colour) (supported: 420jpeg, 420paldv, 420mpeg2, 420, 422, 444, 444alpha, mono; 8-bit)")
+                input: name,
+                reason:
+                    "unsupported Y4M colour space C\(colour) (supported: 420jpeg, 420paldv, 420mpeg2, 420, 422, 444, 444alpha, mono; 8-bit)"
+            )
         }
         size = PixelSize(width: width, height: height)
         limitedRange = limited
@@ -126,7 +139,8 @@ public final class Y4MSource: FrameSource, @unchecked Sendable {
             }
             let frameTag = Array("FRAME".utf8)
             guard marker == frameTag || (marker.starts(with: frameTag) && marker[frameTag.count] == 0x20) else {
-                throw ScanError.undecodableInput(input: info.name, reason: "frame \(index): missing FRAME marker (corrupt stream)")
+                throw ScanError.undecodableInput(
+                    input: info.name, reason: "frame \(index): missing FRAME marker (corrupt stream)")
             }
             let lumaCount = size.width * size.height
             // A fresh array per frame (frames are handed to other threads), filled straight from the reader.
@@ -136,11 +150,14 @@ public final class Y4MSource: FrameSource, @unchecked Sendable {
             guard luma.count == lumaCount else { throw truncated("got \(luma.count) of \(frameBytes) bytes") }
             let skipped = try reader.skip(trailingBytes)
             guard skipped == trailingBytes else { throw truncated("got \(lumaCount + skipped) of \(frameBytes) bytes") }
-            if limitedRange { Self.fullRange.withUnsafeBufferPointer { table in
-                luma.withUnsafeMutableBufferPointer { for i in $0.indices { $0[i] = table[Int($0[i])] } }
-            } }
-            let frame = Frame(luma: LumaPlane(width: size.width, height: size.height, bytes: luma), index: index,
-                              time: Double(index) / (info.frameRate ?? 1), captureClock: monotonicSeconds())
+            if limitedRange {
+                Self.fullRange.withUnsafeBufferPointer { table in
+                    luma.withUnsafeMutableBufferPointer { for i in $0.indices { $0[i] = table[Int($0[i])] } }
+                }
+            }
+            let frame = Frame(
+                luma: LumaPlane(width: size.width, height: size.height, bytes: luma), index: index,
+                time: Double(index) / (info.frameRate ?? 1), captureClock: monotonicSeconds())
             index += 1
             return frame
         }

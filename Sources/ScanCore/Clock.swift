@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Seconds on the monotonic clock (CLOCK_MONOTONIC): for intervals and deadlines, not wall time.

@@ -34,7 +34,9 @@ public enum ReaderPass: String, Sendable, Hashable, CaseIterable {
     case deskewed
 
     /// The default order.
-    public static let standard: [ReaderPass] = [.plain, .inverted, .downscaled, .upscaled, .thresholded, .deskewed, .upscaledThresholded]
+    public static let standard: [ReaderPass] = [
+        .plain, .inverted, .downscaled, .upscaled, .thresholded, .deskewed, .upscaledThresholded,
+    ]
 }
 
 /// How codes are read. Defaults read everything the engines can, including inverted codes.
@@ -213,21 +215,32 @@ public struct BarcodeConfiguration: Sendable, Hashable {
     /// Code 39 payloads also pass the test (docs/reader.md).
     public var code32: Bool = false
 
-    public init(types: Set<MetadataObjectType> = Set(MetadataObjectType.allCases.filter(\.isMachineReadableCode)),
-                tryInverted: Bool = true, scanDensity: Int = 1, minimumI25Length: Int = 6, extraPasses: Bool = true,
-                engine: BarcodeEngine = .both, passes: [ReaderPass] = ReaderPass.standard,
-                maximumUpscaleSide: Int = 1280, minimumCodabarLength: Int = 6, requireI25Checksum: Bool = false,
-                minimumLinearQuality: Int = 2, zbarUncertainty: Int? = nil,
-                confirmLinearCodes: Bool = false, confirmationWindow: Int = 3, streamStepsPerFrame: Int? = 1,
-                streamScanDensity: Int? = 2, streamMaximumUpscaleSide: Int? = 960) {
-        self.types = types; self.tryInverted = tryInverted; self.scanDensity = scanDensity
-        self.minimumI25Length = minimumI25Length; self.extraPasses = extraPasses
-        self.engine = engine; self.passes = passes; self.maximumUpscaleSide = maximumUpscaleSide
-        self.minimumCodabarLength = minimumCodabarLength; self.requireI25Checksum = requireI25Checksum
-        self.minimumLinearQuality = minimumLinearQuality; self.zbarUncertainty = zbarUncertainty
-        self.confirmLinearCodes = confirmLinearCodes; self.confirmationWindow = confirmationWindow
+    public init(
+        types: Set<MetadataObjectType> = Set(MetadataObjectType.allCases.filter(\.isMachineReadableCode)),
+        tryInverted: Bool = true, scanDensity: Int = 1, minimumI25Length: Int = 6, extraPasses: Bool = true,
+        engine: BarcodeEngine = .both, passes: [ReaderPass] = ReaderPass.standard,
+        maximumUpscaleSide: Int = 1280, minimumCodabarLength: Int = 6, requireI25Checksum: Bool = false,
+        minimumLinearQuality: Int = 2, zbarUncertainty: Int? = nil,
+        confirmLinearCodes: Bool = false, confirmationWindow: Int = 3, streamStepsPerFrame: Int? = 1,
+        streamScanDensity: Int? = 2, streamMaximumUpscaleSide: Int? = 960
+    ) {
+        self.types = types
+        self.tryInverted = tryInverted
+        self.scanDensity = scanDensity
+        self.minimumI25Length = minimumI25Length
+        self.extraPasses = extraPasses
+        self.engine = engine
+        self.passes = passes
+        self.maximumUpscaleSide = maximumUpscaleSide
+        self.minimumCodabarLength = minimumCodabarLength
+        self.requireI25Checksum = requireI25Checksum
+        self.minimumLinearQuality = minimumLinearQuality
+        self.zbarUncertainty = zbarUncertainty
+        self.confirmLinearCodes = confirmLinearCodes
+        self.confirmationWindow = confirmationWindow
         self.streamStepsPerFrame = streamStepsPerFrame
-        self.streamScanDensity = streamScanDensity; self.streamMaximumUpscaleSide = streamMaximumUpscaleSide
+        self.streamScanDensity = streamScanDensity
+        self.streamMaximumUpscaleSide = streamMaximumUpscaleSide
     }
 }
 

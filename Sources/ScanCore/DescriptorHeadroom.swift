@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// How many descriptors the process can still open below its soft `RLIMIT_NOFILE` — checked by the servers

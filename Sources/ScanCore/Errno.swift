@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The text for an `errno` value, with its symbolic name when it is one scand meets often:

@@ -42,10 +42,17 @@ public struct MetadataEvent: Sendable {
     public var objects: [MetadataObject]
     /// Set when the frame was captured (monotonic seconds); used for latency, not encoded.
     public var captureClock: Double?
-    public init(source: String, frame: Int, time: Double, width: Int, height: Int,
-                objects: [MetadataObject], captureClock: Double? = nil) {
-        self.source = source; self.frame = frame; self.time = time
-        self.width = width; self.height = height; self.objects = objects; self.captureClock = captureClock
+    public init(
+        source: String, frame: Int, time: Double, width: Int, height: Int,
+        objects: [MetadataObject], captureClock: Double? = nil
+    ) {
+        self.source = source
+        self.frame = frame
+        self.time = time
+        self.width = width
+        self.height = height
+        self.objects = objects
+        self.captureClock = captureClock
     }
 }
 
@@ -69,12 +76,22 @@ public struct PresenceEvent: Sendable {
     public var textEncoding: TextEncoding?
     /// Codes: true for a GS1 element string.
     public var isGS1: Bool
-    public init(transition: Transition, type: MetadataObjectType, value: String? = nil, payload: [UInt8]? = nil,
-                faceID: Int? = nil, source: String, frame: Int, time: Double, bounds: NormalizedRect? = nil,
-                textEncoding: TextEncoding? = nil, isGS1: Bool = false) {
-        self.transition = transition; self.type = type; self.value = value; self.payload = payload
-        self.faceID = faceID; self.source = source; self.frame = frame; self.time = time; self.bounds = bounds
-        self.textEncoding = textEncoding; self.isGS1 = isGS1
+    public init(
+        transition: Transition, type: MetadataObjectType, value: String? = nil, payload: [UInt8]? = nil,
+        faceID: Int? = nil, source: String, frame: Int, time: Double, bounds: NormalizedRect? = nil,
+        textEncoding: TextEncoding? = nil, isGS1: Bool = false
+    ) {
+        self.transition = transition
+        self.type = type
+        self.value = value
+        self.payload = payload
+        self.faceID = faceID
+        self.source = source
+        self.frame = frame
+        self.time = time
+        self.bounds = bounds
+        self.textEncoding = textEncoding
+        self.isGS1 = isGS1
     }
 }
 
@@ -93,12 +110,15 @@ public struct ConfigurationEvent: Sendable, Equatable {
     public var needsRestart: [String]?
 
     public init(rectOfInterest: NormalizedRect?, origin: String) {
-        self.rectOfInterest = rectOfInterest; self.origin = origin
+        self.rectOfInterest = rectOfInterest
+        self.origin = origin
     }
 
     /// A SIGHUP reload of `config` that changed `changed`.
     public init(reloaded config: String?, changed: [String: SettingValue], needsRestart: [String]) {
-        origin = "reload"; self.config = config; self.changed = changed
+        origin = "reload"
+        self.config = config
+        self.changed = changed
         self.needsRestart = needsRestart.isEmpty ? nil : needsRestart
     }
 }
@@ -106,7 +126,11 @@ public struct ConfigurationEvent: Sendable, Equatable {
 /// One setting's value as the config file writes it (`--check-config`'s effective settings, a `configuration`
 /// event's `changed`).
 public enum SettingValue: Sendable, Equatable, Encodable {
-    case string(String), strings([String]), int(Int), double(Double), bool(Bool)
+    case string(String)
+    case strings([String])
+    case int(Int)
+    case double(Double)
+    case bool(Bool)
 
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.singleValueContainer()
@@ -147,7 +171,11 @@ public struct DeviceEvent: Sendable, Equatable {
     /// The control's new value, in its own units.
     public var value: Int64?
     public init(kind: Kind, device: String, reason: String? = nil, control: String? = nil, value: Int64? = nil) {
-        self.kind = kind; self.device = device; self.reason = reason; self.control = control; self.value = value
+        self.kind = kind
+        self.device = device
+        self.reason = reason
+        self.control = control
+        self.value = value
     }
 }
 
@@ -158,6 +186,9 @@ public struct EncodedEvent: Sendable {
     public var line: [UInt8]
     public var seq: UInt64?
     public init(name: String, objectTypes: Set<MetadataObjectType>, line: [UInt8], seq: UInt64? = nil) {
-        self.name = name; self.objectTypes = objectTypes; self.line = line; self.seq = seq
+        self.name = name
+        self.objectTypes = objectTypes
+        self.line = line
+        self.seq = seq
     }
 }

@@ -53,7 +53,10 @@ public struct FaceBoxCalibration: Sendable, Hashable {
     /// Shift of the centre along the face's downward axis, in raw box sides (positive: toward the chin).
     public var shiftDown: Double
 
-    public init(scale: Double, shiftDown: Double) { self.scale = scale; self.shiftDown = shiftDown }
+    public init(scale: Double, shiftDown: Double) {
+        self.scale = scale
+        self.shiftDown = shiftDown
+    }
 
     public static let identity = FaceBoxCalibration(scale: 1, shiftDown: 0)
 }
@@ -109,19 +112,32 @@ public struct FaceConfiguration: Sendable, Hashable {
     /// window search around known faces is unaffected.
     public var analysisShortSide: Int?
 
-    public init(detector: FaceDetectorKind = .centerface, neuralInputWidth: Int = 320, neuralThreshold: Double = 0.5,
-                cascade: FaceCascade = .haar, minimumFaceSize: Int = 40, maximumFaceSize: Int? = nil,
-                detectionInterval: Int = 8, windowSearch: Bool = true, rollSearch: Bool = true,
-                rollSearchAngle: Double = 30, eyeRoll: Bool = true, estimateYaw: Bool = true,
-                scaleFactor: Double = 1.15, minNeighbors: Int = 3, maxMissedFrames: Int = 20,
-                confirmationFrames: Int = 2, presenceGrace: Double = 0.5, analysisShortSide: Int? = 480) {
-        self.detector = detector; self.neuralInputWidth = neuralInputWidth; self.neuralThreshold = neuralThreshold
-        self.cascade = cascade; self.minimumFaceSize = minimumFaceSize; self.maximumFaceSize = maximumFaceSize
-        self.detectionInterval = detectionInterval; self.windowSearch = windowSearch
-        self.rollSearch = rollSearch; self.rollSearchAngle = rollSearchAngle; self.eyeRoll = eyeRoll
-        self.estimateYaw = estimateYaw; self.scaleFactor = scaleFactor; self.minNeighbors = minNeighbors
-        self.maxMissedFrames = maxMissedFrames; self.confirmationFrames = confirmationFrames
-        self.presenceGrace = presenceGrace; self.analysisShortSide = analysisShortSide
+    public init(
+        detector: FaceDetectorKind = .centerface, neuralInputWidth: Int = 320, neuralThreshold: Double = 0.5,
+        cascade: FaceCascade = .haar, minimumFaceSize: Int = 40, maximumFaceSize: Int? = nil,
+        detectionInterval: Int = 8, windowSearch: Bool = true, rollSearch: Bool = true,
+        rollSearchAngle: Double = 30, eyeRoll: Bool = true, estimateYaw: Bool = true,
+        scaleFactor: Double = 1.15, minNeighbors: Int = 3, maxMissedFrames: Int = 20,
+        confirmationFrames: Int = 2, presenceGrace: Double = 0.5, analysisShortSide: Int? = 480
+    ) {
+        self.detector = detector
+        self.neuralInputWidth = neuralInputWidth
+        self.neuralThreshold = neuralThreshold
+        self.cascade = cascade
+        self.minimumFaceSize = minimumFaceSize
+        self.maximumFaceSize = maximumFaceSize
+        self.detectionInterval = detectionInterval
+        self.windowSearch = windowSearch
+        self.rollSearch = rollSearch
+        self.rollSearchAngle = rollSearchAngle
+        self.eyeRoll = eyeRoll
+        self.estimateYaw = estimateYaw
+        self.scaleFactor = scaleFactor
+        self.minNeighbors = minNeighbors
+        self.maxMissedFrames = maxMissedFrames
+        self.confirmationFrames = confirmationFrames
+        self.presenceGrace = presenceGrace
+        self.analysisShortSide = analysisShortSide
     }
 
     /// A description of the first invalid setting, or nil when the configuration is usable.
@@ -137,8 +153,12 @@ public struct FaceConfiguration: Sendable, Hashable {
         if minNeighbors < 0 { return "face min neighbours must be >= 0" }
         if maxMissedFrames < 0 { return "max missed frames must be >= 0" }
         if confirmationFrames < 1 { return "confirmation frames must be at least 1" }
-        if !(presenceGrace >= 0) || !presenceGrace.isFinite { return "presence grace must be a finite number of seconds >= 0" }
-        if let a = analysisShortSide, a != 0 && a < 48 { return "face analysis size must be 0 (off) or at least 48 pixels" }
+        if !(presenceGrace >= 0) || !presenceGrace.isFinite {
+            return "presence grace must be a finite number of seconds >= 0"
+        }
+        if let a = analysisShortSide, a != 0 && a < 48 {
+            return "face analysis size must be 0 (off) or at least 48 pixels"
+        }
         if !(rollSearchAngle > 0 && rollSearchAngle <= 45) { return "roll search angle must be in (0, 45] degrees" }
         return nil
     }

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Test hooks that make a C library call fail as it would when memory runs out (docs/testing.md), so tests
@@ -12,13 +12,20 @@ public enum FaultInjection {
         return zbarCalls.next() % every == 0
     }
 
-    private static let zbarEvery: Int? = getenv("SCAND_TEST_FAULT_ZBAR").flatMap { Int(String(cString: $0)) }.flatMap { $0 > 0 ? $0 : nil }
+    private static let zbarEvery: Int? = getenv("SCAND_TEST_FAULT_ZBAR").flatMap { Int(String(cString: $0)) }.flatMap {
+        $0 > 0 ? $0 : nil
+    }
     private static let zbarCalls = Counter()
 
     /// A counter shared by every thread.
     private final class Counter: Sendable {
         private let lock = Lock()
-        nonisolated(unsafe) private var value = 0 // under `lock`
-        func next() -> Int { lock.withLock { value += 1; return value } }
+        nonisolated(unsafe) private var value = 0  // under `lock`
+        func next() -> Int {
+            lock.withLock {
+                value += 1
+                return value
+            }
+        }
     }
 }

@@ -12,7 +12,10 @@ public struct LumaPlane: Sendable {
         let stride = stride ?? width
         precondition(width > 0 && height > 0 && stride >= width, "invalid plane geometry")
         precondition(bytes.count >= stride * (height - 1) + width, "plane buffer too small")
-        self.width = width; self.height = height; self.stride = stride; self.bytes = bytes
+        self.width = width
+        self.height = height
+        self.stride = stride
+        self.bytes = bytes
     }
 
     public var size: PixelSize { PixelSize(width: width, height: height) }
@@ -22,11 +25,14 @@ public struct LumaPlane: Sendable {
 
     /// A tightly packed copy of the pixel rectangle `rect` (clipped to the plane).
     public func cropped(to rect: PixelRect) -> LumaPlane {
-        let x0 = max(0, rect.x), y0 = max(0, rect.y)
-        let x1 = min(width, rect.x + rect.width), y1 = min(height, rect.y + rect.height)
+        let x0 = max(0, rect.x)
+        let y0 = max(0, rect.y)
+        let x1 = min(width, rect.x + rect.width)
+        let y1 = min(height, rect.y + rect.height)
         precondition(x1 > x0 && y1 > y0, "empty crop")
         if x0 == 0 && y0 == 0 && x1 == width && y1 == height && stride == width { return self }
-        let w = x1 - x0, h = y1 - y0
+        let w = x1 - x0
+        let h = y1 - y0
         var out = [UInt8](repeating: 0, count: w * h)
         bytes.withUnsafeBufferPointer { src in
             out.withUnsafeMutableBufferPointer { dst in
@@ -41,14 +47,18 @@ public struct LumaPlane: Sendable {
 
     /// A tightly packed copy with every value inverted (255 - v): light-on-dark becomes dark-on-light.
     public func inverted() -> LumaPlane {
-        let width = width, height = height, stride = stride
+        let width = width
+        let height = height
+        let stride = stride
         // Written through pointers, row by row, into an array that is not zeroed first: the compiler vectorises
         // the inner loop (a bounds-checked element loop cost 1 % of a 720p stream's CPU).
         let out = bytes.withUnsafeBufferPointer { src in
             [UInt8](unsafeUninitializedCapacity: width * height) { dst, initialized in
-                let s = src.baseAddress!, d = dst.baseAddress!
+                let s = src.baseAddress!
+                let d = dst.baseAddress!
                 for row in 0..<height {
-                    let from = s + row * stride, to = d + row * width
+                    let from = s + row * stride
+                    let to = d + row * width
                     for col in 0..<width { to[col] = ~from[col] }
                 }
                 initialized = width * height
@@ -73,8 +83,11 @@ public struct Frame: Sendable {
     public var captureClock: Double?
 
     public init(luma: LumaPlane, index: Int, time: Double, sequence: UInt32? = nil, captureClock: Double? = nil) {
-        self.luma = luma; self.index = index; self.time = time
-        self.sequence = sequence; self.captureClock = captureClock
+        self.luma = luma
+        self.index = index
+        self.time = time
+        self.sequence = sequence
+        self.captureClock = captureClock
     }
 
     public var width: Int { luma.width }

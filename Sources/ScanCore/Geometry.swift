@@ -4,7 +4,10 @@
 public struct NormalizedPoint: Hashable, Sendable, Codable {
     public var x: Double
     public var y: Double
-    public init(x: Double, y: Double) { self.x = x; self.y = y }
+    public init(x: Double, y: Double) {
+        self.x = x
+        self.y = y
+    }
 }
 
 /// A rectangle in normalized device coordinates (see ``NormalizedPoint``).
@@ -16,7 +19,10 @@ public struct NormalizedRect: Hashable, Sendable, Codable {
     public var height: Double
 
     public init(x: Double, y: Double, width: Double, height: Double) {
-        self.x = x; self.y = y; self.width = width; self.height = height
+        self.x = x
+        self.y = y
+        self.width = width
+        self.height = height
     }
 
     /// The whole frame, `(0, 0, 1, 1)`: the default `rectOfInterest`.
@@ -32,33 +38,45 @@ public struct NormalizedRect: Hashable, Sendable, Codable {
     /// The four corners, clockwise as displayed from the top-left:
     /// top-left, top-right, bottom-right, bottom-left.
     public var corners: [NormalizedPoint] {
-        [NormalizedPoint(x: minX, y: minY), NormalizedPoint(x: maxX, y: minY),
-         NormalizedPoint(x: maxX, y: maxY), NormalizedPoint(x: minX, y: maxY)]
+        [
+            NormalizedPoint(x: minX, y: minY), NormalizedPoint(x: maxX, y: minY),
+            NormalizedPoint(x: maxX, y: maxY), NormalizedPoint(x: minX, y: maxY),
+        ]
     }
 
     /// The smallest rectangle containing every point (empty at the origin when there are none).
     public init(boundingPoints points: [NormalizedPoint]) {
-        guard let first = points.first else { self.init(x: 0, y: 0, width: 0, height: 0); return }
-        var lo = first, hi = first
+        guard let first = points.first else {
+            self.init(x: 0, y: 0, width: 0, height: 0)
+            return
+        }
+        var lo = first
+        var hi = first
         for p in points.dropFirst() {
-            lo.x = Swift.min(lo.x, p.x); lo.y = Swift.min(lo.y, p.y)
-            hi.x = Swift.max(hi.x, p.x); hi.y = Swift.max(hi.y, p.y)
+            lo.x = Swift.min(lo.x, p.x)
+            lo.y = Swift.min(lo.y, p.y)
+            hi.x = Swift.max(hi.x, p.x)
+            hi.y = Swift.max(hi.y, p.y)
         }
         self.init(x: lo.x, y: lo.y, width: hi.x - lo.x, height: hi.y - lo.y)
     }
 
     /// The overlap with `other`, or an empty rectangle when they do not overlap.
     public func intersection(_ other: NormalizedRect) -> NormalizedRect {
-        let x0 = Swift.max(minX, other.minX), y0 = Swift.max(minY, other.minY)
-        let x1 = Swift.min(maxX, other.maxX), y1 = Swift.min(maxY, other.maxY)
+        let x0 = Swift.max(minX, other.minX)
+        let y0 = Swift.max(minY, other.minY)
+        let x1 = Swift.min(maxX, other.maxX)
+        let y1 = Swift.min(maxY, other.maxY)
         guard x1 > x0, y1 > y0 else { return NormalizedRect(x: x0, y: y0, width: 0, height: 0) }
         return NormalizedRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
     }
 
     /// The smallest rectangle containing both.
     public func union(_ other: NormalizedRect) -> NormalizedRect {
-        let x0 = Swift.min(minX, other.minX), y0 = Swift.min(minY, other.minY)
-        let x1 = Swift.max(maxX, other.maxX), y1 = Swift.max(maxY, other.maxY)
+        let x0 = Swift.min(minX, other.minX)
+        let y0 = Swift.min(minY, other.minY)
+        let x1 = Swift.max(maxX, other.maxX)
+        let y1 = Swift.max(maxY, other.maxY)
         return NormalizedRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
     }
 
@@ -86,7 +104,10 @@ public struct NormalizedRect: Hashable, Sendable, Codable {
 public struct PixelSize: Hashable, Sendable, Codable {
     public var width: Int
     public var height: Int
-    public init(width: Int, height: Int) { self.width = width; self.height = height }
+    public init(width: Int, height: Int) {
+        self.width = width
+        self.height = height
+    }
 }
 
 /// A rectangle in frame pixels: integer pixel indices, origin top-left of the frame as captured.
@@ -96,7 +117,10 @@ public struct PixelRect: Hashable, Sendable {
     public var width: Int
     public var height: Int
     public init(x: Int, y: Int, width: Int, height: Int) {
-        self.x = x; self.y = y; self.width = width; self.height = height
+        self.x = x
+        self.y = y
+        self.width = width
+        self.height = height
     }
 
     /// The pixel rectangle covering `rect` in a frame of `size`, rounded outward and clipped to the frame.
@@ -110,8 +134,9 @@ public struct PixelRect: Hashable, Sendable {
 
     /// The same rectangle in normalized device coordinates of a frame of `size`.
     public func normalized(in size: PixelSize) -> NormalizedRect {
-        NormalizedRect(x: Double(x) / Double(size.width), y: Double(y) / Double(size.height),
-                       width: Double(width) / Double(size.width), height: Double(height) / Double(size.height))
+        NormalizedRect(
+            x: Double(x) / Double(size.width), y: Double(y) / Double(size.height),
+            width: Double(width) / Double(size.width), height: Double(height) / Double(size.height))
     }
 }
 
@@ -119,14 +144,20 @@ public struct PixelRect: Hashable, Sendable {
 public struct ViewPoint: Hashable, Sendable, Codable {
     public var x: Double
     public var y: Double
-    public init(x: Double, y: Double) { self.x = x; self.y = y }
+    public init(x: Double, y: Double) {
+        self.x = x
+        self.y = y
+    }
 }
 
 /// A size in view points.
 public struct ViewSize: Hashable, Sendable, Codable {
     public var width: Double
     public var height: Double
-    public init(width: Double, height: Double) { self.width = width; self.height = height }
+    public init(width: Double, height: Double) {
+        self.width = width
+        self.height = height
+    }
 }
 
 /// A rectangle in view coordinates (points, origin top-left of the view).
@@ -136,7 +167,10 @@ public struct ViewRect: Hashable, Sendable, Codable {
     public var width: Double
     public var height: Double
     public init(x: Double, y: Double, width: Double, height: Double) {
-        self.x = x; self.y = y; self.width = width; self.height = height
+        self.x = x
+        self.y = y
+        self.width = width
+        self.height = height
     }
     public var minX: Double { x }
     public var minY: Double { y }
@@ -145,17 +179,25 @@ public struct ViewRect: Hashable, Sendable, Codable {
 
     /// Corners clockwise from the top-left, as ``NormalizedRect/corners``.
     public var corners: [ViewPoint] {
-        [ViewPoint(x: minX, y: minY), ViewPoint(x: maxX, y: minY),
-         ViewPoint(x: maxX, y: maxY), ViewPoint(x: minX, y: maxY)]
+        [
+            ViewPoint(x: minX, y: minY), ViewPoint(x: maxX, y: minY),
+            ViewPoint(x: maxX, y: maxY), ViewPoint(x: minX, y: maxY),
+        ]
     }
 
     /// The smallest rectangle containing every point.
     public init(boundingPoints points: [ViewPoint]) {
-        guard let first = points.first else { self.init(x: 0, y: 0, width: 0, height: 0); return }
-        var lo = first, hi = first
+        guard let first = points.first else {
+            self.init(x: 0, y: 0, width: 0, height: 0)
+            return
+        }
+        var lo = first
+        var hi = first
         for p in points.dropFirst() {
-            lo.x = Swift.min(lo.x, p.x); lo.y = Swift.min(lo.y, p.y)
-            hi.x = Swift.max(hi.x, p.x); hi.y = Swift.max(hi.y, p.y)
+            lo.x = Swift.min(lo.x, p.x)
+            lo.y = Swift.min(lo.y, p.y)
+            hi.x = Swift.max(hi.x, p.x)
+            hi.y = Swift.max(hi.y, p.y)
         }
         self.init(x: lo.x, y: lo.y, width: hi.x - lo.x, height: hi.y - lo.y)
     }

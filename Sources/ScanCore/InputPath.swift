@@ -38,17 +38,21 @@ public struct InputPath: Sendable, Hashable, CustomStringConvertible {
     public static func escapedText(_ bytes: [UInt8]) -> String {
         var out = ""
         var escaped = false
-        var pieces: [(String, Bool)] = [] // (text, isEscape)
+        var pieces: [(String, Bool)] = []  // (text, isEscape)
         var i = 0
         while i < bytes.count {
             let b = bytes[i]
             let length = utf8SequenceLength(bytes, at: i)
             if length == 0 {
-                pieces.append((hex(b), true)); escaped = true; i += 1; continue
+                pieces.append((hex(b), true))
+                escaped = true
+                i += 1
+                continue
             }
             let scalarText = String(decoding: bytes[i..<(i + length)], as: UTF8.self)
             if let scalar = scalarText.unicodeScalars.first, isControl(scalar) {
-                pieces.append((scalar.value < 0x100 ? hex(UInt8(scalar.value)) : "\\u{\(String(scalar.value, radix: 16))}", true))
+                pieces.append(
+                    (scalar.value < 0x100 ? hex(UInt8(scalar.value)) : "\\u{\(String(scalar.value, radix: 16))}", true))
                 escaped = true
             } else {
                 pieces.append((scalarText, false))
@@ -105,8 +109,10 @@ public struct DecoderLimits: Sendable, Hashable {
     public static let defaultMaxPixels = 40_000_000
     public static let defaultMaxFileBytes = 128 << 20
 
-    public init(maxPixels: Int = DecoderLimits.defaultMaxPixels, maxFileBytes: Int = DecoderLimits.defaultMaxFileBytes) {
-        self.maxPixels = maxPixels; self.maxFileBytes = maxFileBytes
+    public init(maxPixels: Int = DecoderLimits.defaultMaxPixels, maxFileBytes: Int = DecoderLimits.defaultMaxFileBytes)
+    {
+        self.maxPixels = maxPixels
+        self.maxFileBytes = maxFileBytes
     }
 
     /// Throws when `width`×`height` is over the pixel budget (or not positive), naming `input`.
@@ -116,13 +122,17 @@ public struct DecoderLimits: Sendable, Hashable {
         }
         let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
         if overflow || pixels > maxPixels {
-            throw .undecodableInput(input: input, reason: "\(width)x\(height) is over the pixel budget of \(maxPixels) pixels (--max-pixels)")
+            throw .undecodableInput(
+                input: input,
+                reason: "\(width)x\(height) is over the pixel budget of \(maxPixels) pixels (--max-pixels)")
         }
     }
 
     /// Checks the values themselves (for flags and the config file).
     public func validate() throws(ScanError) {
-        guard maxPixels >= 1 && maxPixels <= 1 << 32 else { throw .invalidArgument("--max-pixels must be 1...\(1 << 32)") }
+        guard maxPixels >= 1 && maxPixels <= 1 << 32 else {
+            throw .invalidArgument("--max-pixels must be 1...\(1 << 32)")
+        }
         guard maxFileBytes >= 1 else { throw .invalidArgument("max file bytes must be positive") }
     }
 }

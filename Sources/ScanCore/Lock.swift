@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A mutual-exclusion lock for state shared between the capture, pipeline and output threads.

@@ -29,14 +29,24 @@ public struct MetadataObject: Sendable, Hashable {
     /// The same object in view coordinates, when a preview geometry is configured.
     public var view: ViewMetadata?
 
-    public init(type: MetadataObjectType, bounds: NormalizedRect, corners: [NormalizedPoint] = [],
-                stringValue: String? = nil, payload: [UInt8]? = nil, quality: Int? = nil,
-                faceID: Int? = nil, rollAngle: Double? = nil, yawAngle: Double? = nil, view: ViewMetadata? = nil,
-                textEncoding: TextEncoding? = nil, isGS1: Bool = false) {
-        self.type = type; self.bounds = bounds; self.corners = corners
-        self.stringValue = stringValue; self.payload = payload; self.quality = quality
-        self.textEncoding = textEncoding; self.isGS1 = isGS1
-        self.faceID = faceID; self.rollAngle = rollAngle; self.yawAngle = yawAngle; self.view = view
+    public init(
+        type: MetadataObjectType, bounds: NormalizedRect, corners: [NormalizedPoint] = [],
+        stringValue: String? = nil, payload: [UInt8]? = nil, quality: Int? = nil,
+        faceID: Int? = nil, rollAngle: Double? = nil, yawAngle: Double? = nil, view: ViewMetadata? = nil,
+        textEncoding: TextEncoding? = nil, isGS1: Bool = false
+    ) {
+        self.type = type
+        self.bounds = bounds
+        self.corners = corners
+        self.stringValue = stringValue
+        self.payload = payload
+        self.quality = quality
+        self.textEncoding = textEncoding
+        self.isGS1 = isGS1
+        self.faceID = faceID
+        self.rollAngle = rollAngle
+        self.yawAngle = yawAngle
+        self.view = view
     }
 
     public var hasRollAngle: Bool { rollAngle != nil }
@@ -61,7 +71,10 @@ public struct TextEncoding: Sendable, Hashable {
     /// when runs of the payload use different sets, their names in payload order joined by ",".
     public var charset: String
     public var source: Source
-    public init(charset: String, source: Source) { self.charset = charset; self.source = source }
+    public init(charset: String, source: Source) {
+        self.charset = charset
+        self.source = source
+    }
 }
 
 /// An object's geometry re-expressed in view coordinates (points), as
@@ -73,6 +86,9 @@ public struct ViewMetadata: Sendable, Hashable {
     public var rollAngle: Double?
     public var yawAngle: Double?
     public init(bounds: ViewRect, corners: [ViewPoint], rollAngle: Double? = nil, yawAngle: Double? = nil) {
-        self.bounds = bounds; self.corners = corners; self.rollAngle = rollAngle; self.yawAngle = yawAngle
+        self.bounds = bounds
+        self.corners = corners
+        self.rollAngle = rollAngle
+        self.yawAngle = yawAngle
     }
 }

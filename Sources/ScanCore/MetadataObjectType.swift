@@ -25,12 +25,19 @@ public enum MetadataObjectType: String, CaseIterable, Sendable, Codable, Compara
         for raw in text.split(separator: ",") {
             let name = raw.trimmingCharacters(in: " ").lowercased()
             if name.isEmpty { continue }
-            if name == "all" { out.formUnion(available); continue }
-            if name == "codes" { out.formUnion(available.filter(\.isMachineReadableCode)); continue }
+            if name == "all" {
+                out.formUnion(available)
+                continue
+            }
+            if name == "codes" {
+                out.formUnion(available.filter(\.isMachineReadableCode))
+                continue
+            }
             guard let t = allCases.first(where: { $0.rawValue.lowercased() == name }) ?? zbarNames[name] else {
                 let hint = suggestion(for: name).map { " (did you mean '\($0.rawValue)'?)" } ?? ""
                 throw ScanError.invalidArgument(
-                    "unknown metadata object type '\(raw)'\(hint); available: \(available.sorted().map(\.rawValue).joined(separator: ","))")
+                    "unknown metadata object type '\(raw)'\(hint); available: \(available.sorted().map(\.rawValue).joined(separator: ","))"
+                )
             }
             guard available.contains(t) else {
                 throw ScanError.invalidArgument("metadata object type '\(t.rawValue)' is not available in this build")
@@ -82,7 +89,8 @@ public func closestName(to text: String, among names: some Sequence<String>, max
 
 /// Levenshtein distance between two strings, in characters.
 func editDistance(_ a: String, _ b: String) -> Int {
-    let a = Array(a), b = Array(b)
+    let a = Array(a)
+    let b = Array(b)
     if a.isEmpty || b.isEmpty { return max(a.count, b.count) }
     var row = Array(0...b.count)
     for i in 1...a.count {

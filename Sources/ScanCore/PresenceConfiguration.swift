@@ -13,20 +13,29 @@ public struct PresenceConfiguration: Sendable, Hashable {
     /// Grace period for faces (by faceID); faces have no cooldown: a new faceID is a new face.
     public var faceLostAfter: Double
 
-    public init(enabled: Bool = true, appearAfterFrames: Int = 1, lostAfter: Double = 1.0,
-                cooldown: Double = 0.5, faceLostAfter: Double = 0.5) {
-        self.enabled = enabled; self.appearAfterFrames = appearAfterFrames
-        self.lostAfter = lostAfter; self.cooldown = cooldown; self.faceLostAfter = faceLostAfter
+    public init(
+        enabled: Bool = true, appearAfterFrames: Int = 1, lostAfter: Double = 1.0,
+        cooldown: Double = 0.5, faceLostAfter: Double = 0.5
+    ) {
+        self.enabled = enabled
+        self.appearAfterFrames = appearAfterFrames
+        self.lostAfter = lostAfter
+        self.cooldown = cooldown
+        self.faceLostAfter = faceLostAfter
     }
 
     /// Checks ranges; the error names the setting (`presence.lostAfter`, `--lost-after`).
     public func validate() throws(InvalidSetting) {
-        try InvalidSetting.check((1...1000).contains(appearAfterFrames), key: "presence.appearAfterFrames", flag: "--appear-after",
-                                 "must be 1...1000, got \(appearAfterFrames)")
-        for (name, flag, v) in [("lostAfter", "--lost-after", lostAfter), ("cooldown", "--cooldown", cooldown),
-                                ("faceLostAfter", "--face-lost-after", faceLostAfter)] {
-            try InvalidSetting.check(v.isFinite && v >= 0 && v <= 86_400, key: "presence." + name, flag: flag,
-                                     "must be 0...86400 seconds, got \(v)")
+        try InvalidSetting.check(
+            (1...1000).contains(appearAfterFrames), key: "presence.appearAfterFrames", flag: "--appear-after",
+            "must be 1...1000, got \(appearAfterFrames)")
+        for (name, flag, v) in [
+            ("lostAfter", "--lost-after", lostAfter), ("cooldown", "--cooldown", cooldown),
+            ("faceLostAfter", "--face-lost-after", faceLostAfter),
+        ] {
+            try InvalidSetting.check(
+                v.isFinite && v >= 0 && v <= 86_400, key: "presence." + name, flag: flag,
+                "must be 0...86400 seconds, got \(v)")
         }
     }
 }

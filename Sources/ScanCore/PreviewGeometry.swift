@@ -46,10 +46,14 @@ public struct PreviewConfiguration: Sendable, Hashable {
     /// Mirror the picture left-right after rotating it (`isVideoMirrored`), as a selfie preview does.
     public var isMirrored: Bool
 
-    public init(viewSize: ViewSize, videoGravity: VideoGravity = .resizeAspect,
-                orientation: VideoOrientation = .landscapeRight, isMirrored: Bool = false) {
-        self.viewSize = viewSize; self.videoGravity = videoGravity
-        self.orientation = orientation; self.isMirrored = isMirrored
+    public init(
+        viewSize: ViewSize, videoGravity: VideoGravity = .resizeAspect,
+        orientation: VideoOrientation = .landscapeRight, isMirrored: Bool = false
+    ) {
+        self.viewSize = viewSize
+        self.videoGravity = videoGravity
+        self.orientation = orientation
+        self.isMirrored = isMirrored
     }
 
     /// The geometry for frames of `frameSize` pixels.
@@ -84,27 +88,35 @@ public struct PreviewGeometry: Sendable, Hashable {
     /// The size of the frames as captured, in pixels (before rotation).
     public var frameSize: PixelSize
 
-    public init(viewSize: ViewSize, videoGravity: VideoGravity = .resizeAspect,
-                orientation: VideoOrientation = .landscapeRight, isMirrored: Bool = false,
-                frameSize: PixelSize) {
-        self.viewSize = viewSize; self.videoGravity = videoGravity; self.orientation = orientation
-        self.isMirrored = isMirrored; self.frameSize = frameSize
+    public init(
+        viewSize: ViewSize, videoGravity: VideoGravity = .resizeAspect,
+        orientation: VideoOrientation = .landscapeRight, isMirrored: Bool = false,
+        frameSize: PixelSize
+    ) {
+        self.viewSize = viewSize
+        self.videoGravity = videoGravity
+        self.orientation = orientation
+        self.isMirrored = isMirrored
+        self.frameSize = frameSize
     }
 
     public init(configuration c: PreviewConfiguration, frameSize: PixelSize) {
-        self.init(viewSize: c.viewSize, videoGravity: c.videoGravity, orientation: c.orientation,
-                  isMirrored: c.isMirrored, frameSize: frameSize)
+        self.init(
+            viewSize: c.viewSize, videoGravity: c.videoGravity, orientation: c.orientation,
+            isMirrored: c.isMirrored, frameSize: frameSize)
     }
 
     /// The same geometry without the frame size.
     public var configuration: PreviewConfiguration {
-        PreviewConfiguration(viewSize: viewSize, videoGravity: videoGravity, orientation: orientation,
-                             isMirrored: isMirrored)
+        PreviewConfiguration(
+            viewSize: viewSize, videoGravity: videoGravity, orientation: orientation,
+            isMirrored: isMirrored)
     }
 
     /// The size of the picture after rotation, in frame pixels (width and height swapped at 90°/270°).
     public var rotatedFrameSize: ViewSize {
-        let w = Double(frameSize.width), h = Double(frameSize.height)
+        let w = Double(frameSize.width)
+        let h = Double(frameSize.height)
         return orientation.swapsAxes ? ViewSize(width: h, height: w) : ViewSize(width: w, height: h)
     }
 
@@ -113,7 +125,8 @@ public struct PreviewGeometry: Sendable, Hashable {
     /// view and sticks out on two sides.
     public var pictureRect: ViewRect {
         let content = rotatedFrameSize
-        let sx = viewSize.width / content.width, sy = viewSize.height / content.height
+        let sx = viewSize.width / content.width
+        let sy = viewSize.height / content.height
         let scale: Double
         switch videoGravity {
         case .resize:
@@ -121,7 +134,8 @@ public struct PreviewGeometry: Sendable, Hashable {
         case .resizeAspect: scale = Swift.min(sx, sy)
         case .resizeAspectFill: scale = Swift.max(sx, sy)
         }
-        let w = content.width * scale, h = content.height * scale
+        let w = content.width * scale
+        let h = content.height * scale
         return ViewRect(x: (viewSize.width - w) / 2, y: (viewSize.height - h) / 2, width: w, height: h)
     }
 
@@ -204,7 +218,7 @@ public struct PreviewGeometry: Sendable, Hashable {
     public static func normalizedRoll(_ degrees: Double) -> Double {
         var a = degrees.truncatingRemainder(dividingBy: 360)
         if a <= -180 { a += 360 } else if a > 180 { a -= 360 }
-        return a == 0 ? 0 : a // no -0
+        return a == 0 ? 0 : a  // no -0
     }
 
     /// `degrees` brought into [0, 360).
@@ -226,7 +240,8 @@ public struct PreviewGeometry: Sendable, Hashable {
         let picture = pictureRect
         var out = object
         out.view = ViewMetadata(
-            bounds: ViewRect(boundingPoints: object.bounds.corners.map { viewPoint(fromDevicePoint: $0, picture: picture) }),
+            bounds: ViewRect(
+                boundingPoints: object.bounds.corners.map { viewPoint(fromDevicePoint: $0, picture: picture) }),
             corners: object.corners.map { viewPoint(fromDevicePoint: $0, picture: picture) },
             rollAngle: object.rollAngle.map(viewRollAngle(fromDeviceRollAngle:)),
             yawAngle: object.yawAngle.map(viewYawAngle(fromDeviceYawAngle:)))

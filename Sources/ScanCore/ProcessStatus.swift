@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Readings of this process from `/proc/self/status` (proc(5)). The one parser of that file in the package:

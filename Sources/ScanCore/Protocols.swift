@@ -13,7 +13,10 @@ public struct SourceInfo: Sendable, Hashable {
     /// pixel budget decoded at a reduced size. `nil` when it was read as it is.
     public var note: String?
     public init(name: String, frameRate: Double? = nil, isLive: Bool = false, note: String? = nil) {
-        self.name = name; self.frameRate = frameRate; self.isLive = isLive; self.note = note
+        self.name = name
+        self.frameRate = frameRate
+        self.isLive = isLive
+        self.note = note
     }
 }
 

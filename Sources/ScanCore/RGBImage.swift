@@ -9,21 +9,26 @@ public struct RGBImage: Sendable {
     /// A black picture. Precondition: both sides positive.
     public init(width: Int, height: Int) {
         precondition(width > 0 && height > 0, "invalid image geometry")
-        self.width = width; self.height = height
+        self.width = width
+        self.height = height
         pixels = [UInt8](repeating: 0, count: width * height * 3)
     }
 
     /// The grey `luma` plane as RGB (the three channels equal).
     public init(luma: LumaPlane) {
-        width = luma.width; height = luma.height
+        width = luma.width
+        height = luma.height
         var out = [UInt8](repeating: 0, count: luma.width * luma.height * 3)
         luma.bytes.withUnsafeBufferPointer { src in
             out.withUnsafeMutableBufferPointer { dst in
                 for y in 0..<luma.height {
-                    let s = y * luma.stride, d = y * luma.width * 3
+                    let s = y * luma.stride
+                    let d = y * luma.width * 3
                     for x in 0..<luma.width {
                         let v = src[s + x]
-                        dst[d + 3 * x] = v; dst[d + 3 * x + 1] = v; dst[d + 3 * x + 2] = v
+                        dst[d + 3 * x] = v
+                        dst[d + 3 * x + 1] = v
+                        dst[d + 3 * x + 2] = v
                     }
                 }
             }

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A mutex and condition variable pair (pthread), for the blocking hand-offs between the source thread,
@@ -21,8 +21,10 @@ public final class Monitor: @unchecked Sendable {
     }
 
     deinit {
-        pthread_cond_destroy(cond); pthread_mutex_destroy(mutex)
-        cond.deallocate(); mutex.deallocate()
+        pthread_cond_destroy(cond)
+        pthread_mutex_destroy(mutex)
+        cond.deallocate()
+        mutex.deallocate()
     }
 
     public func withLock<T>(_ body: () throws -> T) rethrows -> T {
@@ -33,7 +35,10 @@ public final class Monitor: @unchecked Sendable {
 
     /// Waits (lock held) until signalled or until `deadline` (monotonic seconds) passes.
     public func wait(until deadline: Double? = nil) {
-        guard let deadline else { pthread_cond_wait(cond, mutex); return }
+        guard let deadline else {
+            pthread_cond_wait(cond, mutex)
+            return
+        }
         var ts = timespec()
         ts.tv_sec = Int(deadline)
         ts.tv_nsec = Int((deadline - Double(Int(deadline))) * 1e9)
@@ -63,7 +68,8 @@ public final class BlockingQueue<Element: Sendable>: @unchecked Sendable {
     public let lossless: Bool
 
     public init(capacity: Int = .max, lossless: Bool = true) {
-        self.capacity = capacity; self.lossless = lossless
+        self.capacity = capacity
+        self.lossless = lossless
     }
 
     private var count: Int { items.count - head }
@@ -75,7 +81,13 @@ public final class BlockingQueue<Element: Sendable>: @unchecked Sendable {
         monitor.withLock {
             var dropped = 0
             while !closed && count >= capacity {
-                if lossless { monitor.wait() } else { items[head] = nil; head += 1; dropped += 1 }
+                if lossless {
+                    monitor.wait()
+                } else {
+                    items[head] = nil
+                    head += 1
+                    dropped += 1
+                }
             }
             guard !closed else { return nil }
             items.append(item)
@@ -89,7 +101,10 @@ public final class BlockingQueue<Element: Sendable>: @unchecked Sendable {
     public func take(until deadline: Double? = nil) -> Element? {
         monitor.withLock {
             while count == 0 && !closed {
-                if nudged { nudged = false; return nil }
+                if nudged {
+                    nudged = false
+                    return nil
+                }
                 if let deadline, monotonicSeconds() >= deadline { return nil }
                 monitor.wait(until: deadline)
             }
@@ -97,7 +112,10 @@ public final class BlockingQueue<Element: Sendable>: @unchecked Sendable {
             let item = items[head]
             items[head] = nil
             head += 1
-            if head > 64 && head * 2 > items.count { items.removeFirst(head); head = 0 }
+            if head > 64 && head * 2 > items.count {
+                items.removeFirst(head)
+                head = 0
+            }
             monitor.broadcast()
             return item!
         }
@@ -105,16 +123,33 @@ public final class BlockingQueue<Element: Sendable>: @unchecked Sendable {
 
     /// Makes a waiting `take` (or the next one, should the queue still be empty then) return nil without
     /// an item, so its caller can act on something else (a reload) with no timer waking it meanwhile.
-    public func nudge() { monitor.withLock { nudged = true; monitor.broadcast() } }
+    public func nudge() {
+        monitor.withLock {
+            nudged = true
+            monitor.broadcast()
+        }
+    }
 
     /// True once the queue is closed and everything in it was taken: `take` will only return nil.
     public var isDrained: Bool { monitor.withLock { closed && count == 0 } }
 
     /// Wakes every waiter; later `put`s are refused, `take` returns what is left then nil.
-    public func close() { monitor.withLock { closed = true; monitor.broadcast() } }
+    public func close() {
+        monitor.withLock {
+            closed = true
+            monitor.broadcast()
+        }
+    }
 
     /// Closes and discards what is queued.
-    public func cancel() { monitor.withLock { closed = true; items.removeAll(); head = 0; monitor.broadcast() } }
+    public func cancel() {
+        monitor.withLock {
+            closed = true
+            items.removeAll()
+            head = 0
+            monitor.broadcast()
+        }
+    }
 }
 
 /// Sleeps until the monotonic clock reaches `deadline`, in slices so `shouldStop` is honoured within ~50 ms.
@@ -155,13 +190,18 @@ public final class WorkerThread: @unchecked Sendable {
         self.body = body
         self.name = String(decoding: Array(name.utf8.prefix(15)), as: UTF8.self)
         let box = Unmanaged.passRetained(self)
-        let rc = pthread_create(&thread, nil, { arg in
-            let me = Unmanaged<WorkerThread>.fromOpaque(arg!).takeRetainedValue()
-            me.name.withCString { _ = WorkerThread.setName?(pthread_self(), $0) }
-            me.body()
-            me.monitor.withLock { me.done = true; me.monitor.broadcast() }
-            return nil
-        }, box.toOpaque())
+        let rc = pthread_create(
+            &thread, nil,
+            { arg in
+                let me = Unmanaged<WorkerThread>.fromOpaque(arg!).takeRetainedValue()
+                me.name.withCString { _ = WorkerThread.setName?(pthread_self(), $0) }
+                me.body()
+                me.monitor.withLock {
+                    me.done = true
+                    me.monitor.broadcast()
+                }
+                return nil
+            }, box.toOpaque())
         precondition(rc == 0, "pthread_create failed: \(rc)")
     }
 

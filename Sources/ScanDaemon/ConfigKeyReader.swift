@@ -23,7 +23,8 @@ struct KeyReader {
     private(set) var known: Set<String> = []
 
     init(_ container: KeyedDecodingContainer<Key>, prefix: String = "") {
-        self.container = container; self.prefix = prefix
+        self.container = container
+        self.prefix = prefix
     }
 
     private func path(_ key: String) -> [String] { prefix.split(separator: ".").map(String.init) + [key] }
@@ -39,7 +40,9 @@ struct KeyReader {
         let names = [key] + aliases
         let given = names.filter { container.contains(Key($0)) }
         if given.count > 1 {
-            throw ConfigKeyError(path: path(given[1]), message: "'\(prefix)\(given[0])' and '\(prefix)\(given[1])' are the same setting: give one")
+            throw ConfigKeyError(
+                path: path(given[1]),
+                message: "'\(prefix)\(given[0])' and '\(prefix)\(given[1])' are the same setting: give one")
         }
         var value: T?
         for name in names { if let v: T = try get(name) { value = v } }
@@ -48,8 +51,10 @@ struct KeyReader {
 
     /// A key that takes either a plain value (`"socket": "/run/scand.sock"`, as the flag of the same name) or
     /// an object read by `body` (`"socket": {"path": …, "group": …}`).
-    mutating func valueOrSection<T: Decodable>(_ key: String, as: T.Type = T.self, value: (T) -> Void,
-                                               _ body: (inout KeyReader) throws -> Void) throws {
+    mutating func valueOrSection<T: Decodable>(
+        _ key: String, as: T.Type = T.self, value: (T) -> Void,
+        section body: (inout KeyReader) throws -> Void
+    ) throws {
         if container.contains(Key(key)), let v = try? container.decode(T.self, forKey: Key(key)) {
             known.insert(key)
             value(v)
@@ -59,10 +64,17 @@ struct KeyReader {
     }
 
     /// A string naming one case of `T` (its raw value), e.g. `"engine": "zxing"`.
-    mutating func choice<T: CaseIterable & RawRepresentable>(_ key: String, as: T.Type = T.self) throws -> T? where T.RawValue == String {
+    mutating func choice<T: CaseIterable & RawRepresentable>(_ key: String, as: T.Type = T.self) throws -> T?
+    where T.RawValue == String {
         guard let text: String = try get(key) else { return nil }
-        guard let value = T(rawValue: text) ?? T.allCases.first(where: { $0.rawValue.lowercased() == text.lowercased() }) else {
-            throw ConfigKeyError(path: path(key), message: "'\(prefix)\(key)' must be one of \(T.allCases.map(\.rawValue).joined(separator: ", ")), got '\(StrictJSON.printable(text))'")
+        guard
+            let value = T(rawValue: text) ?? T.allCases.first(where: { $0.rawValue.lowercased() == text.lowercased() })
+        else {
+            throw ConfigKeyError(
+                path: path(key),
+                message:
+                    "'\(prefix)\(key)' must be one of \(T.allCases.map(\.rawValue).joined(separator: ", ")), got '\(StrictJSON.printable(text))'"
+            )
         }
         return value
     }
@@ -78,7 +90,9 @@ struct KeyReader {
     /// `[x, y, width, height]`.
     mutating func rect(_ key: String) throws -> NormalizedRect? {
         guard let r: [Double] = try get(key) else { return nil }
-        guard r.count == 4 else { throw ConfigKeyError(path: path(key), message: "'\(prefix)\(key)' takes [x, y, width, height]") }
+        guard r.count == 4 else {
+            throw ConfigKeyError(path: path(key), message: "'\(prefix)\(key)' takes [x, y, width, height]")
+        }
         return NormalizedRect(x: r[0], y: r[1], width: r[2], height: r[3])
     }
 
@@ -86,7 +100,11 @@ struct KeyReader {
     mutating func size<T>(_ key: String, _ parse: (String) -> T?) throws -> T? {
         guard let text: String = try get(key) else { return nil }
         guard let value = parse(text) else {
-            throw ConfigKeyError(path: path(key), message: "'\(prefix)\(key)' takes \"WxH\" with positive sizes (e.g. \"1280x720\"), got '\(StrictJSON.printable(text))'")
+            throw ConfigKeyError(
+                path: path(key),
+                message:
+                    "'\(prefix)\(key)' takes \"WxH\" with positive sizes (e.g. \"1280x720\"), got '\(StrictJSON.printable(text))'"
+            )
         }
         return value
     }
@@ -103,7 +121,8 @@ struct KeyReader {
     mutating func section(_ key: String, _ body: (inout KeyReader) throws -> Void) throws {
         known.insert(key)
         guard container.contains(Key(key)) else { return }
-        var inner = KeyReader(try container.nestedContainer(keyedBy: Key.self, forKey: Key(key)), prefix: prefix + key + ".")
+        var inner = KeyReader(
+            try container.nestedContainer(keyedBy: Key.self, forKey: Key(key)), prefix: prefix + key + ".")
         try body(&inner)
         try inner.finish()
     }
@@ -111,9 +130,14 @@ struct KeyReader {
     /// Rejects every key that was not read.
     func finish() throws {
         for k in container.allKeys where !known.contains(k.stringValue) {
-            let hint = closestName(to: k.stringValue, among: known, maximumDistance: 3).map { "did you mean '\(prefix)\($0)'?" }
+            let hint =
+                closestName(to: k.stringValue, among: known, maximumDistance: 3).map {
+                    "did you mean '\(prefix)\($0)'?"
+                }
                 ?? "known: \(known.sorted().joined(separator: ", "))"
-            throw ConfigKeyError(path: path(k.stringValue), message: "unknown config key '\(prefix)\(StrictJSON.printable(k.stringValue))' (\(hint))")
+            throw ConfigKeyError(
+                path: path(k.stringValue),
+                message: "unknown config key '\(prefix)\(StrictJSON.printable(k.stringValue))' (\(hint))")
         }
     }
 }

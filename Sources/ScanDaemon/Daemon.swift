@@ -1,10 +1,11 @@
-public import ScanCore
 public import Logging
+public import ScanCore
 import ScanDetection
-public import ScanOutput
 public import ScanKit
+public import ScanOutput
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// What `scand run` does with frames: detection, presence, and how a file source is replayed.
@@ -24,10 +25,15 @@ public struct DaemonConfiguration: Sendable {
     /// daemon stops without it (`device stopped` is published either way).
     public var stopTimeout: Double = 30
 
-    public init(output: OutputConfiguration = OutputConfiguration(), presence: PresenceConfiguration = PresenceConfiguration(),
-                emitMetadata: Bool = true, pacing: Bool = true, loop: Bool = false) {
-        self.output = output; self.presence = presence; self.emitMetadata = emitMetadata
-        self.pacing = pacing; self.loop = loop
+    public init(
+        output: OutputConfiguration = OutputConfiguration(), presence: PresenceConfiguration = PresenceConfiguration(),
+        emitMetadata: Bool = true, pacing: Bool = true, loop: Bool = false
+    ) {
+        self.output = output
+        self.presence = presence
+        self.emitMetadata = emitMetadata
+        self.pacing = pacing
+        self.loop = loop
     }
 }
 
@@ -101,7 +107,8 @@ public final class Daemon: @unchecked Sendable {
     /// Sees every processed frame on the pipeline thread, after its events were published: the frame, what
     /// was found on it, the stage times of its ``MetadataOutput/FrameResult`` and the counters so far. It must
     /// return at once (the HTTP server's frame output only keeps a reference to the newest frame).
-    public typealias FrameObserver = @Sendable (Frame, MetadataEvent, MetadataOutput.StageTimings, DaemonStatistics) -> Void
+    public typealias FrameObserver =
+        @Sendable (Frame, MetadataEvent, MetadataOutput.StageTimings, DaemonStatistics) -> Void
 
     /// Sets (or clears) the ``FrameObserver``; takes effect from the next frame.
     public func setFrameObserver(_ observer: FrameObserver?) { monitor.withLock { frameObserver = observer } }
@@ -111,8 +118,10 @@ public final class Daemon: @unchecked Sendable {
 
     /// - Parameters:
     ///   - onEnd: called once, from a pipeline thread, when the pipeline stops on its own or is stopped.
-    public init(configuration: DaemonConfiguration, source: DaemonSource, sinks: [any EventSink], logger: Logger,
-                onEnd: @escaping @Sendable (DaemonEnd) -> Void) {
+    public init(
+        configuration: DaemonConfiguration, source: DaemonSource, sinks: [any EventSink], logger: Logger,
+        onEnd: @escaping @Sendable (DaemonEnd) -> Void
+    ) {
         self.configuration = configuration
         self.source = source
         self.logger = logger
@@ -200,7 +209,7 @@ public final class Daemon: @unchecked Sendable {
     public func stop() {
         let (queue, threads) = monitor.withLock { () -> (BlockingQueue<Item>?, [WorkerThread]) in
             stopping = true
-            monitor.broadcast() // wakes a paced sleep and the pipeline thread waiting for the source's verdict
+            monitor.broadcast()  // wakes a paced sleep and the pipeline thread waiting for the source's verdict
             return (frames, self.threads)
         }
         queue?.cancel()
@@ -263,7 +272,10 @@ public final class Daemon: @unchecked Sendable {
                     }
                     lastTime = frame.time
                     guard let dropped = queue.put(Item(frame: frame, info: info, streamTime: streamTime)) else { break }
-                    monitor.withLock { stats.framesRead += 1; stats.framesDropped += dropped }
+                    monitor.withLock {
+                        stats.framesRead += 1
+                        stats.framesDropped += dropped
+                    }
                     if dropped > 0 { logger.debug("pipeline busy: dropped \(dropped) late frame(s)") }
                 }
             } catch {
@@ -286,7 +298,9 @@ public final class Daemon: @unchecked Sendable {
         queue.close()
         let stopping = isStopping
         monitor.withLock {
-            if pendingEnd == nil { pendingEnd = stopping ? .stopped : (failure.map { .sourceFailed($0) } ?? .sourceEnded) }
+            if pendingEnd == nil {
+                pendingEnd = stopping ? .stopped : (failure.map { .sourceFailed($0) } ?? .sourceEnded)
+            }
             monitor.broadcast()
         }
     }
@@ -319,18 +333,24 @@ public final class Daemon: @unchecked Sendable {
         // unplugged camera: ``reload(_:)`` nudges the queue), so SIGHUP is acknowledged whatever the source
         // does, and nothing wakes this thread while no frame comes (issue 52: it woke 4 times a second).
         func applyPendingConfiguration() {
-            guard let newConfig = monitor.withLock({ () -> DaemonConfiguration? in
-                defer { pendingConfiguration = nil }
-                return pendingConfiguration
-            }) else { return }
+            guard
+                let newConfig = monitor.withLock({ () -> DaemonConfiguration? in
+                    defer { pendingConfiguration = nil }
+                    return pendingConfiguration
+                })
+            else { return }
             do {
                 // The face tracker (faceIDs, presence) carries over: IDs never restart after a SIGHUP.
                 output = try MetadataOutput(configuration: newConfig.output, continuing: output)
                 config = newConfig
                 tracker.configuration = newConfig.presence
-                logger.notice("configuration applied", metadata: [
-                    "types": "\(newConfig.output.metadataObjectTypes.map(\.rawValue).sorted().joined(separator: ","))",
-                    "metadata": "\(newConfig.emitMetadata)"])
+                logger.notice(
+                    "configuration applied",
+                    metadata: [
+                        "types":
+                            "\(newConfig.output.metadataObjectTypes.map(\.rawValue).sorted().joined(separator: ","))",
+                        "metadata": "\(newConfig.emitMetadata)",
+                    ])
             } catch {
                 logger.error("reloaded configuration not applied: \(error)")
             }
@@ -344,7 +364,10 @@ public final class Daemon: @unchecked Sendable {
                 if queue.isDrained { break } else { continue }
             }
             let result: MetadataOutput.FrameResult
-            let processedBefore = monitor.withLock { () -> Int in frameStartedAt = monotonicSeconds(); return stats.framesProcessed }
+            let processedBefore = monitor.withLock { () -> Int in
+                frameStartedAt = monotonicSeconds()
+                return stats.framesProcessed
+            }
             if let hangAfterFrames, processedBefore >= hangAfterFrames {
                 logger.warning("test hook: the pipeline hangs now (SCAND_TEST_HANG_PIPELINE_AFTER=\(hangAfterFrames))")
                 while true { Glibc.sleep(3600) }
@@ -355,13 +378,18 @@ public final class Daemon: @unchecked Sendable {
                 monitor.withLock { frameStartedAt = nil }
                 logger.error("frame \(item.frame.index) of \(item.info.name): \(error)")
                 if let failed = failureReports.record() {
-                    let reason = "frame \(item.frame.index) not scanned: \(error)" + (failed > 1 ? " (\(failed) frames failed since the last report)" : "")
+                    let reason =
+                        "frame \(item.frame.index) not scanned: \(error)"
+                        + (failed > 1 ? " (\(failed) frames failed since the last report)" : "")
                     emitter.emit([.device(DeviceEvent(kind: .runtimeError, device: item.info.name, reason: reason))])
                 }
                 continue
             }
             let event = result.event
-            monitor.withLock { stats.framesProcessed += 1; frameStartedAt = nil }
+            monitor.withLock {
+                stats.framesProcessed += 1
+                frameStartedAt = nil
+            }
             var events: [ScanEvent] = []
             if config.emitMetadata { events.append(.metadata(event)) }
             frameOutput.publish { VideoFrame(frame: item.frame, metadata: event) }
@@ -370,7 +398,9 @@ public final class Daemon: @unchecked Sendable {
             if config.presence.enabled {
                 events += result.facePresence.map(ScanEvent.presence)
             }
-            for p in tracker.update(objects: event.objects, source: event.source, frame: event.frame, time: item.streamTime) {
+            for p in tracker.update(
+                objects: event.objects, source: event.source, frame: event.frame, time: item.streamTime)
+            {
                 var p = p
                 p.time = event.time
                 events.append(.presence(p))
@@ -383,17 +413,30 @@ public final class Daemon: @unchecked Sendable {
                 observer(item.frame, event, result.timings, s)
             }
             last = (event.source, event.frame, event.time)
-            if outputGone() { outputClosed = true; break }
+            if outputGone() {
+                outputClosed = true
+                break
+            }
         }
         // Faces still present end with the face tracker's own `lost` (it decides face presence), then the rest.
-        let facesLost = config.presence.enabled ? output.finishPresence(sourceName: last.source, frame: last.frame, time: last.time)
-            .map { p -> ScanEvent in var p = p; p.time = last.time; return .presence(p) } : []
-        let lost = facesLost + tracker.flush(source: last.source, frame: last.frame, time: last.time).map(ScanEvent.presence)
+        let facesLost =
+            config.presence.enabled
+            ? output.finishPresence(sourceName: last.source, frame: last.frame, time: last.time)
+                .map { p -> ScanEvent in
+                    var p = p
+                    p.time = last.time
+                    return .presence(p)
+                } : []
+        let lost =
+            facesLost + tracker.flush(source: last.source, frame: last.frame, time: last.time).map(ScanEvent.presence)
         emitter.emit(lost)
         publishStopped(device: last.source)
         if outputClosed {
             queue.cancel()
-            monitor.withLock { stopping = true; monitor.broadcast() }
+            monitor.withLock {
+                stopping = true
+                monitor.broadcast()
+            }
             finish(.outputClosed)
         } else {
             // Wait for the source thread's verdict (it closes the queue before setting it).
@@ -433,8 +476,11 @@ extension Daemon: ServerStateProvider {
     public func sourceStates() -> [SourceState] {
         let s = statistics
         let live = monitor.withLock { sourceIsLive }
-        return [SourceState(device: source.name, state: emitter.lastDeviceKind(source.name)?.rawValue ?? "starting",
-                            live: live, framesRead: s.framesRead, framesProcessed: s.framesProcessed,
-                            framesDropped: s.framesDropped)]
+        return [
+            SourceState(
+                device: source.name, state: emitter.lastDeviceKind(source.name)?.rawValue ?? "starting",
+                live: live, framesRead: s.framesRead, framesProcessed: s.framesProcessed,
+                framesDropped: s.framesDropped)
+        ]
     }
 }

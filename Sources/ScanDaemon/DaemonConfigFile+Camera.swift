@@ -1,6 +1,6 @@
-public import ScanCore
-public import ScanCapture
 import FoundationEssentials
+public import ScanCapture
+public import ScanCore
 
 /// The camera-control keys of the config file, named as their flags: `controls` (or `control`, the flag's
 /// name) and the AVFoundation modes and software exposure metering (`--focus-mode`, …, `--exposure-control`).
@@ -26,7 +26,9 @@ extension DaemonConfigFile {
     /// Reads `controls`/`control` and the mode and metering keys.
     static func readCamera(_ r: inout KeyReader, into value: inout DaemonConfigFile) throws {
         let given = ["controls", "control"].filter { r.container.contains(Key($0)) }
-        if given.count > 1 { throw ConfigKeyError(path: ["control"], message: "'controls' and 'control' are the same setting: give one") }
+        if given.count > 1 {
+            throw ConfigKeyError(path: ["control"], message: "'controls' and 'control' are the same setting: give one")
+        }
         for key in ["controls", "control"] {
             if let decoder = try r.decoder(key) { value.controls = try readControls(decoder, key: key) }
         }
@@ -37,7 +39,9 @@ extension DaemonConfigFile {
         m.torchMode = try r.choice("torchMode")
         if let p: [Double] = try r.get("exposurePointOfInterest") {
             guard p.count == 2, p.allSatisfy({ $0.isFinite && (0...1).contains($0) }) else {
-                throw ConfigKeyError(path: ["exposurePointOfInterest"], message: "'exposurePointOfInterest' takes [x, y] in 0...1 (normalized device coordinates)")
+                throw ConfigKeyError(
+                    path: ["exposurePointOfInterest"],
+                    message: "'exposurePointOfInterest' takes [x, y] in 0...1 (normalized device coordinates)")
             }
             m.exposurePointOfInterest = NormalizedPoint(x: p[0], y: p[1])
         }
@@ -58,7 +62,8 @@ extension DaemonConfigFile {
             while !items.isAtEnd {
                 let text = try items.decode(String.self)
                 guard let eq = text.firstIndex(of: "="), eq != text.startIndex else {
-                    throw ConfigKeyError(path: [key], message: "'\(key)' items take NAME=VALUE, got '\(StrictJSON.printable(text))'")
+                    throw ConfigKeyError(
+                        path: [key], message: "'\(key)' items take NAME=VALUE, got '\(StrictJSON.printable(text))'")
                 }
                 list[String(text[..<eq])] = String(text[text.index(after: eq)...])
             }
@@ -66,10 +71,19 @@ extension DaemonConfigFile {
         }
         let k = try decoder.container(keyedBy: Key.self)
         for name in k.allKeys {
-            if let b = try? k.decode(Bool.self, forKey: name) { list[name.stringValue] = b ? "1" : "0" }
-            else if let n = try? k.decode(Int64.self, forKey: name) { list[name.stringValue] = String(n) }
-            else if let s = try? k.decode(String.self, forKey: name) { list[name.stringValue] = s }
-            else { throw ConfigKeyError(path: [key, name.stringValue], message: "'\(key).\(StrictJSON.printable(name.stringValue))' takes a whole number, true/false or a menu item name") }
+            if let b = try? k.decode(Bool.self, forKey: name) {
+                list[name.stringValue] = b ? "1" : "0"
+            } else if let n = try? k.decode(Int64.self, forKey: name) {
+                list[name.stringValue] = String(n)
+            } else if let s = try? k.decode(String.self, forKey: name) {
+                list[name.stringValue] = s
+            } else {
+                throw ConfigKeyError(
+                    path: [key, name.stringValue],
+                    message:
+                        "'\(key).\(StrictJSON.printable(name.stringValue))' takes a whole number, true/false or a menu item name"
+                )
+            }
         }
         return list
     }

@@ -1,8 +1,8 @@
-public import ScanCore
-public import ScanCapture
-public import ScanKit
 import FoundationEssentials
 import Logging
+public import ScanCapture
+public import ScanCore
+public import ScanKit
 
 /// The `scand run --config FILE` format: one JSON object; every key is optional and an explicit command-line
 /// flag always overrides it. Every option of `run` has a key: the flag's long name in camelCase
@@ -185,10 +185,12 @@ public struct DaemonConfigFile: Sendable, Equatable {
             throw ScanError.invalidArgument("\(at(path)): '\(pathText(ctx.codingPath))' must be \(typeName(type))")
         } catch let DecodingError.valueNotFound(type, ctx) {
             let path = ctx.codingPath.map(\.stringValue)
-            throw ScanError.invalidArgument("\(at(path)): '\(pathText(ctx.codingPath))' must be \(typeName(type)), not null")
+            throw ScanError.invalidArgument(
+                "\(at(path)): '\(pathText(ctx.codingPath))' must be \(typeName(type)), not null")
         } catch let DecodingError.dataCorrupted(ctx) {
             let path = ctx.codingPath.map(\.stringValue)
-            throw ScanError.invalidArgument("\(at(path)): \(path.isEmpty ? "" : "'" + pathText(ctx.codingPath) + "': ")\(ctx.debugDescription)")
+            throw ScanError.invalidArgument(
+                "\(at(path)): \(path.isEmpty ? "" : "'" + pathText(ctx.codingPath) + "': ")\(ctx.debugDescription)")
         } catch {
             throw ScanError.invalidArgument("\(name): \(error)")
         }
@@ -206,29 +208,54 @@ public struct DaemonConfigFile: Sendable, Equatable {
     /// - Throws: a ``ConfigKeyError`` naming the key.
     func validate() throws {
         func check(_ ok: Bool, _ path: String, _ message: String) throws {
-            if !ok { throw ConfigKeyError(path: path.split(separator: ".").map(String.init), message: "'\(path)' \(message)") }
+            if !ok {
+                throw ConfigKeyError(path: path.split(separator: ".").map(String.init), message: "'\(path)' \(message)")
+            }
         }
-        if let v = stdoutQueue { try check((1...1_000_000).contains(v), "stdoutQueue", "must be 1...1000000, got \(v)") }
-        if let v = httpMaxFps { try check(v.isFinite && v >= 0 && v <= 1000, "httpMaxFps", "must be 0...1000 (0: no cap), got \(v)") }
+        if let v = stdoutQueue {
+            try check((1...1_000_000).contains(v), "stdoutQueue", "must be 1...1000000, got \(v)")
+        }
+        if let v = httpMaxFps {
+            try check(v.isFinite && v >= 0 && v <= 1000, "httpMaxFps", "must be 0...1000 (0: no cap), got \(v)")
+        }
         if let v = maxPixels { try check((1...(1 << 32)).contains(v), "maxPixels", "must be 1...\(1 << 32), got \(v)") }
         if let r = rectOfInterest {
-            try check([r.x, r.y, r.width, r.height].allSatisfy(\.isFinite), "rectOfInterest", "must be four finite numbers")
+            try check(
+                [r.x, r.y, r.width, r.height].allSatisfy(\.isFinite), "rectOfInterest", "must be four finite numbers")
         }
         if let r = rectOfInterestView {
-            try check([r.x, r.y, r.width, r.height].allSatisfy(\.isFinite) && r.width > 0 && r.height > 0, "rectOfInterestView",
-                      "must be four finite numbers with a positive width and height")
+            try check(
+                [r.x, r.y, r.width, r.height].allSatisfy(\.isFinite) && r.width > 0 && r.height > 0,
+                "rectOfInterestView",
+                "must be four finite numbers with a positive width and height")
         }
-        if let v = logLevel { try check(Logger.Level(rawValue: v) != nil, "logLevel", "must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")), got '\(StrictJSON.printable(v))'") }
-        if let v = socket.clientQueue { try check((1...1_000_000).contains(v), "socket.clientQueue", "must be 1...1000000, got \(v)") }
-        if let v = socket.stallTimeout { try check(v > 0 && v <= 86_400, "socket.stallTimeout", "must be more than 0 and at most 86400 seconds, got \(v)") }
-        if let v = socket.sendBuffer { try check((1024...(64 << 20)).contains(v), "socket.sendBuffer", "must be 1024...\(64 << 20) bytes, got \(v)") }
+        if let v = logLevel {
+            try check(
+                Logger.Level(rawValue: v) != nil, "logLevel",
+                "must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")), got '\(StrictJSON.printable(v))'"
+            )
+        }
+        if let v = socket.clientQueue {
+            try check((1...1_000_000).contains(v), "socket.clientQueue", "must be 1...1000000, got \(v)")
+        }
+        if let v = socket.stallTimeout {
+            try check(
+                v > 0 && v <= 86_400, "socket.stallTimeout", "must be more than 0 and at most 86400 seconds, got \(v)")
+        }
+        if let v = socket.sendBuffer {
+            try check(
+                (1024...(64 << 20)).contains(v), "socket.sendBuffer", "must be 1024...\(64 << 20) bytes, got \(v)")
+        }
         try check(!(preset != nil && size != nil), "size", "and 'preset' exclude each other: give one")
-        try check(!(rectOfInterest != nil && rectOfInterestView != nil), "rectOfInterestView", "and 'rectOfInterest' exclude each other: give one")
+        try check(
+            !(rectOfInterest != nil && rectOfInterestView != nil), "rectOfInterestView",
+            "and 'rectOfInterest' exclude each other: give one")
         do {
             var output = OutputConfiguration()
             if let types {
                 do {
-                    output.metadataObjectTypes = try MetadataObjectType.parseList(types, available: MetadataOutput.availableMetadataObjectTypes)
+                    output.metadataObjectTypes = try MetadataObjectType.parseList(
+                        types, available: MetadataOutput.availableMetadataObjectTypes)
                 } catch {
                     throw ConfigKeyError(path: ["types"], message: "'types': \(error)")
                 }
@@ -259,7 +286,10 @@ public struct DaemonConfigFile: Sendable, Equatable {
         if let v = extendLinearBounds { o.barcode.extendLinearBounds = v }
         if let v = resolveConflicts { o.barcode.resolveConflictingReads = v }
         if let v = upceQuietZone { o.barcode.checkUPCEQuietZone = v }
-        if let v = scanDensity { o.barcode.scanDensity = v; o.barcode.stillScanLines = nil }
+        if let v = scanDensity {
+            o.barcode.scanDensity = v
+            o.barcode.stillScanLines = nil
+        }
         if let v = models { o.models = ModelConfiguration(directory: v) }
         if let v = engine { o.barcode.engine = v }
         if let v = passes { o.barcode.passes = v }
@@ -281,7 +311,10 @@ public struct DaemonConfigFile: Sendable, Equatable {
 
     /// Sets the face settings the file gives.
     public func apply(to f: inout FaceConfiguration) {
-        if let v = faceCascade { f.cascade = v; f.detector = v == .haar ? .haar : .lbp }
+        if let v = faceCascade {
+            f.cascade = v
+            f.detector = v == .haar ? .haar : .lbp
+        }
         if let v = faceDetector {
             f.detector = v
             if let family = v.cascade { f.cascade = family }
@@ -304,7 +337,10 @@ public struct DaemonConfigFile: Sendable, Equatable {
 
     /// Sets the camera settings the file gives (not the device).
     public func apply(to c: inout CaptureConfiguration) {
-        if let v = preset { c.sessionPreset = v; c.frameSize = nil }
+        if let v = preset {
+            c.sessionPreset = v
+            c.frameSize = nil
+        }
         if let v = size { c.frameSize = v }
         if let v = fps { c.frameRate = v }
         if let v = stallTimeout { c.stallTimeout = v }
@@ -368,30 +404,38 @@ private struct Coded: Decodable {
         value.stdoutQueue = try r.get("stdoutQueue")
         value.maxPixels = try r.get("maxPixels")
         value.logLevel = try r.get("logLevel")
-        try r.valueOrSection("socket", as: String.self, value: { value.socket.path = $0 }) { s in
-            value.socket.path = try s.get("path")
-            value.socket.group = try s.get("group")
-            value.socket.clientQueue = try s.get("clientQueue")
-            value.socket.stallTimeout = try s.get("stallTimeout", aliases: ["clientStallTimeout"])
-            value.socket.sendBuffer = try s.get("sendBuffer")
-        }
+        try r.valueOrSection(
+            "socket", as: String.self, value: { value.socket.path = $0 },
+            section: { s in
+                value.socket.path = try s.get("path")
+                value.socket.group = try s.get("group")
+                value.socket.clientQueue = try s.get("clientQueue")
+                value.socket.stallTimeout = try s.get("stallTimeout", aliases: ["clientStallTimeout"])
+                value.socket.sendBuffer = try s.get("sendBuffer")
+            })
         if let mqtt = try r.decoder("mqtt") { value.mqtt = try MQTTConfigSection(from: mqtt) }
         try DaemonConfigFile.readCamera(&r, into: &value)
         value.failFast = try r.get("failFast")
-        try r.valueOrSection("presence", as: Bool.self, value: { value.presence.enabled = $0 }) { p in
-            value.presence.enabled = try p.get("enabled")
-            value.presence.appearAfterFrames = try p.get("appearAfterFrames", aliases: ["appearAfter"])
-            value.presence.lostAfter = try p.get("lostAfter")
-            value.presence.cooldown = try p.get("cooldown")
-            value.presence.faceLostAfter = try p.get("faceLostAfter")
-        }
+        try r.valueOrSection(
+            "presence", as: Bool.self, value: { value.presence.enabled = $0 },
+            section: { p in
+                value.presence.enabled = try p.get("enabled")
+                value.presence.appearAfterFrames = try p.get("appearAfterFrames", aliases: ["appearAfter"])
+                value.presence.lostAfter = try p.get("lostAfter")
+                value.presence.cooldown = try p.get("cooldown")
+                value.presence.faceLostAfter = try p.get("faceLostAfter")
+            })
         // Reader
         value.engine = try r.choice("engine")
         if let text = try r.list("passes") {
             var list: [ReaderPass] = []
             for name in text.split(separator: ",").map({ $0.filter { $0 != " " } }) {
                 guard let pass = ReaderPass(rawValue: name) else {
-                    throw ConfigKeyError(path: ["passes"], message: "unknown pass '\(StrictJSON.printable(name))' in 'passes'; passes: \(ReaderPass.allCases.map(\.rawValue).joined(separator: ", "))")
+                    throw ConfigKeyError(
+                        path: ["passes"],
+                        message:
+                            "unknown pass '\(StrictJSON.printable(name))' in 'passes'; passes: \(ReaderPass.allCases.map(\.rawValue).joined(separator: ", "))"
+                    )
                 }
                 list.append(pass)
             }

@@ -1,7 +1,7 @@
+public import Logging
 public import ScanCore
 import ScanKit
 public import ScanOutput
-public import Logging
 public import ServiceLifecycle
 import UnixSignals
 
@@ -69,12 +69,20 @@ public final class PipelineService: Service, Sendable {
     ///   - onStopping: called before the daemon is stopped (sd_notify STOPPING=1).
     ///   - handle: decides what each command means for this run (exit status, reload).
     ///   - hangups: the SIGHUP trap, installed before the daemon was built (SIGHUPs since then become reloads).
-    public init(daemon: Daemon, mailbox: DaemonMailbox, ownedSinks: [any EventSink], logger: Logger,
-                onReady: @escaping @Sendable () -> Void = {}, onStopping: @escaping @Sendable () -> Void = {},
-                hangups: HangupTrap,
-                handle: @escaping @Sendable (DaemonCommand) async -> DaemonDecision) {
-        self.daemon = daemon; self.mailbox = mailbox; self.ownedSinks = ownedSinks; self.logger = logger
-        self.onReady = onReady; self.onStopping = onStopping; self.handle = handle; self.hangups = hangups
+    public init(
+        daemon: Daemon, mailbox: DaemonMailbox, ownedSinks: [any EventSink], logger: Logger,
+        onReady: @escaping @Sendable () -> Void = {}, onStopping: @escaping @Sendable () -> Void = {},
+        hangups: HangupTrap,
+        handle: @escaping @Sendable (DaemonCommand) async -> DaemonDecision
+    ) {
+        self.daemon = daemon
+        self.mailbox = mailbox
+        self.ownedSinks = ownedSinks
+        self.logger = logger
+        self.onReady = onReady
+        self.onStopping = onStopping
+        self.handle = handle
+        self.hangups = hangups
     }
 
     public func run() async throws {
@@ -87,13 +95,17 @@ public final class PipelineService: Service, Sendable {
                 for await _ in hangups { mailbox.post(.reload) }
             }
             for await command in mailbox.commands.cancelOnGracefulShutdown() {
-                if await handle(command) == .stop { decided = true; break }
+                if await handle(command) == .stop {
+                    decided = true
+                    break
+                }
             }
             group.cancelAll()
         }
         if !decided { logger.notice("stopping on signal (graceful shutdown)") }
         onStopping()
-        let daemon = self.daemon, sinks = ownedSinks
+        let daemon = self.daemon
+        let sinks = ownedSinks
         await onDedicatedThread {
             daemon.stop()
             for sink in sinks { sink.finish() }
@@ -110,16 +122,21 @@ public final class SocketServerService: Service, Sendable {
     private let logger: Logger
 
     public init(server: SocketServer, ownedSocket: BoundSocket?, logger: Logger) {
-        self.server = server; self.ownedSocket = ownedSocket; self.logger = logger
+        self.server = server
+        self.ownedSocket = ownedSocket
+        self.logger = logger
     }
 
     public func run() async throws {
         try? await gracefulShutdown()
-        let server = self.server, ownedSocket = self.ownedSocket, logger = self.logger
+        let server = self.server
+        let ownedSocket = self.ownedSocket
+        let logger = self.logger
         await onDedicatedThread {
             server.finish()
             if let ownedSocket, ownedSocket.removeIfStillOurs() == .notOurs {
-                logger.notice("socket path now names another file; left in place", metadata: ["path": "\(ownedSocket.path)"])
+                logger.notice(
+                    "socket path now names another file; left in place", metadata: ["path": "\(ownedSocket.path)"])
             }
         }
     }
@@ -129,13 +146,18 @@ extension ServiceGroupConfiguration {
     /// The daemon's group: SIGTERM and SIGINT shut down gracefully (pipeline first, then the other
     /// services in reverse order), bounded by `stopTimeout` plus 10 s for the other services; after that
     /// the services' tasks are cancelled.
-    public static func daemon(pipeline: PipelineService, otherServices: [any Service], stopTimeout: Double,
-                              logger: Logger) -> ServiceGroupConfiguration {
+    public static func daemon(
+        pipeline: PipelineService, otherServices: [any Service], stopTimeout: Double,
+        logger: Logger
+    ) -> ServiceGroupConfiguration {
         var services = otherServices.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) }
-        services.append(.init(service: pipeline, successTerminationBehavior: .gracefullyShutdownGroup,
-                              failureTerminationBehavior: .gracefullyShutdownGroup))
-        var configuration = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: [.sigterm, .sigint],
-                                                      logger: logger)
+        services.append(
+            .init(
+                service: pipeline, successTerminationBehavior: .gracefullyShutdownGroup,
+                failureTerminationBehavior: .gracefullyShutdownGroup))
+        var configuration = ServiceGroupConfiguration(
+            services: services, gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: logger)
         configuration.maximumGracefulShutdownDuration = .milliseconds(Int64((stopTimeout + 10) * 1000))
         return configuration
     }

@@ -1,5 +1,5 @@
-public import ScanOutput
 public import Logging
+public import ScanOutput
 
 /// The daemon's Unix socket server, on the sockets systemd passed (socket activation) or on one bound at a path.
 public enum DaemonSocket {
@@ -12,18 +12,23 @@ public enum DaemonSocket {
     /// Listens on the sockets passed by systemd, else on `path` (bound with `group`, replacing a stale file);
     /// nil when there are neither. `path` is ignored (with a log line) under socket activation.
     /// - Throws: ``ScanError`` when the socket cannot be bound or listened on.
-    public static func open(path: String?, group: String?, configuration: SocketServerConfiguration, banner: ServerBanner,
-                            logger: Logger) throws -> Opened? {
+    public static func open(
+        path: String?, group: String?, configuration: SocketServerConfiguration, banner: ServerBanner,
+        logger: Logger
+    ) throws -> Opened? {
         let activated = try UnixSocketListener.activatedSockets()
         var fds: [Int32] = activated
         var owned: BoundSocket?
         if !activated.isEmpty {
-            let where_ = activated.compactMap(UnixSocketListener.boundPath(of:)).joined(separator: ", ")
-            logger.notice("using socket(s) passed by systemd", metadata: ["fds": "\(activated)", "path": "\(where_)"])
+            let boundPaths = activated.compactMap(UnixSocketListener.boundPath(of:)).joined(separator: ", ")
+            logger.notice(
+                "using socket(s) passed by systemd", metadata: ["fds": "\(activated)", "path": "\(boundPaths)"])
             if path != nil { logger.info("--socket ignored: the socket comes from socket activation") }
         } else if let path {
             let bound = try UnixSocketListener.bind(path: path, group: group)
-            if bound.preparation == .replacedStale { logger.notice("replaced stale socket file (nobody was listening)", metadata: ["path": "\(path)"]) }
+            if bound.preparation == .replacedStale {
+                logger.notice("replaced stale socket file (nobody was listening)", metadata: ["path": "\(path)"])
+            }
             owned = bound
             fds = [bound.fd]
         }

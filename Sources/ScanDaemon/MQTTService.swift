@@ -1,8 +1,8 @@
+public import Logging
+import ScanCore
 public import ScanKit
 public import ScanMQTT
-public import Logging
 public import ServiceLifecycle
-import ScanCore
 
 /// The MQTT client (issue 19) as a `Service` in the daemon's group, fed from the event fan-out.
 ///
@@ -19,7 +19,9 @@ public final class MQTTService: Service, Sendable {
     private let logger: Logger
 
     public init(client: MQTTClient, events: EventFanOut, logger: Logger) {
-        self.client = client; self.events = events; self.logger = logger
+        self.client = client
+        self.events = events
+        self.logger = logger
         subscription = events.subscribe(client, beforeSinks: true)
     }
 
@@ -41,7 +43,8 @@ extension Daemon {
         switch event {
         case .connected: device = DeviceEvent(kind: .connected, device: broker)
         case .disconnected(let why): device = DeviceEvent(kind: .disconnected, device: broker, reason: why)
-        case .failed(let why), .spoolFailed(let why): device = DeviceEvent(kind: .runtimeError, device: broker, reason: why)
+        case .failed(let why), .spoolFailed(let why):
+            device = DeviceEvent(kind: .runtimeError, device: broker, reason: why)
         }
         events.emit([.device(device)])
     }

@@ -25,11 +25,22 @@ final class ScriptStdoutSink: EventSink, @unchecked Sendable {
     /// Lines handed to stdout so far (`run --raw` that printed nothing exits 4, as `scan --raw` does).
     var linesPrinted: Int { lock.withLock { printed } }
 
-    init(target: QueuedSink, mode: ScanOutputMode, oneshot: Bool, logger: Logger, onDone: @escaping @Sendable () -> Void) {
-        self.target = target; self.mode = mode; self.oneshot = oneshot; self.logger = logger; self.onDone = onDone
+    init(
+        target: QueuedSink, mode: ScanOutputMode, oneshot: Bool, logger: Logger, onDone: @escaping @Sendable () -> Void
+    ) {
+        self.target = target
+        self.mode = mode
+        self.oneshot = oneshot
+        self.logger = logger
+        self.onDone = onDone
     }
 
-    private struct Appeared: Decodable { var type: String; var value: String?; var bytes: String?; var source: String? }
+    private struct Appeared: Decodable {
+        var type: String
+        var value: String?
+        var bytes: String?
+        var source: String?
+    }
 
     func deliver(_ event: EncodedEvent) {
         guard event.name == "appeared" else { return }
@@ -41,7 +52,8 @@ final class ScriptStdoutSink: EventSink, @unchecked Sendable {
                 line = event.line
             case .raw(let rawBytes):
                 guard let a = try? JSONDecoder().decode(Appeared.self, from: Data(event.line)),
-                      let type = MetadataObjectType(rawValue: a.type) else { return false }
+                    let type = MetadataObjectType(rawValue: a.type)
+                else { return false }
                 let payload = a.bytes.flatMap { Data(base64Encoded: $0) }.map { [UInt8]($0) }
                 let (raw, binary) = RawValue.line(type: type, value: a.value, payload: payload, rawBytes: rawBytes)
                 if binary && !notedBinary {
@@ -68,15 +80,20 @@ public enum DaemonStdout {
     /// an `overflow` line), never slows the pipeline, a camera or the socket clients. `queueCapacity` events
     /// at most wait. With `--raw`/`--raw-bytes` (`mode`) or `oneshot`, a ``ScriptStdoutSink`` in front.
     /// A reader that goes away or a write error ends the run through `mailbox`; so does the one-shot's event.
-    public static func sink(queueCapacity: Int, mode: ScanOutputMode, oneshot: Bool, mailbox: DaemonMailbox,
-                            logger: Logger) -> any EventSink {
-        sinkCountingLines(queueCapacity: queueCapacity, mode: mode, oneshot: oneshot, mailbox: mailbox, logger: logger).sink
+    public static func sink(
+        queueCapacity: Int, mode: ScanOutputMode, oneshot: Bool, mailbox: DaemonMailbox,
+        logger: Logger
+    ) -> any EventSink {
+        sinkCountingLines(queueCapacity: queueCapacity, mode: mode, oneshot: oneshot, mailbox: mailbox, logger: logger)
+            .sink
     }
 
     /// ``sink(queueCapacity:mode:oneshot:mailbox:logger:)`` and, with `--raw`/`--oneshot`, how many lines it has
     /// printed so far (nil for plain JSON lines).
-    public static func sinkCountingLines(queueCapacity: Int, mode: ScanOutputMode, oneshot: Bool, mailbox: DaemonMailbox,
-                                         logger: Logger) -> (sink: any EventSink, printed: (@Sendable () -> Int)?) {
+    public static func sinkCountingLines(
+        queueCapacity: Int, mode: ScanOutputMode, oneshot: Bool, mailbox: DaemonMailbox,
+        logger: Logger
+    ) -> (sink: any EventSink, printed: (@Sendable () -> Int)?) {
         let stdoutSink = FileDescriptorSink(fd: 1, name: "stdout") { failure in
             mailbox.post(.ended(failure == .readerGone ? .outputClosed : .outputFailed(failure.description)))
         }

@@ -69,7 +69,10 @@ struct StrictJSON {
         while index < bytes.count {
             switch bytes[index] {
             case 0x20, 0x09, 0x0D: index += 1
-            case 0x0A: index += 1; line += 1; lineStart = index
+            case 0x0A:
+                index += 1
+                line += 1
+                lineStart = index
             default: return
             }
         }
@@ -106,10 +109,13 @@ struct StrictJSON {
 
     private mutating func object(path: String, depth: Int) throws(SyntaxError) {
         guard depth <= Self.maximumDepth else { throw error("nested deeper than \(Self.maximumDepth) levels") }
-        index += 1 // {
+        index += 1  // {
         var seen: [String: Position] = [:]
         skipWhitespace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "}") { index += 1; return }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+            index += 1
+            return
+        }
         while true {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
@@ -118,7 +124,8 @@ struct StrictJSON {
             let keyPosition = position
             let key = try string()
             if let first = seen[key] {
-                throw SyntaxError(position: keyPosition, message: "duplicate key '\(Self.printable(key))' (first at \(first))")
+                throw SyntaxError(
+                    position: keyPosition, message: "duplicate key '\(Self.printable(key))' (first at \(first))")
             }
             seen[key] = keyPosition
             let keyPath = path.isEmpty ? key : path + "." + key
@@ -131,25 +138,40 @@ struct StrictJSON {
             try value(path: keyPath, depth: depth)
             skipWhitespace()
             guard index < bytes.count else { throw error("unexpected end of file (expected ',' or '}')") }
-            if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
-            if bytes[index] == UInt8(ascii: "}") { index += 1; return }
+            if bytes[index] == UInt8(ascii: ",") {
+                index += 1
+                continue
+            }
+            if bytes[index] == UInt8(ascii: "}") {
+                index += 1
+                return
+            }
             throw error("expected ',' or '}', found \(describeNext())")
         }
     }
 
     private mutating func array(path: String, depth: Int) throws(SyntaxError) {
         guard depth <= Self.maximumDepth else { throw error("nested deeper than \(Self.maximumDepth) levels") }
-        index += 1 // [
+        index += 1  // [
         skipWhitespace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "]") { index += 1; return }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
+            index += 1
+            return
+        }
         var element = 0
         while true {
             try value(path: "\(path).\(element)", depth: depth)
             element += 1
             skipWhitespace()
             guard index < bytes.count else { throw error("unexpected end of file (expected ',' or ']')") }
-            if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
-            if bytes[index] == UInt8(ascii: "]") { index += 1; return }
+            if bytes[index] == UInt8(ascii: ",") {
+                index += 1
+                continue
+            }
+            if bytes[index] == UInt8(ascii: "]") {
+                index += 1
+                return
+            }
             throw error("expected ',' or ']', found \(describeNext())")
         }
     }
@@ -173,7 +195,9 @@ struct StrictJSON {
         }
         if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
             index += 1
-            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                index += 1
+            }
             guard digits() > 0 else { throw error("malformed number (digits must follow the exponent)") }
         }
     }
@@ -185,7 +209,10 @@ struct StrictJSON {
         while true {
             guard index < bytes.count else { throw error("unterminated string") }
             let b = bytes[index]
-            if b == UInt8(ascii: "\"") { index += 1; return String(scalars) }
+            if b == UInt8(ascii: "\"") {
+                index += 1
+                return String(scalars)
+            }
             if b < 0x20 { throw error("control character (byte 0x\(String(b, radix: 16))) inside a string; escape it") }
             if b == UInt8(ascii: "\\") {
                 index += 1
@@ -204,7 +231,9 @@ struct StrictJSON {
                 case UInt8(ascii: "u"):
                     let high = try hex4()
                     if (0xD800...0xDBFF).contains(high) {
-                        guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
+                        guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"),
+                            bytes[index + 1] == UInt8(ascii: "u")
+                        else {
                             throw error("unpaired surrogate in \\u escape")
                         }
                         index += 2

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `sd_notify(3)` without libsystemd: one datagram to `$NOTIFY_SOCKET` (a path, or an abstract socket
@@ -16,8 +16,9 @@ public struct SystemdNotifier: Sendable {
     /// (sd_watchdog_enabled's rules: a watchdog meant for another process is ignored).
     public init() {
         let env = { (name: String) in getenv(name).map { String(cString: $0) } }
-        self.init(socketPath: env("NOTIFY_SOCKET"),
-                  watchdog: Self.watchdogTimeout(usec: env("WATCHDOG_USEC"), pid: env("WATCHDOG_PID"), ownPID: getpid()))
+        self.init(
+            socketPath: env("NOTIFY_SOCKET"),
+            watchdog: Self.watchdogTimeout(usec: env("WATCHDOG_USEC"), pid: env("WATCHDOG_PID"), ownPID: getpid()))
     }
 
     /// Uses `socketPath` as the notification socket (nil or empty: notifications off) and `watchdog` as the
@@ -46,7 +47,7 @@ public struct SystemdNotifier: Sendable {
         guard bytes.count < capacity else { return false }
         withUnsafeMutableBytes(of: &addr.sun_path) { raw in
             for (i, b) in bytes.enumerated() { raw[i] = b }
-            if bytes.first == UInt8(ascii: "@") { raw[0] = 0 } // abstract namespace
+            if bytes.first == UInt8(ascii: "@") { raw[0] = 0 }  // abstract namespace
         }
         let length = MemoryLayout<sa_family_t>.size + bytes.count + (bytes.first == UInt8(ascii: "@") ? 0 : 1)
         let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
@@ -55,7 +56,9 @@ public struct SystemdNotifier: Sendable {
         let message = Array(state.utf8)
         let sent = withUnsafePointer(to: &addr) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { sa in
-                message.withUnsafeBytes { sendto(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL), sa, socklen_t(length)) }
+                message.withUnsafeBytes {
+                    sendto(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL), sa, socklen_t(length))
+                }
             }
         }
         return sent == message.count

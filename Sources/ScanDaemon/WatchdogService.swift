@@ -19,19 +19,26 @@ public final class WatchdogService: Service, Sendable {
     /// nil when systemd set no watchdog.
     public init?(daemon: Daemon, notifier: SystemdNotifier, logger: Logger) {
         guard let timeout = notifier.watchdogTimeout else { return nil }
-        self.daemon = daemon; self.notifier = notifier; self.logger = logger; self.timeout = timeout
+        self.daemon = daemon
+        self.notifier = notifier
+        self.logger = logger
+        self.timeout = timeout
     }
 
     public func run() async throws {
         let period = timeout / 2
-        logger.notice("systemd watchdog: pinging every \(period) s while frames are processed", metadata: ["WatchdogSec": "\(timeout)"])
+        logger.notice(
+            "systemd watchdog: pinging every \(period) s while frames are processed",
+            metadata: ["WatchdogSec": "\(timeout)"])
         try? await cancelWhenGracefulShutdown { [self] in
             var stuck = false
             while !Task.isCancelled {
                 if let busy = daemon.busyWithFrameFor, busy > period {
                     if !stuck {
                         stuck = true
-                        logger.critical("the pipeline has been inside one frame for \(Int(busy)) s: watchdog pings stopped; systemd restarts scand within \(timeout) s")
+                        logger.critical(
+                            "the pipeline has been inside one frame for \(Int(busy)) s: watchdog pings stopped; systemd restarts scand within \(timeout) s"
+                        )
                         notifier.notify("STATUS=pipeline stuck in a frame for \(Int(busy)) s")
                     }
                 } else {

@@ -1,6 +1,6 @@
-public import ScanCore
 internal import CScanZBar
 internal import Foundation
+public import ScanCore
 
 /// What one read of a frame found (``BarcodeDetector/read(in:rectOfInterest:)``), and how.
 public struct BarcodeRead: Sendable, Hashable {
@@ -12,7 +12,9 @@ public struct BarcodeRead: Sendable, Hashable {
     public var engine: BarcodeEngine?
 
     public init(objects: [MetadataObject] = [], pass: ReaderPass? = nil, engine: BarcodeEngine? = nil) {
-        self.objects = objects; self.pass = pass; self.engine = engine
+        self.objects = objects
+        self.pass = pass
+        self.engine = engine
     }
 }
 
@@ -61,9 +63,15 @@ public final class BarcodeDetector: MetadataDetector {
         self.configuration = configuration
         enabledTypes = configuration.types.intersection(Self.availableTypes(engine: configuration.engine))
         switch configuration.engine {
-        case .zbar: zbarEnabled = enabledTypes; zxingEnabled = []
-        case .zxing: zbarEnabled = []; zxingEnabled = enabledTypes
-        case .both: zbarEnabled = enabledTypes.intersection(Self.zbarTypes); zxingEnabled = enabledTypes.intersection(Self.zxingTypes)
+        case .zbar:
+            zbarEnabled = enabledTypes
+            zxingEnabled = []
+        case .zxing:
+            zbarEnabled = []
+            zxingEnabled = enabledTypes
+        case .both:
+            zbarEnabled = enabledTypes.intersection(Self.zbarTypes)
+            zxingEnabled = enabledTypes.intersection(Self.zxingTypes)
         }
         zxingOnly = configuration.engine == .both ? zxingEnabled.subtracting(zbarEnabled) : []
     }
@@ -85,7 +93,9 @@ public final class BarcodeDetector: MetadataDetector {
     }
 
     /// A zbar image scanner for `types`, configured as `configuration` says.
-    private static func makeScanner(_ types: Set<MetadataObjectType>, configuration: BarcodeConfiguration, density: Int) -> OpaquePointer? {
+    private static func makeScanner(_ types: Set<MetadataObjectType>, configuration: BarcodeConfiguration, density: Int)
+        -> OpaquePointer?
+    {
         guard let scanner = zbar_image_scanner_create() else { return nil }
         zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_ENABLE, 0)
         for symbology in Symbologies.zbarSymbologies(for: types) {
@@ -98,7 +108,8 @@ public final class BarcodeDetector: MetadataDetector {
         zbar_image_scanner_set_config(scanner, ZBAR_QRCODE, ZBAR_CFG_BINARY, 1)
         zbar_image_scanner_set_config(scanner, ZBAR_I25, ZBAR_CFG_MIN_LEN, Int32(configuration.minimumI25Length))
         // zbar's Codabar length excludes the start/stop characters.
-        zbar_image_scanner_set_config(scanner, ZBAR_CODABAR, ZBAR_CFG_MIN_LEN, Int32(max(1, configuration.minimumCodabarLength - 2)))
+        zbar_image_scanner_set_config(
+            scanner, ZBAR_CODABAR, ZBAR_CFG_MIN_LEN, Int32(max(1, configuration.minimumCodabarLength - 2)))
         setDensity(scanner, density)
         return scanner
     }
@@ -130,8 +141,9 @@ public final class BarcodeDetector: MetadataDetector {
         guard !enabledTypes.isEmpty else { return nil }
         let pixelRect = PixelRect(covering: rectOfInterest.intersection(.unit), in: frame.size)
         guard pixelRect.width > 0, pixelRect.height > 0 else { return nil }
-        return PassImage(plane: frame.luma.cropped(to: pixelRect), scaleX: 1, scaleY: 1,
-                         originX: Double(pixelRect.x), originY: Double(pixelRect.y))
+        return PassImage(
+            plane: frame.luma.cropped(to: pixelRect), scaleX: 1, scaleY: 1,
+            originX: Double(pixelRect.x), originY: Double(pixelRect.y))
     }
 
     /// Finds codes in `frame` within `rectOfInterest` (normalized device coordinates): the objects of
@@ -182,7 +194,9 @@ public final class BarcodeDetector: MetadataDetector {
         var extra: [MetadataObject] = []
         var pending = PendingReads()
         // (zxing-cpp reads the ladder: none when it looks for no 2-D format.)
-        let ladder = zxingEnabled.isDisjoint(with: Self.matrixTypes) ? [] : matrixLadderExponents(width: base.plane.width, height: base.plane.height)
+        let ladder =
+            zxingEnabled.isDisjoint(with: Self.matrixTypes)
+            ? [] : matrixLadderExponents(width: base.plane.width, height: base.plane.height)
         for pass in effectivePasses {
             // The downscaled pass ends with the ladder for 2-D codes, each level made when it is read.
             let images = passImages(pass, base: base)
@@ -192,13 +206,16 @@ public final class BarcodeDetector: MetadataDetector {
                 if index < images.count {
                     image = images[index]
                 } else {
-                    guard let made = matrixLadderImage(exponent: ladder[index - images.count], base: base) else { continue }
+                    guard let made = matrixLadderImage(exponent: ladder[index - images.count], base: base) else {
+                        continue
+                    }
                     image = made
                 }
                 // An upscaled copy needs no denser scan lines than the frame itself: keep zbar's cost ≈ 2×, not 4×.
                 // (The binarised upscaled-thresholded image is scanned on every line: its moiré-broken
                 // finder patterns need them.)
-                let density = pass == .upscaled ? 2 * max(1, configuration.scanDensity) : max(1, configuration.scanDensity)
+                let density =
+                    pass == .upscaled ? 2 * max(1, configuration.scanDensity) : max(1, configuration.scanDensity)
                 var found: [MetadataObject]
                 var engine = BarcodeEngine.zbar
                 let alongside = pass == .plain && !zxingOnly.isEmpty
@@ -206,32 +223,39 @@ public final class BarcodeDetector: MetadataDetector {
                     // Formats zbar cannot read are always looked for on the plain frame: zxing's quick look
                     // (no tryHarder, fixed threshold: ≈ half the cost) when zbar reads the frame, its full
                     // search for every enabled format when zbar reads nothing.
-                    found = try zbarReads(image, pass: pass, base: base, frameSize: frame.size, density: density, matrixOnly: false)
+                    found = try zbarReads(
+                        image, pass: pass, base: base, frameSize: frame.size, density: density, matrixOnly: false)
                     if found.isEmpty {
-                        found = try zxingPassReads(image, pass: pass, base: base, types: zxingEnabled, frameSize: frame.size, density: density)
+                        found = try zxingPassReads(
+                            image, pass: pass, base: base, types: zxingEnabled, frameSize: frame.size, density: density)
                         engine = .zxing
                     } else {
                         extra = try scanZXing(image, types: zxingOnly, frameSize: frame.size, quick: true)
                     }
                 } else if image.matrixOnly {
-                    found = [] // a ladder level is zxing-cpp's alone
+                    found = []  // a ladder level is zxing-cpp's alone
                 } else {
-                    found = try zbarReads(image, pass: pass, base: base, frameSize: frame.size, density: density, matrixOnly: pass.matrixOnly)
+                    found = try zbarReads(
+                        image, pass: pass, base: base, frameSize: frame.size, density: density,
+                        matrixOnly: pass.matrixOnly)
                 }
                 if !alongside && found.isEmpty && !zxingEnabled.isEmpty {
                     // (On a ladder level: 2-D formats only, both polarities, and a PDF417 read again nearby.)
                     let types = image.matrixOnly ? zxingEnabled.intersection(Self.matrixTypes) : zxingTypes(pass)
-                    found = try zxingPassReads(image, pass: pass, base: base, types: types, frameSize: frame.size, density: density,
-                                               bothPolarities: image.matrixOnly)
+                    found = try zxingPassReads(
+                        image, pass: pass, base: base, types: types, frameSize: frame.size, density: density,
+                        bothPolarities: image.matrixOnly)
                     if image.matrixOnly {
-                        found = try confirmLadderPDF417(found, exponent: ladder[index - images.count], base: base, frameSize: frame.size)
+                        found = try confirmLadderPDF417(
+                            found, exponent: ladder[index - images.count], base: base, frameSize: frame.size)
                     }
                     engine = .zxing
                 }
                 found = Self.suppressFragments(found.filter(accept), upceInsideEAN13: configuration.checkUPCEQuietZone)
                 if pass != .plain {
-                    found = try confirm(found, pass: image, base: base, engine: engine, frameSize: frame.size,
-                                        source: pass.rawValue + "/\(index)", pending: &pending)
+                    found = try confirm(
+                        found, pass: image, base: base, engine: engine, frameSize: frame.size,
+                        source: pass.rawValue + "/\(index)", pending: &pending)
                 }
                 if !found.isEmpty || !extra.isEmpty {
                     return BarcodeRead(objects: found + extra, pass: pass, engine: found.isEmpty ? .zxing : engine)
@@ -264,10 +288,14 @@ public final class BarcodeDetector: MetadataDetector {
         var out: [StreamStep] = []
         let zxing = !zxingEnabled.isEmpty
         for pass in effectivePasses {
-            let images = pass == .plain || pass == .inverted ? 1
+            let images =
+                pass == .plain || pass == .inverted
+                ? 1
                 : pass == .deskewed ? Self.deskewDirections : (configuration.tryInverted ? 2 : 1)
             for image in 0..<images {
-                if pass != .plain && !zbarEnabled.isEmpty { out.append(StreamStep(pass: pass, image: image, engine: .zbar)) }
+                if pass != .plain && !zbarEnabled.isEmpty {
+                    out.append(StreamStep(pass: pass, image: image, engine: .zbar))
+                }
                 if zxing { out.append(StreamStep(pass: pass, image: image, engine: .zxing)) }
             }
         }
@@ -323,14 +351,18 @@ public final class BarcodeDetector: MetadataDetector {
         let twins = configuration.tryInverted ? 2 : 1
         let engine: BarcodeEngine = zxingEnabled.isEmpty ? .zbar : .zxing
         var out = steps
-        out.insert(contentsOf: (twins..<(twins * levels)).map { StreamStep(pass: .downscaled, image: $0, engine: engine) },
-                   at: last + 1)
+        out.insert(
+            contentsOf: (twins..<(twins * levels)).map { StreamStep(pass: .downscaled, image: $0, engine: engine) },
+            at: last + 1)
         pyramidStreamSteps[key] = out
         return out
     }
 
     /// Which step list ``streamSteps(width:height:)`` made for a frame with a pyramid on streams.
-    private struct StreamStepsKey: Hashable { var large: Bool; var levels: Int }
+    private struct StreamStepsKey: Hashable {
+        var large: Bool
+        var levels: Int
+    }
     private var pyramidStreamSteps: [StreamStepsKey: [StreamStep]] = [:]
 
     /// The divisors of the `downscaled` pass's levels on a stream frame (or rect of interest) of `width`×`height`
@@ -350,11 +382,16 @@ public final class BarcodeDetector: MetadataDetector {
     /// A 4032×3024 photo: 2, 3, 4, 6, 8 (2016, 1344, 1008, 672, 504 px on the long side).
     func pyramidDivisors(width: Int, height: Int) -> [Int] {
         guard width >= 64, height >= 64 else { return [] }
-        let minimum = configuration.pyramidMinimumSide, long = max(width, height)
+        let minimum = configuration.pyramidMinimumSide
+        let long = max(width, height)
         /// `first` and its halvings while the level halved is at least 64 px each way and the next is long enough.
         func chain(from first: Int) -> [Int] {
-            var out = [first], d = first
-            while width / d >= 64, height / d >= 64, long / d / 2 >= minimum { d *= 2; out.append(d) }
+            var out = [first]
+            var d = first
+            while width / d >= 64, height / d >= 64, long / d / 2 >= minimum {
+                d *= 2
+                out.append(d)
+            }
             return out
         }
         var out = chain(from: 2)
@@ -368,11 +405,15 @@ public final class BarcodeDetector: MetadataDetector {
     /// the long side is at least ``BarcodeConfiguration/matrixLadderMinimumSide``. None for an image whose long
     /// side is under ``BarcodeConfiguration/matrixLadderImageSide``.
     func matrixLadderExponents(width: Int, height: Int) -> [Double] {
-        let n = configuration.matrixLadderSteps, long = max(width, height)
+        let n = configuration.matrixLadderSteps
+        let long = max(width, height)
         guard n > 0, long >= configuration.matrixLadderImageSide else { return [] }
         var out: [Double] = []
         for k in (n + 1)... {
-            guard matrixLadderSize(width: long, height: 1, exponent: Double(k)).width >= max(1, configuration.matrixLadderMinimumSide) else { break }
+            guard
+                matrixLadderSize(width: long, height: 1, exponent: Double(k)).width
+                    >= max(1, configuration.matrixLadderMinimumSide)
+            else { break }
             if k % n != 0 { out.append(Double(k)) }
         }
         return out
@@ -382,13 +423,17 @@ public final class BarcodeDetector: MetadataDetector {
     /// rounded, at least 1.
     func matrixLadderSize(width: Int, height: Int, exponent: Double) -> PixelSize {
         let scale = pow(2, -exponent / Double(max(1, configuration.matrixLadderSteps)))
-        return PixelSize(width: max(1, Int((Double(width) * scale).rounded())), height: max(1, Int((Double(height) * scale).rounded())))
+        return PixelSize(
+            width: max(1, Int((Double(width) * scale).rounded())),
+            height: max(1, Int((Double(height) * scale).rounded())))
     }
 
     /// The sizes of the ladder's levels (``matrixLadderExponents(width:height:)``), largest first. A 2048×1536
     /// still: 861×646, 724×543, 609×457, 431×323, 362×272, 304×228, 215×161, 181×136.
     func matrixLadderSizes(width: Int, height: Int) -> [PixelSize] {
-        matrixLadderExponents(width: width, height: height).map { matrixLadderSize(width: width, height: height, exponent: $0) }
+        matrixLadderExponents(width: width, height: height).map {
+            matrixLadderSize(width: width, height: height, exponent: $0)
+        }
     }
 
     /// Offsets, in ladder steps, of the sizes a PDF417 read on a ladder level is looked for again at
@@ -402,15 +447,20 @@ public final class BarcodeDetector: MetadataDetector {
     /// correction with wrong data: held-out make_photos seed 308's PDF417 ("VRX 3 chSLQb PEeE") read as
     /// "KQ3 chSLQWGWNQCGBJMOSAHK" at 2^(−9/4) of its size, and at no size near it; every right PDF417 read of
     /// the tuning photos read again within half a step. Data Matrix, Aztec and QR reads are kept as read.
-    func confirmLadderPDF417(_ found: [MetadataObject], exponent: Double, base: PassImage,
-                             frameSize: PixelSize) throws -> [MetadataObject] {
+    func confirmLadderPDF417(
+        _ found: [MetadataObject], exponent: Double, base: PassImage,
+        frameSize: PixelSize
+    ) throws -> [MetadataObject] {
         guard found.contains(where: { $0.type == .pdf417 }) else { return found }
         var nearby: [[MetadataObject]?] = Array(repeating: nil, count: Self.ladderPDF417Offsets.count)
         return try found.filter { o in
             guard o.type == .pdf417 else { return true }
             for (i, offset) in Self.ladderPDF417Offsets.enumerated() {
                 if nearby[i] == nil {
-                    guard let level = matrixLadderImage(exponent: exponent + offset, base: base) else { nearby[i] = []; continue }
+                    guard let level = matrixLadderImage(exponent: exponent + offset, base: base) else {
+                        nearby[i] = []
+                        continue
+                    }
                     nearby[i] = try scanZXing(level, types: [.pdf417], frameSize: frameSize, bothPolarities: true)
                 }
                 if nearby[i]!.contains(where: { $0.payload == o.payload }) { return true }
@@ -451,8 +501,10 @@ public final class BarcodeDetector: MetadataDetector {
     lazy var largeFrameStreamSteps: [StreamStep] = streamSteps.flatMap { step -> [StreamStep] in
         if step.pass == .upscaled || step.pass == .upscaledThresholded { return [] }
         guard step.pass == .thresholded, step.engine == .zxing else { return [step] }
-        var linear = step, matrix = step
-        linear.formats = .linear; matrix.formats = .matrix
+        var linear = step
+        var matrix = step
+        linear.formats = .linear
+        matrix.formats = .matrix
         return [linear, matrix]
     }
 
@@ -465,8 +517,10 @@ public final class BarcodeDetector: MetadataDetector {
     /// its own timings) would end after the deadline is put off to its next turn, at most
     /// ``maximumDeferrals`` times in a row, so an expensive step still runs every few turns instead of never.
     /// The step that read the last frame is never put off.
-    public func detectStream(in frame: Frame, rectOfInterest: NormalizedRect = .unit, steps: Int,
-                             deadline: Double? = nil) throws -> [MetadataObject] {
+    public func detectStream(
+        in frame: Frame, rectOfInterest: NormalizedRect = .unit, steps: Int,
+        deadline: Double? = nil
+    ) throws -> [MetadataObject] {
         // Not on streams: following the bars costs each frame with a 1-D code more than the stream's budget
         // allows under load (under the sanitizers the daemon's event rate fell by a sixth); stills only.
         try readStream(in: frame, rectOfInterest: rectOfInterest, steps: steps, deadline: deadline).objects
@@ -488,12 +542,18 @@ public final class BarcodeDetector: MetadataDetector {
     }
 
     /// ``detectStream(in:rectOfInterest:steps:deadline:)``, saying which pass and engine read the codes.
-    public func readStream(in frame: Frame, rectOfInterest: NormalizedRect = .unit, steps: Int,
-                           deadline: Double? = nil) throws -> BarcodeRead {
-        try failingOnZBarErrors { try readStreamChecked(in: frame, rectOfInterest: rectOfInterest, steps: steps, deadline: deadline) }
+    public func readStream(
+        in frame: Frame, rectOfInterest: NormalizedRect = .unit, steps: Int,
+        deadline: Double? = nil
+    ) throws -> BarcodeRead {
+        try failingOnZBarErrors {
+            try readStreamChecked(in: frame, rectOfInterest: rectOfInterest, steps: steps, deadline: deadline)
+        }
     }
 
-    private func readStreamChecked(in frame: Frame, rectOfInterest: NormalizedRect, steps: Int, deadline: Double?) throws -> BarcodeRead {
+    private func readStreamChecked(in frame: Frame, rectOfInterest: NormalizedRect, steps: Int, deadline: Double?)
+        throws -> BarcodeRead
+    {
         var read = try readStreamFrame(in: frame, rectOfInterest: rectOfInterest, steps: steps, deadline: deadline)
         // zxing's reads of the frame, made at most once per set of types however many reads ask.
         var base: PassImage?
@@ -507,7 +567,10 @@ public final class BarcodeDetector: MetadataDetector {
             zxingReads[types] = found
             return found
         }
-        if read.objects.isEmpty { read.pass = nil; read.engine = nil }
+        if read.objects.isEmpty {
+            read.pass = nil
+            read.engine = nil
+        }
         return read
     }
 
@@ -525,8 +588,12 @@ public final class BarcodeDetector: MetadataDetector {
         var boxes: [(frame: Int, box: NormalizedRect)]
         /// On how many of the last ``recentFrames`` frames it was read.
         var recentFrameCount: Int {
-            var count = 0, last = Int.min
-            for b in boxes where b.frame != last { count += 1; last = b.frame }
+            var count = 0
+            var last = Int.min
+            for b in boxes where b.frame != last {
+                count += 1
+                last = b.frame
+            }
             return count
         }
         /// Its last box and, when it was read on an earlier frame within ``recentFrames``, its last box there.
@@ -548,7 +615,9 @@ public final class BarcodeDetector: MetadataDetector {
             bounds = box
             boxes.append((frame, box))
             let long = { (r: NormalizedRect) in max(r.width, r.height) }
-            if long(box) >= BarcodeDetector.fullBoxFraction * long(fullBox) || !BarcodeDetector.touch(fullBox, box) { fullBox = box }
+            if long(box) >= BarcodeDetector.fullBoxFraction * long(fullBox) || !BarcodeDetector.touch(fullBox, box) {
+                fullBox = box
+            }
         }
     }
     /// On streams: the 1-D reads of the last ``recentFrames`` frames.
@@ -612,8 +681,10 @@ public final class BarcodeDetector: MetadataDetector {
     /// zbar reads a blurred EAN-13's left half as other digits on about as many frames as the right ones (a
     /// panning clip at 1.2 px blur: 4 frames against 5), where neither majority nor recency can tell them apart.
     /// zxing is asked only on frames with such a rival.
-    func checkAgainstRecentFrames(_ objects: [MetadataObject],
-                                  zxing: (Set<MetadataObjectType>) throws -> [MetadataObject]) rethrows -> [MetadataObject] {
+    func checkAgainstRecentFrames(
+        _ objects: [MetadataObject],
+        zxing: (Set<MetadataObjectType>) throws -> [MetadataObject]
+    ) rethrows -> [MetadataObject] {
         guard configuration.resolveConflictingReads else { return objects }
         let now = streamFrames
         recentReads.removeAll { now - $0.lastFrame > Self.recentFrames }
@@ -621,8 +692,13 @@ public final class BarcodeDetector: MetadataDetector {
         // Record this frame's reads first, so two readings on one frame count alike.
         var entries: [Int?] = []
         for o in objects {
-            guard o.type.isLinear, let payload = o.payload else { entries.append(nil); continue }
-            if let i = recentReads.firstIndex(where: { $0.type == o.type && $0.payload == payload && Self.sameSymbol($0.bounds, o.bounds) }) {
+            guard o.type.isLinear, let payload = o.payload else {
+                entries.append(nil)
+                continue
+            }
+            if let i = recentReads.firstIndex(where: {
+                $0.type == o.type && $0.payload == payload && Self.sameSymbol($0.bounds, o.bounds)
+            }) {
                 if recentReads[i].lastFrame != now {
                     recentReads[i].frames += 1
                     recentReads[i].lastFrame = now
@@ -634,21 +710,30 @@ public final class BarcodeDetector: MetadataDetector {
                     recentReads.removeFirst()
                     entries = entries.map { $0.map { $0 - 1 } }
                 }
-                recentReads.append(RecentRead(type: o.type, payload: payload, bounds: o.bounds, lastFrame: now, frames: 1,
-                                              boxes: [(now, o.bounds)], fullBox: o.bounds))
+                recentReads.append(
+                    RecentRead(
+                        type: o.type, payload: payload, bounds: o.bounds, lastFrame: now, frames: 1,
+                        boxes: [(now, o.bounds)], fullBox: o.bounds))
                 entries.append(recentReads.count - 1)
             }
         }
         var out: [MetadataObject] = []
         for (o, entry) in zip(objects, entries) {
-            guard let entry, entry >= 0 else { out.append(o); continue }
+            guard let entry, entry >= 0 else {
+                out.append(o)
+                continue
+            }
             let mine = recentReads[entry]
             let held = recentReads.contains { r in
                 guard r.payload != mine.payload, Self.sameKind(r.type, mine.type) else { return false }
                 if r.frames >= 2 && mine.frames < 2 && Self.sameSymbol(r.bounds, o.bounds) { return true }
                 // A UPC-E on an EAN-13's place is its left half (the UPC-E check's case on a frame where only
                 // the outer end's lines read): held back while the EAN-13 is remembered.
-                if mine.type == .upce && r.type == .ean13 && Self.touch(r.place.widened(by: Self.extentMargin), o.bounds) { return true }
+                if mine.type == .upce && r.type == .ean13
+                    && Self.touch(r.place.widened(by: Self.extentMargin), o.bounds)
+                {
+                    return true
+                }
                 let count = r.recentFrameCount
                 return count >= 2 && count > mine.recentFrameCount && now - r.lastFrame <= Self.rivalRecency
                     && r.lastTwoBoxes.contains { Self.touch($0.widened(by: Self.extentMargin), o.bounds) }
@@ -665,15 +750,19 @@ public final class BarcodeDetector: MetadataDetector {
                 if !rivals.isEmpty {
                     let types = Set([o.type] + rivals.map(\.type)).filter { ZXingReader.types.contains($0) }
                     let verdict = try zxing(types).filter { Self.sameSymbol($0.bounds, o.bounds) }
-                    if !verdict.isEmpty && !verdict.contains(where: { $0.type == o.type && $0.payload == mine.payload }) {
+                    if !verdict.isEmpty && !verdict.contains(where: { $0.type == o.type && $0.payload == mine.payload })
+                    {
                         confirmations["zxing disagrees across frames", default: 0] += 1
                         continue
                     }
                     // zxing reads nothing there: reported only when read on more recent frames than every rival
                     // on its own symbol (a code beside another of its kind is no rival for this).
-                    if verdict.isEmpty && rivals.contains(where: {
-                        $0.recentFrameCount >= mine.recentFrameCount && Self.touch($0.place.widened(by: Self.extentMargin), o.bounds)
-                    }) {
+                    if verdict.isEmpty
+                        && rivals.contains(where: {
+                            $0.recentFrameCount >= mine.recentFrameCount
+                                && Self.touch($0.place.widened(by: Self.extentMargin), o.bounds)
+                        })
+                    {
                         confirmations["tie across frames", default: 0] += 1
                         continue
                     }
@@ -684,16 +773,21 @@ public final class BarcodeDetector: MetadataDetector {
         return out
     }
 
-    private func readStreamFrame(in frame: Frame, rectOfInterest: NormalizedRect, steps: Int,
-                                 deadline: Double?) throws -> BarcodeRead {
-        streaming = true; streamFrames += 1
+    private func readStreamFrame(
+        in frame: Frame, rectOfInterest: NormalizedRect, steps: Int,
+        deadline: Double?
+    ) throws -> BarcodeRead {
+        streaming = true
+        streamFrames += 1
         guard let base = startFrame(frame, rectOfInterest: rectOfInterest) else { return BarcodeRead() }
         let density = streamDensity(for: frame.size)
         var plain: [MetadataObject] = []
         if !zbarEnabled.isEmpty {
-            plain = Self.suppressFragments(try zbarReads(base, pass: .plain, base: base, frameSize: frame.size,
-                                                         density: density, matrixOnly: false),
-                                           upceInsideEAN13: configuration.checkUPCEQuietZone)
+            plain = Self.suppressFragments(
+                try zbarReads(
+                    base, pass: .plain, base: base, frameSize: frame.size,
+                    density: density, matrixOnly: false),
+                upceInsideEAN13: configuration.checkUPCEQuietZone)
         }
         let looked = try streamQRLook(base, frameSize: frame.size, after: plain)
         if !plain.isEmpty || !looked.isEmpty {
@@ -717,7 +811,8 @@ public final class BarcodeDetector: MetadataDetector {
         stickyStep = nil
         for step in queue {
             if let deadline, step != sticky, let cost = stepCosts[step], monotonicSeconds() + cost > deadline,
-               deferrals[step, default: 0] < Self.maximumDeferrals {
+                deferrals[step, default: 0] < Self.maximumDeferrals
+            {
                 deferrals[step, default: 0] += 1
                 deferredSteps += 1
                 continue
@@ -744,7 +839,8 @@ public final class BarcodeDetector: MetadataDetector {
                 }
                 guard let plan = deskew else { continue }
                 guard step.image < plan.degrees.count,
-                      let turned = plan.base.turned(by: -plan.degrees[step.image], border: plan.border) else { continue }
+                    let turned = plan.base.turned(by: -plan.degrees[step.image], border: plan.border)
+                else { continue }
                 image = turned
             } else if step.pass == .downscaled {
                 // Only the level this step reads (pixel-averaged from the frame), and its inverted twin only
@@ -754,8 +850,12 @@ public final class BarcodeDetector: MetadataDetector {
                 guard step.image < twins * divisors.count else { continue }
                 let divisor = divisors[step.image / twins]
                 levelDivisor = divisor
-                guard let level = levels[divisor] ?? base.resized(width: base.plane.width / divisor,
-                                                                  height: base.plane.height / divisor, interpolation: 0) else { continue }
+                guard
+                    let level = levels[divisor]
+                        ?? base.resized(
+                            width: base.plane.width / divisor,
+                            height: base.plane.height / divisor, interpolation: 0)
+                else { continue }
                 levels[divisor] = level
                 image = step.image % twins == 1 ? level.inverted() : level
             } else {
@@ -768,22 +868,26 @@ public final class BarcodeDetector: MetadataDetector {
             if step.engine == .zbar {
                 // (A level below half size keeps the half-size image's lines in frame pixels.)
                 let lines = zbarStepDensity(step.pass, density: density, large: large)
-                found = try zbarReads(image, pass: step.pass, base: base, frameSize: frame.size,
-                                      density: levelDivisor > 2 ? max(1, lines * 2 / levelDivisor) : lines,
-                                      matrixOnly: step.pass.matrixOnly)
+                found = try zbarReads(
+                    image, pass: step.pass, base: base, frameSize: frame.size,
+                    density: levelDivisor > 2 ? max(1, lines * 2 / levelDivisor) : lines,
+                    matrixOnly: step.pass.matrixOnly)
             } else {
                 // zbar's spacing for this image as the checks that re-read with zbar expect it (`large` not applied:
                 // those checks scan the frame, not this step's image).
-                found = try zxingPassReads(image, pass: step.pass, base: base, types: zxingTypes(step), frameSize: frame.size,
-                                           density: zbarStepDensity(step.pass, density: density, large: false))
+                found = try zxingPassReads(
+                    image, pass: step.pass, base: base, types: zxingTypes(step), frameSize: frame.size,
+                    density: zbarStepDensity(step.pass, density: density, large: false))
             }
             found = Self.suppressFragments(found.filter(accept), upceInsideEAN13: configuration.checkUPCEQuietZone)
             if step.pass != .plain {
                 // On a stream the second sighting may come from another step on a later frame: a candidate
                 // is remembered for ``streamConfirmationFrames`` frames.
                 streamPending.forget(olderThan: streamFrames - Self.streamConfirmationFrames)
-                found = try confirm(found, pass: image, base: base, engine: step.engine, frameSize: frame.size,
-                                    source: "\(step.pass.rawValue)/\(step.image)/\(step.engine)", pending: &streamPending, stamp: streamFrames)
+                found = try confirm(
+                    found, pass: image, base: base, engine: step.engine, frameSize: frame.size,
+                    source: "\(step.pass.rawValue)/\(step.image)/\(step.engine)", pending: &streamPending,
+                    stamp: streamFrames)
             }
             if !found.isEmpty {
                 stickyStep = step
@@ -800,15 +904,22 @@ public final class BarcodeDetector: MetadataDetector {
     /// they number at least a fifth of their length in pixels (qrdec.c, `qr_finder_cluster_lines`): lines 5 or
     /// more pixels apart never find a QR code, whatever its size, and 3–4 apart lose blurred ones. Geometry is
     /// relative to the whole frame.
-    func streamQRLook(_ base: PassImage, frameSize: PixelSize, after plain: [MetadataObject]) throws -> [MetadataObject] {
+    func streamQRLook(_ base: PassImage, frameSize: PixelSize, after plain: [MetadataObject]) throws -> [MetadataObject]
+    {
         guard let lines = configuration.streamQRLookLines, lines > 0, enabledTypes.contains(.qr),
-              !plain.contains(where: { $0.type == .qr }) else { return [] }
+            !plain.contains(where: { $0.type == .qr })
+        else { return [] }
         var image = base
-        let width = base.plane.width, height = base.plane.height, short = min(width, height)
+        let width = base.plane.width
+        let height = base.plane.height
+        let short = min(width, height)
         if short > lines {
             let scale = Double(lines) / Double(short)
-            guard let level = base.resized(width: max(1, Int((Double(width) * scale).rounded())),
-                                           height: max(1, Int((Double(height) * scale).rounded())), interpolation: 0) else { return [] }
+            guard
+                let level = base.resized(
+                    width: max(1, Int((Double(width) * scale).rounded())),
+                    height: max(1, Int((Double(height) * scale).rounded())), interpolation: 0)
+            else { return [] }
             image = level
         }
         if zxingEnabled.contains(.qr) {
@@ -818,7 +929,10 @@ public final class BarcodeDetector: MetadataDetector {
     }
 
     /// A pass image a stream frame has made, for another step on the same frame.
-    private struct StreamImageKey: Hashable { var pass: ReaderPass; var image: Int }
+    private struct StreamImageKey: Hashable {
+        var pass: ReaderPass
+        var image: Int
+    }
 
     /// The images a pass looks at: the pass itself (for `downscaled` on still images, each level of its pyramid)
     /// and, for extra passes, each one's inverted twin after it.
@@ -838,8 +952,11 @@ public final class BarcodeDetector: MetadataDetector {
             var levels: [Int: PassImage] = [:]
             for d in streaming ? Array(divisors.prefix(1)) : divisors {
                 let (parent, by) = d == 2 || d == 3 ? (base, d) : (levels[d / 2], 2)
-                guard let parent, let level = parent.resized(width: parent.plane.width / by, height: parent.plane.height / by,
-                                                             interpolation: 0) else { continue }
+                guard let parent,
+                    let level = parent.resized(
+                        width: parent.plane.width / by, height: parent.plane.height / by,
+                        interpolation: 0)
+                else { continue }
                 levels[d] = level
                 images.append(level)
             }
@@ -894,14 +1011,18 @@ public final class BarcodeDetector: MetadataDetector {
             // screen's faint pixel-grid moiré on the light side instead of turning it into module-sized dots.
             guard var u = upscaledImage(base) else { return nil }
             let block = min(101, max(15, (max(u.plane.width, u.plane.height) / 40) | 1))
-            guard let t = ImageOps.thresholded(u.plane, block: block, c: Self.upscaledThresholdBias, inverted: inverted) else { return nil }
+            guard let t = ImageOps.thresholded(u.plane, block: block, c: Self.upscaledThresholdBias, inverted: inverted)
+            else { return nil }
             u.plane = t
             return u
         }
         // On a large still: the half-size image (``BarcodeConfiguration/largeStillSide``).
         var source = base
         if !streaming, max(p.width, p.height) > configuration.largeStillSide,
-           let d = base.resized(width: p.width / 2, height: p.height / 2, interpolation: 0) { source = d }
+            let d = base.resized(width: p.width / 2, height: p.height / 2, interpolation: 0)
+        {
+            source = d
+        }
         var block = max(source.plane.width, source.plane.height) / 24
         block = min(101, max(15, block | 1))
         guard let t = ImageOps.thresholded(source.plane, block: block, c: 2, inverted: inverted) else { return nil }
@@ -933,14 +1054,17 @@ public final class BarcodeDetector: MetadataDetector {
     /// Finding the directions costs more than a turn (6 and 4 ms at 1280×720 on this machine), so a stream
     /// step turns only the image it reads, and reuses directions found on a recent frame (``deskewMemoryFrames``).
     /// With `degrees`, those directions are used instead of being looked for.
-    func deskewPlan(_ base: PassImage, degrees known: [Double]? = nil) -> (base: PassImage, degrees: [Double], border: UInt8) {
+    func deskewPlan(_ base: PassImage, degrees known: [Double]? = nil) -> (
+        base: PassImage, degrees: [Double], border: UInt8
+    ) {
         var base = base
         // A large photo is turned at most ``deskewMaximumSide`` pixels on its long side (area-averaged first):
         // a 12-megapixel frame turned by 45° would be 25 megapixels per direction.
         let long = max(base.plane.width, base.plane.height)
         if long > Self.deskewMaximumSide {
             let k = Double(Self.deskewMaximumSide) / Double(long)
-            let w = max(1, Int(Double(base.plane.width) * k)), h = max(1, Int(Double(base.plane.height) * k))
+            let w = max(1, Int(Double(base.plane.width) * k))
+            let h = max(1, Int(Double(base.plane.height) * k))
             guard let small = base.resized(width: w, height: h, interpolation: 0) else { return (base, [], 0) }
             base = small
         }
@@ -961,16 +1085,20 @@ public final class BarcodeDetector: MetadataDetector {
     /// zbar's reads of one pass image, after the filters (``accept(_:)``), the check against the deskewed pass
     /// (``checkAgainstDeskewed(_:pass:base:frameSize:density:)``) and the conflict and small-retail checks
     /// (``checkRetailReads(_:image:frameSize:)``), in that order.
-    func zbarReads(_ image: PassImage, pass: ReaderPass, base: PassImage, frameSize: PixelSize, density: Int,
-                   matrixOnly: Bool) throws -> [MetadataObject] {
+    func zbarReads(
+        _ image: PassImage, pass: ReaderPass, base: PassImage, frameSize: PixelSize, density: Int,
+        matrixOnly: Bool
+    ) throws -> [MetadataObject] {
         var found = scanZBar(image, frameSize: frameSize, density: density, matrixOnly: matrixOnly)
         if streaming, pass == .plain, density > 1 {
             found = found.map { o in denseReread(o, on: image, density: density, frameSize: frameSize) ?? o }
         }
         found = found.filter(accept)
-        return try checkRetailReads(checkAgainstDeskewed(found, pass: pass, base: base, frameSize: frameSize,
-                                                         density: Self.frameDensity(pass, density)),
-                                    image: image, frameSize: frameSize)
+        return try checkRetailReads(
+            checkAgainstDeskewed(
+                found, pass: pass, base: base, frameSize: frameSize,
+                density: Self.frameDensity(pass, density)),
+            image: image, frameSize: frameSize)
     }
 
     /// On a stream frame's plain pass, whose lines are `density` pixels apart: a 1-D read on fewer lines than
@@ -987,16 +1115,31 @@ public final class BarcodeDetector: MetadataDetector {
         var lowered = o
         lowered.quality = configuration.minimumLinearQuality
         guard accept(lowered) else { return nil }  // the length and check-digit rules hold whatever the lines
-        let center = image.fromFrame((o.bounds.x + o.bounds.width / 2) * Double(frameSize.width),
-                                     (o.bounds.y + o.bounds.height / 2) * Double(frameSize.height))
-        let span = Self.denseRereadSpan * density, W = image.plane.width, H = image.plane.height
-        let y0 = max(0, Int(center.1) - span), y1 = min(H, Int(center.1) + span + 1)
-        let x0 = max(0, Int(center.0) - span), x1 = min(W, Int(center.0) + span + 1)
+        let center = image.fromFrame(
+            (o.bounds.x + o.bounds.width / 2) * Double(frameSize.width),
+            (o.bounds.y + o.bounds.height / 2) * Double(frameSize.height))
+        let span = Self.denseRereadSpan * density
+        let planeWidth = image.plane.width
+        let planeHeight = image.plane.height
+        let y0 = max(0, Int(center.1) - span)
+        let y1 = min(planeHeight, Int(center.1) + span + 1)
+        let x0 = max(0, Int(center.0) - span)
+        let x1 = min(planeWidth, Int(center.0) + span + 1)
         var reads: [MetadataObject] = []
-        if y1 - y0 > 2 { reads += scanZBar(image.cropped(to: PixelRect(x: 0, y: y0, width: W, height: y1 - y0)), frameSize: frameSize, density: 1, matrixOnly: false) }
-        if x1 - x0 > 2 { reads += scanZBar(image.cropped(to: PixelRect(x: x0, y: 0, width: x1 - x0, height: H)), frameSize: frameSize, density: 1, matrixOnly: false) }
-        guard let dense = reads.filter({ $0.type == o.type && $0.payload == o.payload && accept($0) })
-            .max(by: { ($0.quality ?? 0) < ($1.quality ?? 0) }) else { return nil }
+        if y1 - y0 > 2 {
+            reads += scanZBar(
+                image.cropped(to: PixelRect(x: 0, y: y0, width: planeWidth, height: y1 - y0)), frameSize: frameSize,
+                density: 1, matrixOnly: false)
+        }
+        if x1 - x0 > 2 {
+            reads += scanZBar(
+                image.cropped(to: PixelRect(x: x0, y: 0, width: x1 - x0, height: planeHeight)), frameSize: frameSize,
+                density: 1, matrixOnly: false)
+        }
+        guard
+            let dense = reads.filter({ $0.type == o.type && $0.payload == o.payload && accept($0) })
+                .max(by: { ($0.quality ?? 0) < ($1.quality ?? 0) })
+        else { return nil }
         confirmations["dense re-read", default: 0] += 1
         return dense
     }
@@ -1008,10 +1151,15 @@ public final class BarcodeDetector: MetadataDetector {
     /// the filters (``accept(_:)``) and the check against the deskewed pass (zxing too reads part of a tilted
     /// Interleaved 2 of 5, on the downscaled image of a stream frame). `density` is zbar's for `pass`;
     /// `bothPolarities` as in ``ZXingReader/read(_:types:quick:bothPolarities:)``.
-    func zxingPassReads(_ image: PassImage, pass: ReaderPass, base: PassImage, types: Set<MetadataObjectType>,
-                        frameSize: PixelSize, density: Int, bothPolarities: Bool = false) throws -> [MetadataObject] {
-        let found = dropConflicts(try scanZXing(image, types: types, frameSize: frameSize, bothPolarities: bothPolarities)).filter(accept)
-        return checkAgainstDeskewed(found, pass: pass, base: base, frameSize: frameSize, density: Self.frameDensity(pass, density))
+    func zxingPassReads(
+        _ image: PassImage, pass: ReaderPass, base: PassImage, types: Set<MetadataObjectType>,
+        frameSize: PixelSize, density: Int, bothPolarities: Bool = false
+    ) throws -> [MetadataObject] {
+        let found = dropConflicts(
+            try scanZXing(image, types: types, frameSize: frameSize, bothPolarities: bothPolarities)
+        ).filter(accept)
+        return checkAgainstDeskewed(
+            found, pass: pass, base: base, frameSize: frameSize, density: Self.frameDensity(pass, density))
     }
 
     /// zbar's scan-line spacing for frame-scale images given `density` for `pass` (the upscaled image is
@@ -1033,23 +1181,36 @@ public final class BarcodeDetector: MetadataDetector {
     /// one; with the same payload, a shorter one or nothing there, this one stands. Reads of any pass but the
     /// deskewed one; zbar's before its conflict and small-retail checks, so zxing's verdict there has the last
     /// word. Costs one orientation estimate and up to two turned zbar scans, on frames with such a read only.
-    func checkAgainstDeskewed(_ found: [MetadataObject], pass: ReaderPass, base: PassImage, frameSize: PixelSize,
-                              density: Int) -> [MetadataObject] {
+    func checkAgainstDeskewed(
+        _ found: [MetadataObject], pass: ReaderPass, base: PassImage, frameSize: PixelSize,
+        density: Int
+    ) -> [MetadataObject] {
         guard pass != .deskewed, configuration.passes.contains(.deskewed), configuration.extraPasses,
-              found.contains(where: { $0.type.isLinear && ($0.quality ?? Int.max) < Self.deskewCheckBelowQuality }) else { return found }
+            found.contains(where: { $0.type.isLinear && ($0.quality ?? Int.max) < Self.deskewCheckBelowQuality })
+        else { return found }
         let reads = deskewedImages(base).flatMap {
             scanZBar($0, frameSize: frameSize, density: density, matrixOnly: false).filter(accept)
         }.filter { ($0.quality ?? 0) >= Self.transformedQualityMargin }
         var out: [MetadataObject] = []
         for o in found {
-            guard o.type.isLinear, (o.quality ?? Int.max) < Self.deskewCheckBelowQuality else { out.append(o); continue }
-            let there = reads.filter {
-                $0.type.family == o.type.family && Self.touch($0.bounds, o.bounds) && ($0.payload?.count ?? 0) > (o.payload?.count ?? 0)
+            guard o.type.isLinear, (o.quality ?? Int.max) < Self.deskewCheckBelowQuality else {
+                out.append(o)
+                continue
             }
-            if there.isEmpty { out.append(o); continue }
+            let there = reads.filter {
+                $0.type.family == o.type.family && Self.touch($0.bounds, o.bounds)
+                    && ($0.payload?.count ?? 0) > (o.payload?.count ?? 0)
+            }
+            if there.isEmpty {
+                out.append(o)
+                continue
+            }
             confirmations["deskewed replaced", default: 0] += 1
             if let best = there.max(by: { ($0.quality ?? 0) < ($1.quality ?? 0) }),
-               !out.contains(where: { $0.type == best.type && $0.payload == best.payload }) { out.append(best) }
+                !out.contains(where: { $0.type == best.type && $0.payload == best.payload })
+            {
+                out.append(best)
+            }
         }
         return out
     }
@@ -1068,7 +1229,9 @@ public final class BarcodeDetector: MetadataDetector {
             if payload.count < configuration.minimumCodabarLength { return false }
         default: break
         }
-        if o.type.isLinear, configuration.minimumLinearQuality > 0, let q = o.quality, q < configuration.minimumLinearQuality {
+        if o.type.isLinear, configuration.minimumLinearQuality > 0, let q = o.quality,
+            q < configuration.minimumLinearQuality
+        {
             return false
         }
         return true
@@ -1088,7 +1251,8 @@ public final class BarcodeDetector: MetadataDetector {
 
     /// The types zxing-cpp looks for on `pass`.
     func zxingTypes(_ pass: ReaderPass) -> Set<MetadataObjectType> {
-        pass.matrixOnly ? zxingEnabled.intersection(Self.matrixTypes)
+        pass.matrixOnly
+            ? zxingEnabled.intersection(Self.matrixTypes)
             : pass.linearOnly ? zxingEnabled.filter(\.isLinear) : zxingEnabled
     }
 
@@ -1119,8 +1283,11 @@ public final class BarcodeDetector: MetadataDetector {
     func scanZBar(_ pass: PassImage, frameSize: PixelSize, density: Int, matrixOnly: Bool) -> [MetadataObject] {
         guard !zbarEnabled.isEmpty, !matrixOnly || zbarEnabled.contains(.qr) else { return [] }
         let density = streaming ? density : stillDensity(density, for: pass)
-        guard let scanner = matrixOnly ? Self.makeQRScanner(density: density)
-                : Self.makeScanner(zbarEnabled, configuration: configuration, density: density) else {
+        guard
+            let scanner = matrixOnly
+                ? Self.makeQRScanner(density: density)
+                : Self.makeScanner(zbarEnabled, configuration: configuration, density: density)
+        else {
             zbarFailure = "cannot allocate an image scanner (out of memory)"
             return []
         }
@@ -1153,31 +1320,43 @@ public final class BarcodeDetector: MetadataDetector {
     private func makeObject(_ s: OpaquePointer, pass: PassImage, frameSize: PixelSize) -> MetadataObject? {
         let length = Int(zbar_symbol_get_data_length(s))
         guard let raw = zbar_symbol_get_data(s) else { return nil }
-        let bytes = raw.withMemoryRebound(to: UInt8.self, capacity: length) { Array(UnsafeBufferPointer(start: $0, count: length)) }
-        guard let type = Symbologies.type(zbar: zbar_symbol_get_type(s), bytes: bytes, enabled: zbarEnabled) else { return nil }
+        let bytes = raw.withMemoryRebound(to: UInt8.self, capacity: length) {
+            Array(UnsafeBufferPointer(start: $0, count: length))
+        }
+        guard let type = Symbologies.type(zbar: zbar_symbol_get_type(s), bytes: bytes, enabled: zbarEnabled) else {
+            return nil
+        }
 
         let count = Int(zbar_symbol_get_loc_size(s))
         var points: [(Double, Double)] = []
         for i in 0..<count {
             points.append((Double(zbar_symbol_get_loc_x(s, UInt32(i))), Double(zbar_symbol_get_loc_y(s, UInt32(i)))))
         }
-        let W = Double(frameSize.width), H = Double(frameSize.height)
+        let frameWidth = Double(frameSize.width)
+        let frameHeight = Double(frameSize.height)
         func normalized(_ p: (Double, Double)) -> NormalizedPoint {
             let f = pass.toFrame(p.0, p.1)
-            return NormalizedPoint(x: f.0 / W, y: f.1 / H)
+            return NormalizedPoint(x: f.0 / frameWidth, y: f.1 / frameHeight)
         }
         let orientation = zbar_symbol_get_orientation(s)
-        if type == .upce, configuration.checkUPCEQuietZone, let direction = RetailQuietZone.direction(zbarOrientation: Int(orientation.rawValue)),
-           RetailQuietZone.insideLongerSymbol(on: pass.plane, ends: points, direction: direction, edgeCounts: streaming) {
+        if type == .upce, configuration.checkUPCEQuietZone,
+            let direction = RetailQuietZone.direction(zbarOrientation: Int(orientation.rawValue)),
+            RetailQuietZone.insideLongerSymbol(
+                on: pass.plane, ends: points, direction: direction, edgeCounts: streaming)
+        {
             confirmations["UPC-E inside a longer symbol", default: 0] += 1
             return nil
         }
         var corners: [NormalizedPoint]
         if type.isLinear || count != 4 {
             // 1-D: the box spanned by the scan-line crossings, at least one (pass) pixel thick.
-            let xs = points.map(\.0), ys = points.map(\.1)
-            let x0 = xs.min() ?? 0, x1 = (xs.max() ?? 0) + 1, y0 = ys.min() ?? 0, y1 = (ys.max() ?? 0) + 1
-            let box = [(x0, y0), (x1, y0), (x1, y1), (x0, y1)] // TL TR BR BL as displayed
+            let xs = points.map(\.0)
+            let ys = points.map(\.1)
+            let x0 = xs.min() ?? 0
+            let x1 = (xs.max() ?? 0) + 1
+            let y0 = ys.min() ?? 0
+            let y1 = (ys.max() ?? 0) + 1
+            let box = [(x0, y0), (x1, y0), (x1, y1), (x0, y1)]  // TL TR BR BL as displayed
             let shift: Int
             switch orientation {
             case ZBAR_ORIENT_RIGHT: shift = 1
@@ -1195,12 +1374,15 @@ public final class BarcodeDetector: MetadataDetector {
         var segments = [TextDecoding.Segment(offset: 0, eci: nil, fromMode: false)]
         var isGS1 = zbar_symbol_get_modifiers(s) & (1 << ZBAR_MOD_GS1.rawValue) != 0
         if let refined = refine(type: type, bytes: bytes, points: points, pass: pass) {
-            payload = refined.bytes; segments = refined.segments; isGS1 = isGS1 || refined.isGS1
+            payload = refined.bytes
+            segments = refined.segments
+            isGS1 = isGS1 || refined.isGS1
         }
         let (text, encoding) = decodeText(&payload, type: type, segments: segments)
-        return MetadataObject(type: type, bounds: NormalizedRect(boundingPoints: corners), corners: corners,
-                              stringValue: text, payload: payload, quality: Int(zbar_symbol_get_quality(s)),
-                              textEncoding: encoding, isGS1: isGS1)
+        return MetadataObject(
+            type: type, bounds: NormalizedRect(boundingPoints: corners), corners: corners,
+            stringValue: text, payload: payload, quality: Int(zbar_symbol_get_quality(s)),
+            textEncoding: encoding, isGS1: isGS1)
     }
 
     // MARK: confirming transformed reads
@@ -1208,7 +1390,10 @@ public final class BarcodeDetector: MetadataDetector {
     /// Linear reads from transformed pass images that nothing has confirmed yet, by type and payload, with
     /// where they were read (a pass image on a still image, a frame on a stream).
     struct PendingReads {
-        struct Key: Hashable { var type: MetadataObjectType; var payload: [UInt8] }
+        struct Key: Hashable {
+            var type: MetadataObjectType
+            var payload: [UInt8]
+        }
         var sources: [Key: (source: String, stamp: Int)] = [:]
         mutating func forget(olderThan stamp: Int) { sources = sources.filter { $0.value.stamp >= stamp } }
     }
@@ -1238,7 +1423,8 @@ public final class BarcodeDetector: MetadataDetector {
     /// tilted PDF417 symbol (never-seen seed 9595), and holding zxing's back lost no read on any set
     /// (docs/reader.md, "DataBar Expanded from zxing's transformed passes").
     static func needsConfirming(_ type: MetadataObjectType, engine: BarcodeEngine) -> Bool {
-        retailModules[type] != nil || (type.isLinear && (engine != .zxing || [.codabar, .gs1DataBarExpanded].contains(type)))
+        retailModules[type] != nil
+            || (type.isLinear && (engine != .zxing || [.codabar, .gs1DataBarExpanded].contains(type)))
     }
 
     /// Keeps the reads of a transformed pass image that are trustworthy: 2-D codes, zxing's non-retail linear
@@ -1258,12 +1444,19 @@ public final class BarcodeDetector: MetadataDetector {
     /// the same way, so agreement and scan lines are weak evidence there, and the other reading shows the
     /// symbol is ambiguous).
     /// An unconfirmed read is remembered in `pending` and dropped.
-    func confirm(_ found: [MetadataObject], pass: PassImage, base: PassImage, engine: BarcodeEngine, frameSize: PixelSize,
-                 source: String, pending: inout PendingReads, stamp: Int = 0) throws -> [MetadataObject] {
-        guard configuration.confirmTransformedLinearReads, found.contains(where: { Self.needsConfirming($0.type, engine: engine) }) else { return found }
+    func confirm(
+        _ found: [MetadataObject], pass: PassImage, base: PassImage, engine: BarcodeEngine, frameSize: PixelSize,
+        source: String, pending: inout PendingReads, stamp: Int = 0
+    ) throws -> [MetadataObject] {
+        guard configuration.confirmTransformedLinearReads,
+            found.contains(where: { Self.needsConfirming($0.type, engine: engine) })
+        else { return found }
         var out: [MetadataObject] = []
         for o in found {
-            guard Self.needsConfirming(o.type, engine: engine), let payload = o.payload else { out.append(o); continue }
+            guard Self.needsConfirming(o.type, engine: engine), let payload = o.payload else {
+                out.append(o)
+                continue
+            }
             let key = PendingReads.Key(type: o.type, payload: payload)
             var how: String?
             // The cheap evidence first, then the re-reads.
@@ -1272,15 +1465,24 @@ public final class BarcodeDetector: MetadataDetector {
             // check digit on 4 lines of the ¼ level's inverted twin, where its modules are 1.3 px, and on no
             // other image.
             let smallLevelRetail = !streaming && Self.retailModules[o.type] != nil && pass.framePixelsPerPixel > 2.01
-            if streaming, let seen = pending.sources[key], seen.source != source { how = "second pass" }
-            else if !smallLevelRetail, let q = o.quality, q >= Self.transformedQualityMargin { how = "quality" }
-            else if engine == .zbar, try readsSame(o, on: pass, frameSize: frameSize, engine: .zxing) { how = "other engine" }
-            else if engine == .zxing, try readsSame(o, on: pass, frameSize: frameSize, engine: .zbar) { how = "other engine" }
-            else if try readsSame(o, on: base, frameSize: frameSize, engine: .zxing) { how = "plain zxing" }
-            else if try readsSame(o, on: base, frameSize: frameSize, engine: .zbar) { how = "plain zbar" }
+            if streaming, let seen = pending.sources[key], seen.source != source {
+                how = "second pass"
+            } else if !smallLevelRetail, let q = o.quality, q >= Self.transformedQualityMargin {
+                how = "quality"
+            } else if engine == .zbar, try readsSame(o, on: pass, frameSize: frameSize, engine: .zxing) {
+                how = "other engine"
+            } else if engine == .zxing, try readsSame(o, on: pass, frameSize: frameSize, engine: .zbar) {
+                how = "other engine"
+            } else if try readsSame(o, on: base, frameSize: frameSize, engine: .zxing) {
+                how = "plain zxing"
+            } else if try readsSame(o, on: base, frameSize: frameSize, engine: .zbar) {
+                how = "plain zbar"
+            }
             // (Not for the inverted frame: it loses nothing, so its reads stand as plain-pass reads do.)
-            if how == "second pass" || how == "quality", Self.retailModules[o.type] != nil, !source.hasPrefix("inverted/"),
-               try conflictsElsewhere(o, base: base, source: source, frameSize: frameSize) {
+            if how == "second pass" || how == "quality", Self.retailModules[o.type] != nil,
+                !source.hasPrefix("inverted/"),
+                try conflictsElsewhere(o, base: base, source: source, frameSize: frameSize)
+            {
                 confirmations["conflict across passes", default: 0] += 1
                 how = nil
             }
@@ -1298,7 +1500,9 @@ public final class BarcodeDetector: MetadataDetector {
 
     /// Whether `engine` reads `o` (same type and payload) on `image` around where `o` was read: its box
     /// widened by a sixth of its length and at least 16 pass pixels on each side.
-    private func readsSame(_ o: MetadataObject, on image: PassImage, frameSize: PixelSize, engine: BarcodeEngine) throws -> Bool {
+    private func readsSame(_ o: MetadataObject, on image: PassImage, frameSize: PixelSize, engine: BarcodeEngine) throws
+        -> Bool
+    {
         let region = Self.region(around: o, on: image, frameSize: frameSize)
         switch engine {
         case .zxing:
@@ -1309,14 +1513,16 @@ public final class BarcodeDetector: MetadataDetector {
             }
         case .zbar, .both:
             guard Self.zbarTypes.contains(o.type) else { return false }
-            let clipped = PixelRect(x: max(0, region.x), y: max(0, region.y),
-                                    width: min(image.plane.width, region.x + region.width) - max(0, region.x),
-                                    height: min(image.plane.height, region.y + region.height) - max(0, region.y))
+            let clipped = PixelRect(
+                x: max(0, region.x), y: max(0, region.y),
+                width: min(image.plane.width, region.x + region.width) - max(0, region.x),
+                height: min(image.plane.height, region.y + region.height) - max(0, region.y))
             guard clipped.width > 8, clipped.height > 2 else { return false }
             let crop = image.cropped(to: clipped)
             return scanZBar(crop, frameSize: frameSize, density: 1, matrixOnly: false).contains { r in
-                r.type == o.type && (r.payload == o.payload
-                    || (o.type == .code128 && r.payload?.map { $0 & 0x7F } == o.payload?.map { $0 & 0x7F }))
+                r.type == o.type
+                    && (r.payload == o.payload
+                        || (o.type == .code128 && r.payload?.map { $0 & 0x7F } == o.payload?.map { $0 & 0x7F }))
                     && accept(r)
             }
         }
@@ -1339,10 +1545,14 @@ public final class BarcodeDetector: MetadataDetector {
         for pass in effectivePasses where !pass.matrixOnly {
             for (index, image) in passImages(pass, base: base).enumerated() {
                 if source == "\(pass.rawValue)/\(index)" || source.hasPrefix("\(pass.rawValue)/\(index)/") { continue }
-                let reads = scanZBar(image, frameSize: frameSize, density: pass == .upscaled ? 2 * density : density, matrixOnly: false)
+                let reads = scanZBar(
+                    image, frameSize: frameSize, density: pass == .upscaled ? 2 * density : density, matrixOnly: false)
                 if reads.contains(where: { r in
-                    Self.retailModules[r.type] != nil && r.payload != payload && Self.touch(r.bounds, o.bounds) && accept(r)
-                }) { return true }
+                    Self.retailModules[r.type] != nil && r.payload != payload && Self.touch(r.bounds, o.bounds)
+                        && accept(r)
+                }) {
+                    return true
+                }
             }
         }
         if streaming {
@@ -1361,21 +1571,33 @@ public final class BarcodeDetector: MetadataDetector {
     }
 
     /// `o`'s box on `image` (pass pixels), widened by a sixth of its length and 16 pixels on each side.
-    static func region(around o: MetadataObject, on image: PassImage, frameSize: PixelSize, widen: Double = 1.0 / 6) -> PixelRect {
-        let W = Double(frameSize.width), H = Double(frameSize.height)
-        let points = o.corners.map { image.fromFrame($0.x * W, $0.y * H) }
-        let xs = points.map(\.0), ys = points.map(\.1)
-        let x0 = xs.min() ?? 0, x1 = xs.max() ?? 0, y0 = ys.min() ?? 0, y1 = ys.max() ?? 0
+    static func region(around o: MetadataObject, on image: PassImage, frameSize: PixelSize, widen: Double = 1.0 / 6)
+        -> PixelRect
+    {
+        let frameWidth = Double(frameSize.width)
+        let frameHeight = Double(frameSize.height)
+        let points = o.corners.map { image.fromFrame($0.x * frameWidth, $0.y * frameHeight) }
+        let xs = points.map(\.0)
+        let ys = points.map(\.1)
+        let x0 = xs.min() ?? 0
+        let x1 = xs.max() ?? 0
+        let y0 = ys.min() ?? 0
+        let y1 = ys.max() ?? 0
         let m = max(x1 - x0, y1 - y0) * widen + 16
-        return PixelRect(x: Int((x0 - m).rounded(.down)), y: Int((y0 - m).rounded(.down)),
-                         width: Int((x1 - x0 + 2 * m).rounded(.up)) + 1, height: Int((y1 - y0 + 2 * m).rounded(.up)) + 1)
+        return PixelRect(
+            x: Int((x0 - m).rounded(.down)), y: Int((y0 - m).rounded(.down)),
+            width: Int((x1 - x0 + 2 * m).rounded(.up)) + 1, height: Int((y1 - y0 + 2 * m).rounded(.up)) + 1)
     }
 
     /// zxing-cpp's reads of `o`'s type around `o` on `image` (`tryHarder`).
-    private func zxingReads(around o: MetadataObject, on image: PassImage, frameSize: PixelSize, widen: Double = 1.0 / 6) throws -> [ZXingReader.Symbol] {
+    private func zxingReads(
+        around o: MetadataObject, on image: PassImage, frameSize: PixelSize, widen: Double = 1.0 / 6
+    ) throws -> [ZXingReader.Symbol] {
         guard ZXingReader.types.contains(o.type) else { return [] }
         let region = Self.region(around: o, on: image, frameSize: frameSize, widen: widen)
-        return try ZXingReader.read(image.plane, region: region, types: [o.type], quick: false).filter { $0.type == o.type }
+        return try ZXingReader.read(image.plane, region: region, types: [o.type], quick: false).filter {
+            $0.type == o.type
+        }
     }
 
     /// EAN/UPC codes whose module is narrower than this many pass pixels (by zbar's box) are checked by zxing.
@@ -1390,7 +1612,8 @@ public final class BarcodeDetector: MetadataDetector {
     /// digits or nothing. When zxing reads the same type there with other digits, zxing's read replaces
     /// zbar's; when it reads nothing, zbar's stands (plain pass) or needs confirming (transformed passes).
     /// Both run on every pass, on stills and streams.
-    func checkRetailReads(_ found: [MetadataObject], image: PassImage, frameSize: PixelSize) throws -> [MetadataObject] {
+    func checkRetailReads(_ found: [MetadataObject], image: PassImage, frameSize: PixelSize) throws -> [MetadataObject]
+    {
         guard configuration.checkSmallRetailReads || configuration.resolveConflictingReads else { return found }
         // Two different payloads of one linear type in overlapping boxes are one symbol read two ways: at least
         // one is wrong (EAN/UPC first; since 2026-11-24 every linear type: a GS1 DataBar read two ways on 47 and
@@ -1403,7 +1626,9 @@ public final class BarcodeDetector: MetadataDetector {
         let conflictedTypes = Set(conflicted.map { found[$0].type }).filter { ZXingReader.types.contains($0) }
         if !conflicted.isEmpty {
             if !conflictedTypes.isEmpty {
-                arbiter = try ZXingReader.read(image.plane, types: conflictedTypes).filter { conflictedTypes.contains($0.type) }.map(\.bytes)
+                arbiter = try ZXingReader.read(image.plane, types: conflictedTypes).filter {
+                    conflictedTypes.contains($0.type)
+                }.map(\.bytes)
             }
             confirmations["conflict", default: 0] += 1
         }
@@ -1415,18 +1640,31 @@ public final class BarcodeDetector: MetadataDetector {
                 if let p = o.payload, arbiter.contains(p) { out.append(o) }
                 continue
             }
-            guard configuration.checkSmallRetailReads else { out.append(o); continue }
-            guard let modules = Self.retailModules[o.type], let payload = o.payload else { out.append(o); continue }
-            let W = Double(frameSize.width), H = Double(frameSize.height)
-            let points = o.corners.map { image.fromFrame($0.x * W, $0.y * H) }
-            let xs = points.map(\.0), ys = points.map(\.1)
+            guard configuration.checkSmallRetailReads else {
+                out.append(o)
+                continue
+            }
+            guard let modules = Self.retailModules[o.type], let payload = o.payload else {
+                out.append(o)
+                continue
+            }
+            let frameWidth = Double(frameSize.width)
+            let frameHeight = Double(frameSize.height)
+            let points = o.corners.map { image.fromFrame($0.x * frameWidth, $0.y * frameHeight) }
+            let xs = points.map(\.0)
+            let ys = points.map(\.1)
             let length = max((xs.max() ?? 0) - (xs.min() ?? 0), (ys.max() ?? 0) - (ys.min() ?? 0))
-            guard length / Double(modules) < Self.smallRetailModule else { out.append(o); continue }
+            guard length / Double(modules) < Self.smallRetailModule else {
+                out.append(o)
+                continue
+            }
             // On a stream a code in view is read frame after frame: checked once, then trusted while it keeps
             // being read (as the text re-reads).
             let key = RereadKey(type: o.type, bytes: payload)
             if streaming, let seen = retailChecked[key], streamFrames - seen <= Self.rereadMemoryFrames {
-                retailChecked[key] = streamFrames; out.append(o); continue
+                retailChecked[key] = streamFrames
+                out.append(o)
+                continue
             }
             // zbar's box may cover only part of the symbol, off its centre (a misread's halves come from different
             // rows), and zxing missed such symbols in a region around the box: zxing looks at the whole pass image,
@@ -1435,7 +1673,9 @@ public final class BarcodeDetector: MetadataDetector {
             // ISBNs, Tests/Fixtures/photos), another symbol's read is no verdict on this one, and it replaced
             // this read with a second copy of that symbol's digits.
             let symbols = try ZXingReader.read(image.plane, types: [o.type]).filter { $0.type == o.type }
-            let other = objects(in: symbols, pass: image, frameSize: frameSize).filter { Self.sameSymbol($0.bounds, o.bounds) }
+            let other = objects(in: symbols, pass: image, frameSize: frameSize).filter {
+                Self.sameSymbol($0.bounds, o.bounds)
+            }
             if other.isEmpty || other.contains(where: { $0.payload == payload }) {
                 if streaming {
                     if retailChecked.count >= Self.rereadCacheSize { retailChecked.removeAll(keepingCapacity: true) }
@@ -1452,7 +1692,8 @@ public final class BarcodeDetector: MetadataDetector {
         // the same end, whose bands were not one symbol by ``sameSymbol(_:_:)``, and zxing read the wrong one's
         // symbol as the right digits on rows 30 px lower (never-seen shelf 7711/197, a noise clip's frame).
         // Two replacements by one zxing read are one report too.
-        for (o, r) in replacements where !out.contains(where: { k in
+        for (o, r) in replacements
+        where !out.contains(where: { k in
             k.type == r.type && k.payload == r.payload
                 && [o.bounds, r.bounds].contains { Self.touch(k.bounds, $0) || Self.sameSymbol(k.bounds, $0) }
         }) {
@@ -1475,12 +1716,14 @@ public final class BarcodeDetector: MetadataDetector {
     /// The indices of linear reads in `found` that another read of the same type, with another payload, shares a
     /// symbol with (``sameSymbol(_:_:)``): one symbol read two ways.
     static func conflicted(_ found: [MetadataObject]) -> Set<Int> {
-        Set(found.indices.filter { i in
-            found[i].type.isLinear && found.indices.contains { j in
-                j != i && found[j].type == found[i].type && found[j].payload != found[i].payload
-                    && sameSymbol(found[i].bounds, found[j].bounds)
-            }
-        })
+        Set(
+            found.indices.filter { i in
+                found[i].type.isLinear
+                    && found.indices.contains { j in
+                        j != i && found[j].type == found[i].type && found[j].payload != found[i].payload
+                            && sameSymbol(found[i].bounds, found[j].bounds)
+                    }
+            })
     }
 
     /// Whether two 1-D reads' boxes (normalized frame coordinates; zbar's are thin bands of scan-line
@@ -1518,7 +1761,9 @@ public final class BarcodeDetector: MetadataDetector {
 
     /// The text of a read: Code 39 Full ASCII first when configured (`payload` becomes the decoded ASCII),
     /// then ``TextDecoding``.
-    func decodeText(_ payload: inout [UInt8], type: MetadataObjectType, segments: [TextDecoding.Segment]) -> (String?, TextEncoding?) {
+    func decodeText(_ payload: inout [UInt8], type: MetadataObjectType, segments: [TextDecoding.Segment]) -> (
+        String?, TextEncoding?
+    ) {
         if type == .code39, configuration.code39FullASCII, let full = TextDecoding.code39FullASCII(payload) {
             payload = full
         } else if type == .code39, configuration.code32, let pharmacode = TextDecoding.code32(payload) {
@@ -1535,10 +1780,13 @@ public final class BarcodeDetector: MetadataDetector {
     /// zxing's read is used only when it is the same symbol: the same bytes (Code 128: the same bytes once
     /// the high bits are cleared). nil when zxing does not confirm it, or nothing is to be learnt.
     func refine(type: MetadataObjectType, bytes: [UInt8], points: [(Double, Double)], pass: PassImage)
-        -> (bytes: [UInt8], segments: [TextDecoding.Segment], isGS1: Bool)? {
+        -> (bytes: [UInt8], segments: [TextDecoding.Segment], isGS1: Bool)?
+    {
         switch type {
         case .qr:
-            guard !bytes.allSatisfy({ ($0 >= 0x20 && $0 < 0x7F) || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) else { return nil }
+            guard !bytes.allSatisfy({ ($0 >= 0x20 && $0 < 0x7F) || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) else {
+                return nil
+            }
         case .code128: break
         default: return nil
         }
@@ -1563,12 +1811,17 @@ public final class BarcodeDetector: MetadataDetector {
             if rereadCache.count >= Self.rereadCacheSize { rereadCache.removeAll(keepingCapacity: true) }
         }
         var entry = rereadCache[key] ?? RereadResult(found: nil, attempts: 0, lastSeen: streamFrames)
-        entry.attempts += 1; entry.found = found; entry.lastSeen = streamFrames
+        entry.attempts += 1
+        entry.found = found
+        entry.lastSeen = streamFrames
         rereadCache[key] = entry
         return found
     }
 
-    struct RereadKey: Hashable { var type: MetadataObjectType; var bytes: [UInt8] }
+    struct RereadKey: Hashable {
+        var type: MetadataObjectType
+        var bytes: [UInt8]
+    }
     struct RereadResult {
         var found: (bytes: [UInt8], segments: [TextDecoding.Segment], isGS1: Bool)?
         var attempts: Int
@@ -1587,24 +1840,37 @@ public final class BarcodeDetector: MetadataDetector {
     static let rereadMemoryFrames = 30
 
     private func reread(type: MetadataObjectType, bytes: [UInt8], points: [(Double, Double)], pass: PassImage)
-        -> (bytes: [UInt8], segments: [TextDecoding.Segment], isGS1: Bool)? {
-        let xs = points.map(\.0), ys = points.map(\.1)
-        let x0 = xs.min()!, x1 = xs.max()!, y0 = ys.min()!, y1 = ys.max()!
-        let w = x1 - x0, h = y1 - y0
+        -> (bytes: [UInt8], segments: [TextDecoding.Segment], isGS1: Bool)?
+    {
+        let xs = points.map(\.0)
+        let ys = points.map(\.1)
+        let x0 = xs.min()!
+        let x1 = xs.max()!
+        let y0 = ys.min()!
+        let y1 = ys.max()!
+        let w = x1 - x0
+        let h = y1 - y0
         // Room for the quiet zone and for zbar's polygon missing part of the symbol: QR a quarter of its size,
         // 1-D codes (zbar gives the scan lines' extent) a sixth of their length on each side and some height.
         let mx = type == .qr ? 0.25 * w + 8 : w / 6 + 16
         let my = type == .qr ? 0.25 * h + 8 : max(8, w / 8)
-        let region = PixelRect(x: Int((x0 - mx).rounded(.down)), y: Int((y0 - my).rounded(.down)),
-                               width: Int((w + 2 * mx).rounded(.up)) + 1, height: Int((h + 2 * my).rounded(.up)) + 1)
+        let region = PixelRect(
+            x: Int((x0 - mx).rounded(.down)), y: Int((y0 - my).rounded(.down)),
+            width: Int((w + 2 * mx).rounded(.up)) + 1, height: Int((h + 2 * my).rounded(.up)) + 1)
         textRereads += 1
-        guard let symbols = try? ZXingReader.read(pass.plane, region: region, types: [type], quick: false) else { return nil }
+        guard let symbols = try? ZXingReader.read(pass.plane, region: region, types: [type], quick: false) else {
+            return nil
+        }
         // zbar's binary mode still transcodes some ECI runs to UTF-8 (ECI 3–18, 20; not 21–24): then its
         // bytes are the text zxing decodes, not the payload.
         let zbarText = type == .qr ? String(validating: bytes, as: UTF8.self) : nil
         for symbol in symbols where symbol.type == type {
-            let same = type == .code128 ? symbol.bytes.map { $0 & 0x7F } == bytes
-                : symbol.bytes == bytes || (zbarText != nil && TextDecoding.decode(symbol.bytes, type: type, segments: symbol.segments).text == zbarText)
+            let same =
+                type == .code128
+                ? symbol.bytes.map { $0 & 0x7F } == bytes
+                : symbol.bytes == bytes
+                    || (zbarText != nil
+                        && TextDecoding.decode(symbol.bytes, type: type, segments: symbol.segments).text == zbarText)
             if same { return (symbol.bytes, symbol.segments, symbol.isGS1) }
         }
         return nil
@@ -1612,20 +1878,26 @@ public final class BarcodeDetector: MetadataDetector {
 
     // MARK: zxing
 
-    func scanZXing(_ pass: PassImage, types: Set<MetadataObjectType>, frameSize: PixelSize, quick: Bool = false,
-                   bothPolarities: Bool = false) throws -> [MetadataObject] {
+    func scanZXing(
+        _ pass: PassImage, types: Set<MetadataObjectType>, frameSize: PixelSize, quick: Bool = false,
+        bothPolarities: Bool = false
+    ) throws -> [MetadataObject] {
         guard !types.isEmpty else { return [] }
-        return objects(in: try ZXingReader.read(pass.plane, types: types, quick: quick, bothPolarities: bothPolarities),
-                       pass: pass, frameSize: frameSize)
+        return objects(
+            in: try ZXingReader.read(pass.plane, types: types, quick: quick, bothPolarities: bothPolarities),
+            pass: pass, frameSize: frameSize)
     }
 
     /// Whether zxing-cpp's UPC-E read `symbol` (corners in `plane`'s pixels; left and right edges at the
     /// symbol's ends, whichever way it reads) lies inside a longer symbol (``RetailQuietZone``), judged at both
     /// ends (with `edgeCounts`, an end at the plane's edge counts as inside: streams).
-    static func upceInsideLongerSymbol(_ symbol: ZXingReader.Symbol, on plane: LumaPlane, edgeCounts: Bool = false) -> Bool {
+    static func upceInsideLongerSymbol(_ symbol: ZXingReader.Symbol, on plane: LumaPlane, edgeCounts: Bool = false)
+        -> Bool
+    {
         let c = symbol.corners
         guard c.count == 4 else { return false }
-        let start = ((c[0].0 + c[3].0) / 2, (c[0].1 + c[3].1) / 2), end = ((c[1].0 + c[2].0) / 2, (c[1].1 + c[2].1) / 2)
+        let start = ((c[0].0 + c[3].0) / 2, (c[0].1 + c[3].1) / 2)
+        let end = ((c[1].0 + c[2].0) / 2, (c[1].1 + c[2].1) / 2)
         let direction = (end.0 - start.0, end.1 - start.1)
         guard direction.0 * direction.0 + direction.1 * direction.1 >= 1 else { return false }
         return RetailQuietZone.insideLongerSymbol(on: plane, ends: c, direction: direction, edgeCounts: edgeCounts)
@@ -1634,9 +1906,12 @@ public final class BarcodeDetector: MetadataDetector {
     /// zxing-cpp symbols found in `pass` as metadata objects in frame coordinates (UPC-E reads inside a longer
     /// symbol dropped, ``BarcodeConfiguration/checkUPCEQuietZone``).
     private func objects(in symbols: [ZXingReader.Symbol], pass: PassImage, frameSize: PixelSize) -> [MetadataObject] {
-        let W = Double(frameSize.width), H = Double(frameSize.height)
+        let frameWidth = Double(frameSize.width)
+        let frameHeight = Double(frameSize.height)
         return symbols.compactMap { symbol -> MetadataObject? in
-            if symbol.type == .upce, configuration.checkUPCEQuietZone, Self.upceInsideLongerSymbol(symbol, on: pass.plane, edgeCounts: streaming) {
+            if symbol.type == .upce, configuration.checkUPCEQuietZone,
+                Self.upceInsideLongerSymbol(symbol, on: pass.plane, edgeCounts: streaming)
+            {
                 confirmations["UPC-E inside a longer symbol", default: 0] += 1
                 return nil
             }
@@ -1644,18 +1919,22 @@ public final class BarcodeDetector: MetadataDetector {
             if symbol.type.isLinear {
                 // zxing gives a linear code's scan line; make it at least one pass pixel thick, as zbar's box.
                 let ys = pts.map(\.1)
-                if (ys.max() ?? 0) - (ys.min() ?? 0) < 1 { pts[2].1 += 1; pts[3].1 += 1 }
+                if (ys.max() ?? 0) - (ys.min() ?? 0) < 1 {
+                    pts[2].1 += 1
+                    pts[3].1 += 1
+                }
             }
             let corners = pts.map { p -> NormalizedPoint in
                 let f = pass.toFrame(p.0, p.1)
-                return NormalizedPoint(x: f.0 / W, y: f.1 / H)
+                return NormalizedPoint(x: f.0 / frameWidth, y: f.1 / frameHeight)
             }
             var payload = symbol.bytes
             let (text, encoding) = decodeText(&payload, type: symbol.type, segments: symbol.segments)
-            return MetadataObject(type: symbol.type, bounds: NormalizedRect(boundingPoints: corners), corners: corners,
-                                  stringValue: text, payload: payload,
-                                  quality: symbol.type.isLinear ? symbol.lineCount : nil,
-                                  textEncoding: encoding, isGS1: symbol.isGS1)
+            return MetadataObject(
+                type: symbol.type, bounds: NormalizedRect(boundingPoints: corners), corners: corners,
+                stringValue: text, payload: payload,
+                quality: symbol.type.isLinear ? symbol.lineCount : nil,
+                textEncoding: encoding, isGS1: symbol.isGS1)
         }
     }
 

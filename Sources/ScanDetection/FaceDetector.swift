@@ -1,9 +1,10 @@
-public import ScanCore
 // `package`, not public: the benchmark's naive baseline (ScanBenchmark) runs a `Cascade`; no C type
 // reaches the public API.
 package import CScanOpenCV
+public import ScanCore
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A face found on one frame, in frame pixels (origin top-left, y down).
@@ -22,10 +23,18 @@ public struct FaceCandidate: Sendable, Hashable {
     /// How the detector's raw box (`centerX`, `centerY`, `size`) maps to the face square.
     public var calibration: FaceBoxCalibration
 
-    public init(centerX: Double, centerY: Double, size: Double, roll: Double? = nil, yaw: Double? = nil, isProfile: Bool = false,
-                calibration: FaceBoxCalibration = .identity) {
-        self.centerX = centerX; self.centerY = centerY; self.size = size; self.roll = roll; self.yaw = yaw
-        self.isProfile = isProfile; self.calibration = calibration
+    public init(
+        centerX: Double, centerY: Double, size: Double, roll: Double? = nil, yaw: Double? = nil,
+        isProfile: Bool = false,
+        calibration: FaceBoxCalibration = .identity
+    ) {
+        self.centerX = centerX
+        self.centerY = centerY
+        self.size = size
+        self.roll = roll
+        self.yaw = yaw
+        self.isProfile = isProfile
+        self.calibration = calibration
     }
 
     /// The face square (forehead to chin, cheek to cheek: the frontal Haar box convention) in frame pixels: centre and side, after calibration.
@@ -39,8 +48,10 @@ public struct FaceCandidate: Sendable, Hashable {
     /// The upright face square, normalized device coordinates of a frame of `frameSize`.
     public func bounds(in frameSize: PixelSize) -> NormalizedRect {
         let q = faceSquare
-        return NormalizedRect(x: (q.centerX - q.side / 2) / Double(frameSize.width), y: (q.centerY - q.side / 2) / Double(frameSize.height),
-                              width: q.side / Double(frameSize.width), height: q.side / Double(frameSize.height))
+        return NormalizedRect(
+            x: (q.centerX - q.side / 2) / Double(frameSize.width),
+            y: (q.centerY - q.side / 2) / Double(frameSize.height),
+            width: q.side / Double(frameSize.width), height: q.side / Double(frameSize.height))
     }
 }
 
@@ -71,11 +82,14 @@ final class CenterFaceNet {
         let capacity = Int32(results.count)
         let status = pixels.withUnsafeBufferPointer { px in
             results.withUnsafeMutableBufferPointer { out in
-                scv_face_net_detect(handle, px.baseAddress, Int32(width), Int32(height), Int32(width), Float(threshold),
-                                    out.baseAddress, capacity, &count)
+                scv_face_net_detect(
+                    handle, px.baseAddress, Int32(width), Int32(height), Int32(width), Float(threshold),
+                    out.baseAddress, capacity, &count)
             }
         }
-        guard status == SCV_OK else { throw ScanError.detector("face network \(path): OpenCV failed (status \(status.rawValue))") }
+        guard status == SCV_OK else {
+            throw ScanError.detector("face network \(path): OpenCV failed (status \(status.rawValue))")
+        }
         return Array(results.prefix(Int(min(count, capacity))))
     }
 }
@@ -99,7 +113,8 @@ package final class Cascade {
         }
         handle = out
         self.path = path
-        var w: Int32 = 0, h: Int32 = 0
+        var w: Int32 = 0
+        var h: Int32 = 0
         scv_cascade_window(out, &w, &h)
         window = Int(max(w, h, 1))
     }
@@ -107,18 +122,23 @@ package final class Cascade {
     deinit { scv_cascade_free(handle) }
 
     /// Detections (pixel rectangles of `pixels`, a packed `width`×`height` buffer).
-    package func detect(_ pixels: [UInt8], width: Int, height: Int, stride: Int? = nil, scaleFactor: Double,
-                minNeighbors: Int, minSize: Int, maxSize: Int) throws -> [scv_rect] {
+    package func detect(
+        _ pixels: [UInt8], width: Int, height: Int, stride: Int? = nil, scaleFactor: Double,
+        minNeighbors: Int, minSize: Int, maxSize: Int
+    ) throws -> [scv_rect] {
         var count: Int32 = 0
         let capacity = Int32(results.count)
         let status = pixels.withUnsafeBufferPointer { px in
             results.withUnsafeMutableBufferPointer { out in
-                scv_cascade_detect(handle, px.baseAddress, Int32(width), Int32(height), Int32(stride ?? width),
-                                   scaleFactor, Int32(minNeighbors), Int32(minSize), Int32(maxSize),
-                                   out.baseAddress, capacity, &count)
+                scv_cascade_detect(
+                    handle, px.baseAddress, Int32(width), Int32(height), Int32(stride ?? width),
+                    scaleFactor, Int32(minNeighbors), Int32(minSize), Int32(maxSize),
+                    out.baseAddress, capacity, &count)
             }
         }
-        guard status == SCV_OK else { throw ScanError.detector("cascade \(path): OpenCV failed (status \(status.rawValue))") }
+        guard status == SCV_OK else {
+            throw ScanError.detector("cascade \(path): OpenCV failed (status \(status.rawValue))")
+        }
         return Array(results.prefix(Int(min(count, capacity))))
     }
 }
@@ -138,34 +158,51 @@ struct RotatedView {
     /// Renders the view. Pixels outside the frame repeat the frame's edge (`fill` nil, for the cascades, which
     /// were tuned so) or are the grey level `fill` (the network: a face cut by the frame's edge stays a cut
     /// face, which it finds; smeared edge rows hid such faces in the window search, `bench/faces` edge clip).
-    init(_ luma: LumaPlane, centerX: Double, centerY: Double, angle: Double, scale: Double, width: Int, height: Int,
-         fill: UInt8? = nil) throws {
-        self.width = width; self.height = height; self.centerX = centerX; self.centerY = centerY
-        self.angle = angle; self.scale = scale
+    init(
+        _ luma: LumaPlane, centerX: Double, centerY: Double, angle: Double, scale: Double, width: Int, height: Int,
+        fill: UInt8? = nil
+    ) throws {
+        self.width = width
+        self.height = height
+        self.centerX = centerX
+        self.centerY = centerY
+        self.angle = angle
+        self.scale = scale
         var out = [UInt8](repeating: 0, count: width * height)
         let status = luma.bytes.withUnsafeBufferPointer { src in
             out.withUnsafeMutableBufferPointer { dst in
-                scv_rotate_region(src.baseAddress, Int32(luma.width), Int32(luma.height), Int32(luma.stride),
-                                  centerX, centerY, angle, scale, dst.baseAddress, Int32(width), Int32(height),
-                                  fill.map { Int32($0) } ?? -1)
+                scv_rotate_region(
+                    src.baseAddress, Int32(luma.width), Int32(luma.height), Int32(luma.stride),
+                    centerX, centerY, angle, scale, dst.baseAddress, Int32(width), Int32(height),
+                    fill.map { Int32($0) } ?? -1)
             }
         }
-        guard status == SCV_OK else { throw ScanError.detector("rotating a \(luma.width)x\(luma.height) region failed") }
+        guard status == SCV_OK else {
+            throw ScanError.detector("rotating a \(luma.width)x\(luma.height) region failed")
+        }
         pixels = out
     }
 
     /// Frame pixel of view pixel (x, y).
     func framePoint(x: Double, y: Double) -> (x: Double, y: Double) {
-        let dx = x - Double(width) / 2, dy = y - Double(height) / 2
-        let a = angle * .pi / 180, c = cos(a), s = sin(a)
+        let dx = x - Double(width) / 2
+        let dy = y - Double(height) / 2
+        let a = angle * .pi / 180
+        let c = cos(a)
+        let s = sin(a)
         return (centerX + (c * dx - s * dy) / scale, centerY + (s * dx + c * dy) / scale)
     }
 
     /// Mirrors the view left to right in place.
     mutating func mirror() {
         for row in 0..<height {
-            var lo = row * width, hi = lo + width - 1
-            while lo < hi { pixels.swapAt(lo, hi); lo += 1; hi -= 1 }
+            var lo = row * width
+            var hi = lo + width - 1
+            while lo < hi {
+                pixels.swapAt(lo, hi)
+                lo += 1
+                hi -= 1
+            }
         }
     }
 }
@@ -209,11 +246,12 @@ public final class FaceDetector: MetadataDetector {
         var c = configuration
         if let family = configuration.detector.cascade { c.cascade = family }
         let neural = configuration.detector == .centerface
-        try self.init(configuration: c,
-                      frontalPath: dir + c.cascade.frontalFile,
-                      profilePath: c.estimateYaw ? dir + c.cascade.profileFile : nil,
-                      eyePath: c.eyeRoll ? dir + FaceCascade.eyeFile : nil,
-                      netPath: neural ? dir + Self.neuralModelFile : nil)
+        try self.init(
+            configuration: c,
+            frontalPath: dir + c.cascade.frontalFile,
+            profilePath: c.estimateYaw ? dir + c.cascade.profileFile : nil,
+            eyePath: c.eyeRoll ? dir + FaceCascade.eyeFile : nil,
+            netPath: neural ? dir + Self.neuralModelFile : nil)
     }
 
     /// Loads explicit cascade files (profile and eyes optional) and, with `netPath`, the neural model; when
@@ -221,8 +259,10 @@ public final class FaceDetector: MetadataDetector {
     /// cascades are not loaded while the network works (its landmarks give roll and yaw).
     /// - Throws: ``ScanError/model(file:reason:)`` naming the missing or corrupt cascade file, or
     ///   ``ScanError/invalidArgument(_:)`` for an invalid configuration.
-    public init(configuration: FaceConfiguration, frontalPath: String, profilePath: String?, eyePath: String?,
-                netPath: String? = nil) throws {
+    public init(
+        configuration: FaceConfiguration, frontalPath: String, profilePath: String?, eyePath: String?,
+        netPath: String? = nil
+    ) throws {
         if let problem = configuration.validationError { throw ScanError.invalidArgument(problem) }
         self.configuration = configuration
         var net: CenterFaceNet?
@@ -231,7 +271,8 @@ public final class FaceDetector: MetadataDetector {
             do {
                 net = try CenterFaceNet(path: netPath)
             } catch let ScanError.model(file, why) {
-                reason = "neural face model \(file): \(why); using the \(configuration.cascade.rawValue) cascades instead"
+                reason =
+                    "neural face model \(file): \(why); using the \(configuration.cascade.rawValue) cascades instead"
             }
         }
         self.net = net
@@ -295,12 +336,16 @@ public final class FaceDetector: MetadataDetector {
     /// Frontal faces anywhere in `rectOfInterest`, searched on copies of the frame turned by `angles`
     /// (degrees; default: ``searchAngles(cycle:)`` with all angles). Roll is the search angle (coarse);
     /// call ``refineRoll(_:in:)``.
-    public func detectFaces(in luma: LumaPlane, rectOfInterest: NormalizedRect = .unit, angles: [Double]? = nil) throws -> [FaceCandidate] {
+    public func detectFaces(in luma: LumaPlane, rectOfInterest: NormalizedRect = .unit, angles: [Double]? = nil) throws
+        -> [FaceCandidate]
+    {
         let region = PixelRect(covering: rectOfInterest.intersection(.unit), in: luma.size)
         guard region.width >= 8, region.height >= 8 else { return [] }
         let s = fullFrameScale
-        let w = max(1, Int((Double(region.width) * s).rounded())), h = max(1, Int((Double(region.height) * s).rounded()))
-        let cx = Double(region.x) + Double(region.width) / 2, cy = Double(region.y) + Double(region.height) / 2
+        let w = max(1, Int((Double(region.width) * s).rounded()))
+        let h = max(1, Int((Double(region.height) * s).rounded()))
+        let cx = Double(region.x) + Double(region.width) / 2
+        let cy = Double(region.y) + Double(region.height) / 2
         let angles = angles ?? searchAngles(cycle: nil)
         if net != nil {
             return Self.suppressDuplicates(try angles.flatMap { try neuralFaces(in: luma, region: region, angle: $0) })
@@ -317,15 +362,20 @@ public final class FaceDetector: MetadataDetector {
 
     /// The frontal cascade's hits on `view` (sizes in view pixels; 0: no maximum) as faces in frame pixels,
     /// roll = the view's angle; only faces centred inside `region` (frame pixels) are kept.
-    private func frontalFaces(in view: RotatedView, minSize: Int, maxSize: Int, region: PixelRect) throws -> [FaceCandidate] {
-        let rects = try frontal.detect(view.pixels, width: view.width, height: view.height, scaleFactor: configuration.scaleFactor,
-                                       minNeighbors: configuration.minNeighbors, minSize: minSize, maxSize: maxSize)
+    private func frontalFaces(in view: RotatedView, minSize: Int, maxSize: Int, region: PixelRect) throws
+        -> [FaceCandidate]
+    {
+        let rects = try frontal.detect(
+            view.pixels, width: view.width, height: view.height, scaleFactor: configuration.scaleFactor,
+            minNeighbors: configuration.minNeighbors, minSize: minSize, maxSize: maxSize)
         return rects.compactMap { r in
             let p = view.framePoint(x: Double(r.x) + Double(r.width) / 2, y: Double(r.y) + Double(r.height) / 2)
             guard p.x >= Double(region.x), p.y >= Double(region.y),
-                  p.x < Double(region.x + region.width), p.y < Double(region.y + region.height) else { return nil }
-            return FaceCandidate(centerX: p.x, centerY: p.y, size: Double(r.width) / view.scale, roll: view.angle, yaw: 0,
-                                 calibration: cascadeCalibration)
+                p.x < Double(region.x + region.width), p.y < Double(region.y + region.height)
+            else { return nil }
+            return FaceCandidate(
+                centerX: p.x, centerY: p.y, size: Double(r.width) / view.scale, roll: view.angle, yaw: 0,
+                calibration: cascadeCalibration)
         }
     }
 
@@ -337,14 +387,18 @@ public final class FaceDetector: MetadataDetector {
         guard let net else { return [] }
         let longSide = Double(max(region.width, region.height))
         let s = min(1.0, Double(configuration.neuralInputWidth) / longSide)
-        let w = Self.roundUp32(Double(region.width) * s), h = Self.roundUp32(Double(region.height) * s)
-        let view = try RotatedView(luma, centerX: Double(region.x) + Double(region.width) / 2,
-                                   centerY: Double(region.y) + Double(region.height) / 2, angle: angle, scale: s, width: w, height: h,
-                                   fill: Self.neuralFill)
-        return try net.detect(view.pixels, width: w, height: h, threshold: configuration.neuralThreshold).compactMap { hit in
+        let w = Self.roundUp32(Double(region.width) * s)
+        let h = Self.roundUp32(Double(region.height) * s)
+        let view = try RotatedView(
+            luma, centerX: Double(region.x) + Double(region.width) / 2,
+            centerY: Double(region.y) + Double(region.height) / 2, angle: angle, scale: s, width: w, height: h,
+            fill: Self.neuralFill)
+        return try net.detect(view.pixels, width: w, height: h, threshold: configuration.neuralThreshold).compactMap {
+            hit in
             let c = candidate(from: hit, in: view)
             guard c.centerX >= Double(region.x), c.centerY >= Double(region.y),
-                  c.centerX < Double(region.x + region.width), c.centerY < Double(region.y + region.height) else { return nil }
+                c.centerX < Double(region.x + region.width), c.centerY < Double(region.y + region.height)
+            else { return nil }
             return c
         }
     }
@@ -356,33 +410,43 @@ public final class FaceDetector: MetadataDetector {
         guard let net else { return [] }
         let side = 96
         let k = Double(side) / (2.2 * max(predicted.size, 8))
-        let view = try RotatedView(luma, centerX: predicted.centerX, centerY: predicted.centerY, angle: predicted.roll ?? 0,
-                                   scale: k, width: side, height: side, fill: Self.neuralFill)
-        let found = try net.detect(view.pixels, width: side, height: side, threshold: 0.6 * configuration.neuralThreshold).map {
+        let view = try RotatedView(
+            luma, centerX: predicted.centerX, centerY: predicted.centerY, angle: predicted.roll ?? 0,
+            scale: k, width: side, height: side, fill: Self.neuralFill)
+        let found = try net.detect(
+            view.pixels, width: side, height: side, threshold: 0.6 * configuration.neuralThreshold
+        ).map {
             candidate(from: $0, in: view)
         }
-        return nearestFirst(found.filter {
-            hypot($0.centerX - predicted.centerX, $0.centerY - predicted.centerY) < 0.7 * predicted.size
-                && $0.size < 2 * predicted.size && $0.size > 0.5 * predicted.size
-        }, to: predicted)
+        return nearestFirst(
+            found.filter {
+                hypot($0.centerX - predicted.centerX, $0.centerY - predicted.centerY) < 0.7 * predicted.size
+                    && $0.size < 2 * predicted.size && $0.size > 0.5 * predicted.size
+            }, to: predicted)
     }
 
     /// A network hit on `view` as a face in frame pixels: coarse yaw from how far the nose lies from the
     /// box centre (``yaw(noseOffset:)``), roll from the eye line (the view's angle for faces turned 90°, whose
     /// eye landmarks are unreliable).
     func candidate(from hit: scv_face_hit, in view: RotatedView) -> FaceCandidate {
-        let bx = Double(hit.x) + Double(hit.width) / 2, by = Double(hit.y) + Double(hit.height) / 2
+        let bx = Double(hit.x) + Double(hit.width) / 2
+        let by = Double(hit.y) + Double(hit.height) / 2
         let p = view.framePoint(x: bx, y: by)
         let sizeView = (Double(hit.width) * Double(hit.height)).squareRoot()
         let m = hit.landmarks
-        let lx = Double(m.0), ly = Double(m.1), rx = Double(m.2), ry = Double(m.3), nx = Double(m.4)
+        let lx = Double(m.0)
+        let ly = Double(m.1)
+        let rx = Double(m.2)
+        let ry = Double(m.3)
+        let nx = Double(m.4)
         let yaw = Self.yaw(noseOffset: (nx - bx) / max(sizeView, 1))
         var roll = view.angle
         if (yaw == 0 || yaw == 45 || yaw == 315) && rx > lx {
             roll = view.angle + atan2(ry - ly, rx - lx) * 180 / .pi
         }
-        return FaceCandidate(centerX: p.x, centerY: p.y, size: sizeView / view.scale, roll: roll, yaw: yaw,
-                             calibration: Self.calibration(for: .centerface))
+        return FaceCandidate(
+            centerX: p.x, centerY: p.y, size: sizeView / view.scale, roll: roll, yaw: yaw,
+            calibration: Self.calibration(for: .centerface))
     }
 
     /// AVFoundation's coarse yaw from the nose tip's offset from the centre of the network's box, in box
@@ -429,8 +493,8 @@ public final class FaceDetector: MetadataDetector {
 
     /// The geometry shared by the jobs of a stream search over `region` (frame pixels).
     struct JobGeometry {
-        let region: PixelRect     // frame pixels searched
-        let scale: Double          // view pixels per frame pixel (fine jobs)
+        let region: PixelRect  // frame pixels searched
+        let scale: Double  // view pixels per frame pixel (fine jobs)
         let width: Int, height: Int
         let centerX: Double, centerY: Double
         let minSize: Int, fineMaxSize: Int, maxSize: Int
@@ -443,7 +507,8 @@ public final class FaceDetector: MetadataDetector {
         let region = PixelRect(covering: rectOfInterest.intersection(.unit), in: frameSize)
         guard region.width >= 8, region.height >= 8 else { return nil }
         let s = fullFrameScale * analysisScale(for: frameSize)
-        let w = max(1, Int((Double(region.width) * s).rounded())), h = max(1, Int((Double(region.height) * s).rounded()))
+        let w = max(1, Int((Double(region.width) * s).rounded()))
+        let h = max(1, Int((Double(region.height) * s).rounded()))
         let minSize = max(frontal.window, Int((Double(configuration.minimumFaceSize) * fullFrameScale).rounded()))
         let maxSize = configuration.maximumFaceSize.map { max(minSize, Int(Double($0) * s)) } ?? 0
         var fineMax = Int((Double(minSize) * 2.3).rounded())
@@ -451,9 +516,10 @@ public final class FaceDetector: MetadataDetector {
         let strips = max(1, Int((Double(w) / 320).rounded(.up)))
         let overlap = fineMax + 4
         let stripWidth = strips == 1 ? w : min(w, (w + (strips - 1) * overlap + strips - 1) / strips)
-        return JobGeometry(region: region, scale: s, width: w, height: h,
-                           centerX: Double(region.x) + Double(region.width) / 2, centerY: Double(region.y) + Double(region.height) / 2,
-                           minSize: minSize, fineMaxSize: fineMax, maxSize: maxSize, strips: strips, stripWidth: stripWidth)
+        return JobGeometry(
+            region: region, scale: s, width: w, height: h,
+            centerX: Double(region.x) + Double(region.width) / 2, centerY: Double(region.y) + Double(region.height) / 2,
+            minSize: minSize, fineMaxSize: fineMax, maxSize: maxSize, strips: strips, stripWidth: stripWidth)
     }
 
     /// Every job of a complete search at every angle of ``searchAngles(cycle:)`` with `cycle` nil (the first
@@ -475,8 +541,10 @@ public final class FaceDetector: MetadataDetector {
     /// and of one rotated copy (alternating between cycles, as ``searchAngles(cycle:)``) are spread over the
     /// `interval` frames of each cycle, on the frames without a coarse job first (at 720p, interval 8: six
     /// strips on frames 1, 3, 5, 7, 0, 2), so each frame costs about one job.
-    public func streamSearchJobs(frame n: Int, interval: Int, frameSize: PixelSize,
-                                 rectOfInterest: NormalizedRect = .unit) -> [SearchJob] {
+    public func streamSearchJobs(
+        frame n: Int, interval: Int, frameSize: PixelSize,
+        rectOfInterest: NormalizedRect = .unit
+    ) -> [SearchJob] {
         guard let g = jobGeometry(frameSize: frameSize, rectOfInterest: rectOfInterest) else { return [] }
         var jobs: [SearchJob] = []
         // Which frames run a coarse job: every other one, or every one at interval 1 (the whole search on
@@ -495,25 +563,34 @@ public final class FaceDetector: MetadataDetector {
         }
         // The strips go to the frames of the cycle that have no coarse job first, then round again, so no
         // frame pays for a coarse job and a strip while another frame of the cycle does nothing.
-        let position = n % interval, cycleStart = n - position
-        let slots = (0..<interval).filter { !coarseOn(cycleStart + $0) } + (0..<interval).filter { coarseOn(cycleStart + $0) }
+        let position = n % interval
+        let cycleStart = n - position
+        let slots =
+            (0..<interval).filter { !coarseOn(cycleStart + $0) } + (0..<interval).filter { coarseOn(cycleStart + $0) }
         guard let rank = slots.firstIndex(of: position) else { return jobs }
         return jobs + stride(from: rank, to: strips.count, by: interval).map { strips[$0] }
     }
 
     /// Runs one job of a stream search over `rectOfInterest` (normalized device coordinates) of `luma`.
     /// Returns frontal faces (frame pixels; roll is the job's angle, coarse: call ``refineRoll(_:in:)``).
-    public func run(_ job: SearchJob, in luma: LumaPlane, rectOfInterest: NormalizedRect = .unit) throws -> [FaceCandidate] {
+    public func run(_ job: SearchJob, in luma: LumaPlane, rectOfInterest: NormalizedRect = .unit) throws
+        -> [FaceCandidate]
+    {
         guard let g = jobGeometry(frameSize: luma.size, rectOfInterest: rectOfInterest) else { return [] }
         let region = g.region
         // The job's view: the whole search view (coarse, at half scale) or a strip of it.
-        let view: RotatedView, minSize: Int, maxSize: Int, scale: Double
+        let view: RotatedView
+        let minSize: Int
+        let maxSize: Int
+        let scale: Double
         switch job.part {
         case .coarse:
             scale = g.scale / 2
-            let w = max(1, g.width / 2), h = max(1, g.height / 2)
-            view = try RotatedView(luma, centerX: g.centerX, centerY: g.centerY, angle: job.angle, scale: scale, width: w, height: h)
-            minSize = g.minSize   // faces of at least twice the smallest size (the strips look up to 2.3×)
+            let w = max(1, g.width / 2)
+            let h = max(1, g.height / 2)
+            view = try RotatedView(
+                luma, centerX: g.centerX, centerY: g.centerY, angle: job.angle, scale: scale, width: w, height: h)
+            minSize = g.minSize  // faces of at least twice the smallest size (the strips look up to 2.3×)
             maxSize = g.maxSize > 0 ? max(minSize, g.maxSize / 2) : 0
         case .strip(let i, let n):
             scale = g.scale
@@ -521,8 +598,10 @@ public final class FaceDetector: MetadataDetector {
             // Centre of the strip in the whole view, mapped back to the frame.
             let dx = Double(x0) + Double(g.stripWidth) / 2 - Double(g.width) / 2
             let a = job.angle * .pi / 180
-            let cx = g.centerX + cos(a) * dx / scale, cy = g.centerY + sin(a) * dx / scale
-            view = try RotatedView(luma, centerX: cx, centerY: cy, angle: job.angle, scale: scale, width: g.stripWidth, height: g.height)
+            let cx = g.centerX + cos(a) * dx / scale
+            let cy = g.centerY + sin(a) * dx / scale
+            view = try RotatedView(
+                luma, centerX: cx, centerY: cy, angle: job.angle, scale: scale, width: g.stripWidth, height: g.height)
             minSize = g.minSize
             maxSize = g.fineMaxSize
         }
@@ -543,30 +622,39 @@ public final class FaceDetector: MetadataDetector {
         var angles = [roll]
         if configuration.rollSearch { angles += [roll - 15, roll + 15] }
         for angle in angles where abs(angle) <= 60 {
-            let view = try RotatedView(luma, centerX: predicted.centerX, centerY: predicted.centerY,
-                                       angle: angle, scale: k, width: side, height: side)
-            let rects = try frontal.detect(view.pixels, width: side, height: side, scaleFactor: 1.08,
-                                           minNeighbors: max(2, configuration.minNeighbors - 1), minSize: minSize, maxSize: maxSize)
+            let view = try RotatedView(
+                luma, centerX: predicted.centerX, centerY: predicted.centerY,
+                angle: angle, scale: k, width: side, height: side)
+            let rects = try frontal.detect(
+                view.pixels, width: side, height: side, scaleFactor: 1.08,
+                minNeighbors: max(2, configuration.minNeighbors - 1), minSize: minSize, maxSize: maxSize)
             if !rects.isEmpty {
-                return nearestFirst(rects.map { r in
-                    let p = view.framePoint(x: Double(r.x) + Double(r.width) / 2, y: Double(r.y) + Double(r.height) / 2)
-                    return FaceCandidate(centerX: p.x, centerY: p.y, size: Double(r.width) / k, roll: angle, yaw: 0,
-                                         calibration: cascadeCalibration)
-                }, to: predicted)
+                return nearestFirst(
+                    rects.map { r in
+                        let p = view.framePoint(
+                            x: Double(r.x) + Double(r.width) / 2, y: Double(r.y) + Double(r.height) / 2)
+                        return FaceCandidate(
+                            centerX: p.x, centerY: p.y, size: Double(r.width) / k, roll: angle, yaw: 0,
+                            calibration: cascadeCalibration)
+                    }, to: predicted)
             }
         }
         if let profile, configuration.estimateYaw {
             let pTarget = max(Double(profile.window) * 1.3, 36)
             let pk = pTarget / max(predicted.size, 1)
             let pSide = Int((pTarget * 2.0).rounded())
-            let view = try RotatedView(luma, centerX: predicted.centerX, centerY: predicted.centerY,
-                                       angle: roll, scale: pk, width: pSide, height: pSide)
+            let view = try RotatedView(
+                luma, centerX: predicted.centerX, centerY: predicted.centerY,
+                angle: roll, scale: pk, width: pSide, height: pSide)
             if let (rect, mirrored) = try profileSide(view, cascade: profile, target: pTarget) {
                 var x = Double(rect.x) + Double(rect.width) / 2
                 if mirrored == true { x = Double(pSide) - x }
                 let p = view.framePoint(x: x, y: Double(rect.y) + Double(rect.height) / 2)
-                return [FaceCandidate(centerX: p.x, centerY: p.y, size: Double(max(rect.width, rect.height)) / pk,
-                                      roll: roll, yaw: mirrored.map(Self.profileYaw(mirrored:)), isProfile: true)]
+                return [
+                    FaceCandidate(
+                        centerX: p.x, centerY: p.y, size: Double(max(rect.width, rect.height)) / pk,
+                        roll: roll, yaw: mirrored.map(Self.profileYaw(mirrored:)), isProfile: true)
+                ]
             }
         }
         return []
@@ -579,13 +667,16 @@ public final class FaceDetector: MetadataDetector {
     func profileSide(_ view: RotatedView, cascade: Cascade, target: Double) throws -> (scv_rect, Bool?)? {
         var mirroredView = view
         mirroredView.mirror()
-        let minSize = max(cascade.window, Int(target * 0.7)), maxSize = Int(target * 1.5)
+        let minSize = max(cascade.window, Int(target * 0.7))
+        let maxSize = Int(target * 1.5)
         var tie: scv_rect?
         for neighbours in [configuration.minNeighbors, 6, 10, 15, 20] {
-            let plain = try cascade.detect(view.pixels, width: view.width, height: view.height, scaleFactor: 1.08,
-                                           minNeighbors: neighbours, minSize: minSize, maxSize: maxSize)
-            let mirrored = try cascade.detect(mirroredView.pixels, width: view.width, height: view.height, scaleFactor: 1.08,
-                                              minNeighbors: neighbours, minSize: minSize, maxSize: maxSize)
+            let plain = try cascade.detect(
+                view.pixels, width: view.width, height: view.height, scaleFactor: 1.08,
+                minNeighbors: neighbours, minSize: minSize, maxSize: maxSize)
+            let mirrored = try cascade.detect(
+                mirroredView.pixels, width: view.width, height: view.height, scaleFactor: 1.08,
+                minNeighbors: neighbours, minSize: minSize, maxSize: maxSize)
             switch (plain.first, mirrored.first) {
             case (nil, nil): return nil
             case (let p?, nil): return (p, false)
@@ -611,20 +702,28 @@ public final class FaceDetector: MetadataDetector {
         let k = faceSide / max(face.size, 1)
         let a = base * .pi / 180
         let up = 0.175 * face.size
-        let qx = face.centerX + sin(a) * up, qy = face.centerY - cos(a) * up
-        let w = Int(faceSide), h = Int(faceSide * 0.55)
+        let qx = face.centerX + sin(a) * up
+        let qy = face.centerY - cos(a) * up
+        let w = Int(faceSide)
+        let h = Int(faceSide * 0.55)
         guard let view = try? RotatedView(luma, centerX: qx, centerY: qy, angle: base, scale: k, width: w, height: h),
-              let rects = try? eyes.detect(view.pixels, width: w, height: h, scaleFactor: 1.1, minNeighbors: 3,
-                                           minSize: max(eyes.window, Int(faceSide * 0.15)), maxSize: Int(faceSide * 0.42))
+            let rects = try? eyes.detect(
+                view.pixels, width: w, height: h, scaleFactor: 1.1, minNeighbors: 3,
+                minSize: max(eyes.window, Int(faceSide * 0.15)), maxSize: Int(faceSide * 0.42))
         else { return }
-        let centres = rects.map { (x: Double($0.x) + Double($0.width) / 2, y: Double($0.y) + Double($0.height) / 2, s: Double($0.width)) }
+        let centres = rects.map {
+            (x: Double($0.x) + Double($0.width) / 2, y: Double($0.y) + Double($0.height) / 2, s: Double($0.width))
+        }
         var best: (score: Double, angle: Double)?
         for i in centres.indices {
             for j in centres.indices where centres[j].x > centres[i].x {
-                let l = centres[i], r = centres[j]
-                let dx = r.x - l.x, dy = r.y - l.y
+                let l = centres[i]
+                let r = centres[j]
+                let dx = r.x - l.x
+                let dy = r.y - l.y
                 guard dx > faceSide * 0.25, dx < faceSide * 0.7, l.x < faceSide * 0.55, r.x > faceSide * 0.45,
-                      max(l.s, r.s) < 1.6 * min(l.s, r.s) else { continue }
+                    max(l.s, r.s) < 1.6 * min(l.s, r.s)
+                else { continue }
                 let angle = atan2(dy, dx) * 180 / .pi
                 guard abs(angle) <= 25 else { continue }
                 let score = abs(dx - faceSide * 0.42) / faceSide + abs((l.x + r.x) / 2 - faceSide / 2) / faceSide
@@ -640,9 +739,12 @@ public final class FaceDetector: MetadataDetector {
         let target = max(Double(profile.window) * 1.4, 40)
         let k = target / max(face.size, 1)
         let side = Int((target * 1.5).rounded())
-        guard let view = try? RotatedView(luma, centerX: face.centerX, centerY: face.centerY, angle: face.roll ?? 0,
-                                          scale: k, width: side, height: side),
-              let (_, side) = try? profileSide(view, cascade: profile, target: target), let mirrored = side else { return }
+        guard
+            let view = try? RotatedView(
+                luma, centerX: face.centerX, centerY: face.centerY, angle: face.roll ?? 0,
+                scale: k, width: side, height: side),
+            let (_, side) = try? profileSide(view, cascade: profile, target: target), let mirrored = side
+        else { return }
         face.yaw = mirrored ? 45 : 315
     }
 
@@ -650,20 +752,26 @@ public final class FaceDetector: MetadataDetector {
     func detectProfiles(in luma: LumaPlane, region: PixelRect) throws -> [FaceCandidate] {
         guard let profile else { return [] }
         let s = min(1.0, Double(profile.window) / Double(configuration.minimumFaceSize))
-        let w = max(1, Int((Double(region.width) * s).rounded())), h = max(1, Int((Double(region.height) * s).rounded()))
-        let cx = Double(region.x) + Double(region.width) / 2, cy = Double(region.y) + Double(region.height) / 2
+        let w = max(1, Int((Double(region.width) * s).rounded()))
+        let h = max(1, Int((Double(region.height) * s).rounded()))
+        let cx = Double(region.x) + Double(region.width) / 2
+        let cy = Double(region.y) + Double(region.height) / 2
         let view = try RotatedView(luma, centerX: cx, centerY: cy, angle: 0, scale: s, width: w, height: h)
         var mirroredView = view
         mirroredView.mirror()
         let minSize = max(profile.window, Int(Double(configuration.minimumFaceSize) * s))
         var found: [FaceCandidate] = []
         for (v, mirrored) in [(view, false), (mirroredView, true)] {
-            for r in try profile.detect(v.pixels, width: w, height: h, scaleFactor: configuration.scaleFactor,
-                                        minNeighbors: configuration.minNeighbors + 2, minSize: minSize, maxSize: 0) {
+            for r in try profile.detect(
+                v.pixels, width: w, height: h, scaleFactor: configuration.scaleFactor,
+                minNeighbors: configuration.minNeighbors + 2, minSize: minSize, maxSize: 0)
+            {
                 var x = Double(r.x) + Double(r.width) / 2
                 if mirrored { x = Double(w) - x }
                 let p = view.framePoint(x: x, y: Double(r.y) + Double(r.height) / 2)
-                found.append(FaceCandidate(centerX: p.x, centerY: p.y, size: Double(r.width) / s, roll: nil, yaw: nil, isProfile: true))
+                found.append(
+                    FaceCandidate(
+                        centerX: p.x, centerY: p.y, size: Double(r.width) / s, roll: nil, yaw: nil, isProfile: true))
             }
         }
         // Decide each face's side on a window around it (both sides often fire on a three-quarter view).
@@ -671,7 +779,8 @@ public final class FaceDetector: MetadataDetector {
             let target = max(Double(profile.window) * 1.4, 40)
             let k = target / max(f.size, 1)
             let side = Int((target * 2).rounded())
-            let v = try RotatedView(luma, centerX: f.centerX, centerY: f.centerY, angle: 0, scale: k, width: side, height: side)
+            let v = try RotatedView(
+                luma, centerX: f.centerX, centerY: f.centerY, angle: 0, scale: k, width: side, height: side)
             guard let (_, side) = try profileSide(v, cascade: profile, target: target) else { return nil }
             var out = f
             out.yaw = side.map(Self.profileYaw(mirrored:))
@@ -681,7 +790,8 @@ public final class FaceDetector: MetadataDetector {
 
     private func nearestFirst(_ faces: [FaceCandidate], to p: FaceCandidate) -> [FaceCandidate] {
         faces.sorted {
-            hypot($0.centerX - p.centerX, $0.centerY - p.centerY) < hypot($1.centerX - p.centerX, $1.centerY - p.centerY)
+            hypot($0.centerX - p.centerX, $0.centerY - p.centerY)
+                < hypot($1.centerX - p.centerX, $1.centerY - p.centerY)
         }
     }
 

@@ -1,6 +1,7 @@
 public import ScanCore
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A face presence change the tracker reports; the daemon turns it into a ``PresenceEvent``.
@@ -13,7 +14,11 @@ public struct FacePresenceTransition: Sendable, Hashable {
     /// Last known bounds, normalized device coordinates.
     public var bounds: NormalizedRect
     public init(transition: PresenceEvent.Transition, faceID: Int, frame: Int, time: Double, bounds: NormalizedRect) {
-        self.transition = transition; self.faceID = faceID; self.frame = frame; self.time = time; self.bounds = bounds
+        self.transition = transition
+        self.faceID = faceID
+        self.frame = frame
+        self.time = time
+        self.bounds = bounds
     }
 }
 
@@ -36,8 +41,8 @@ public struct FaceTrackingResult: Sendable {
 /// within the tracker's lifetime (across sources too). Use from one thread at a time.
 public final class FaceTracker {
     struct Track {
-        var id: Int?              // nil while tentative
-        var face: FaceCandidate   // last estimate (frame pixels)
+        var id: Int?  // nil while tentative
+        var face: FaceCandidate  // last estimate (frame pixels)
         var vx = 0.0, vy = 0.0, vs = 0.0
         var hits = 1
         var misses = 0
@@ -79,9 +84,11 @@ public final class FaceTracker {
     ///
     /// `skipSearch` (streams, not the first frame of a source) leaves out this frame's slice of the search for
     /// new faces; known faces are still tracked. For a pipeline that is late and sheds load.
-    public func process(_ frame: Frame, source: String, detector: FaceDetector,
-                        rectOfInterest: NormalizedRect = .unit, stream: Bool = false,
-                        skipSearch: Bool = false) throws -> FaceTrackingResult {
+    public func process(
+        _ frame: Frame, source: String, detector: FaceDetector,
+        rectOfInterest: NormalizedRect = .unit, stream: Bool = false,
+        skipSearch: Bool = false
+    ) throws -> FaceTrackingResult {
         var transitions: [FacePresenceTransition] = []
         if source != self.source {
             transitions += finish(frame: frame.index, time: frame.time)
@@ -93,11 +100,14 @@ public final class FaceTracker {
         let roi = rectOfInterest.intersection(.unit)
         predict(within: roi, frameSize: frame.size)
         let windowHits = try windowCandidates(in: frame, detector: detector)
-        let fullHits = try searchCandidates(in: frame, detector: detector, turn: turn, rectOfInterest: rectOfInterest,
-                                            stream: stream, skipSearch: skipSearch)
+        let fullHits = try searchCandidates(
+            in: frame, detector: detector, turn: turn, rectOfInterest: rectOfInterest,
+            stream: stream, skipSearch: skipSearch)
         let candidates = FaceDetector.suppressDuplicates(windowHits + fullHits)
         let matched = follow(candidates, in: frame, detector: detector, fullDetection: turn.fullDetection)
-        startTracks(for: candidates, except: matched, fullHits: fullHits, within: roi, in: frame, detector: detector, first: turn.first)
+        startTracks(
+            for: candidates, except: matched, fullHits: fullHits, within: roi, in: frame, detector: detector,
+            first: turn.first)
         let objects = reportTracks(on: frame, transitions: &transitions)
         transitions += settleEnding(on: frame)
         return FaceTrackingResult(objects: objects, transitions: transitions)
@@ -120,17 +130,21 @@ public final class FaceTracker {
     private func nextTurn() -> Turn {
         let interval = configuration.detectionInterval
         defer { frameCount += 1 }
-        return Turn(first: frameCount == 0, interval: interval, position: frameCount % interval, cycle: frameCount / interval)
+        return Turn(
+            first: frameCount == 0, interval: interval, position: frameCount % interval, cycle: frameCount / interval)
     }
 
     /// Step 1: moves every track to its predicted position; tracks whose centre left the picture (or `roi`,
     /// normalized device coordinates) end now, so a face that comes back gets a new ID.
     private func predict(within roi: NormalizedRect, frameSize size: PixelSize) {
-        let x0 = roi.minX * Double(size.width), x1 = roi.maxX * Double(size.width)
-        let y0 = roi.minY * Double(size.height), y1 = roi.maxY * Double(size.height)
+        let x0 = roi.minX * Double(size.width)
+        let x1 = roi.maxX * Double(size.width)
+        let y0 = roi.minY * Double(size.height)
+        let y1 = roi.maxY * Double(size.height)
         var survivors: [Track] = []
         for var t in tracks {
-            t.face.centerX += t.vx; t.face.centerY += t.vy
+            t.face.centerX += t.vx
+            t.face.centerY += t.vy
             t.face.size = max(8, t.face.size + t.vs)
             if t.face.centerX < x0 || t.face.centerY < y0 || t.face.centerX >= x1 || t.face.centerY >= y1 {
                 end(t)
@@ -155,29 +169,38 @@ public final class FaceTracker {
 
     /// Step 2b: this frame's share of the search for new faces (frame pixels): the neural network's pass,
     /// a stream's slice of cascade jobs, or the whole search on a still image's full-detection frame.
-    private func searchCandidates(in frame: Frame, detector: FaceDetector, turn: Turn, rectOfInterest: NormalizedRect,
-                                  stream: Bool, skipSearch: Bool) throws -> [FaceCandidate] {
+    private func searchCandidates(
+        in frame: Frame, detector: FaceDetector, turn: Turn, rectOfInterest: NormalizedRect,
+        stream: Bool, skipSearch: Bool
+    ) throws -> [FaceCandidate] {
         if stream && detector.isNeural {
             let angles = Self.neuralSearchAngles(detector: detector, turn: turn, skipSearch: skipSearch)
-            return angles.isEmpty ? [] : try detector.detectFaces(in: frame.luma, rectOfInterest: rectOfInterest, angles: angles)
+            return angles.isEmpty
+                ? [] : try detector.detectFaces(in: frame.luma, rectOfInterest: rectOfInterest, angles: angles)
         }
         if stream {
-            let jobs = turn.first ? detector.allSearchJobs(frameSize: frame.size, rectOfInterest: rectOfInterest)
-                : skipSearch ? []
-                : detector.streamSearchJobs(frame: frameCount - 1, interval: turn.interval, frameSize: frame.size,
-                                            rectOfInterest: rectOfInterest)
+            let jobs =
+                turn.first
+                ? detector.allSearchJobs(frameSize: frame.size, rectOfInterest: rectOfInterest)
+                : skipSearch
+                    ? []
+                    : detector.streamSearchJobs(
+                        frame: frameCount - 1, interval: turn.interval, frameSize: frame.size,
+                        rectOfInterest: rectOfInterest)
             var hits: [FaceCandidate] = []
             for job in jobs { hits += try detector.run(job, in: frame.luma, rectOfInterest: rectOfInterest) }
             return FaceDetector.suppressDuplicates(hits)
         }
         guard turn.fullDetection else { return [] }
-        var hits = try detector.detectFaces(in: frame.luma, rectOfInterest: rectOfInterest,
-                                            angles: detector.searchAngles(cycle: turn.first ? nil : turn.cycle))
+        var hits = try detector.detectFaces(
+            in: frame.luma, rectOfInterest: rectOfInterest,
+            angles: detector.searchAngles(cycle: turn.first ? nil : turn.cycle))
         if turn.first && detector.configuration.estimateYaw {
             // The first frame of an input (a still image) also gets the full profile search.
             let region = PixelRect(covering: rectOfInterest.intersection(.unit), in: frame.size)
             if region.width >= 8, region.height >= 8 {
-                hits = FaceDetector.suppressDuplicates(hits + (try detector.detectProfiles(in: frame.luma, region: region)))
+                hits = FaceDetector.suppressDuplicates(
+                    hits + (try detector.detectProfiles(in: frame.luma, region: region)))
             }
         }
         return hits
@@ -196,7 +219,9 @@ public final class FaceTracker {
 
     /// Step 3: assigns `candidates` to tracks and updates each track with its candidate, or counts a miss
     /// (ending tentative tracks and those missed too long). Returns the indices of the candidates used.
-    private func follow(_ candidates: [FaceCandidate], in frame: Frame, detector: FaceDetector, fullDetection: Bool) -> Set<Int> {
+    private func follow(_ candidates: [FaceCandidate], in frame: Frame, detector: FaceDetector, fullDetection: Bool)
+        -> Set<Int>
+    {
         let pairs = Self.assign(tracks: tracks.map(\.face), candidates: candidates) { [tracks] ti, ci in
             Self.reacquires(tracks[ti], candidates[ci])
         }
@@ -210,7 +235,7 @@ public final class FaceTracker {
                 if fullDetection {
                     detector.classifyYaw(&c, in: frame.luma)
                 } else if c.yaw == 0, let y = t.yaw, y == 45 || y == 315 {
-                    c.yaw = y   // 45/315 is decided on full-search frames; a window hit keeps it
+                    c.yaw = y  // 45/315 is decided on full-search frames; a window hit keeps it
                 }
                 if c.isProfile && t.hits > 1 {
                     hold(&t, with: c, frame: frame)
@@ -221,7 +246,9 @@ public final class FaceTracker {
             } else {
                 t.misses += 1
                 // Coasting: keep the motion but let it fade, so a hidden face is looked for near where it was.
-                t.vx *= 0.85; t.vy *= 0.85; t.vs *= 0.5
+                t.vx *= 0.85
+                t.vy *= 0.85
+                t.vs *= 0.5
                 if t.id == nil || t.misses > configuration.maxMissedFrames { end(t) } else { next.append(t) }
             }
         }
@@ -231,16 +258,19 @@ public final class FaceTracker {
 
     /// Step 4: a new track for each unassigned candidate of the full search (`fullHits`) inside `roi`;
     /// confirmed at once on a source's first frame or when no confirmation is asked for.
-    private func startTracks(for candidates: [FaceCandidate], except matched: Set<Int>, fullHits: [FaceCandidate],
-                             within roi: NormalizedRect, in frame: Frame, detector: FaceDetector, first: Bool) {
+    private func startTracks(
+        for candidates: [FaceCandidate], except matched: Set<Int>, fullHits: [FaceCandidate],
+        within roi: NormalizedRect, in frame: Frame, detector: FaceDetector, first: Bool
+    ) {
         for (ci, var c) in candidates.enumerated() where !matched.contains(ci) {
             guard fullHits.contains(c) else { continue }
             let b = c.bounds(in: frame.size)
             guard roi.intersection(b).area > 0 else { continue }
             if c.yaw == 0 { detector.refineRoll(&c, in: frame.luma) }
             detector.classifyYaw(&c, in: frame.luma)
-            var t = Track(face: c, lastSeen: frame.time, lastSeenFrame: frame.index, seenX: c.centerX, seenY: c.centerY,
-                          roll: c.roll, yaw: c.yaw)
+            var t = Track(
+                face: c, lastSeen: frame.time, lastSeenFrame: frame.index, seenX: c.centerX, seenY: c.centerY,
+                roll: c.roll, yaw: c.yaw)
             if first || configuration.confirmationFrames <= 1 { confirm(&t) }
             tracks.append(t)
         }
@@ -255,15 +285,20 @@ public final class FaceTracker {
             guard let id = t.id else { continue }
             let bounds = t.face.bounds(in: frame.size)
             if t.misses == 0 {
-                objects.append(MetadataObject(type: .face, bounds: bounds, faceID: id, rollAngle: t.roll, yawAngle: t.yaw))
+                objects.append(
+                    MetadataObject(type: .face, bounds: bounds, faceID: id, rollAngle: t.roll, yawAngle: t.yaw))
                 if !t.present {
                     tracks[i].present = true
-                    transitions.append(FacePresenceTransition(transition: .appeared, faceID: id, frame: frame.index, time: frame.time, bounds: bounds))
+                    transitions.append(
+                        FacePresenceTransition(
+                            transition: .appeared, faceID: id, frame: frame.index, time: frame.time, bounds: bounds))
                 }
             } else if t.present && frame.time - t.lastSeen >= configuration.presenceGrace {
                 tracks[i].present = false
-                transitions.append(FacePresenceTransition(transition: .lost, faceID: id, frame: frame.index, time: frame.time,
-                                                          bounds: t.lastBounds(in: frame.size)))
+                transitions.append(
+                    FacePresenceTransition(
+                        transition: .lost, faceID: id, frame: frame.index, time: frame.time,
+                        bounds: t.lastBounds(in: frame.size)))
             }
         }
         objects.sort { ($0.faceID ?? 0) < ($1.faceID ?? 0) }
@@ -276,8 +311,10 @@ public final class FaceTracker {
         var stillEnding: [Track] = []
         for t in ending {
             if frame.time - t.lastSeen >= configuration.presenceGrace, let id = t.id {
-                transitions.append(FacePresenceTransition(transition: .lost, faceID: id, frame: frame.index, time: frame.time,
-                                                          bounds: t.lastBounds(in: frame.size)))
+                transitions.append(
+                    FacePresenceTransition(
+                        transition: .lost, faceID: id, frame: frame.index, time: frame.time,
+                        bounds: t.lastBounds(in: frame.size)))
             } else {
                 stillEnding.append(t)
             }
@@ -292,11 +329,14 @@ public final class FaceTracker {
         var out: [FacePresenceTransition] = []
         for t in tracks + ending where t.present {
             if let id = t.id {
-                out.append(FacePresenceTransition(transition: .lost, faceID: id, frame: frame, time: time,
-                                                  bounds: t.lastBounds(in: frameSize)))
+                out.append(
+                    FacePresenceTransition(
+                        transition: .lost, faceID: id, frame: frame, time: time,
+                        bounds: t.lastBounds(in: frameSize)))
             }
         }
-        tracks = []; ending = []
+        tracks = []
+        ending = []
         source = nil
         return out
     }
@@ -313,16 +353,20 @@ public final class FaceTracker {
     private func update(_ t: inout Track, with c: FaceCandidate, frame: Frame) {
         // Velocity: smoothed displacement per frame between detections.
         let gap = Double(max(1, frame.index - t.lastSeenFrame))
-        let predictedX = t.face.centerX, predictedY = t.face.centerY
-        let lastX = predictedX - t.vx * gap, lastY = predictedY - t.vy * gap
-        let nvx = (c.centerX - lastX) / gap, nvy = (c.centerY - lastY) / gap
+        let predictedX = t.face.centerX
+        let predictedY = t.face.centerY
+        let lastX = predictedX - t.vx * gap
+        let lastY = predictedY - t.vy * gap
+        let nvx = (c.centerX - lastX) / gap
+        let nvy = (c.centerY - lastY) / gap
         let oldSize = t.face.size - t.vs * gap
         let nvs = (c.size - oldSize) / gap
         let a = 0.6
         t.vx = t.hits == 1 ? nvx : a * nvx + (1 - a) * t.vx
         t.vy = t.hits == 1 ? nvy : a * nvy + (1 - a) * t.vy
         t.vs = t.hits == 1 ? nvs : a * nvs + (1 - a) * t.vs
-        t.face.centerX = c.centerX; t.face.centerY = c.centerY
+        t.face.centerX = c.centerX
+        t.face.centerY = c.centerY
         t.face.size = 0.5 * c.size + 0.5 * t.face.size
         if let r = c.roll {
             t.roll = t.roll.map { abs($0 - r) < 20 ? 0.5 * r + 0.5 * $0 : r } ?? r
@@ -334,14 +378,17 @@ public final class FaceTracker {
         t.misses = 0
         t.lastSeen = frame.time
         t.lastSeenFrame = frame.index
-        t.seenX = c.centerX; t.seenY = c.centerY
+        t.seenX = c.centerX
+        t.seenY = c.centerY
         if t.id == nil && t.hits >= configuration.confirmationFrames { confirm(&t) }
     }
 
     /// A profile-only hit on a known face keeps it (and its ID) alive and sets its yaw, but does not move
     /// it: the profile cascade also fires on half-occluded frontal faces, with boxes that drift sideways.
     private func hold(_ t: inout Track, with c: FaceCandidate, frame: Frame) {
-        t.vx *= 0.85; t.vy *= 0.85; t.vs *= 0.5
+        t.vx *= 0.85
+        t.vy *= 0.85
+        t.vs *= 0.5
         if let y = c.yaw { t.yaw = y }
         t.face.yaw = t.yaw
         t.hits += 1
@@ -364,13 +411,17 @@ public final class FaceTracker {
     /// log size ratio; pairs farther than 0.8 face sizes or more than 1.6× apart in size are not allowed.
     /// Exact (exhaustive) for up to 7 tracks, greedy by cost beyond. Returns candidate index per track.
     /// `allowed(track, candidate)` may forbid more pairs (``reacquires(_:_:)``).
-    static func assign(tracks: [FaceCandidate], candidates: [FaceCandidate],
-                       allowed: (Int, Int) -> Bool = { _, _ in true }) -> [Int?] {
-        let n = tracks.count, m = candidates.count
+    static func assign(
+        tracks: [FaceCandidate], candidates: [FaceCandidate],
+        allowed: (Int, Int) -> Bool = { _, _ in true }
+    ) -> [Int?] {
+        let n = tracks.count
+        let m = candidates.count
         var cost = [[Double?]](repeating: [Double?](repeating: nil, count: m), count: n)
         for i in 0..<n {
             for j in 0..<m {
-                let t = tracks[i], c = candidates[j]
+                let t = tracks[i]
+                let c = candidates[j]
                 let d = hypot(t.centerX - c.centerX, t.centerY - c.centerY) / max(t.size, 1)
                 let r = abs(log(max(c.size, 1) / max(t.size, 1)))
                 if d < 0.8 && r < log(1.6) && allowed(i, j) { cost[i][j] = d + r }
@@ -393,9 +444,11 @@ public final class FaceTracker {
                 search(i + 1, matches, total)
                 for j in 0..<m where !used[j] {
                     guard let c = cost[i][j] else { continue }
-                    used[j] = true; pick[i] = j
+                    used[j] = true
+                    pick[i] = j
                     search(i + 1, matches + 1, total + c)
-                    used[j] = false; pick[i] = nil
+                    used[j] = false
+                    pick[i] = nil
                 }
             }
             search(0, 0, 0)
@@ -406,7 +459,8 @@ public final class FaceTracker {
             pairs.sort { $0.0 < $1.0 }
             var usedC = Set<Int>()
             for (_, i, j) in pairs where result[i] == nil && !usedC.contains(j) {
-                result[i] = j; usedC.insert(j)
+                result[i] = j
+                usedC.insert(j)
             }
         }
         return result

@@ -1,11 +1,13 @@
-internal import CScanZBar
 internal import CScanOpenCV
+internal import CScanZBar
 
 /// The versions of the C/C++ libraries scand reads with, for `scand --version`: zbar's from the library
 /// loaded at run time (`zbar_version`), OpenCV's and zxing-cpp's from the headers scand was built against.
 public enum LibraryVersions {
     public static var zbar: String {
-        var major: UInt32 = 0, minor: UInt32 = 0, patch: UInt32 = 0
+        var major: UInt32 = 0
+        var minor: UInt32 = 0
+        var patch: UInt32 = 0
         _ = zbar_version(&major, &minor, &patch)
         return "\(major).\(minor).\(patch)"
     }

@@ -9,7 +9,10 @@ public final class LinearCodeConfirmation {
     private var lastSeen: [Key: Int] = [:]
     private var confirmed: [Key: Int] = [:]
 
-    struct Key: Hashable { var type: MetadataObjectType; var payload: [UInt8] }
+    struct Key: Hashable {
+        var type: MetadataObjectType
+        var payload: [UInt8]
+    }
 
     /// - Parameter window: frames, at least 2.
     public init(window: Int = 3) { self.window = max(2, window) }
@@ -18,13 +21,20 @@ public final class LinearCodeConfirmation {
     public func filter(_ objects: [MetadataObject], frame: Int) -> [MetadataObject] {
         var out: [MetadataObject] = []
         for o in objects {
-            guard o.type.isLinear, o.type != .face else { out.append(o); continue }
+            guard o.type.isLinear, o.type != .face else {
+                out.append(o)
+                continue
+            }
             let key = Key(type: o.type, payload: o.payload ?? Array((o.stringValue ?? "").utf8))
             if let c = confirmed[key], frame - c < window {
-                confirmed[key] = frame; lastSeen[key] = frame; out.append(o); continue
+                confirmed[key] = frame
+                lastSeen[key] = frame
+                out.append(o)
+                continue
             }
             if let seen = lastSeen[key], seen < frame, frame - seen < window {
-                confirmed[key] = frame; out.append(o)
+                confirmed[key] = frame
+                out.append(o)
             }
             lastSeen[key] = frame
         }
@@ -35,5 +45,8 @@ public final class LinearCodeConfirmation {
     }
 
     /// Forgets everything (a new stream starts).
-    public func reset() { lastSeen.removeAll(); confirmed.removeAll() }
+    public func reset() {
+        lastSeen.removeAll()
+        confirmed.removeAll()
+    }
 }

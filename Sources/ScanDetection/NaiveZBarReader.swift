@@ -1,5 +1,5 @@
-public import ScanCore
 internal import CScanZBar
+public import ScanCore
 
 /// The code half of the benchmark's naive baseline (ScanBenchmark's `NaiveBaseline`): what a user would write
 /// by hand, every full frame through `zbar_scan_image` with zbar's default settings (every symbology,
@@ -28,23 +28,32 @@ public final class NaiveZBarReader {
     /// not locate codes, and its objects are only counted.
     public func read(_ frame: Frame) -> [MetadataObject] {
         var out: [MetadataObject] = []
-        frame.luma.cropped(to: PixelRect(x: 0, y: 0, width: frame.width, height: frame.height)).bytes.withUnsafeBufferPointer { b in
-            zbar_image_set_size(image, UInt32(frame.width), UInt32(frame.height))
-            zbar_image_set_data(image, b.baseAddress, UInt(b.count), nil)
-            defer { zbar_image_set_data(image, nil, 0, nil) }
-            guard zbar_scan_image(scanner, image) > 0 else { return }
-            var symbol = zbar_image_first_symbol(image)
-            while let s = symbol {
-                let n = Int(zbar_symbol_get_data_length(s))
-                let bytes = zbar_symbol_get_data(s).map { p in
-                    p.withMemoryRebound(to: UInt8.self, capacity: n) { Array(UnsafeBufferPointer(start: $0, count: n)) }
-                } ?? []
-                if let type = Symbologies.type(zbar: zbar_symbol_get_type(s), bytes: bytes, enabled: BarcodeDetector.zbarTypes) {
-                    out.append(MetadataObject(type: type, bounds: .unit, stringValue: String(decoding: bytes, as: UTF8.self), payload: bytes))
+        frame.luma.cropped(to: PixelRect(x: 0, y: 0, width: frame.width, height: frame.height)).bytes
+            .withUnsafeBufferPointer { b in
+                zbar_image_set_size(image, UInt32(frame.width), UInt32(frame.height))
+                zbar_image_set_data(image, b.baseAddress, UInt(b.count), nil)
+                defer { zbar_image_set_data(image, nil, 0, nil) }
+                guard zbar_scan_image(scanner, image) > 0 else { return }
+                var symbol = zbar_image_first_symbol(image)
+                while let s = symbol {
+                    let n = Int(zbar_symbol_get_data_length(s))
+                    let bytes =
+                        zbar_symbol_get_data(s).map { p in
+                            p.withMemoryRebound(to: UInt8.self, capacity: n) {
+                                Array(UnsafeBufferPointer(start: $0, count: n))
+                            }
+                        } ?? []
+                    if let type = Symbologies.type(
+                        zbar: zbar_symbol_get_type(s), bytes: bytes, enabled: BarcodeDetector.zbarTypes)
+                    {
+                        out.append(
+                            MetadataObject(
+                                type: type, bounds: .unit, stringValue: String(decoding: bytes, as: UTF8.self),
+                                payload: bytes))
+                    }
+                    symbol = zbar_symbol_next(s)
                 }
-                symbol = zbar_symbol_next(s)
             }
-        }
         return out
     }
 }

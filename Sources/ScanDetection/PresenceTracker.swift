@@ -61,7 +61,10 @@ public final class PresenceTracker {
     /// Feeds the objects found on one frame at stream time `time`; returns the transitions, `lost` first
     /// (in key order), then `appeared` in the frame's object order.
     public func update(objects: [MetadataObject], source: String, frame: Int, time: Double) -> [PresenceEvent] {
-        guard configuration.enabled else { entries.removeAll(); return [] }
+        guard configuration.enabled else {
+            entries.removeAll()
+            return []
+        }
         var seen = Set<Key>()
         var appeared: [PresenceEvent] = []
         for object in objects where !externallyTracked.contains(object.type) {
@@ -77,7 +80,10 @@ public final class PresenceTracker {
             entry.last = object
             entry.lastFrame = frame
             if let until = entry.suppressedUntil {
-                if time < until - Self.epsilon { entries[key] = entry; continue }
+                if time < until - Self.epsilon {
+                    entries[key] = entry
+                    continue
+                }
                 entry.suppressedUntil = nil
                 entry.sightings = 0
             }
@@ -111,7 +117,8 @@ public final class PresenceTracker {
             let absent = now - entry.lastSeen + Self.epsilon
             if entry.present {
                 guard absent >= grace else { continue }
-                lost.append((entry.lastSeen, entry.order, event(.lost, entry.last, source: source, frame: frame, time: now)))
+                lost.append(
+                    (entry.lastSeen, entry.order, event(.lost, entry.last, source: source, frame: frame, time: now)))
                 if key.type == .face || configuration.cooldown <= 0 {
                     entries[key] = nil
                 } else {
@@ -123,16 +130,19 @@ public final class PresenceTracker {
             } else if let until = entry.suppressedUntil {
                 if now + Self.epsilon >= until && absent >= grace { entries[key] = nil }
             } else if absent >= grace {
-                entries[key] = nil // seen too few times to count, then gone
+                entries[key] = nil  // seen too few times to count, then gone
             }
         }
         return lost.sorted { ($0.0, $0.1) < ($1.0, $1.1) }.map(\.2)
     }
 
-    private func event(_ transition: PresenceEvent.Transition, _ o: MetadataObject, source: String, frame: Int,
-                       time: Double) -> PresenceEvent {
-        PresenceEvent(transition: transition, type: o.type, value: o.stringValue, payload: o.payload,
-                      faceID: o.faceID, source: source, frame: frame, time: time, bounds: o.bounds,
-                      textEncoding: o.textEncoding, isGS1: o.isGS1)
+    private func event(
+        _ transition: PresenceEvent.Transition, _ o: MetadataObject, source: String, frame: Int,
+        time: Double
+    ) -> PresenceEvent {
+        PresenceEvent(
+            transition: transition, type: o.type, value: o.stringValue, payload: o.payload,
+            faceID: o.faceID, source: source, frame: frame, time: time, bounds: o.bounds,
+            textEncoding: o.textEncoding, isGS1: o.isGS1)
     }
 }

@@ -1,5 +1,5 @@
-import ScanCore
 import Foundation
+import ScanCore
 
 /// Tells a UPC-E symbol from the left half of an EAN-13/UPC-A that a reader took for one, by the bars on either
 /// side of where the read ended.
@@ -42,21 +42,28 @@ enum RetailQuietZone {
     /// along the line and that range is at least `minimumContrast` grey levels (a flat stretch is light).
     /// `radius` defaults to a 64th of the line's length, at least 12 pixels. nil when the point is off the
     /// plane or the line is too short.
-    static func bars(on plane: LumaPlane, at point: (Double, Double), direction: (Double, Double), radius: Int? = nil,
-                     minimumContrast: Int = 24) -> Bars? {
+    static func bars(
+        on plane: LumaPlane, at point: (Double, Double), direction: (Double, Double), radius: Int? = nil,
+        minimumContrast: Int = 24
+    ) -> Bars? {
         let norm = (direction.0 * direction.0 + direction.1 * direction.1).squareRoot()
-        guard norm > 0, point.0 >= 0, point.1 >= 0, point.0 < Double(plane.width), point.1 < Double(plane.height) else { return nil }
-        let ux = direction.0 / norm, uy = direction.1 / norm
+        guard norm > 0, point.0 >= 0, point.1 >= 0, point.0 < Double(plane.width), point.1 < Double(plane.height) else {
+            return nil
+        }
+        let ux = direction.0 / norm
+        let uy = direction.1 / norm
         // Samples at t = -back ... +front pixels from the point, while all three lines stay on the plane.
         func inside(_ t: Int) -> Bool {
             for k in -1...1 {
-                let x = point.0 + Double(t) * ux - Double(k) * uy, y = point.1 + Double(t) * uy + Double(k) * ux
+                let x = point.0 + Double(t) * ux - Double(k) * uy
+                let y = point.1 + Double(t) * uy + Double(k) * ux
                 if x < 0 || y < 0 || x > Double(plane.width - 1) || y > Double(plane.height - 1) { return false }
             }
             return true
         }
         guard inside(0) else { return nil }
-        var back = 0, front = 0
+        var back = 0
+        var front = 0
         while inside(-(back + 1)) { back += 1 }
         while inside(front + 1) { front += 1 }
         let n = back + front + 1
@@ -68,7 +75,8 @@ enum RetailQuietZone {
                 let t = Double(i - back)
                 var sum = 0
                 for k in -1...1 {
-                    let x = Int((point.0 + t * ux - Double(k) * uy).rounded()), y = Int((point.1 + t * uy + Double(k) * ux).rounded())
+                    let x = Int((point.0 + t * ux - Double(k) * uy).rounded())
+                    let y = Int((point.1 + t * uy + Double(k) * ux).rounded())
                     sum += Int(b[y * plane.stride + x])
                 }
                 profile[i] = sum
@@ -78,13 +86,16 @@ enum RetailQuietZone {
         // thousand samples at most, and this runs only for UPC-E reads).
         var dark = [Bool](repeating: false, count: n)
         for i in 0..<n {
-            var lo = Int.max, hi = Int.min
+            var lo = Int.max
+            var hi = Int.min
             for j in max(0, i - r)...min(n - 1, i + r) {
-                lo = min(lo, profile[j]); hi = max(hi, profile[j])
+                lo = min(lo, profile[j])
+                hi = max(hi, profile[j])
             }
             dark[i] = hi - lo >= 3 * minimumContrast && 2 * profile[i] < lo + hi
         }
-        var ahead: [Int] = [], behind: [Int] = []
+        var ahead: [Int] = []
+        var behind: [Int] = []
         var start = 0
         for i in 1...n where i == n || dark[i] != dark[start] {
             if dark[start] {
@@ -100,10 +111,12 @@ enum RetailQuietZone {
     /// How many bars run on from the point on one side (`distances` nearest first), each within `gap` pixels
     /// of the last (the first within `gap` of the point).
     static func run(_ distances: [Int], gap: Double) -> Int {
-        var count = 0, last = 0
+        var count = 0
+        var last = 0
         for d in distances {
             guard Double(d - last) <= gap else { break }
-            count += 1; last = d
+            count += 1
+            last = d
         }
         return count
     }
@@ -126,12 +139,16 @@ enum RetailQuietZone {
         steps.sort()
         let median = Double(steps[steps.count / 2])
         let gap = gapFactor * median
-        let a = run(bars.ahead, gap: gap), b = run(bars.behind, gap: gap)
+        let a = run(bars.ahead, gap: gap)
+        let b = run(bars.behind, gap: gap)
         if edgeCounts {
             // The next bar would lie past the edge: closer to it than one median bar-to-bar distance (a real
             // UPC-E's 7-module quiet zone is about two).
-            let lastAhead = a > 0 ? bars.ahead[a - 1] : 0, lastBehind = b > 0 ? bars.behind[b - 1] : 0
-            if Double(bars.aheadRoom - lastAhead) < median || Double(bars.behindRoom - lastBehind) < median { return true }
+            let lastAhead = a > 0 ? bars.ahead[a - 1] : 0
+            let lastBehind = b > 0 ? bars.behind[b - 1] : 0
+            if Double(bars.aheadRoom - lastAhead) < median || Double(bars.behindRoom - lastBehind) < median {
+                return true
+            }
         }
         return min(a, b) >= minimumBarsOnBothSides || max(a, b) >= maximumUPCEBars
     }
@@ -153,24 +170,32 @@ enum RetailQuietZone {
     /// a reader's line crosses the bars at a slant (zxing-cpp on a turned image), the line across them stays on.
     /// With `edgeCounts` (streams), an end whose bars run on to the plane's edge counts as inside a longer
     /// symbol (``longerSymbol(_:edgeCounts:)``): the code will be read whole once it is further in view.
-    static func insideLongerSymbol(on plane: LumaPlane, ends: [(Double, Double)], direction: (Double, Double),
-                                   edgeCounts: Bool = false) -> Bool {
+    static func insideLongerSymbol(
+        on plane: LumaPlane, ends: [(Double, Double)], direction: (Double, Double),
+        edgeCounts: Bool = false
+    ) -> Bool {
         let along = { (p: (Double, Double)) in p.0 * direction.0 + p.1 * direction.1 }
         let across = { (p: (Double, Double)) in p.1 * direction.0 - p.0 * direction.1 }
         let norm = (direction.0 * direction.0 + direction.1 * direction.1).squareRoot()
         guard norm > 0, !ends.isEmpty else { return false }
         var groups: [[(Double, Double)]] = []
         for p in ends.sorted(by: { along($0) < along($1) }) {
-            if let last = groups.last?.last, (along(p) - along(last)) / norm <= endSeparation { groups[groups.count - 1].append(p) }
-            else { groups.append([p]) }
+            if let last = groups.last?.last, (along(p) - along(last)) / norm <= endSeparation {
+                groups[groups.count - 1].append(p)
+            } else {
+                groups.append([p])
+            }
         }
         for group in groups {
             let sorted = group.sorted { across($0) < across($1) }
-            var looked = 0, inside = 0
+            var looked = 0
+            var inside = 0
             for k in Set([0, sorted.count / 2, sorted.count - 1]).sorted() {
                 let p = sorted[k]
                 let acrossLine = acrossBars(on: plane, at: p, reading: direction)
-                let lines = (acrossLine == direction ? [direction] : [acrossLine, direction]).compactMap { bars(on: plane, at: p, direction: $0) }
+                let lines = (acrossLine == direction ? [direction] : [acrossLine, direction]).compactMap {
+                    bars(on: plane, at: p, direction: $0)
+                }
                 guard !lines.isEmpty else { continue }
                 looked += 1
                 if lines.contains(where: { longerSymbol($0, edgeCounts: edgeCounts) }) { inside += 1 }
@@ -185,16 +210,25 @@ enum RetailQuietZone {
     /// off the plane. A scan line may cross a tilted symbol at a slant and leave it through the ends of its
     /// bars (zxing-cpp reading the 45° turned image of an upright code): the profile is taken across the bars
     /// instead, so it meets the rest of a longer symbol.
-    static func acrossBars(on plane: LumaPlane, at point: (Double, Double), reading: (Double, Double), radius: Int = 10) -> (Double, Double) {
-        let cx = Int(point.0.rounded()), cy = Int(point.1.rounded())
-        guard cx - radius >= 1, cy - radius >= 1, cx + radius < plane.width - 1, cy + radius < plane.height - 1 else { return reading }
-        var xx = 0.0, yy = 0.0, xy = 0.0
+    static func acrossBars(on plane: LumaPlane, at point: (Double, Double), reading: (Double, Double), radius: Int = 10)
+        -> (Double, Double)
+    {
+        let cx = Int(point.0.rounded())
+        let cy = Int(point.1.rounded())
+        guard cx - radius >= 1, cy - radius >= 1, cx + radius < plane.width - 1, cy + radius < plane.height - 1 else {
+            return reading
+        }
+        var xx = 0.0
+        var yy = 0.0
+        var xy = 0.0
         plane.bytes.withUnsafeBufferPointer { b in
             for y in (cy - radius)...(cy + radius) {
                 for x in (cx - radius)...(cx + radius) {
                     let gx = Double(Int(b[y * plane.stride + x + 1]) - Int(b[y * plane.stride + x - 1]))
                     let gy = Double(Int(b[(y + 1) * plane.stride + x]) - Int(b[(y - 1) * plane.stride + x]))
-                    xx += gx * gx; yy += gy * gy; xy += gx * gy
+                    xx += gx * gx
+                    yy += gy * gy
+                    xy += gx * gy
                 }
             }
         }

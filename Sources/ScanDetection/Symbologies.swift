@@ -1,8 +1,8 @@
-package import ScanCore
 // `package`: the benchmark's naive baseline (ScanBenchmark) maps zbar's results through
 // ``Symbologies/type(zbar:bytes:enabled:)``; no C type reaches the public API.
 package import CScanZBar
 internal import CScanZXing
+package import ScanCore
 
 /// How each engine names each code type: the one table every mapping between ``MetadataObjectType`` and the
 /// engines' symbologies (zbar's `zbar_symbol_type_t`, the zxing shim's `SCZ_*` format bits) derives from —
@@ -68,7 +68,9 @@ package enum Symbologies {
 
     /// The type of a zbar result of symbology `symbology` with payload `bytes`; nil when it is none of
     /// `enabled`.
-    package static func type(zbar symbology: zbar_symbol_type_t, bytes: [UInt8], enabled: Set<MetadataObjectType>) -> MetadataObjectType? {
+    package static func type(zbar symbology: zbar_symbol_type_t, bytes: [UInt8], enabled: Set<MetadataObjectType>)
+        -> MetadataObjectType?
+    {
         let row = rows.first { $0.zbar.contains(symbology) || $0.zbarAlso.contains(symbology) }
         return row.flatMap { resolve($0.type, bytes: bytes, enabled: enabled) }
     }
@@ -81,7 +83,9 @@ package enum Symbologies {
     }
 
     /// `type`, or ITF-14 for an Interleaved 2 of 5 result that is one; nil when not enabled.
-    private static func resolve(_ type: MetadataObjectType, bytes: [UInt8], enabled: Set<MetadataObjectType>) -> MetadataObjectType? {
+    private static func resolve(_ type: MetadataObjectType, bytes: [UInt8], enabled: Set<MetadataObjectType>)
+        -> MetadataObjectType?
+    {
         let type = type == .interleaved2of5 ? GS1.interleaved2of5Type(bytes, enabled: enabled) : type
         return enabled.contains(type) ? type : nil
     }

@@ -1,5 +1,5 @@
-public import ScanCore
 internal import Glibc
+public import ScanCore
 
 /// Turns a code's payload bytes into text, as the symbol encodes it.
 ///
@@ -23,7 +23,11 @@ public enum TextDecoding {
         public var eci: Int?
         /// The set comes from the symbology's mode (QR Kanji mode: Shift JIS), not from an ECI.
         public var fromMode: Bool
-        public init(offset: Int, eci: Int?, fromMode: Bool) { self.offset = offset; self.eci = eci; self.fromMode = fromMode }
+        public init(offset: Int, eci: Int?, fromMode: Bool) {
+            self.offset = offset
+            self.eci = eci
+            self.fromMode = fromMode
+        }
     }
 
     /// The text of `bytes` (one undeclared run), or nil for a binary payload.
@@ -33,7 +37,9 @@ public enum TextDecoding {
 
     /// The text of `bytes` with its runs' character sets, and how the set was chosen; (nil, nil) for a binary
     /// payload.
-    public static func decode(_ bytes: [UInt8], type: MetadataObjectType, segments: [Segment]) -> (text: String?, encoding: TextEncoding?) {
+    public static func decode(_ bytes: [UInt8], type: MetadataObjectType, segments: [Segment]) -> (
+        text: String?, encoding: TextEncoding?
+    ) {
         if type.isLinear { return decodeLinear(bytes) }
         let runs = split(bytes, segments)
         // Undeclared runs are guessed together (as zxing-cpp does).
@@ -46,10 +52,12 @@ public enum TextDecoding {
             let cs: Charset
             let source: TextEncoding.Source
             if let eci = run.segment.eci {
-                guard let c = charset(eci: eci) else { return (nil, nil) } // binary or unknown ECI
-                cs = c; source = run.segment.fromMode ? modeSource(type, eci: eci) : .eci
+                guard let c = charset(eci: eci) else { return (nil, nil) }  // binary or unknown ECI
+                cs = c
+                source = run.segment.fromMode ? modeSource(type, eci: eci) : .eci
             } else {
-                cs = guessed; source = .guess
+                cs = guessed
+                source = .guess
             }
             guard let part = transcode(run.bytes, from: cs) else { return (nil, nil) }
             if source == .guess, cs == .latin1, !part.unicodeScalars.allSatisfy(isPrintable) { return (nil, nil) }
@@ -66,8 +74,12 @@ public enum TextDecoding {
             names = [cs.name]
             sources = [first.segment.eci.map { first.segment.fromMode ? modeSource(type, eci: $0) : .eci } ?? .guess]
         }
-        let source: TextEncoding.Source = sources.contains(.guess) ? .guess : sources.contains(.eci) ? .eci
-            : sources.contains(.kanji) ? .kanji : sources.first ?? .guess
+        let source: TextEncoding.Source =
+            sources.contains(.guess)
+            ? .guess
+            : sources.contains(.eci)
+                ? .eci
+                : sources.contains(.kanji) ? .kanji : sources.first ?? .guess
         return (text, TextEncoding(charset: names.joined(separator: ","), source: source))
     }
 
@@ -102,7 +114,9 @@ public enum TextDecoding {
             out.append((s, bytes[start..<end]))
         }
         if let first = out.first, first.segment.offset > 0 {
-            out.insert((Segment(offset: 0, eci: nil, fromMode: false), bytes[0..<min(first.segment.offset, bytes.count)]), at: 0)
+            out.insert(
+                (Segment(offset: 0, eci: nil, fromMode: false), bytes[0..<min(first.segment.offset, bytes.count)]),
+                at: 0)
         }
         return out
     }
@@ -126,8 +140,12 @@ public enum TextDecoding {
         switch eci {
         case 0, 2: return Charset(name: "IBM437", iconv: "CP437")
         case 1, 3: return .latin1
-        case 4...13: let n = eci - 2; return Charset(name: "ISO-8859-\(n)", iconv: "ISO-8859-\(n)")
-        case 15...18: let n = eci - 2; return Charset(name: "ISO-8859-\(n)", iconv: "ISO-8859-\(n)")
+        case 4...13:
+            let n = eci - 2
+            return Charset(name: "ISO-8859-\(n)", iconv: "ISO-8859-\(n)")
+        case 15...18:
+            let n = eci - 2
+            return Charset(name: "ISO-8859-\(n)", iconv: "ISO-8859-\(n)")
         case 20: return .shiftJIS
         case 21: return Charset(name: "windows-1250", iconv: "CP1250")
         case 22: return Charset(name: "windows-1251", iconv: "CP1251")
@@ -137,7 +155,7 @@ public enum TextDecoding {
         case 26: return .utf8
         case 27, 170: return Charset(name: "US-ASCII", iconv: "ASCII")
         case 28: return Charset(name: "Big5", iconv: "BIG5")
-        case 29: return Charset(name: "GB2312", iconv: "GB18030") // GB 18030 decodes GB 2312 (a subset)
+        case 29: return Charset(name: "GB2312", iconv: "GB18030")  // GB 18030 decodes GB 2312 (a subset)
         case 30: return Charset(name: "EUC-KR", iconv: "EUC-KR")
         case 31: return Charset(name: "GBK", iconv: "GB18030")
         case 32: return Charset(name: "GB18030", iconv: "GB18030")
@@ -154,8 +172,9 @@ public enum TextDecoding {
         if charset == .utf8 { return String(validating: input, as: UTF8.self) }
         if charset == .latin1 { return String(decoding: input.map { UInt16($0) }, as: UTF16.self) }
         if input.allSatisfy({ $0 < 0x80 }) && charset.iconv != "UTF-16BE" && charset.iconv != "UTF-16LE"
-            && !charset.iconv.hasPrefix("UTF-32") {
-            return String(decoding: input, as: UTF8.self) // ASCII is ASCII in every other set here
+            && !charset.iconv.hasPrefix("UTF-32")
+        {
+            return String(decoding: input, as: UTF8.self)  // ASCII is ASCII in every other set here
         }
         return iconvToUTF8(input, from: charset.iconv)
     }
@@ -168,9 +187,11 @@ public enum TextDecoding {
         var src = input
         let produced: Int? = src.withUnsafeMutableBufferPointer { inBuf in
             output.withUnsafeMutableBufferPointer { outBuf in
-                var inPtr: UnsafeMutablePointer<CChar>? = UnsafeMutableRawPointer(inBuf.baseAddress)?.assumingMemoryBound(to: CChar.self)
+                var inPtr: UnsafeMutablePointer<CChar>? = UnsafeMutableRawPointer(inBuf.baseAddress)?
+                    .assumingMemoryBound(to: CChar.self)
                 var inLeft = inBuf.count
-                var outPtr: UnsafeMutablePointer<CChar>? = UnsafeMutableRawPointer(outBuf.baseAddress)?.assumingMemoryBound(to: CChar.self)
+                var outPtr: UnsafeMutablePointer<CChar>? = UnsafeMutableRawPointer(outBuf.baseAddress)?
+                    .assumingMemoryBound(to: CChar.self)
                 var outLeft = outBuf.count
                 guard iconv(cd, &inPtr, &inLeft, &outPtr, &outLeft) != -1, inLeft == 0 else { return nil }
                 return outBuf.count - outLeft
@@ -186,30 +207,48 @@ public enum TextDecoding {
     /// the bytes are valid Shift JIS and look Japanese; else ISO-8859-1 (ZXing's `guessEncoding` heuristic).
     static func guess(_ bytes: [UInt8]) -> Charset {
         if String(validating: bytes, as: UTF8.self) != nil { return .utf8 }
-        var canBeLatin1 = true, canBeSJIS = true
-        var sjisBytesLeft = 0, katakana = 0, katakanaRun = 0, doubleRun = 0, maxKatakanaRun = 0, maxDoubleRun = 0
+        var canBeLatin1 = true
+        var canBeSJIS = true
+        var sjisBytesLeft = 0
+        var katakana = 0
+        var katakanaRun = 0
+        var doubleRun = 0
+        var maxKatakanaRun = 0
+        var maxDoubleRun = 0
         var latin1HighOther = 0
         for b in bytes {
             if canBeLatin1 {
-                if b > 0x7F && b < 0xA0 { canBeLatin1 = false }
-                else if b > 0x9F && (b < 0xC0 || b == 0xD7 || b == 0xF7) { latin1HighOther += 1 }
+                if b > 0x7F && b < 0xA0 {
+                    canBeLatin1 = false
+                } else if b > 0x9F && (b < 0xC0 || b == 0xD7 || b == 0xF7) {
+                    latin1HighOther += 1
+                }
             }
             if canBeSJIS {
                 if sjisBytesLeft > 0 {
                     if b < 0x40 || b == 0x7F || b > 0xFC { canBeSJIS = false } else { sjisBytesLeft -= 1 }
                 } else if b == 0x80 || b == 0xA0 || b > 0xEF {
                     canBeSJIS = false
-                } else if b > 0xA0 && b < 0xE0 { // half-width katakana
-                    katakana += 1; doubleRun = 0; katakanaRun += 1; maxKatakanaRun = max(maxKatakanaRun, katakanaRun)
-                } else if b > 0x7F { // lead byte of a double-byte character
-                    sjisBytesLeft += 1; katakanaRun = 0; doubleRun += 1; maxDoubleRun = max(maxDoubleRun, doubleRun)
+                } else if b > 0xA0 && b < 0xE0 {  // half-width katakana
+                    katakana += 1
+                    doubleRun = 0
+                    katakanaRun += 1
+                    maxKatakanaRun = max(maxKatakanaRun, katakanaRun)
+                } else if b > 0x7F {  // lead byte of a double-byte character
+                    sjisBytesLeft += 1
+                    katakanaRun = 0
+                    doubleRun += 1
+                    maxDoubleRun = max(maxDoubleRun, doubleRun)
                 } else {
-                    katakanaRun = 0; doubleRun = 0
+                    katakanaRun = 0
+                    doubleRun = 0
                 }
             }
         }
         if sjisBytesLeft > 0 { canBeSJIS = false }
-        if canBeSJIS && (maxKatakanaRun >= 3 || maxDoubleRun >= 3) && transcode(bytes, from: .shiftJIS) != nil { return .shiftJIS }
+        if canBeSJIS && (maxKatakanaRun >= 3 || maxDoubleRun >= 3) && transcode(bytes, from: .shiftJIS) != nil {
+            return .shiftJIS
+        }
         if canBeLatin1 && canBeSJIS {
             let sjis = (maxKatakanaRun == 2 && katakana == 2) || latin1HighOther * 10 >= bytes.count
             return sjis && transcode(bytes, from: .shiftJIS) != nil ? .shiftJIS : .latin1
@@ -229,26 +268,30 @@ public enum TextDecoding {
         var i = 0
         while i < data.count {
             let c = data[i]
-            guard c == 0x24 || c == 0x25 || c == 0x2F || c == 0x2B else { out.append(c); i += 1; continue }
+            guard c == 0x24 || c == 0x25 || c == 0x2F || c == 0x2B else {
+                out.append(c)
+                i += 1
+                continue
+            }
             guard i + 1 < data.count else { return nil }
             let n = data[i + 1]
             guard n >= 0x41 && n <= 0x5A else { return nil }
-            let k = n - 0x41 // 0 for A
+            let k = n - 0x41  // 0 for A
             switch c {
-            case 0x24: out.append(k + 1) // $A..$Z: SOH..SUB
-            case 0x2B: out.append(k + 0x61) // +A..+Z: a..z
-            case 0x2F: // /A../O: ! .. /, /Z: ':'
+            case 0x24: out.append(k + 1)  // $A..$Z: SOH..SUB
+            case 0x2B: out.append(k + 0x61)  // +A..+Z: a..z
+            case 0x2F:  // /A../O: ! .. /, /Z: ':'
                 if n <= 0x4F { out.append(k + 0x21) } else if n == 0x5A { out.append(0x3A) } else { return nil }
-            default: // %
+            default:  // %
                 switch n {
-                case 0x41...0x45: out.append(k + 0x1B) // %A..%E: ESC FS GS RS US
-                case 0x46...0x4A: out.append(k - 5 + 0x3B) // %F..%J: ; < = > ?
-                case 0x4B...0x4F: out.append(k - 10 + 0x5B) // %K..%O: [ \ ] ^ _
-                case 0x50...0x54: out.append(k - 15 + 0x7B) // %P..%T: { | } ~ DEL
-                case 0x55: out.append(0x00) // %U: NUL
-                case 0x56: out.append(0x40) // %V: @
-                case 0x57: out.append(0x60) // %W: `
-                default: out.append(0x7F) // %X..%Z: DEL
+                case 0x41...0x45: out.append(k + 0x1B)  // %A..%E: ESC FS GS RS US
+                case 0x46...0x4A: out.append(k - 5 + 0x3B)  // %F..%J: ; < = > ?
+                case 0x4B...0x4F: out.append(k - 10 + 0x5B)  // %K..%O: [ \ ] ^ _
+                case 0x50...0x54: out.append(k - 15 + 0x7B)  // %P..%T: { | } ~ DEL
+                case 0x55: out.append(0x00)  // %U: NUL
+                case 0x56: out.append(0x40)  // %V: @
+                case 0x57: out.append(0x60)  // %W: `
+                default: out.append(0x7F)  // %X..%Z: DEL
                 }
             }
             i += 2
@@ -274,7 +317,10 @@ public enum TextDecoding {
         guard value < 1_000_000_000 else { return nil }
         var digits = [Int](repeating: 0, count: 9)
         var rest = value
-        for i in stride(from: 8, through: 0, by: -1) { digits[i] = rest % 10; rest /= 10 }
+        for i in stride(from: 8, through: 0, by: -1) {
+            digits[i] = rest % 10
+            rest /= 10
+        }
         var sum = 0
         for (i, d) in digits.dropLast().enumerated() {
             if i % 2 == 0 { sum += d } else { sum += (2 * d) / 10 + (2 * d) % 10 }

@@ -1,5 +1,5 @@
-import ScanCore
 internal import CScanZXing
+import ScanCore
 
 /// Reads codes with zxing-cpp. Holds no C state between calls; results are copied out and freed at once.
 struct ZXingReader {
@@ -18,7 +18,7 @@ struct ZXingReader {
         var isGS1: Bool
         /// zxing's own rendering of the text (for cross-checks only; scand decodes `bytes` itself).
         var zxingText: String
-        var corners: [(Double, Double)] // TL TR BR BL in image pixels
+        var corners: [(Double, Double)]  // TL TR BR BL in image pixels
         var lineCount: Int
     }
 
@@ -26,59 +26,83 @@ struct ZXingReader {
     /// - Throws: ``ScanError/detector(_:)`` when zxing fails.
     /// `quick`: no tryHarder, a fixed binarisation threshold (≈ half the time; for frames zbar has read).
     /// `bothPolarities`: also light-on-dark symbols (zxing-cpp's own tryInvert, on the same binarisation).
-    static func read(_ plane: LumaPlane, types: Set<MetadataObjectType>, quick: Bool = false, bothPolarities: Bool = false) throws -> [Symbol] {
-        try read(plane, region: PixelRect(x: 0, y: 0, width: plane.width, height: plane.height), types: types, quick: quick,
-                 bothPolarities: bothPolarities)
+    static func read(
+        _ plane: LumaPlane, types: Set<MetadataObjectType>, quick: Bool = false, bothPolarities: Bool = false
+    ) throws -> [Symbol] {
+        try read(
+            plane, region: PixelRect(x: 0, y: 0, width: plane.width, height: plane.height), types: types, quick: quick,
+            bothPolarities: bothPolarities)
     }
 
     /// Reads every symbol of `types` in `region` of `plane` (pixels; clipped to the plane). Corners are in
     /// the region's pixels.
-    static func read(_ plane: LumaPlane, region: PixelRect, types: Set<MetadataObjectType>, quick: Bool = false,
-                     bothPolarities: Bool = false) throws -> [Symbol] {
-        let x0 = max(0, region.x), y0 = max(0, region.y)
-        let x1 = min(plane.width, region.x + region.width), y1 = min(plane.height, region.y + region.height)
+    static func read(
+        _ plane: LumaPlane, region: PixelRect, types: Set<MetadataObjectType>, quick: Bool = false,
+        bothPolarities: Bool = false
+    ) throws -> [Symbol] {
+        let x0 = max(0, region.x)
+        let y0 = max(0, region.y)
+        let x1 = min(plane.width, region.x + region.width)
+        let y1 = min(plane.height, region.y + region.height)
         guard x1 > x0, y1 > y0 else { return [] }
         let bits = Symbologies.zxingFormats(for: types)
         guard bits != 0 else { return [] }
-        var options = scz_options(formats: bits, try_harder: quick ? 0 : 1, try_rotate: 1, try_downscale: 0,
-                                  validate_itf_checksum: 0, min_line_count: 2, max_symbols: 0,
-                                  fixed_threshold: quick ? 1 : 0, try_invert: bothPolarities ? 1 : 0)
+        var options = scz_options(
+            formats: bits, try_harder: quick ? 0 : 1, try_rotate: 1, try_downscale: 0,
+            validate_itf_checksum: 0, min_line_count: 2, max_symbols: 0,
+            fixed_threshold: quick ? 1 : 0, try_invert: bothPolarities ? 1 : 0)
         var results: UnsafeMutablePointer<scz_result>?
         var count: Int32 = 0
         var message = [CChar](repeating: 0, count: 256)
         let status = plane.bytes.withUnsafeBufferPointer { src in
-            scz_read(src.baseAddress! + y0 * plane.stride + x0, Int32(x1 - x0), Int32(y1 - y0), Int32(plane.stride), &options,
-                     &results, &count, &message, message.count)
+            scz_read(
+                src.baseAddress! + y0 * plane.stride + x0, Int32(x1 - x0), Int32(y1 - y0), Int32(plane.stride),
+                &options,
+                &results, &count, &message, message.count)
         }
         guard status == SCZ_OK else {
-            throw ScanError.detector("zxing: \(String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))")
+            throw ScanError.detector(
+                "zxing: \(String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))")
         }
         defer { scz_results_free(results, count) }
         guard let results else { return [] }
         var out: [Symbol] = []
         for i in 0..<Int(count) {
             let r = results[i]
-            var bytes = r.length > 0 && r.bytes != nil ? Array(UnsafeBufferPointer(start: r.bytes, count: r.length)) : []
+            var bytes =
+                r.length > 0 && r.bytes != nil ? Array(UnsafeBufferPointer(start: r.bytes, count: r.length)) : []
             let format = Int(r.format)
-            if format == SCZ_UPCA { bytes = [0x30] + bytes } // as zbar and AVFoundation report UPC-A
+            if format == SCZ_UPCA { bytes = [0x30] + bytes }  // as zbar and AVFoundation report UPC-A
             // zxing gives DataBar's bare GTIN-14; zbar (and GS1's element string) has the AI (01) in front.
-            if format == SCZ_DATABAR, bytes.count == 14, bytes.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) { bytes = [0x30, 0x31] + bytes }
+            if format == SCZ_DATABAR, bytes.count == 14, bytes.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) {
+                bytes = [0x30, 0x31] + bytes
+            }
             guard let type = Symbologies.type(zxing: format, bytes: bytes, enabled: types) else { continue }
             var segments: [TextDecoding.Segment] = []
             if let s = r.segments {
                 for k in 0..<Int(r.segment_count) {
-                    segments.append(TextDecoding.Segment(offset: Int(s[k].offset), eci: s[k].eci >= 0 ? Int(s[k].eci) : nil,
-                                                         fromMode: s[k].from_mode != 0))
+                    segments.append(
+                        TextDecoding.Segment(
+                            offset: Int(s[k].offset), eci: s[k].eci >= 0 ? Int(s[k].eci) : nil,
+                            fromMode: s[k].from_mode != 0))
                 }
             }
             if segments.isEmpty { segments = [TextDecoding.Segment(offset: 0, eci: nil, fromMode: false)] }
-            let prefix = bytes.count - Int(r.length) // UPC-A's added leading 0
-            if prefix > 0 { segments = segments.map { var s = $0; s.offset = s.offset == 0 ? 0 : s.offset + prefix; return s } }
+            let prefix = bytes.count - Int(r.length)  // UPC-A's added leading 0
+            if prefix > 0 {
+                segments = segments.map {
+                    var s = $0
+                    s.offset = s.offset == 0 ? 0 : s.offset + prefix
+                    return s
+                }
+            }
             let text = r.text != nil ? String(cString: r.text) : ""
             let c = r.corners
             let corners = [(c.0, c.1), (c.2, c.3), (c.4, c.5), (c.6, c.7)]
-            out.append(Symbol(type: type, bytes: bytes, segments: segments, isGS1: r.gs1 != 0, zxingText: text,
-                              corners: corners, lineCount: Int(r.line_count)))
+            out.append(
+                Symbol(
+                    type: type, bytes: bytes, segments: segments, isGS1: r.gs1 != 0, zxingText: text,
+                    corners: corners, lineCount: Int(r.line_count)))
         }
         return out
     }

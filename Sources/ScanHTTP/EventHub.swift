@@ -18,7 +18,10 @@ final class EventClient: @unchecked Sendable {
     private var waiter: CheckedContinuation<Void, Never>?
     private var closed = false
 
-    init(id: Int, limit: Int) { self.id = id; self.limit = max(1, limit) }
+    init(id: Int, limit: Int) {
+        self.id = id
+        self.limit = max(1, limit)
+    }
 
     var currentSubscription: Subscription { lock.withLock { subscription } }
     func setSubscription(_ s: Subscription) { lock.withLock { subscription = s } }
@@ -46,10 +49,16 @@ final class EventClient: @unchecked Sendable {
     private func append(_ line: [UInt8]) -> (CheckedContinuation<Void, Never>?, Bool) {
         var overflowed = false
         if queue.count - head >= limit {
-            head += 1; dropped += 1; totalDropped += 1; overflowed = true
+            head += 1
+            dropped += 1
+            totalDropped += 1
+            overflowed = true
         }
         queue.append(line)
-        if head > 1024 && head * 2 > queue.count { queue.removeFirst(head); head = 0 }
+        if head > 1024 && head * 2 > queue.count {
+            queue.removeFirst(head)
+            head = 0
+        }
         defer { waiter = nil }
         return (waiter, overflowed)
     }
@@ -62,9 +71,13 @@ final class EventClient: @unchecked Sendable {
                 if closed { return .some(nil) }
                 guard head < queue.count || dropped > 0 else { return .none }
                 var out: [[UInt8]] = []
-                if dropped > 0 { out.append(ClientLines.overflow(dropped: dropped)); dropped = 0 }
+                if dropped > 0 {
+                    out.append(ClientLines.overflow(dropped: dropped))
+                    dropped = 0
+                }
                 out += queue[head...]
-                queue.removeAll(keepingCapacity: true); head = 0
+                queue.removeAll(keepingCapacity: true)
+                head = 0
                 return .some(out)
             }
             if let batch { return batch }
@@ -105,7 +118,9 @@ public final class EventHub: EventSink, @unchecked Sendable {
     let banner: ServerBanner
 
     public init(banner: ServerBanner, queueLimit: Int = 1024, metrics: ScandMetrics? = nil) {
-        self.banner = banner; self.queueLimit = queueLimit; self.metrics = metrics
+        self.banner = banner
+        self.queueLimit = queueLimit
+        self.metrics = metrics
     }
 
     /// What answers the connect snapshot, `poll` and `devices` (the daemon).
@@ -115,7 +130,7 @@ public final class EventHub: EventSink, @unchecked Sendable {
     public var clientCount: Int { lock.withLock { clients.count } }
     /// Events dropped for slow WebSocket clients since start (summed over clients).
     public var droppedEvents: Int { lock.withLock { _droppedEvents } }
-    private var _droppedEvents = 0 // under `lock`
+    private var _droppedEvents = 0  // under `lock`
 
     public func deliver(_ event: EncodedEvent) {
         metrics?.observe(event)
@@ -129,7 +144,10 @@ public final class EventHub: EventSink, @unchecked Sendable {
     }
 
     public func finish() {
-        let list = lock.withLock { () -> [EventClient] in finished = true; return Array(clients.values) }
+        let list = lock.withLock { () -> [EventClient] in
+            finished = true
+            return Array(clients.values)
+        }
         for c in list { c.close() }
     }
 

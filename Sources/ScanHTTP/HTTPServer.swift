@@ -1,15 +1,15 @@
-public import ScanCore
-public import ScanOutput
-public import Logging
-public import ServiceLifecycle
-public import ScanKit
-import ScanCapture
+import Foundation
+import HTTPTypes
 import Hummingbird
 import HummingbirdCore
 import HummingbirdWebSocket
-import HTTPTypes
+public import Logging
 import NIOCore
-import Foundation
+import ScanCapture
+public import ScanCore
+public import ScanKit
+public import ScanOutput
+public import ServiceLifecycle
 
 /// `scand run --http HOST:PORT`: where the server listens and who may use it.
 public struct HTTPConfiguration: Sendable {
@@ -29,24 +29,37 @@ public struct HTTPConfiguration: Sendable {
     /// Per-client event queue bound for `/events` (as the Unix socket's `clientQueue`).
     public var clientQueueLimit: Int
 
-    public init(host: String = "127.0.0.1", port: Int = 8080, token: String? = nil,
-                videoGravity: VideoGravity = .resizeAspect, orientation: VideoOrientation = .landscapeRight,
-                isMirrored: Bool = false, clientQueueLimit: Int = 1024) {
-        self.host = host; self.port = port; self.token = token; self.videoGravity = videoGravity
-        self.orientation = orientation; self.isMirrored = isMirrored; self.clientQueueLimit = clientQueueLimit
+    public init(
+        host: String = "127.0.0.1", port: Int = 8080, token: String? = nil,
+        videoGravity: VideoGravity = .resizeAspect, orientation: VideoOrientation = .landscapeRight,
+        isMirrored: Bool = false, clientQueueLimit: Int = 1024
+    ) {
+        self.host = host
+        self.port = port
+        self.token = token
+        self.videoGravity = videoGravity
+        self.orientation = orientation
+        self.isMirrored = isMirrored
+        self.clientQueueLimit = clientQueueLimit
     }
 
     /// Parses `HOST:PORT` (`[::1]:8080` for IPv6).
     public static func parseAddress(_ text: String) throws -> (host: String, port: Int) {
-        var host: Substring, portText: Substring
+        var host: Substring
+        var portText: Substring
         if text.hasPrefix("["), let close = text.firstIndex(of: "]") {
             host = text[text.index(after: text.startIndex)..<close]
             let rest = text[text.index(after: close)...]
-            guard rest.hasPrefix(":") else { throw ScanError.invalidArgument("--http: expected [HOST]:PORT, got '\(text)'") }
+            guard rest.hasPrefix(":") else {
+                throw ScanError.invalidArgument("--http: expected [HOST]:PORT, got '\(text)'")
+            }
             portText = rest.dropFirst()
         } else {
-            guard let colon = text.lastIndex(of: ":") else { throw ScanError.invalidArgument("--http: expected HOST:PORT, got '\(text)'") }
-            host = text[..<colon]; portText = text[text.index(after: colon)...]
+            guard let colon = text.lastIndex(of: ":") else {
+                throw ScanError.invalidArgument("--http: expected HOST:PORT, got '\(text)'")
+            }
+            host = text[..<colon]
+            portText = text[text.index(after: colon)...]
         }
         guard !host.isEmpty, let port = Int(portText), (0...65535).contains(port) else {
             throw ScanError.invalidArgument("--http: expected HOST:PORT with a port 0...65535, got '\(text)'")
@@ -64,7 +77,9 @@ public struct HTTPConfiguration: Sendable {
         let token = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         let allowed = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
         guard (16...512).contains(token.count), token.allSatisfy(allowed.contains) else {
-            throw ScanError.invalidArgument("\(path): the token must be one line of 16 to 512 characters from A-Z a-z 0-9 - . _ ~ (e.g. `openssl rand -hex 32`)")
+            throw ScanError.invalidArgument(
+                "\(path): the token must be one line of 16 to 512 characters from A-Z a-z 0-9 - . _ ~ (e.g. `openssl rand -hex 32`)"
+            )
         }
         return token
     }
@@ -87,15 +102,20 @@ public struct HTTPDaemonHooks: Sendable {
     /// The MQTT sink's connection and outbox, nil when scand runs without `--mqtt`.
     public var broker: @Sendable () -> BrokerState?
 
-    public init(state: @escaping @Sendable () -> (PresenceSnapshot, [SourceState]),
-                socketClients: @escaping @Sendable () -> Int = { 0 },
-                videoOutput: @escaping @Sendable () -> VideoDataOutput? = { nil },
-                setRectOfInterest: (@Sendable (NormalizedRect) throws -> Void)? = nil,
-                socketOverflows: @escaping @Sendable () -> Int = { 0 },
-                broker: @escaping @Sendable () -> BrokerState? = { nil }) {
-        self.state = state; self.socketClients = socketClients; self.videoOutput = videoOutput
+    public init(
+        state: @escaping @Sendable () -> (PresenceSnapshot, [SourceState]),
+        socketClients: @escaping @Sendable () -> Int = { 0 },
+        videoOutput: @escaping @Sendable () -> VideoDataOutput? = { nil },
+        setRectOfInterest: (@Sendable (NormalizedRect) throws -> Void)? = nil,
+        socketOverflows: @escaping @Sendable () -> Int = { 0 },
+        broker: @escaping @Sendable () -> BrokerState? = { nil }
+    ) {
+        self.state = state
+        self.socketClients = socketClients
+        self.videoOutput = videoOutput
         self.setRectOfInterest = setRectOfInterest
-        self.socketOverflows = socketOverflows; self.broker = broker
+        self.socketOverflows = socketOverflows
+        self.broker = broker
     }
 }
 
@@ -117,10 +137,17 @@ public struct BrokerState: Sendable, Equatable {
     /// Messages the broker acknowledged.
     public var acknowledgedMessages: Int
 
-    public init(broker: String, connected: Bool, connections: Int, lastError: String?, queuedMessages: Int,
-                queuedBytes: Int, droppedMessages: Int, acknowledgedMessages: Int) {
-        self.broker = broker; self.connected = connected; self.connections = connections; self.lastError = lastError
-        self.queuedMessages = queuedMessages; self.queuedBytes = queuedBytes; self.droppedMessages = droppedMessages
+    public init(
+        broker: String, connected: Bool, connections: Int, lastError: String?, queuedMessages: Int,
+        queuedBytes: Int, droppedMessages: Int, acknowledgedMessages: Int
+    ) {
+        self.broker = broker
+        self.connected = connected
+        self.connections = connections
+        self.lastError = lastError
+        self.queuedMessages = queuedMessages
+        self.queuedBytes = queuedBytes
+        self.droppedMessages = droppedMessages
         self.acknowledgedMessages = acknowledgedMessages
     }
 }
@@ -139,10 +166,17 @@ public final class HTTPServer: Service, Sendable {
     /// Called with the bound port once listening.
     let onListening: @Sendable (Int) -> Void
 
-    public init(configuration: HTTPConfiguration, frames: PreviewFrames, events: EventHub, metrics: ScandMetrics,
-                hooks: HTTPDaemonHooks, logger: Logger, onListening: @escaping @Sendable (Int) -> Void = { _ in }) {
-        self.configuration = configuration; self.frames = frames; self.events = events; self.metrics = metrics
-        self.hooks = hooks; self.logger = logger; self.onListening = onListening
+    public init(
+        configuration: HTTPConfiguration, frames: PreviewFrames, events: EventHub, metrics: ScandMetrics,
+        hooks: HTTPDaemonHooks, logger: Logger, onListening: @escaping @Sendable (Int) -> Void = { _ in }
+    ) {
+        self.configuration = configuration
+        self.frames = frames
+        self.events = events
+        self.metrics = metrics
+        self.hooks = hooks
+        self.logger = logger
+        self.onListening = onListening
     }
 
     /// Serves until graceful shutdown (or cancellation). Viewers' streams and WebSockets end first
@@ -154,9 +188,10 @@ public final class HTTPServer: Service, Sendable {
         let webSocketResponder = router.buildResponder()
         let refusals = HeadroomRefusals(logger: logger)
         let server = HTTPServerBuilder { responder in
-            HeadroomGuardedChannel(base: HTTP1WebSocketUpgradeChannel(
-                responder: responder, webSocketResponder: webSocketResponder,
-                configuration: HTTP1WebSocketUpgradeChannel.Configuration(ws: .init(maxFrameSize: 1 << 16))),
+            HeadroomGuardedChannel(
+                base: HTTP1WebSocketUpgradeChannel(
+                    responder: responder, webSocketResponder: webSocketResponder,
+                    configuration: HTTP1WebSocketUpgradeChannel.Configuration(ws: .init(maxFrameSize: 1 << 16))),
                 refusals: refusals)
         }
         let app = Application(
@@ -165,7 +200,9 @@ public final class HTTPServer: Service, Sendable {
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
             onServerRunning: { [onListening, logger] channel in
                 let port = channel.localAddress?.port ?? 0
-                logger.notice("http listening", metadata: ["address": "\(channel.localAddress.map { "\($0)" } ?? "?")", "port": "\(port)"])
+                logger.notice(
+                    "http listening",
+                    metadata: ["address": "\(channel.localAddress.map { "\($0)" } ?? "?")", "port": "\(port)"])
                 onListening(port)
             },
             logger: logger)
@@ -212,15 +249,17 @@ public final class HTTPServer: Service, Sendable {
             metrics.recordDevice(state: hooks.state().1.first?.state)
             var headers = HTTPFields()
             headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
-            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: metrics.exposition())))
+            return Response(
+                status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: metrics.exposition())))
         }
         router.get("/state") { [self] _, _ -> Response in
             json(stateDocument())
         }
         router.get("/snapshot.jpg") { [self] request, _ -> Response in
             guard let frame = frames.latest else {
-                return Response(status: .serviceUnavailable, headers: [.contentType: "text/plain", .retryAfter: "1"],
-                                body: .init(byteBuffer: ByteBuffer(string: "no frame yet\n")))
+                return Response(
+                    status: .serviceUnavailable, headers: [.contentType: "text/plain", .retryAfter: "1"],
+                    body: .init(byteBuffer: ByteBuffer(string: "no frame yet\n")))
             }
             let annotate = request.uri.queryParameters.get("annotate").map { $0 == "1" || $0 == "true" } ?? false
             let jpeg: [UInt8]
@@ -228,7 +267,7 @@ public final class HTTPServer: Service, Sendable {
                 jpeg = try JPEGEncoder.encode(Annotator.annotate(frame.frame.luma, objects: frame.event.objects))
                 metrics.jpegEncodes.increment()
             } else {
-                jpeg = try frames.jpeg(of: frame) // counted by the frames' onEncode
+                jpeg = try frames.jpeg(of: frame)  // counted by the frames' onEncode
             }
             var headers = HTTPFields()
             headers[.contentType] = "image/jpeg"
@@ -240,10 +279,12 @@ public final class HTTPServer: Service, Sendable {
             var headers = HTTPFields()
             headers[.contentType] = "multipart/x-mixed-replace; boundary=\(Self.boundary)"
             headers[.cacheControl] = "no-store"
-            return Response(status: .ok, headers: headers, body: ResponseBody { [self] writer in
-                try await streamFrames(to: &writer)
-                try await writer.finish(nil)
-            })
+            return Response(
+                status: .ok, headers: headers,
+                body: ResponseBody { [self] writer in
+                    try await streamFrames(to: &writer)
+                    try await writer.finish(nil)
+                })
         }
         router.post("/rect-of-interest") { [self] request, context -> Response in
             try await setRectOfInterest(request: request, context: context)
@@ -251,8 +292,9 @@ public final class HTTPServer: Service, Sendable {
         router.ws("/events") { request, _ -> RouterShouldUpgrade in
             var headers = HTTPFields()
             if let offered = request.headers[.secWebSocketProtocol],
-               let chosen = offered.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) })
-                   .first(where: { $0.hasPrefix(BearerTokenMiddleware.subprotocolPrefix) }) {
+                let chosen = offered.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) })
+                    .first(where: { $0.hasPrefix(BearerTokenMiddleware.subprotocolPrefix) })
+            {
                 headers[.secWebSocketProtocol] = chosen
             }
             return .upgrade(headers)
@@ -275,7 +317,8 @@ public final class HTTPServer: Service, Sendable {
             let objects = Data(ObjectsJSON.encode(frame.event.objects)).base64EncodedString()
             let captured = wallClockOfCapture(frame)
             var head = "--\(Self.boundary)\r\nContent-Type: image/jpeg\r\nContent-Length: \(jpeg.count)\r\n"
-            head += "X-Scand-Frame: \(frame.event.frame)\r\nX-Scand-Size: \(frame.event.width)x\(frame.event.height)\r\n"
+            head +=
+                "X-Scand-Frame: \(frame.event.frame)\r\nX-Scand-Size: \(frame.event.width)x\(frame.event.height)\r\n"
             head += "X-Scand-Timestamp: \(String(format: "%.6f", captured))\r\nX-Scand-Objects: \(objects)\r\n\r\n"
             return Array(head.utf8) + jpeg + Array("\r\n".utf8)
         }
@@ -290,7 +333,8 @@ public final class HTTPServer: Service, Sendable {
     /// Wall-clock seconds when `frame` was captured (its monotonic capture clock moved to the wall clock),
     /// or when it was offered when the source gave no capture time.
     func wallClockOfCapture(_ frame: PreviewFrame) -> Double {
-        let now = Date().timeIntervalSince1970, mono = monotonicSeconds()
+        let now = Date().timeIntervalSince1970
+        let mono = monotonicSeconds()
         return now - (mono - (frame.frame.captureClock ?? frame.offeredAt))
     }
 
@@ -343,21 +387,27 @@ public final class HTTPServer: Service, Sendable {
         }
         let body = try await request.body.collect(upTo: 16 * 1024)
         guard let r = try? JSONDecoder().decode(RectRequest.self, from: Data(body.readableBytesView)) else {
-            return text(.badRequest, "expected {\"rect\":{\"x\":…,\"y\":…,\"width\":…,\"height\":…},\"viewSize\":{\"width\":…,\"height\":…}}\n")
+            return text(
+                .badRequest,
+                "expected {\"rect\":{\"x\":…,\"y\":…,\"width\":…,\"height\":…},\"viewSize\":{\"width\":…,\"height\":…}}\n"
+            )
         }
         guard let frame = frames.latest else { return text(.serviceUnavailable, "no frame yet\n") }
         let values = [r.rect.x, r.rect.y, r.rect.width, r.rect.height, r.viewSize.width, r.viewSize.height]
         guard values.allSatisfy(\.isFinite), r.viewSize.width > 0, r.viewSize.height > 0 else {
             return text(.badRequest, "rect and view size must be finite, the view size positive\n")
         }
-        let geometry = PreviewGeometry(viewSize: ViewSize(width: r.viewSize.width, height: r.viewSize.height),
-                                       videoGravity: r.videoGravity ?? configuration.videoGravity,
-                                       orientation: r.orientation ?? configuration.orientation,
-                                       isMirrored: r.mirrored ?? configuration.isMirrored,
-                                       frameSize: frame.frame.size)
+        let geometry = PreviewGeometry(
+            viewSize: ViewSize(width: r.viewSize.width, height: r.viewSize.height),
+            videoGravity: r.videoGravity ?? configuration.videoGravity,
+            orientation: r.orientation ?? configuration.orientation,
+            isMirrored: r.mirrored ?? configuration.isMirrored,
+            frameSize: frame.frame.size)
         let view = ViewRect(x: r.rect.x, y: r.rect.y, width: r.rect.width, height: r.rect.height)
         let device = geometry.deviceRect(fromViewRect: view).intersection(.unit)
-        guard !device.isEmpty else { return text(.unprocessableContent, "the rectangle shows no part of the picture\n") }
+        guard !device.isEmpty else {
+            return text(.unprocessableContent, "the rectangle shows no part of the picture\n")
+        }
         do { try set(device) } catch { return text(.unprocessableContent, "\(error)\n") }
         return json(["rectOfInterest": ["x": device.x, "y": device.y, "width": device.width, "height": device.height]])
     }
@@ -373,27 +423,36 @@ public final class HTTPServer: Service, Sendable {
         doc["state"] = source?.state ?? "starting"
         doc["live"] = source?.live ?? false
         doc["uptime"] = (Date().timeIntervalSince(started) * 1000).rounded() / 1000
-        doc["frames"] = ["captured": source?.framesRead ?? 0, "processed": source?.framesProcessed ?? 0,
-                         "dropped": source?.framesDropped ?? 0]
+        doc["frames"] = [
+            "captured": source?.framesRead ?? 0, "processed": source?.framesProcessed ?? 0,
+            "dropped": source?.framesDropped ?? 0,
+        ]
         if let latest = frames.latest {
             doc["format"] = ["width": latest.event.width, "height": latest.event.height, "pixelFormat": "GREY"]
             doc["frame"] = latest.event.frame
-            doc["objects"] = (try? JSONSerialization.jsonObject(with: Data(ObjectsJSON.encode(latest.event.objects)))) ?? []
+            doc["objects"] =
+                (try? JSONSerialization.jsonObject(with: Data(ObjectsJSON.encode(latest.event.objects)))) ?? []
         } else {
             doc["objects"] = [Any]()
         }
         doc["present"] = ClientLines.snapshot(snapshot).compactMap { try? JSONSerialization.jsonObject(with: Data($0)) }
         doc["lastSeq"] = snapshot.seq
-        doc["clients"] = ["socket": hooks.socketClients(), "websocket": events.clientCount,
-                          "stream": streamViewerCount.value]
-        doc["preview"] = ["videoGravity": configuration.videoGravity.rawValue, "orientation": configuration.orientation.rawValue,
-                          "mirrored": configuration.isMirrored, "jpegEncodes": frames.encodeCount]
+        doc["clients"] = [
+            "socket": hooks.socketClients(), "websocket": events.clientCount,
+            "stream": streamViewerCount.value,
+        ]
+        doc["preview"] = [
+            "videoGravity": configuration.videoGravity.rawValue, "orientation": configuration.orientation.rawValue,
+            "mirrored": configuration.isMirrored, "jpegEncodes": frames.encodeCount,
+        ]
         doc["rectOfInterestEditable"] = configuration.token != nil && hooks.setRectOfInterest != nil
         doc["overflows"] = ["socket": hooks.socketOverflows(), "websocket": events.droppedEvents]
         if let b = hooks.broker() {
-            var mqtt: [String: Any] = ["broker": b.broker, "connected": b.connected, "connections": b.connections,
-                                       "queuedMessages": b.queuedMessages, "queuedBytes": b.queuedBytes,
-                                       "droppedMessages": b.droppedMessages, "acknowledgedMessages": b.acknowledgedMessages]
+            var mqtt: [String: Any] = [
+                "broker": b.broker, "connected": b.connected, "connections": b.connections,
+                "queuedMessages": b.queuedMessages, "queuedBytes": b.queuedBytes,
+                "droppedMessages": b.droppedMessages, "acknowledgedMessages": b.acknowledgedMessages,
+            ]
             if let e = b.lastError { mqtt["lastError"] = e }
             doc["mqtt"] = mqtt
         }
@@ -401,7 +460,9 @@ public final class HTTPServer: Service, Sendable {
     }
 
     func json(_ object: Any) -> Response {
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
+        let data =
+            (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
+            ?? Data("{}".utf8)
         var headers = HTTPFields()
         headers[.contentType] = "application/json"
         headers[.cacheControl] = "no-store"
@@ -411,8 +472,9 @@ public final class HTTPServer: Service, Sendable {
     }
 
     func text(_ status: HTTPResponse.Status, _ message: String) -> Response {
-        Response(status: status, headers: [.contentType: "text/plain; charset=utf-8"],
-                 body: .init(byteBuffer: ByteBuffer(string: message)))
+        Response(
+            status: status, headers: [.contentType: "text/plain; charset=utf-8"],
+            body: .init(byteBuffer: ByteBuffer(string: message)))
     }
 }
 
@@ -423,8 +485,9 @@ enum ObjectsJSON {
         let event = MetadataEvent(source: "", frame: 0, time: 0, width: 1, height: 1, objects: objects)
         let line = JSONLinesEncoder().encode(.metadata(event), seq: nil, timestamp: nil).line
         guard let doc = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any],
-              let list = doc["objects"],
-              let data = try? JSONSerialization.data(withJSONObject: list, options: [.withoutEscapingSlashes]) else { return Array("[]".utf8) }
+            let list = doc["objects"],
+            let data = try? JSONSerialization.data(withJSONObject: list, options: [.withoutEscapingSlashes])
+        else { return Array("[]".utf8) }
         return Array(data)
     }
 }
@@ -434,7 +497,12 @@ final class AtomicCount: @unchecked Sendable {
     // Invariant for @unchecked Sendable: `count` is touched only under `lock`.
     private let lock = Lock()
     private var count = 0
-    func add(_ n: Int) -> Int { lock.withLock { count += n; return count } }
+    func add(_ n: Int) -> Int {
+        lock.withLock {
+            count += n
+            return count
+        }
+    }
     var value: Int { lock.withLock { count } }
 }
 
@@ -446,7 +514,9 @@ struct BearerTokenMiddleware: RouterMiddleware {
     static let subprotocolPrefix = "scand-token."
     let token: String?
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
         guard let token else { return try await next(request, context) }
         if request.method == .get && request.uri.path == "/" { return try await next(request, context) }
         var presented: String?
@@ -454,11 +524,15 @@ struct BearerTokenMiddleware: RouterMiddleware {
             presented = String(auth.dropFirst(7)).trimmingCharacters(in: .whitespaces)
         } else if let offered = request.headers[.secWebSocketProtocol] {
             presented = offered.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-                .first { $0.hasPrefix(Self.subprotocolPrefix) }.map { String($0.dropFirst(Self.subprotocolPrefix.count)) }
+                .first { $0.hasPrefix(Self.subprotocolPrefix) }.map {
+                    String($0.dropFirst(Self.subprotocolPrefix.count))
+                }
         }
         guard let presented, Self.constantTimeEqual(Array(presented.utf8), Array(token.utf8)) else {
-            return Response(status: .unauthorized, headers: [.wwwAuthenticate: "Bearer realm=\"scand\"", .contentType: "text/plain"],
-                            body: .init(byteBuffer: ByteBuffer(string: "missing or wrong bearer token\n")))
+            return Response(
+                status: .unauthorized,
+                headers: [.wwwAuthenticate: "Bearer realm=\"scand\"", .contentType: "text/plain"],
+                body: .init(byteBuffer: ByteBuffer(string: "missing or wrong bearer token\n")))
         }
         return try await next(request, context)
     }
@@ -504,8 +578,9 @@ final class HeadroomRefusals: @unchecked Sendable {
 
     func refused(free: Int) {
         if let count = lock.withLock({ throttle.record() }) {
-            logger.warning("http: refusing new connections: only \(free) descriptors left below the limit (\(DescriptorHeadroom.reserve) are kept free; logged at most once a minute)",
-                           metadata: ["refused": "\(count)"])
+            logger.warning(
+                "http: refusing new connections: only \(free) descriptors left below the limit (\(DescriptorHeadroom.reserve) are kept free; logged at most once a minute)",
+                metadata: ["refused": "\(count)"])
         }
     }
 }

@@ -1,7 +1,7 @@
+import Metrics
+public import Prometheus
 public import ScanCore
 import ScanOutput
-public import Prometheus
-import Metrics
 
 /// The daemon's figures for `GET /metrics`, kept with swift-metrics and exposed in the Prometheus text
 /// format by swift-prometheus. Names follow Prometheus conventions: counters end in `_total`, durations are
@@ -58,13 +58,15 @@ public final class ScandMetrics: @unchecked Sendable {
     /// The `# HELP` text of every family scand exposes (swift-metrics' Prometheus factory cannot carry help
     /// text, so ``exposition()`` adds it before each `# TYPE` line).
     static let help: [String: String] = [
-        "scand_build_info": "scand's version and the versions of the zbar, OpenCV and zxing-cpp libraries it reads with; always 1.",
+        "scand_build_info":
+            "scand's version and the versions of the zbar, OpenCV and zxing-cpp libraries it reads with; always 1.",
         "scand_device_up": "1 while the source delivers frames, 0 while it is waiting, unplugged, stalled or stopped.",
         "scand_frames_captured_total": "Frames read from the source since start.",
         "scand_frames_processed_total": "Frames run through the detectors since start.",
         "scand_frames_dropped_total": "Frames dropped because the pipeline was busy (newest wins) since start.",
         "scand_stage_duration_seconds": "Detection time per frame and stage (barcode, face, tracking), in seconds.",
-        "scand_frame_latency_seconds": "Time from capture (or decode) to the frame's events being published, in seconds.",
+        "scand_frame_latency_seconds":
+            "Time from capture (or decode) to the frame's events being published, in seconds.",
         "scand_detections_total": "Objects found, counted per frame they were found on, by metadata object type.",
         "scand_socket_clients": "Unix-socket clients connected now.",
         "scand_websocket_clients": "WebSocket /events clients connected now.",
@@ -84,27 +86,36 @@ public final class ScandMetrics: @unchecked Sendable {
     public init(buildInfo: [(String, String)] = []) {
         registry = PrometheusCollectorRegistry()
         var f = PrometheusMetricsFactory(registry: registry)
-        let fast: [Duration] = [.microseconds(500), .milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10),
-                                .milliseconds(20), .milliseconds(33), .milliseconds(50), .milliseconds(100),
-                                .milliseconds(250), .milliseconds(500), .seconds(1)]
+        let fast: [Duration] = [
+            .microseconds(500), .milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10),
+            .milliseconds(20), .milliseconds(33), .milliseconds(50), .milliseconds(100),
+            .milliseconds(250), .milliseconds(500), .seconds(1),
+        ]
         f.defaultDurationHistogramBuckets = fast
         factory = f
         framesCaptured = Metrics.Counter(label: "scand_frames_captured_total", factory: f)
         framesProcessed = Metrics.Counter(label: "scand_frames_processed_total", factory: f)
         framesDropped = Metrics.Counter(label: "scand_frames_dropped_total", factory: f)
-        stageBarcode = Metrics.Timer(label: "scand_stage_duration_seconds", dimensions: [("stage", "barcode")], factory: f)
+        stageBarcode = Metrics.Timer(
+            label: "scand_stage_duration_seconds", dimensions: [("stage", "barcode")], factory: f)
         stageFace = Metrics.Timer(label: "scand_stage_duration_seconds", dimensions: [("stage", "face")], factory: f)
-        stageTracking = Metrics.Timer(label: "scand_stage_duration_seconds", dimensions: [("stage", "tracking")], factory: f)
+        stageTracking = Metrics.Timer(
+            label: "scand_stage_duration_seconds", dimensions: [("stage", "tracking")], factory: f)
         latency = Metrics.Timer(label: "scand_frame_latency_seconds", factory: f)
-        overflows = Metrics.Counter(label: "scand_event_overflows_total", dimensions: [("transport", "websocket")], factory: f)
-        socketOverflows = Metrics.Counter(label: "scand_event_overflows_total", dimensions: [("transport", "socket")], factory: f)
+        overflows = Metrics.Counter(
+            label: "scand_event_overflows_total", dimensions: [("transport", "websocket")], factory: f)
+        socketOverflows = Metrics.Counter(
+            label: "scand_event_overflows_total", dimensions: [("transport", "socket")], factory: f)
         reconnects = Metrics.Counter(label: "scand_device_reconnects_total", factory: f)
         jpegEncodes = Metrics.Counter(label: "scand_jpeg_encodes_total", factory: f)
         socketClients = Metrics.Gauge(label: "scand_socket_clients", factory: f)
         webSocketClients = Metrics.Gauge(label: "scand_websocket_clients", factory: f)
         streamViewers = Metrics.Gauge(label: "scand_stream_viewers", factory: f)
         deviceUp = Metrics.Gauge(label: "scand_device_up", factory: f)
-        socketClients.record(0); webSocketClients.record(0); streamViewers.record(0); deviceUp.record(0)
+        socketClients.record(0)
+        webSocketClients.record(0)
+        streamViewers.record(0)
+        deviceUp.record(0)
         Metrics.Gauge(label: "scand_build_info", dimensions: buildInfo, factory: f).record(1)
     }
 
@@ -121,7 +132,10 @@ public final class ScandMetrics: @unchecked Sendable {
     /// sink's state (cumulative counts since start), turned into counter increments and gauges.
     public func recordScrape(socketOverflows total: Int, broker: BrokerState?) {
         let (socketDelta, series, previous) = lock.withLock { () -> (Int, BrokerMetrics?, BrokerState?) in
-            defer { lastSocketOverflows = max(lastSocketOverflows, total); if let broker { lastBroker = broker } }
+            defer {
+                lastSocketOverflows = max(lastSocketOverflows, total)
+                if let broker { lastBroker = broker }
+            }
             if broker != nil && brokerMetrics == nil {
                 brokerMetrics = BrokerMetrics(
                     connected: Metrics.Gauge(label: "scand_mqtt_connected", factory: factory),
@@ -140,20 +154,31 @@ public final class ScandMetrics: @unchecked Sendable {
         series.queuedBytes.record(broker.queuedBytes)
         let delta = { (now: Int, before: Int?) -> Int in max(0, now - (before ?? 0)) }
         if case let d = delta(broker.connections, previous?.connections), d > 0 { series.connections.increment(by: d) }
-        if case let d = delta(broker.droppedMessages, previous?.droppedMessages), d > 0 { series.dropped.increment(by: d) }
-        if case let d = delta(broker.acknowledgedMessages, previous?.acknowledgedMessages), d > 0 { series.acknowledged.increment(by: d) }
+        if case let d = delta(broker.droppedMessages, previous?.droppedMessages), d > 0 {
+            series.dropped.increment(by: d)
+        }
+        if case let d = delta(broker.acknowledgedMessages, previous?.acknowledgedMessages), d > 0 {
+            series.acknowledged.increment(by: d)
+        }
     }
 
     /// Pipeline thread, once per processed frame: the frame counters (cumulative `captured`, `processed`,
     /// `dropped` since start), the stage times (seconds), the capture → publish latency (seconds), and the
     /// objects found.
-    public func recordFrame(captured: Int, processed: Int, dropped: Int, barcodeSeconds: Double, faceSeconds: Double,
-                            trackingSeconds: Double, latencySeconds: Double?, objects: [MetadataObject]) {
+    public func recordFrame(
+        captured: Int, processed: Int, dropped: Int, barcodeSeconds: Double, faceSeconds: Double,
+        trackingSeconds: Double, latencySeconds: Double?, objects: [MetadataObject]
+    ) {
         let (dc, dp, dd, counters) = lock.withLock { () -> (Int, Int, Int, [Metrics.Counter]) in
-            defer { lastCaptured = captured; lastProcessed = processed; lastDropped = dropped }
+            defer {
+                lastCaptured = captured
+                lastProcessed = processed
+                lastDropped = dropped
+            }
             let counters = objects.map { o -> Metrics.Counter in
                 if let c = detections[o.type] { return c }
-                let c = Metrics.Counter(label: "scand_detections_total", dimensions: [("type", o.type.rawValue)], factory: factory)
+                let c = Metrics.Counter(
+                    label: "scand_detections_total", dimensions: [("type", o.type.rawValue)], factory: factory)
                 detections[o.type] = c
                 return c
             }
@@ -174,9 +199,11 @@ public final class ScandMetrics: @unchecked Sendable {
     func observe(_ event: EncodedEvent) {
         guard event.name == "device" else { return }
         let needle = Array(#""kind":"deviceConnected""#.utf8)
-        if event.line.count >= needle.count, event.line.indices.dropLast(needle.count - 1).contains(where: {
-            event.line[$0..<$0 + needle.count].elementsEqual(needle)
-        }) {
+        if event.line.count >= needle.count,
+            event.line.indices.dropLast(needle.count - 1).contains(where: {
+                event.line[$0..<$0 + needle.count].elementsEqual(needle)
+            })
+        {
             reconnects.increment()
         }
     }
@@ -188,7 +215,8 @@ public final class ScandMetrics: @unchecked Sendable {
         out.reserveCapacity(text.utf8.count + 2048)
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
             if line.hasPrefix("# TYPE "), let name = line.dropFirst(7).split(separator: " ").first,
-               let help = Self.help[String(name)] {
+                let help = Self.help[String(name)]
+            {
                 out += "# HELP \(name) \(help)\n"
             }
             out += line

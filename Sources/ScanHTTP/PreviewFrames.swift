@@ -1,7 +1,8 @@
-public import ScanCore
 import ScanCapture
+public import ScanCore
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The newest frame the pipeline processed, with what was found on it.
@@ -67,7 +68,8 @@ public final class PreviewFrames: @unchecked Sendable {
     private let onEncode: @Sendable () -> Void
 
     public init(quality: Int = 70, maxFramesPerSecond: Double = 0, onEncode: @escaping @Sendable () -> Void = {}) {
-        self.quality = quality; self.onEncode = onEncode
+        self.quality = quality
+        self.onEncode = onEncode
         self.maxFramesPerSecond = maxFramesPerSecond.isFinite && maxFramesPerSecond > 0 ? maxFramesPerSecond : 0
     }
 
@@ -80,7 +82,7 @@ public final class PreviewFrames: @unchecked Sendable {
             s.latest = f
             let w = Array(s.waiters.values)
             s.waiters.removeAll()
-            if !s.partWaiters.isEmpty { monitor.broadcast() } // the encoder has work
+            if !s.partWaiters.isEmpty { monitor.broadcast() }  // the encoder has work
             return (f, w)
         }
         guard let f else { return }
@@ -95,7 +97,10 @@ public final class PreviewFrames: @unchecked Sendable {
 
     /// Waits for a frame newer than `generation` and returns the newest; nil once closed or cancelled.
     public func next(after generation: UInt64) async -> PreviewFrame? {
-        let id = monitor.withLock { () -> UInt64 in s.nextWaiter += 1; return s.nextWaiter }
+        let id = monitor.withLock { () -> UInt64 in
+            s.nextWaiter += 1
+            return s.nextWaiter
+        }
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (c: CheckedContinuation<PreviewFrame?, Never>) in
                 let ready = monitor.withLock { () -> PreviewFrame?? in
@@ -114,15 +119,22 @@ public final class PreviewFrames: @unchecked Sendable {
     /// Waits for the MJPEG part of the newest frame, newer than `generation`; nil once closed or cancelled.
     /// `build` makes a part from a frame and its JPEG; the encoder thread calls it once per frame (every
     /// viewer passes the same builder).
-    public func nextPart(after generation: UInt64,
-                         build: @escaping @Sendable (PreviewFrame, [UInt8]) -> [UInt8]) async -> PreviewPart? {
-        let id = monitor.withLock { () -> UInt64 in s.nextWaiter += 1; return s.nextWaiter }
+    public func nextPart(
+        after generation: UInt64,
+        build: @escaping @Sendable (PreviewFrame, [UInt8]) -> [UInt8]
+    ) async -> PreviewPart? {
+        let id = monitor.withLock { () -> UInt64 in
+            s.nextWaiter += 1
+            return s.nextWaiter
+        }
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (c: CheckedContinuation<PreviewPart?, Never>) in
                 let ready = monitor.withLock { () -> PreviewPart?? in
                     if s.closed || Task.isCancelled { return .some(nil) }
                     // The part built is the newest frame's: take it. Else wait for the encoder.
-                    if let p = s.part, p.generation > generation, p.generation == s.latest?.generation { return .some(p) }
+                    if let p = s.part, p.generation > generation, p.generation == s.latest?.generation {
+                        return .some(p)
+                    }
                     s.partWaiters[id] = (generation, c)
                     s.build = build
                     if !s.encoderStarted {
@@ -147,19 +159,25 @@ public final class PreviewFrames: @unchecked Sendable {
         // and the preview skips frames.
         _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
         while true {
-            let job = monitor.withLock { () -> (PreviewFrame, @Sendable (PreviewFrame, [UInt8]) -> [UInt8], [UInt8]?)? in
+            let job = monitor.withLock {
+                () -> (PreviewFrame, @Sendable (PreviewFrame, [UInt8]) -> [UInt8], [UInt8]?)? in
                 while true {
                     if s.closed { return nil }
                     let lastPart = s.part?.generation ?? 0
                     if let l = s.latest, let build = s.build, l.generation > lastPart, l.generation > s.failed,
-                       s.partWaiters.values.contains(where: { $0.after < l.generation }) {
+                        s.partWaiters.values.contains(where: { $0.after < l.generation })
+                    {
                         let cached = s.encoded.flatMap { $0.generation == l.generation ? $0.jpeg : nil }
                         // The rate cap: wait (and take the newest frame then) unless a snapshot already encoded it.
                         let now = monotonicSeconds()
-                        if cached == nil && now < s.nextEncodeAt { monitor.wait(until: s.nextEncodeAt); continue }
+                        if cached == nil && now < s.nextEncodeAt {
+                            monitor.wait(until: s.nextEncodeAt)
+                            continue
+                        }
                         if cached == nil && maxFramesPerSecond > 0 {
                             // On a steady cadence; after an idle spell, no burst (at most half an interval of credit).
-                            s.nextEncodeAt = max(s.nextEncodeAt, now - 0.5 / maxFramesPerSecond) + 1 / maxFramesPerSecond
+                            s.nextEncodeAt =
+                                max(s.nextEncodeAt, now - 0.5 / maxFramesPerSecond) + 1 / maxFramesPerSecond
                         }
                         return (l, build, cached)
                     }
@@ -211,7 +229,10 @@ public final class PreviewFrames: @unchecked Sendable {
         let (waiters, partWaiters) = monitor.withLock {
             () -> ([CheckedContinuation<PreviewFrame?, Never>], [CheckedContinuation<PreviewPart?, Never>]) in
             s.closed = true
-            defer { s.waiters.removeAll(); s.partWaiters.removeAll() }
+            defer {
+                s.waiters.removeAll()
+                s.partWaiters.removeAll()
+            }
             monitor.broadcast()
             return (Array(s.waiters.values), s.partWaiters.values.map(\.continuation))
         }

@@ -1,5 +1,5 @@
-public import ScanCore
 public import ScanCapture
+public import ScanCore
 
 /// Reports capture device state changes (`AVCaptureSession` notifications: connected, disconnected,
 /// interrupted, interruption ended, runtime error) to the daemon, which publishes each as a `device`
@@ -25,9 +25,14 @@ public struct DaemonSource: Sendable {
     /// Whether re-opening makes sense (`--loop`): false for stdin and devices.
     public var canReopen: Bool
 
-    public init(name: String, canReopen: Bool, deviceEvents: (any DeviceEventSource)? = nil,
-                open: @escaping @Sendable () throws -> any FrameSource) {
-        self.name = name; self.open = open; self.deviceEvents = deviceEvents; self.canReopen = canReopen
+    public init(
+        name: String, canReopen: Bool, deviceEvents: (any DeviceEventSource)? = nil,
+        open: @escaping @Sendable () throws -> any FrameSource
+    ) {
+        self.name = name
+        self.open = open
+        self.deviceEvents = deviceEvents
+        self.canReopen = canReopen
     }
 }
 

@@ -1,5 +1,5 @@
-public import ScanCore
 public import Logging
+public import ScanCore
 public import ScanOutput
 
 /// One published event, as every subscriber sees it: the event, its `seq` and wall-clock `timestamp`, and
@@ -44,7 +44,10 @@ public final class EventFanOut: @unchecked Sendable {
     private let encoder = JSONLinesEncoder()
     private let logger: Logger
 
-    public init(sinks: [any EventSink], logger: Logger) { self.sinks = sinks; self.logger = logger }
+    public init(sinks: [any EventSink], logger: Logger) {
+        self.sinks = sinks
+        self.logger = logger
+    }
 
     /// Events published so far (does not wait for a sink that is blocked).
     public var count: UInt64 { countLock.withLock { published } }
@@ -57,8 +60,10 @@ public final class EventFanOut: @unchecked Sendable {
     private struct PresenceKey: Hashable {
         var type: MetadataObjectType, bytes: [UInt8]?, value: String?, faceID: Int?
         init(_ p: PresenceEvent) {
-            type = p.type; faceID = p.faceID
-            bytes = p.payload; value = p.payload == nil ? p.value : nil
+            type = p.type
+            faceID = p.faceID
+            bytes = p.payload
+            value = p.payload == nil ? p.value : nil
         }
     }
     private var present: [PresenceKey: (order: UInt64, event: PresenceEvent)] = [:]
@@ -98,14 +103,18 @@ public final class EventFanOut: @unchecked Sendable {
     /// (its oldest are dropped, never the pipeline slowed). The stream ends when the fan-out is closed
     /// (the daemon stopped) or the reader stops iterating.
     public func events(bufferingNewest limit: Int = 1024) -> AsyncStream<PublishedEvent> {
-        let (stream, continuation) = AsyncStream.makeStream(of: PublishedEvent.self, bufferingPolicy: .bufferingNewest(limit))
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: PublishedEvent.self, bufferingPolicy: .bufferingNewest(limit))
         let registered = lock.withLock { () -> UInt64? in
             guard !closed else { return nil }
             nextID += 1
             streams.append((nextID, continuation))
             return nextID
         }
-        guard let id = registered else { continuation.finish(); return stream }
+        guard let id = registered else {
+            continuation.finish()
+            return stream
+        }
         continuation.onTermination = { [weak self] _ in
             self?.lock.withLock { self?.streams.removeAll { $0.id == id } }
         }
@@ -137,8 +146,9 @@ public final class EventFanOut: @unchecked Sendable {
                 switch event {
                 case .presence(let p) where p.transition == .appeared: present[PresenceKey(p)] = (seq, p)
                 case .presence(let p): present[PresenceKey(p)] = nil
-                case .device(let d) where ![.controlChanged, .adjustingExposureStarted, .adjustingExposureEnded].contains(d.kind):
-                    deviceKinds[d.device] = d.kind // the device's state; control events (issue 18) leave it alone
+                case .device(let d)
+                where ![.controlChanged, .adjustingExposureStarted, .adjustingExposureEnded].contains(d.kind):
+                    deviceKinds[d.device] = d.kind  // the device's state; control events (issue 18) leave it alone
                 case .device, .metadata, .configuration: break
                 }
                 for s in earlySubscribers { s.sink.deliver(encoded) }
@@ -157,16 +167,21 @@ public final class EventFanOut: @unchecked Sendable {
         switch event {
         case .metadata(let m):
             if logger.logLevel <= .trace {
-                logger.trace("frame", metadata: ["seq": "\(seq)", "frame": "\(m.frame)", "objects": "\(m.objects.count)"])
+                logger.trace(
+                    "frame", metadata: ["seq": "\(seq)", "frame": "\(m.frame)", "objects": "\(m.objects.count)"])
             }
         case .presence(let p):
             var meta: Logger.Metadata = ["seq": "\(seq)", "type": "\(p.type.rawValue)"]
             if let id = p.faceID { meta["faceID"] = "\(id)" }
-            if logger.logLevel <= .debug, let v = p.value { meta["value"] = "\(v)" } // payloads only when debugging
+            if logger.logLevel <= .debug, let v = p.value { meta["value"] = "\(v)" }  // payloads only when debugging
             logger.info("\(p.transition.rawValue)", metadata: meta)
         case .configuration(let c):
-            logger.notice("configuration changed", metadata: ["origin": "\(c.origin)",
-                "rectOfInterest": "\(c.rectOfInterest.map { "\($0.x),\($0.y),\($0.width),\($0.height)" } ?? "-")"])
+            logger.notice(
+                "configuration changed",
+                metadata: [
+                    "origin": "\(c.origin)",
+                    "rectOfInterest": "\(c.rectOfInterest.map { "\($0.x),\($0.y),\($0.width),\($0.height)" } ?? "-")",
+                ])
         case .device(let d):
             let level: Logger.Level = d.kind == .runtimeError ? .error : d.kind == .disconnected ? .warning : .notice
             var meta: Logger.Metadata = ["device": "\(d.device)"]

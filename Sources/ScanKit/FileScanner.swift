@@ -1,7 +1,7 @@
-public import ScanCore
-public import ScanOutput
 public import Logging
 import ScanCapture
+public import ScanCore
+public import ScanOutput
 
 /// The outcome of scanning a list of inputs.
 public struct ScanSummary: Sendable {
@@ -32,7 +32,10 @@ public struct ScanSummary: Sendable {
 public struct FrameObserverError: Error, Sendable {
     public var file: String
     public var message: String
-    public init(file: String, message: String) { self.file = file; self.message = message }
+    public init(file: String, message: String) {
+        self.file = file
+        self.message = message
+    }
 }
 
 /// How `scand scan` writes what it finds.
@@ -53,7 +56,8 @@ public enum RawValue {
     /// The bytes to write for one object, `\n` included; nil when the object is not printed. `binary` is
     /// set when the object was skipped because its payload is not text.
     public static func line(type: MetadataObjectType, value: String?, payload: [UInt8]?, rawBytes: Bool)
-        -> (line: [UInt8]?, binary: Bool) {
+        -> (line: [UInt8]?, binary: Bool)
+    {
         if type == .face { return (nil, false) }
         if rawBytes, let payload { return (payload + [0x0A], false) }
         if let value { return (Array(value.utf8) + [0x0A], false) }
@@ -92,8 +96,12 @@ public struct FileScanner {
     /// in seconds of the input (for a progress line; nil: no calls).
     public var onFrame: (@Sendable (_ input: String, _ frames: Int, _ time: Double) -> Void)?
 
-    public init(output: MetadataOutput, logger: Logger, frameLimit: Int? = nil, limits: DecoderLimits = DecoderLimits()) {
-        self.output = output; self.logger = logger; self.frameLimit = frameLimit; self.limits = limits
+    public init(output: MetadataOutput, logger: Logger, frameLimit: Int? = nil, limits: DecoderLimits = DecoderLimits())
+    {
+        self.output = output
+        self.logger = logger
+        self.frameLimit = frameLimit
+        self.limits = limits
     }
 
     /// Scans `inputs` in order (raw file names; `-` is stdin) and writes one line per frame to `sink`.
@@ -168,15 +176,19 @@ public struct FileScanner {
                 var encoded = encoder.encode(.metadata(event))
                 if let annotated { encoded.line = Self.line(encoded.line, naming: annotated) }
                 sink.deliver(encoded)
-                if oneshot && !event.objects.isEmpty { summary.completed = true; break frames }
+                if oneshot && !event.objects.isEmpty {
+                    summary.completed = true
+                    break frames
+                }
             case .raw(let rawBytes):
                 var current = Set<RawKey>()
                 for object in event.objects {
                     let key = RawKey(type: object.type, value: object.stringValue, payload: object.payload)
                     current.insert(key)
                     if previous.contains(key) { continue }
-                    let (line, binary) = RawValue.line(type: object.type, value: object.stringValue,
-                                                       payload: object.payload, rawBytes: rawBytes)
+                    let (line, binary) = RawValue.line(
+                        type: object.type, value: object.stringValue,
+                        payload: object.payload, rawBytes: rawBytes)
                     if binary {
                         summary.skippedBinary += 1
                         if !notedBinary && !quiet { logger.warning("\(RawValue.skippedNote(input: source.info.name))") }
@@ -185,7 +197,10 @@ public struct FileScanner {
                     guard let line else { continue }
                     sink.deliver(EncodedEvent(name: "raw", objectTypes: [object.type], line: line, seq: nil))
                     summary.printedValues += 1
-                    if oneshot { summary.completed = true; break frames }
+                    if oneshot {
+                        summary.completed = true
+                        break frames
+                    }
                 }
                 previous = current
             }
@@ -201,7 +216,7 @@ public struct FileScanner {
     static func line(_ line: [UInt8], naming path: String) -> [UInt8] {
         guard line.first == UInt8(ascii: "{") else { return line }
         var value = JSONLinesEncoder().encodeLine(path)
-        value.removeLast() // its newline
+        value.removeLast()  // its newline
         return [UInt8(ascii: "{")] + Array(#""annotated":"#.utf8) + value + [UInt8(ascii: ",")] + line.dropFirst()
     }
 

@@ -1,6 +1,6 @@
 public import Logging
-import ScanCore
 public import ScanCapture
+import ScanCore
 import ScanOutput
 public import ServiceLifecycle
 
@@ -21,16 +21,18 @@ public enum LiveScanEnd: Sendable, Equatable {
 /// The scan runs on a thread of its own inside a ``LiveScanService``, in a `ServiceGroup` whose graceful
 /// shutdown (SIGTERM/SIGINT) stops the session: the same service code as `scand run`.
 public enum LiveScan {
-    public static func run(configuration: CaptureConfiguration, frames: Int?, duration: Double?,
-                           output: sending MetadataOutput, logger: Logger, mode: ScanOutputMode = .json,
-                           oneshot: Bool = false, quiet: Bool = false) async throws -> LiveScanEnd {
+    public static func run(
+        configuration: CaptureConfiguration, frames: Int?, duration: Double?,
+        output: sending MetadataOutput, logger: Logger, mode: ScanOutputMode = .json,
+        oneshot: Bool = false, quiet: Bool = false
+    ) async throws -> LiveScanEnd {
         let session = CaptureSession(configuration: configuration)
         let sink = FileDescriptorSink(onFailure: { [session] _ in
             _ = WorkerThread(name: "scand-stop") { session.stopRunning() }
         })
         let encoder = JSONLinesEncoder()
         session.addEventHandler { event in
-            if mode == .json { sink.deliver(encoder.encode(.device(event))) } // --raw: values only
+            if mode == .json { sink.deliver(encoder.encode(.device(event))) }  // --raw: values only
             let text = "\(event.device): \(event.kind.rawValue)" + (event.reason.map { ": \($0)" } ?? "")
             switch event.kind {
             case .runtimeError: logger.error("\(text)")
@@ -59,16 +61,19 @@ public enum LiveScan {
             }
         }
         // The scan ending by itself (frames, duration, --oneshot, stdout gone) ends the group normally.
-        let group = ServiceGroup(configuration: ServiceGroupConfiguration(
-            services: [.init(service: service, successTerminationBehavior: .gracefullyShutdownGroup)],
-            gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        let group = ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: [.init(service: service, successTerminationBehavior: .gracefullyShutdownGroup)],
+                gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
         let scanned = service.result ?? .success(0)
 
         session.stopRunning()
         let stats = session.statistics
         let frameCount = (try? scanned.get()) ?? 0
-        logger.info("\(configuration.device): captured \(stats.framesCaptured), scanned \(frameCount), dropped late \(stats.framesDroppedLate), error buffers \(stats.errorBuffers), EIO \(stats.eioErrors), stream starts \(stats.streamStarts)")
+        logger.info(
+            "\(configuration.device): captured \(stats.framesCaptured), scanned \(frameCount), dropped late \(stats.framesDroppedLate), error buffers \(stats.errorBuffers), EIO \(stats.eioErrors), stream starts \(stats.streamStarts)"
+        )
         if case .failure(let failure) = scanned { return .failed(failure.message) }
         if let failure = sink.failure {
             if failure == .readerGone { return .finished }
@@ -97,15 +102,19 @@ public final class LiveScanService: Service, @unchecked Sendable {
     private let lock = Lock()
     private var outcome: Result<Int, LiveScanFailure>?
 
-    public init(session: CaptureSession, duration: Double?, scan: sending @escaping () -> Result<Int, LiveScanFailure>) {
-        self.session = session; self.duration = duration; self.scan = scan
+    public init(session: CaptureSession, duration: Double?, scan: sending @escaping () -> Result<Int, LiveScanFailure>)
+    {
+        self.session = session
+        self.duration = duration
+        self.scan = scan
     }
 
     /// The scan's result (frames scanned, or its failure) once ``run()`` returned.
     public var result: Result<Int, LiveScanFailure>? { lock.withLock { outcome } }
 
     public func run() async throws {
-        let session = self.session, duration = self.duration
+        let session = self.session
+        let duration = self.duration
         await withTaskGroup(of: Void.self) { group in
             group.addTask { [self] in
                 let scan = self.scan

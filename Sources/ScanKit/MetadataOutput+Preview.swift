@@ -30,7 +30,8 @@ extension MetadataOutput {
             if roi.isEmpty {
                 let prefix = source.map { "\($0.name): " } ?? ""
                 throw ScanError.invalidArgument(
-                    "\(prefix)rect of interest view \(Self.text(viewRect)) (view points) shows no part of a \(size.width)x\(size.height) frame: it lies outside the picture, in letterbox bars")
+                    "\(prefix)rect of interest view \(Self.text(viewRect)) (view points) shows no part of a \(size.width)x\(size.height) frame: it lies outside the picture, in letterbox bars"
+                )
             }
         }
         let settings = FrameSizeSettings(geometry: geometry, rectOfInterest: roi)
@@ -59,13 +60,17 @@ extension MetadataOutput {
             throw ScanError.invalidArgument("a rect of interest in view coordinates needs a view size")
         }
         guard configuration.rectOfInterest == .unit else {
-            throw ScanError.invalidArgument("set either a rect of interest (device) or a rect of interest view, not both")
-        }
-        let s = preview.viewSize, eps = 1e-9
-        guard [r.x, r.y, r.width, r.height].allSatisfy(\.isFinite), r.width > 0, r.height > 0,
-              r.minX >= -eps, r.minY >= -eps, r.maxX <= s.width + eps, r.maxY <= s.height + eps else {
             throw ScanError.invalidArgument(
-                "rect of interest view must be a non-empty rectangle inside the \(text(s.width))x\(text(s.height)) view, got \(text(r))")
+                "set either a rect of interest (device) or a rect of interest view, not both")
+        }
+        let s = preview.viewSize
+        let eps = 1e-9
+        guard [r.x, r.y, r.width, r.height].allSatisfy(\.isFinite), r.width > 0, r.height > 0,
+            r.minX >= -eps, r.minY >= -eps, r.maxX <= s.width + eps, r.maxY <= s.height + eps
+        else {
+            throw ScanError.invalidArgument(
+                "rect of interest view must be a non-empty rectangle inside the \(text(s.width))x\(text(s.height)) view, got \(text(r))"
+            )
         }
     }
 }

@@ -1,8 +1,8 @@
-public import ScanCore
 import Dispatch
-import ScanDetection
-import ScanCapture
 import Logging
+import ScanCapture
+public import ScanCore
+import ScanDetection
 
 /// What the pipeline does with each frame (`AVCaptureMetadataOutput`'s settings).
 public struct OutputConfiguration: Sendable {
@@ -30,13 +30,15 @@ public struct OutputConfiguration: Sendable {
     /// of known faces still run on every frame.
     public var shedLoadWhenLate: Bool = true
 
-    public init(metadataObjectTypes: Set<MetadataObjectType> = MetadataOutput.defaultTypes,
-                rectOfInterest: NormalizedRect = .unit,
-                barcode: BarcodeConfiguration = BarcodeConfiguration(),
-                models: ModelConfiguration = ModelConfiguration(),
-                preview: PreviewConfiguration? = nil,
-                rectOfInterestView: ViewRect? = nil,
-                face: FaceConfiguration = FaceConfiguration()) {
+    public init(
+        metadataObjectTypes: Set<MetadataObjectType> = MetadataOutput.defaultTypes,
+        rectOfInterest: NormalizedRect = .unit,
+        barcode: BarcodeConfiguration = BarcodeConfiguration(),
+        models: ModelConfiguration = ModelConfiguration(),
+        preview: PreviewConfiguration? = nil,
+        rectOfInterestView: ViewRect? = nil,
+        face: FaceConfiguration = FaceConfiguration()
+    ) {
         self.metadataObjectTypes = metadataObjectTypes
         self.rectOfInterest = rectOfInterest
         self.barcode = barcode
@@ -90,12 +92,14 @@ public final class MetadataOutput {
         }
         let unavailable = configuration.metadataObjectTypes.subtracting(Self.availableMetadataObjectTypes)
         if !unavailable.isEmpty {
-            throw ScanError.invalidArgument("not available in this build: \(unavailable.sorted().map(\.rawValue).joined(separator: ","))")
+            throw ScanError.invalidArgument(
+                "not available in this build: \(unavailable.sorted().map(\.rawValue).joined(separator: ","))")
         }
         let needsZXing = configuration.metadataObjectTypes.filter(\.isMachineReadableCode).subtracting(engineTypes)
         if !needsZXing.isEmpty {
             throw ScanError.invalidArgument(
-                "\(needsZXing.sorted().map(\.rawValue).joined(separator: ",")) cannot be read with --engine \(configuration.barcode.engine.rawValue): use --engine both")
+                "\(needsZXing.sorted().map(\.rawValue).joined(separator: ",")) cannot be read with --engine \(configuration.barcode.engine.rawValue): use --engine both"
+            )
         }
         guard configuration.rectOfInterest.isValidRectOfInterest else {
             throw ScanError.invalidArgument("rect of interest must be a non-empty rectangle inside 0...1")
@@ -147,8 +151,9 @@ public final class MetadataOutput {
                 steps = 0
                 shedFrames += 1
             }
-            codes = try barcodes.detectStream(in: frame, rectOfInterest: rectOfInterest, steps: steps,
-                                              deadline: stepDeadline(source))
+            codes = try barcodes.detectStream(
+                in: frame, rectOfInterest: rectOfInterest, steps: steps,
+                deadline: stepDeadline(source))
         } else {
             codes = try barcodes.detect(in: frame, rectOfInterest: rectOfInterest)
         }
@@ -161,13 +166,15 @@ public final class MetadataOutput {
 
     /// Faces on `frame` (detector driven by the tracker) and the tracker's presence transitions.
     func readFaces(_ frame: Frame, source: SourceInfo, rectOfInterest: NormalizedRect) throws
-        -> (objects: [MetadataObject], transitions: [FacePresenceTransition]) {
+        -> (objects: [MetadataObject], transitions: [FacePresenceTransition])
+    {
         guard let faces, let faceTracker else { return ([], []) }
         let skip = isLate(source) && !skippedFaceSearch
         skippedFaceSearch = skip
         if skip { skippedFaceSearches += 1 }
-        let result = try faceTracker.process(frame, source: source.name, detector: faces, rectOfInterest: rectOfInterest,
-                                             stream: source.isStream, skipSearch: skip)
+        let result = try faceTracker.process(
+            frame, source: source.name, detector: faces, rectOfInterest: rectOfInterest,
+            stream: source.isStream, skipSearch: skip)
         return (result.objects, result.transitions)
     }
 
@@ -182,8 +189,9 @@ public final class MetadataOutput {
     }
 
     static func presenceEvent(_ t: FacePresenceTransition, source: String) -> PresenceEvent {
-        PresenceEvent(transition: t.transition, type: .face, faceID: t.faceID, source: source,
-                      frame: t.frame, time: t.time, bounds: t.bounds)
+        PresenceEvent(
+            transition: t.transition, type: .face, faceID: t.faceID, source: source,
+            frame: t.frame, time: t.time, bounds: t.bounds)
     }
 
     /// Seconds spent in each stage of one ``processFrame(_:source:)`` call (for benchmarks).
@@ -271,9 +279,10 @@ public final class MetadataOutput {
             objects = objects.map(geometry.transformed)
         }
         timings.tracking = monotonicSeconds() - t2
-        let event = MetadataEvent(source: source.name, frame: frame.index, time: frame.time,
-                                  width: frame.width, height: frame.height, objects: objects,
-                                  captureClock: frame.captureClock)
+        let event = MetadataEvent(
+            source: source.name, frame: frame.index, time: frame.time,
+            width: frame.width, height: frame.height, objects: objects,
+            captureClock: frame.captureClock)
         return FrameResult(event: event, facePresence: facePresence, timings: timings)
     }
 }
@@ -292,12 +301,16 @@ private final class DetectionWork: @unchecked Sendable {
     let source: SourceInfo
     let rectOfInterest: NormalizedRect
     var codes: Result<[MetadataObject], any Error> = .success([])
-    var faces: Result<(objects: [MetadataObject], transitions: [FacePresenceTransition]), any Error> = .success(([], []))
+    var faces: Result<(objects: [MetadataObject], transitions: [FacePresenceTransition]), any Error> = .success(
+        ([], []))
     var codeSeconds = 0.0
     var faceSeconds = 0.0
 
     init(output: MetadataOutput, frame: Frame, source: SourceInfo, rectOfInterest: NormalizedRect) {
-        self.output = output; self.frame = frame; self.source = source; self.rectOfInterest = rectOfInterest
+        self.output = output
+        self.frame = frame
+        self.source = source
+        self.rectOfInterest = rectOfInterest
     }
 
     func runCodes() {

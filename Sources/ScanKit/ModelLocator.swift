@@ -1,6 +1,7 @@
 public import ScanCore
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Finds the `Models/` directory: `--models DIR`, then `$SCAND_MODELS`, then the installed place relative
@@ -10,7 +11,9 @@ import Glibc
 public enum ModelLocator {
     public static func directory(_ configuration: ModelConfiguration) throws -> String {
         if let dir = configuration.directory {
-            guard isDirectory(dir) else { throw ScanError.model(file: dir, reason: "--models directory does not exist") }
+            guard isDirectory(dir) else {
+                throw ScanError.model(file: dir, reason: "--models directory does not exist")
+            }
             return dir
         }
         var candidates: [String] = []
@@ -23,7 +26,9 @@ public enum ModelLocator {
         }
         candidates += ["/usr/local/share/scand/Models", "/usr/share/scand/Models"]
         if let found = candidates.first(where: isDirectory) { return found }
-        throw ScanError.model(file: "Models", reason: "no Models directory found (looked in \(candidates.joined(separator: ", "))); pass --models DIR")
+        throw ScanError.model(
+            file: "Models",
+            reason: "no Models directory found (looked in \(candidates.joined(separator: ", "))); pass --models DIR")
     }
 
     /// The path of `name` inside the models directory; throws naming the file when it is missing.

@@ -1,6 +1,6 @@
+import ScanCapture
 public import ScanCore
 public import ScanOutput
-import ScanCapture
 
 /// `scand scan --jobs N`: several inputs scanned at once, their lines written in input order.
 ///
@@ -45,14 +45,19 @@ public enum ParallelScan {
         // Invariant for @unchecked Sendable: `board` is itself safe; `index` is immutable.
         let board: Board
         let index: Int
-        init(board: Board, index: Int) { self.board = board; self.index = index }
+        init(board: Board, index: Int) {
+            self.board = board
+            self.index = index
+        }
 
         /// True once the writer stopped (its output failed): the worker ends the input early.
         var isStopped: Bool { board.monitor.withLock { board.stopped } }
 
         func deliver(_ event: EncodedEvent) {
             board.monitor.withLock {
-                while !board.stopped && board.head != index && board.slots[index].bufferedBytes >= board.bufferedBytesPerInput {
+                while !board.stopped && board.head != index
+                    && board.slots[index].bufferedBytes >= board.bufferedBytesPerInput
+                {
                     board.monitor.wait()
                 }
                 if board.stopped { return }
@@ -81,9 +86,11 @@ extension FileScanner {
     /// ``onFrame`` is not called (several inputs run at once).
     /// `bufferedBytesPerInput`: see ``ParallelScan`` (tests make it small to make workers wait).
     /// - Throws: what `makeOutput` throws.
-    public func scan(inputs: [InputPath], sink: FileDescriptorSink, jobs: Int,
-                     bufferedBytesPerInput: Int = ParallelScan.defaultBufferedBytesPerInput,
-                     makeOutput: () throws -> MetadataOutput) throws -> ScanSummary {
+    public func scan(
+        inputs: [InputPath], sink: FileDescriptorSink, jobs: Int,
+        bufferedBytesPerInput: Int = ParallelScan.defaultBufferedBytesPerInput,
+        makeOutput: () throws -> MetadataOutput
+    ) throws -> ScanSummary {
         let workers = min(max(1, jobs), inputs.count)
         guard workers > 1 else { return scan(inputs: inputs, sink: sink) }
         precondition(!oneshot && frameObserver == nil, "--jobs is not for --oneshot or --annotate")
@@ -94,7 +101,8 @@ extension FileScanner {
             s.onFrame = nil
             scanners.append(ParallelScan.WorkerScanner(s))
         }
-        let board = ParallelScan.Board(inputs: inputs.count, workers: workers, bufferedBytesPerInput: bufferedBytesPerInput)
+        let board = ParallelScan.Board(
+            inputs: inputs.count, workers: workers, bufferedBytesPerInput: bufferedBytesPerInput)
         let threads = scanners.map { worker in
             WorkerThread(name: "scand-scan") {
                 while true {
@@ -105,14 +113,19 @@ extension FileScanner {
                     }
                     guard let index else { break }
                     var summary = ScanSummary()
-                    worker.scanner.scan(input: inputs[index], sink: ParallelScan.SlotSink(board: board, index: index), summary: &summary)
+                    worker.scanner.scan(
+                        input: inputs[index], sink: ParallelScan.SlotSink(board: board, index: index), summary: &summary
+                    )
                     board.monitor.withLock {
                         board.slots[index].summary = summary
                         board.slots[index].done = true
                         board.monitor.broadcast()
                     }
                 }
-                board.monitor.withLock { board.workersLeft -= 1; board.monitor.broadcast() }
+                board.monitor.withLock {
+                    board.workersLeft -= 1
+                    board.monitor.broadcast()
+                }
             }
         }
         var total = ScanSummary()

@@ -42,8 +42,10 @@ public final class QueuedSink: EventSink, @unchecked Sendable {
         monitor.withLock {
             guard !closed else { return }
             if count >= capacity {
-                items[head] = nil; head += 1
-                dropped += 1; totalDropped += 1
+                items[head] = nil
+                head += 1
+                dropped += 1
+                totalDropped += 1
             }
             items.append(event)
             monitor.broadcast()
@@ -56,7 +58,8 @@ public final class QueuedSink: EventSink, @unchecked Sendable {
                 while count == 0 && dropped == 0 && !closed { monitor.wait() }
                 if count == 0 && dropped == 0 { return nil }
                 let batch = items[head...].compactMap { $0 }
-                items.removeAll(keepingCapacity: true); head = 0
+                items.removeAll(keepingCapacity: true)
+                head = 0
                 defer { dropped = 0 }
                 return (batch, dropped)
             }
@@ -66,20 +69,31 @@ public final class QueuedSink: EventSink, @unchecked Sendable {
             }
             for event in batch where !target.hasFailed { target.deliver(event) }
             monitor.withLock {
-                if target.hasFailed { closed = true; items.removeAll(); head = 0 }
+                if target.hasFailed {
+                    closed = true
+                    items.removeAll()
+                    head = 0
+                }
                 monitor.broadcast()
             }
             if target.hasFailed { return }
         }
     }
 
-    private struct Overflow: Encodable { var event = "overflow"; var dropped: Int; var timestamp: Double }
+    private struct Overflow: Encodable {
+        var event = "overflow"
+        var dropped: Int
+        var timestamp: Double
+    }
 
     /// Stops taking events and waits up to `timeout` seconds for what is queued to be written.
     /// Returns false when the output did not take everything in time (it is then abandoned).
     @discardableResult
     public func finish(timeout: Double) -> Bool {
-        monitor.withLock { closed = true; monitor.broadcast() }
+        monitor.withLock {
+            closed = true
+            monitor.broadcast()
+        }
         return writer?.join(timeout: timeout) ?? true
     }
 

@@ -1,7 +1,8 @@
 import Dispatch
 import ScanCore
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Makes sure scand starts with enough free file descriptors, and opens libdispatch's event loop while
@@ -35,13 +36,13 @@ public enum StartupDescriptors {
     /// can go on, or the message to print (scand then exits with status 2).
     public static func prepare(minimumFree: Int = minimumFree) -> String? {
         var limit = rlimit()
-        guard getrlimit(RLIMIT_NOFILE_, &limit) == 0 else { return nil } // nothing to check against
+        guard getrlimit(openFilesResource, &limit) == 0 else { return nil }  // nothing to check against
         let open = openDescriptors(below: limit.rlim_cur)
         var free = Int(clamping: limit.rlim_cur) - open
         if free < minimumFree {
             let wanted = rlim_t(open + minimumFree)
             var raised = rlimit(rlim_cur: min(wanted, limit.rlim_max), rlim_max: limit.rlim_max)
-            if raised.rlim_cur > limit.rlim_cur, setrlimit(RLIMIT_NOFILE_, &raised) == 0 {
+            if raised.rlim_cur > limit.rlim_cur, setrlimit(openFilesResource, &raised) == 0 {
                 limit = raised
                 free = Int(clamping: limit.rlim_cur) - open
             }
@@ -121,7 +122,7 @@ public enum StartupEnvironment {
     public static func prepare(daemon: Bool) {
         var wanted: [(String, String)] = []
         var limit = rlimit()
-        if getrlimit(RLIMIT_AS_, &limit) == 0, limit.rlim_cur != rlim_t.max { // RLIM_INFINITY is all ones
+        if getrlimit(addressSpaceResource, &limit) == 0, limit.rlim_cur != rlim_t.max {  // RLIM_INFINITY is all ones
             wanted += underAddressSpaceLimit.filter { getenv($0.0) == nil }
         }
         if daemon, let backtrace = crashReportSetting() { wanted.append(("SWIFT_BACKTRACE", backtrace)) }
@@ -174,8 +175,9 @@ public enum StartupEnvironment {
     /// status 2 before starting a thread). Call it from `main` before anything else starts threads.
     public static func addressSpaceProblem(minimumFree: Int = minimumFreeAddressSpace) -> String? {
         var limit = rlimit()
-        guard getrlimit(RLIMIT_AS_, &limit) == 0, limit.rlim_cur != rlim_t.max,
-              let mapped = ProcessStatus.bytes("VmSize") else { return nil }
+        guard getrlimit(addressSpaceResource, &limit) == 0, limit.rlim_cur != rlim_t.max,
+            let mapped = ProcessStatus.bytes("VmSize")
+        else { return nil }
         let free = Int(clamping: limit.rlim_cur) - mapped
         guard free < minimumFree else { return nil }
         let mib = { (bytes: Int) in (bytes + (1 << 20) - 1) >> 20 }
@@ -187,8 +189,8 @@ public enum StartupEnvironment {
 }
 
 #if canImport(Glibc)
-/// Glibc imports `RLIMIT_AS` as an enum case of `__rlimit_resource`; getrlimit wants its raw value.
-private let RLIMIT_AS_ = __rlimit_resource_t(RLIMIT_AS.rawValue)
-/// Glibc imports `RLIMIT_NOFILE` as an enum case of `__rlimit_resource`; getrlimit wants its raw value.
-private let RLIMIT_NOFILE_ = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+    /// Glibc imports `RLIMIT_AS` as an enum case of `__rlimit_resource`; getrlimit wants its raw value.
+    private let addressSpaceResource = __rlimit_resource_t(RLIMIT_AS.rawValue)
+    /// Glibc imports `RLIMIT_NOFILE` as an enum case of `__rlimit_resource`; getrlimit wants its raw value.
+    private let openFilesResource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
 #endif

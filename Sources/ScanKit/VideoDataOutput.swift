@@ -1,5 +1,5 @@
-public import ScanCore
 import ScanCapture
+public import ScanCore
 
 /// One frame as a ``VideoDataOutput`` subscriber gets it (`AVCaptureVideoDataOutput`'s sample buffer):
 /// the pixels, and the metadata objects detected in that very frame, so a preview draws boxes that match.
@@ -16,7 +16,10 @@ public struct VideoFrame: Sendable {
     /// Seconds since the source's first frame.
     public var time: Double { frame.time }
 
-    public init(frame: Frame, metadata: MetadataEvent) { self.frame = frame; self.metadata = metadata }
+    public init(frame: Frame, metadata: MetadataEvent) {
+        self.frame = frame
+        self.metadata = metadata
+    }
 
     /// The frame as a greyscale JPEG (``JPEGEncoder``, libjpeg-turbo). Encoding runs on the caller's task, so only a
     /// subscriber that wants JPEG pays for it, and never the pipeline.
@@ -41,14 +44,18 @@ public final class VideoDataOutput: @unchecked Sendable {
     /// Every later processed frame; at most `limit` frames wait for a slow reader (older ones are dropped).
     /// Ends when the output is closed (the pipeline stopped) or the reader stops iterating.
     public func frames(bufferingNewest limit: Int = 1) -> AsyncStream<VideoFrame> {
-        let (stream, continuation) = AsyncStream.makeStream(of: VideoFrame.self, bufferingPolicy: .bufferingNewest(max(1, limit)))
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: VideoFrame.self, bufferingPolicy: .bufferingNewest(max(1, limit)))
         let id = lock.withLock { () -> UInt64? in
             guard !closed else { return nil }
             nextID += 1
             subscribers.append((nextID, continuation))
             return nextID
         }
-        guard let id else { continuation.finish(); return stream }
+        guard let id else {
+            continuation.finish()
+            return stream
+        }
         continuation.onTermination = { [weak self] _ in self?.remove(id) }
         return stream
     }

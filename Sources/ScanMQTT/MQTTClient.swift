@@ -1,9 +1,10 @@
-public import ScanCore
-public import Logging
 internal import CScanMosquitto
 import Foundation
+public import Logging
+public import ScanCore
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A change of the broker connection, for the daemon to publish as a device-style event.
@@ -85,8 +86,10 @@ public final class MQTTClient: EventSink, @unchecked Sendable {
     /// - Parameters:
     ///   - onConnection: called on the client thread at each connection change (see ``MQTTConnectionEvent``);
     ///     it must not block (the daemon publishes it as an event, which only queues).
-    public init(configuration: MQTTConfiguration, logger: Logger,
-                onConnection: @escaping @Sendable (MQTTConnectionEvent) -> Void = { _ in }) throws {
+    public init(
+        configuration: MQTTConfiguration, logger: Logger,
+        onConnection: @escaping @Sendable (MQTTConnectionEvent) -> Void = { _ in }
+    ) throws {
         try configuration.validate()
         self.configuration = configuration
         self.logger = logger
@@ -94,11 +97,13 @@ public final class MQTTClient: EventSink, @unchecked Sendable {
         eventsTopic = configuration.eventsTopic
         fleet = MQTTFleetState(configuration: configuration)
         let spool = configuration.spoolDirectory.map {
-            MQTTSpool(directory: $0, id: configuration.id, byteLimit: configuration.spoolBytes,
-                      syncInterval: configuration.spoolSync, logger: logger)
+            MQTTSpool(
+                directory: $0, id: configuration.id, byteLimit: configuration.spoolBytes,
+                syncInterval: configuration.spoolSync, logger: logger)
         }
-        outbox = MQTTOutbox(capacity: configuration.queueLimit, byteCapacity: configuration.queueBytes,
-                            overflowTopic: configuration.eventsTopic, spool: spool)
+        outbox = MQTTOutbox(
+            capacity: configuration.queueLimit, byteCapacity: configuration.queueBytes,
+            overflowTopic: configuration.eventsTopic, spool: spool)
         var fds: [Int32] = [-1, -1]
         guard pipe(&fds) == 0 else {
             throw ScanError.invalidArgument("MQTT: pipe failed: \(String(cString: strerror(errno)))")
@@ -107,23 +112,32 @@ public final class MQTTClient: EventSink, @unchecked Sendable {
             _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
         }
-        wakeFD = fds[0]; wakeWriteFD = fds[1]
+        wakeFD = fds[0]
+        wakeWriteFD = fds[1]
         _ = Self.libraryInitialised
         // The spool goes first, before any event of this run can be delivered.
         let spooled = outbox.restoreSpool()
         if spooled > 0 {
-            logger.notice("mqtt: \(spooled) message(s) from the spool queued first", metadata: ["spool": "\(configuration.spoolDirectory ?? "")"])
+            logger.notice(
+                "mqtt: \(spooled) message(s) from the spool queued first",
+                metadata: ["spool": "\(configuration.spoolDirectory ?? "")"])
         }
         outbox.append(fleet.startMessages())
     }
 
-    deinit { close(wakeFD); close(wakeWriteFD) }
+    deinit {
+        close(wakeFD)
+        close(wakeWriteFD)
+    }
 
     private static let libraryInitialised: Bool = { mosquitto_lib_init() == MOSQ_ERR_SUCCESS.rawValue }()
 
     /// Starts the client thread (the spool, messages a previous run could not deliver, was queued by init).
     public func start() {
-        let first = lock.withLock { () -> Bool in defer { started = true }; return !started }
+        let first = lock.withLock { () -> Bool in
+            defer { started = true }
+            return !started
+        }
         guard first else { return }
         // A named pthread (Foundation's Thread on Linux left it with the name of the thread that started it,
         // a libdispatch worker's: `oot.default-qos`, which hid it in thread counts by name).
@@ -149,7 +163,8 @@ public final class MQTTClient: EventSink, @unchecked Sendable {
         if event.name != "metadata" || configuration.metadata {
             messages.append(MQTTMessage(topic: eventsTopic, payload: payload))
             if configuration.kindTopics {
-                messages.append(MQTTMessage(topic: configuration.topicPrefix + "/" + event.name, payload: payload, isEvent: false))
+                messages.append(
+                    MQTTMessage(topic: configuration.topicPrefix + "/" + event.name, payload: payload, isEvent: false))
             }
         }
         messages += fleet.messages(for: event, payload: payload)
@@ -178,7 +193,7 @@ public final class MQTTClient: EventSink, @unchecked Sendable {
 
     private func wake() {
         var one: UInt8 = 1
-        _ = write(wakeWriteFD, &one, 1) // EAGAIN when full: a wake-up is pending anyway
+        _ = write(wakeWriteFD, &one, 1)  // EAGAIN when full: a wake-up is pending anyway
     }
 
     private func drainWake() {
@@ -202,7 +217,10 @@ public final class MQTTClient: EventSink, @unchecked Sendable {
             let now = monotonicSeconds()
             if handle == nil {
                 if stop { break }
-                if now < nextAttempt { waitForWake(timeout: min(nextAttempt - now, syncIn)); continue }
+                if now < nextAttempt {
+                    waitForWake(timeout: min(nextAttempt - now, syncIn))
+                    continue
+                }
                 if connect() {
                     // connected at TCP (and TLS) level; CONNACK decides
                 } else {
@@ -215,27 +233,39 @@ public final class MQTTClient: EventSink, @unchecked Sendable {
             if connackCode == nil && now >= connectDeadline {
                 // No CONNACK in time: a black-holed broker (SYNs dropped), a TLS handshake or a broker that
                 // never answers. The attempt is abandoned; the next one waits for the backoff.
-                dropConnection(reason: "\(configuration.endpoint): connection failed: no answer within \(formatSeconds(configuration.connectTimeout)) s", wasUp: false)
+                dropConnection(
+                    reason:
+                        "\(configuration.endpoint): connection failed: no answer within \(formatSeconds(configuration.connectTimeout)) s",
+                    wasUp: false)
                 nextAttempt = monotonicSeconds() + backoff
                 backoff = min(backoff * 2, configuration.reconnectMax)
                 continue
             }
             if connackCode == 0 {
-                if !acceptedHandled { acceptedHandled = true; connectionAccepted() }
+                if !acceptedHandled {
+                    acceptedHandled = true
+                    connectionAccepted()
+                }
                 backoff = configuration.reconnectMin
                 publishQueued()
             }
             let rc = pumpNetwork(timeout: min(stop ? min(0.1, max(0, deadline - now)) : 1.0, syncIn))
             if let code = connackCode, code != 0 {
-                let reason = "\(configuration.endpoint) refused the connection: \(String(cString: mosquitto_connack_string(code)))"
-                    + (code == 4 || code == 5 ? (configuration.username.map { " (username '\($0)')" } ?? " (no username given)") : "")
+                let reason =
+                    "\(configuration.endpoint) refused the connection: \(String(cString: mosquitto_connack_string(code)))"
+                    + (code == 4 || code == 5
+                        ? (configuration.username.map { " (username '\($0)')" } ?? " (no username given)") : "")
                 dropConnection(reason: reason, wasUp: false)
                 nextAttempt = monotonicSeconds() + backoff
                 backoff = min(backoff * 2, configuration.reconnectMax)
             } else if rc != MOSQ_ERR_SUCCESS.rawValue || lostConnection {
                 let wasUp = connackCode == 0
-                let detail = rc == MOSQ_ERR_ERRNO.rawValue ? String(cString: strerror(errno)) : String(cString: mosquitto_strerror(rc))
-                dropConnection(reason: "\(configuration.endpoint): \(wasUp ? "connection lost" : "connection failed"): \(detail)", wasUp: wasUp)
+                let detail =
+                    rc == MOSQ_ERR_ERRNO.rawValue
+                    ? String(cString: strerror(errno)) : String(cString: mosquitto_strerror(rc))
+                dropConnection(
+                    reason: "\(configuration.endpoint): \(wasUp ? "connection lost" : "connection failed"): \(detail)",
+                    wasUp: wasUp)
                 nextAttempt = monotonicSeconds() + (wasUp ? configuration.reconnectMin : backoff)
                 if !wasUp { backoff = min(backoff * 2, configuration.reconnectMax) }
             }
@@ -277,10 +307,13 @@ public final class MQTTClient: EventSink, @unchecked Sendable {
             _ = mosquitto_username_pw_set(h, user, configuration.password)
         }
         if configuration.endpoint.tls {
-            let rc = mosquitto_tls_set(h, configuration.caFile, configuration.caFile == nil ? "/etc/ssl/certs" : nil,
-                                       configuration.certFile, configuration.keyFile, nil)
+            let rc = mosquitto_tls_set(
+                h, configuration.caFile, configuration.caFile == nil ? "/etc/ssl/certs" : nil,
+                configuration.certFile, configuration.keyFile, nil)
             if rc != MOSQ_ERR_SUCCESS.rawValue {
-                dropConnection(reason: "\(configuration.endpoint): TLS setup failed: \(String(cString: mosquitto_strerror(rc)))", wasUp: false)
+                dropConnection(
+                    reason: "\(configuration.endpoint): TLS setup failed: \(String(cString: mosquitto_strerror(rc)))",
+                    wasUp: false)
                 return false
             }
         }
@@ -288,9 +321,12 @@ public final class MQTTClient: EventSink, @unchecked Sendable {
         // and the wake-up pipe, so a stop is never held up; `connectDeadline` bounds the attempt. (The name
         // lookup still blocks: give an address, or a name /etc/hosts resolves, where DNS may be down.)
         connectDeadline = monotonicSeconds() + configuration.connectTimeout
-        let rc = mosquitto_connect_async(h, configuration.endpoint.host, Int32(configuration.endpoint.port), Int32(configuration.keepalive))
+        let rc = mosquitto_connect_async(
+            h, configuration.endpoint.host, Int32(configuration.endpoint.port), Int32(configuration.keepalive))
         if rc != MOSQ_ERR_SUCCESS.rawValue {
-            let detail = rc == MOSQ_ERR_ERRNO.rawValue ? String(cString: strerror(errno)) : String(cString: mosquitto_strerror(rc))
+            let detail =
+                rc == MOSQ_ERR_ERRNO.rawValue
+                ? String(cString: strerror(errno)) : String(cString: mosquitto_strerror(rc))
             dropConnection(reason: "\(configuration.endpoint): cannot connect: \(detail)", wasUp: false)
             return false
         }
@@ -320,8 +356,10 @@ public final class MQTTClient: EventSink, @unchecked Sendable {
         guard let h = handle else { return MOSQ_ERR_NO_CONN.rawValue }
         let sock = mosquitto_socket(h)
         guard sock >= 0 else { return MOSQ_ERR_NO_CONN.rawValue }
-        var fds = [pollfd(fd: sock, events: Int16(POLLIN) | (mosquitto_want_write(h) ? Int16(POLLOUT) : 0), revents: 0),
-                   pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0)]
+        var fds = [
+            pollfd(fd: sock, events: Int16(POLLIN) | (mosquitto_want_write(h) ? Int16(POLLOUT) : 0), revents: 0),
+            pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0),
+        ]
         let n = poll(&fds, 2, Int32(max(0, min(timeout, 1.0)) * 1000))
         if n > 0 && fds[1].revents != 0 { drainWake() }
         if n > 0 && fds[0].revents & Int16(POLLIN | POLLERR | POLLHUP) != 0 {
@@ -347,7 +385,10 @@ public final class MQTTClient: EventSink, @unchecked Sendable {
         connackCode = nil
         midToSend.removeAll()
         outbox.requeueInFlight()
-        lock.withLock { statsConnected = false; statsLastError = reason }
+        lock.withLock {
+            statsConnected = false
+            statsLastError = reason
+        }
         if wasUp {
             lastReported = nil
             logger.warning("mqtt: \(reason); queueing until the broker is back")
@@ -371,12 +412,23 @@ public final class MQTTClient: EventSink, @unchecked Sendable {
     private func connectionAccepted() {
         guard let h = handle else { return }
         let online = statusPayload(online: true, reason: nil)
-        _ = online.withUnsafeBytes { mosquitto_publish(h, nil, configuration.statusTopic, Int32($0.count), $0.baseAddress, 1, true) }
+        _ = online.withUnsafeBytes {
+            mosquitto_publish(h, nil, configuration.statusTopic, Int32($0.count), $0.baseAddress, 1, true)
+        }
         publishAvailability(h, "online", mid: nil)
-        let n = lock.withLock { () -> Int in statsConnected = true; statsConnections += 1; statsLastError = nil; return statsConnections }
+        let n = lock.withLock { () -> Int in
+            statsConnected = true
+            statsConnections += 1
+            statsLastError = nil
+            return statsConnections
+        }
         lastReported = nil
-        logger.notice("mqtt: connected", metadata: ["broker": "\(configuration.endpoint)", "topic": "\(configuration.eventsTopic)",
-                                                    "queued": "\(outbox.statistics.messages)", "connection": "\(n)"])
+        logger.notice(
+            "mqtt: connected",
+            metadata: [
+                "broker": "\(configuration.endpoint)", "topic": "\(configuration.eventsTopic)",
+                "queued": "\(outbox.statistics.messages)", "connection": "\(n)",
+            ])
         onConnection(.connected)
     }
 
@@ -388,7 +440,9 @@ public final class MQTTClient: EventSink, @unchecked Sendable {
     private func shutdown() {
         if let h = handle, connackCode == 0 {
             let offline = statusPayload(online: false, reason: "stopped")
-            _ = offline.withUnsafeBytes { mosquitto_publish(h, nil, configuration.statusTopic, Int32($0.count), $0.baseAddress, 1, true) }
+            _ = offline.withUnsafeBytes {
+                mosquitto_publish(h, nil, configuration.statusTopic, Int32($0.count), $0.baseAddress, 1, true)
+            }
             var mid: Int32 = 0
             let rc = publishAvailability(h, "offline", mid: &mid)
             if rc == MOSQ_ERR_SUCCESS.rawValue {
@@ -407,10 +461,14 @@ public final class MQTTClient: EventSink, @unchecked Sendable {
         let onDisk = outbox.closeSpool()
         let rest = outbox.removeAll()
         if let onDisk, onDisk > 0 {
-            logger.notice("mqtt: \(onDisk) undelivered message(s) kept in the spool for the next start", metadata: ["spool": "\(configuration.spoolDirectory ?? "")"])
+            logger.notice(
+                "mqtt: \(onDisk) undelivered message(s) kept in the spool for the next start",
+                metadata: ["spool": "\(configuration.spoolDirectory ?? "")"])
         }
         if rest.count > (onDisk ?? 0) {
-            logger.warning("mqtt: \(rest.count - (onDisk ?? 0)) message(s) not delivered to \(configuration.endpoint) before the stop")
+            logger.warning(
+                "mqtt: \(rest.count - (onDisk ?? 0)) message(s) not delivered to \(configuration.endpoint) before the stop"
+            )
         }
     }
 
@@ -424,10 +482,18 @@ public final class MQTTClient: EventSink, @unchecked Sendable {
 
     /// `{"status":"online"|"offline","id":…,"device":…,"version":…,"reason":…,"timestamp":…}`.
     private func statusPayload(online: Bool, reason: String?) -> [UInt8] {
-        struct Status: Encodable { var status: String; var id: String; var device: String; var version: String; var reason: String?; var timestamp: Double? }
-        let s = Status(status: online ? "online" : "offline", id: configuration.id, device: configuration.device,
-                       version: configuration.version, reason: reason,
-                       timestamp: (Date().timeIntervalSince1970 * 1000).rounded() / 1000)
+        struct Status: Encodable {
+            var status: String
+            var id: String
+            var device: String
+            var version: String
+            var reason: String?
+            var timestamp: Double?
+        }
+        let s = Status(
+            status: online ? "online" : "offline", id: configuration.id, device: configuration.device,
+            version: configuration.version, reason: reason,
+            timestamp: (Date().timeIntervalSince1970 * 1000).rounded() / 1000)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return Array((try? encoder.encode(s)) ?? Data())

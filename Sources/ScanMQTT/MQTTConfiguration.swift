@@ -1,5 +1,5 @@
-import ScanCore
 import Foundation
+import ScanCore
 
 /// Where the broker is: `mqtt://HOST[:PORT]` (plain TCP, default port 1883; `tcp://` is the same, as
 /// Paho and Frigate write it) or `mqtts://HOST[:PORT]` (TLS, default port 8883; also `ssl://`, `tls://`).
@@ -8,19 +8,30 @@ public struct MQTTEndpoint: Sendable, Equatable, CustomStringConvertible {
     public var port: Int
     public var tls: Bool
 
-    public init(host: String, port: Int, tls: Bool) { self.host = host; self.port = port; self.tls = tls }
+    public init(host: String, port: Int, tls: Bool) {
+        self.host = host
+        self.port = port
+        self.tls = tls
+    }
 
     /// The schemes taken, and whether each means TLS.
-    public static let schemes: [(prefix: String, tls: Bool)] = [("mqtt://", false), ("tcp://", false), ("mqtts://", true),
-                                                                ("ssl://", true), ("tls://", true)]
+    public static let schemes: [(prefix: String, tls: Bool)] = [
+        ("mqtt://", false), ("tcp://", false), ("mqtts://", true),
+        ("ssl://", true), ("tls://", true),
+    ]
 
     /// Parses `mqtt://HOST[:PORT]` or `mqtts://HOST[:PORT]` (an IPv6 host in brackets); `tcp://` is `mqtt://`,
     /// `ssl://` and `tls://` are `mqtts://`.
     /// - Throws: ``ScanError/invalidArgument(_:)`` naming the URL and what is wrong.
     public init(parsing url: String) throws {
-        func bad(_ why: String) -> ScanError { .invalidArgument("MQTT broker URL '\(url)': \(why) (expected mqtt://HOST:PORT, tcp://HOST:PORT or mqtts://HOST:PORT)") }
+        func bad(_ why: String) -> ScanError {
+            .invalidArgument(
+                "MQTT broker URL '\(url)': \(why) (expected mqtt://HOST:PORT, tcp://HOST:PORT or mqtts://HOST:PORT)")
+        }
         let rest: Substring
-        guard let scheme = Self.schemes.first(where: { url.lowercased().hasPrefix($0.prefix) }) else { throw bad("unknown scheme") }
+        guard let scheme = Self.schemes.first(where: { url.lowercased().hasPrefix($0.prefix) }) else {
+            throw bad("unknown scheme")
+        }
         tls = scheme.tls
         rest = url.dropFirst(scheme.prefix.count)
         var hostPart = rest
@@ -33,9 +44,14 @@ public struct MQTTEndpoint: Sendable, Equatable, CustomStringConvertible {
             guard let close = hostPart.firstIndex(of: "]") else { throw bad("unclosed '['") }
             host = String(hostPart[hostPart.index(after: hostPart.startIndex)..<close])
             let after = hostPart[hostPart.index(after: close)...]
-            if after.hasPrefix(":") { portText = after.dropFirst() } else if !after.isEmpty { throw bad("text after ']'") }
+            if after.hasPrefix(":") {
+                portText = after.dropFirst()
+            } else if !after.isEmpty {
+                throw bad("text after ']'")
+            }
         } else if let colon = hostPart.lastIndex(of: ":") {
-            host = String(hostPart[..<colon]); portText = hostPart[hostPart.index(after: colon)...]
+            host = String(hostPart[..<colon])
+            portText = hostPart[hostPart.index(after: colon)...]
         } else {
             host = String(hostPart)
         }
@@ -110,7 +126,10 @@ public struct MQTTConfiguration: Sendable {
     public var version: String
 
     public init(endpoint: MQTTEndpoint, id: String, device: String, version: String) {
-        self.endpoint = endpoint; self.id = id; self.device = device; self.version = version
+        self.endpoint = endpoint
+        self.id = id
+        self.device = device
+        self.version = version
         self.topicPrefix = "scand/" + id
     }
 
@@ -119,7 +138,9 @@ public struct MQTTConfiguration: Sendable {
     /// Retained plain `online`/`offline`, the last will's topic.
     public var availabilityTopic: String { topicPrefix + "/availability" }
     /// The availability, tag, state and discovery topics (``MQTTFleetTopics``).
-    public var fleetTopics: MQTTFleetTopics { MQTTFleetTopics(prefix: topicPrefix, id: id, discoveryPrefix: discoveryPrefix) }
+    public var fleetTopics: MQTTFleetTopics {
+        MQTTFleetTopics(prefix: topicPrefix, id: id, discoveryPrefix: discoveryPrefix)
+    }
     /// The MQTT client id: stable across restarts, so the broker keeps the session (clean_session=false).
     public var clientID: String { "scand-" + id }
 
@@ -127,11 +148,21 @@ public struct MQTTConfiguration: Sendable {
     /// - Throws: ``ScanError/invalidArgument(_:)`` naming the setting.
     public func validate() throws {
         guard (0...2).contains(qos) else { throw ScanError.invalidArgument("MQTT QoS must be 0, 1 or 2, got \(qos)") }
-        guard (1...10_000_000).contains(queueLimit) else { throw ScanError.invalidArgument("MQTT queue must be 1...10000000 messages, got \(queueLimit)") }
-        guard queueBytes >= 4096 else { throw ScanError.invalidArgument("MQTT queue bytes must be at least 4096, got \(queueBytes)") }
-        guard spoolBytes >= 4096 else { throw ScanError.invalidArgument("MQTT spool bytes must be at least 4096, got \(spoolBytes)") }
-        guard (1...65535).contains(maxInFlight) else { throw ScanError.invalidArgument("MQTT in-flight window must be 1...65535, got \(maxInFlight)") }
-        guard (5...65535).contains(keepalive) else { throw ScanError.invalidArgument("MQTT keepalive must be 5...65535 seconds, got \(keepalive)") }
+        guard (1...10_000_000).contains(queueLimit) else {
+            throw ScanError.invalidArgument("MQTT queue must be 1...10000000 messages, got \(queueLimit)")
+        }
+        guard queueBytes >= 4096 else {
+            throw ScanError.invalidArgument("MQTT queue bytes must be at least 4096, got \(queueBytes)")
+        }
+        guard spoolBytes >= 4096 else {
+            throw ScanError.invalidArgument("MQTT spool bytes must be at least 4096, got \(spoolBytes)")
+        }
+        guard (1...65535).contains(maxInFlight) else {
+            throw ScanError.invalidArgument("MQTT in-flight window must be 1...65535, got \(maxInFlight)")
+        }
+        guard (5...65535).contains(keepalive) else {
+            throw ScanError.invalidArgument("MQTT keepalive must be 5...65535 seconds, got \(keepalive)")
+        }
         guard spoolSync >= 0, spoolSync <= 60 else {
             throw ScanError.invalidArgument("MQTT spool sync must be 0...60 seconds, got \(spoolSync)")
         }
@@ -142,23 +173,34 @@ public struct MQTTConfiguration: Sendable {
             throw ScanError.invalidArgument("MQTT reconnect backoff must satisfy 0 < min <= max <= 3600 seconds")
         }
         guard !topicPrefix.isEmpty, !topicPrefix.contains("+"), !topicPrefix.contains("#"), !topicPrefix.hasSuffix("/"),
-              !topicPrefix.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
-            throw ScanError.invalidArgument("MQTT topic prefix '\(topicPrefix)' must be non-empty, without '+', '#', control characters or a trailing '/'")
+            !topicPrefix.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
+        else {
+            throw ScanError.invalidArgument(
+                "MQTT topic prefix '\(topicPrefix)' must be non-empty, without '+', '#', control characters or a trailing '/'"
+            )
         }
-        guard !discoveryPrefix.isEmpty, !discoveryPrefix.contains("+"), !discoveryPrefix.contains("#"), !discoveryPrefix.hasSuffix("/"),
-              !discoveryPrefix.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
-            throw ScanError.invalidArgument("MQTT discovery prefix '\(discoveryPrefix)' must be non-empty, without '+', '#', control characters or a trailing '/'")
+        guard !discoveryPrefix.isEmpty, !discoveryPrefix.contains("+"), !discoveryPrefix.contains("#"),
+            !discoveryPrefix.hasSuffix("/"),
+            !discoveryPrefix.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
+        else {
+            throw ScanError.invalidArgument(
+                "MQTT discovery prefix '\(discoveryPrefix)' must be non-empty, without '+', '#', control characters or a trailing '/'"
+            )
         }
         if !endpoint.tls, caFile != nil || certFile != nil || keyFile != nil {
             throw ScanError.invalidArgument("--mqtt-ca/--mqtt-cert/--mqtt-key need an mqtts:// broker URL")
         }
-        if (certFile == nil) != (keyFile == nil) { throw ScanError.invalidArgument("give both --mqtt-cert and --mqtt-key, or neither") }
+        if (certFile == nil) != (keyFile == nil) {
+            throw ScanError.invalidArgument("give both --mqtt-cert and --mqtt-key, or neither")
+        }
         for (what, path) in [("CA", caFile), ("certificate", certFile), ("key", keyFile)] {
             if let path, !FileManager.default.isReadableFile(atPath: path) {
                 throw ScanError.invalidArgument("MQTT \(what) file '\(path)' is missing or unreadable")
             }
         }
-        if password != nil && username == nil { throw ScanError.invalidArgument("an MQTT password needs a username (--mqtt-username)") }
+        if password != nil && username == nil {
+            throw ScanError.invalidArgument("an MQTT password needs a username (--mqtt-username)")
+        }
     }
 }
 
@@ -172,8 +214,10 @@ public enum MQTTIdentity {
         if device.hasPrefix("/dev/") {
             let target = (device as NSString).resolvingSymlinksInPath
             if let links = try? FileManager.default.contentsOfDirectory(atPath: byIdDirectory) {
-                for link in links.sorted() where ((byIdDirectory + "/" + link) as NSString).resolvingSymlinksInPath == target {
-                    name = link; break
+                for link in links.sorted()
+                where ((byIdDirectory + "/" + link) as NSString).resolvingSymlinksInPath == target {
+                    name = link
+                    break
                 }
             }
         }
@@ -184,7 +228,8 @@ public enum MQTTIdentity {
     /// Keeps letters, digits, `.`, `_` and `-`; anything else becomes `_` (never `/`, `+` or `#`).
     public static func sanitize(_ s: String) -> String {
         let kept = s.unicodeScalars.map { c -> Character in
-            (c.isASCII && (CharacterSet.alphanumerics.contains(c) || c == "." || c == "_" || c == "-")) ? Character(c) : "_"
+            (c.isASCII && (CharacterSet.alphanumerics.contains(c) || c == "." || c == "_" || c == "-"))
+                ? Character(c) : "_"
         }
         let out = String(kept)
         return out.isEmpty ? "_" : String(out.prefix(100))

@@ -1,5 +1,5 @@
-import ScanCore
 import Foundation
+import ScanCore
 
 /// The topics Home Assistant and Frigate users expect beside `<prefix>/events` (docs/fleet.md):
 ///
@@ -16,7 +16,9 @@ public struct MQTTFleetTopics: Sendable, Equatable {
     public let discoveryPrefix: String
 
     public init(prefix: String, id: String, discoveryPrefix: String) {
-        self.prefix = prefix; self.id = id; self.discoveryPrefix = discoveryPrefix
+        self.prefix = prefix
+        self.id = id
+        self.discoveryPrefix = discoveryPrefix
     }
 
     public var availability: String { prefix + "/availability" }
@@ -27,8 +29,10 @@ public struct MQTTFleetTopics: Sendable, Equatable {
 
     /// The discovery config topics this scand owns: the tag scanner, the face binary sensor, the last-code sensor.
     public var discoveryTopics: [String] {
-        [discoveryPrefix + "/tag/\(id)/code/config", discoveryPrefix + "/binary_sensor/\(id)/face/config",
-         discoveryPrefix + "/sensor/\(id)/last_code/config"]
+        [
+            discoveryPrefix + "/tag/\(id)/code/config", discoveryPrefix + "/binary_sensor/\(id)/face/config",
+            discoveryPrefix + "/sensor/\(id)/last_code/config",
+        ]
     }
 }
 
@@ -58,8 +62,9 @@ final class MQTTFleetState: @unchecked Sendable {
     /// The tag and state messages an `appeared` or `lost` event leads to (none for other events).
     func messages(for event: EncodedEvent, payload: [UInt8]) -> [MQTTMessage] {
         guard event.name == "appeared" || event.name == "lost",
-              let object = (try? JSONSerialization.jsonObject(with: Data(payload))) as? [String: Any],
-              let type = object["type"] as? String else { return [] }
+            let object = (try? JSONSerialization.jsonObject(with: Data(payload))) as? [String: Any],
+            let type = object["type"] as? String
+        else { return [] }
         if type == MetadataObjectType.face.rawValue {
             guard let id = object["faceID"] as? Int else { return [] }
             let change = lock.withLock { () -> String? in
@@ -67,7 +72,9 @@ final class MQTTFleetState: @unchecked Sendable {
                 if event.name == "appeared" { faces.insert(id) } else { faces.remove(id) }
                 return before == faces.isEmpty ? nil : (faces.isEmpty ? "OFF" : "ON")
             }
-            return change.map { [MQTTMessage(topic: topics.face, payload: Array($0.utf8), retain: true, isEvent: false)] } ?? []
+            return change.map {
+                [MQTTMessage(topic: topics.face, payload: Array($0.utf8), retain: true, isEvent: false)]
+            } ?? []
         }
         guard event.name == "appeared" else { return [] }
         var code: [String: String] = ["type": type]
@@ -75,7 +82,9 @@ final class MQTTFleetState: @unchecked Sendable {
         if let b = object["bytes"] as? String { code["bytes"] = b }
         var out = [MQTTMessage(topic: topics.lastCode, payload: Self.json(code), retain: true, isEvent: false)]
         if let value = code["value"] {
-            out.append(MQTTMessage(topic: topics.lastValue(of: type), payload: Array(value.utf8), retain: true, isEvent: false))
+            out.append(
+                MQTTMessage(topic: topics.lastValue(of: type), payload: Array(value.utf8), retain: true, isEvent: false)
+            )
             // The event's own time: a consumer can tell a tag delivered late (after a broker outage) from a fresh one.
             var tag: [String: Any] = ["type": type, "value": value]
             if let t = object["timestamp"] as? Double { tag["timestamp"] = t }
@@ -86,23 +95,33 @@ final class MQTTFleetState: @unchecked Sendable {
 
     /// The three retained discovery configs (Home Assistant MQTT discovery).
     func discoveryConfigs() -> [(String, [UInt8])] {
-        let device: [String: Any] = ["identifiers": ["scand_" + configuration.id], "name": "scand " + configuration.id,
-                                     "model": "scand", "manufacturer": "scand", "sw_version": configuration.version]
-        let availability: [String: Any] = ["availability_topic": topics.availability,
-                                           "payload_available": "online", "payload_not_available": "offline"]
+        let device: [String: Any] = [
+            "identifiers": ["scand_" + configuration.id], "name": "scand " + configuration.id,
+            "model": "scand", "manufacturer": "scand", "sw_version": configuration.version,
+        ]
+        let availability: [String: Any] = [
+            "availability_topic": topics.availability,
+            "payload_available": "online", "payload_not_available": "offline",
+        ]
         let t = topics.discoveryTopics
         let tag: [String: Any] = ["topic": topics.tag, "value_template": "{{ value_json.value }}", "device": device]
-        var face: [String: Any] = ["name": "Face", "unique_id": "scand_\(configuration.id)_face", "state_topic": topics.face,
-                                   "payload_on": "ON", "payload_off": "OFF", "device_class": "occupancy", "device": device]
-        var code: [String: Any] = ["name": "Last code", "unique_id": "scand_\(configuration.id)_last_code",
-                                   "state_topic": topics.lastCode, "value_template": "{{ value_json.value }}",
-                                   "json_attributes_topic": topics.lastCode, "icon": "mdi:qrcode-scan", "device": device]
+        var face: [String: Any] = [
+            "name": "Face", "unique_id": "scand_\(configuration.id)_face", "state_topic": topics.face,
+            "payload_on": "ON", "payload_off": "OFF", "device_class": "occupancy", "device": device,
+        ]
+        var code: [String: Any] = [
+            "name": "Last code", "unique_id": "scand_\(configuration.id)_last_code",
+            "state_topic": topics.lastCode, "value_template": "{{ value_json.value }}",
+            "json_attributes_topic": topics.lastCode, "icon": "mdi:qrcode-scan", "device": device,
+        ]
         face.merge(availability) { a, _ in a }
         code.merge(availability) { a, _ in a }
         return [(t[0], Self.json(tag)), (t[1], Self.json(face)), (t[2], Self.json(code))]
     }
 
     static func json(_ object: Any) -> [UInt8] {
-        Array((try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data())
+        Array(
+            (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
+                ?? Data())
     }
 }

@@ -1,6 +1,7 @@
 import ScanCore
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// One MQTT message waiting in the ``MQTTOutbox``: a topic, a payload and whether the broker retains it.
@@ -11,7 +12,10 @@ public struct MQTTMessage: Sendable, Equatable {
     /// True for a message on the events topic: the ones an `overflow` event counts.
     public var isEvent: Bool
     public init(topic: String, payload: [UInt8], retain: Bool = false, isEvent: Bool = true) {
-        self.topic = topic; self.payload = payload; self.retain = retain; self.isEvent = isEvent
+        self.topic = topic
+        self.payload = payload
+        self.retain = retain
+        self.isEvent = isEvent
     }
 
     /// Bytes this message holds in memory: topic + payload + a fixed per-entry overhead (array slot, header).
@@ -63,7 +67,9 @@ public final class MQTTOutbox: @unchecked Sendable {
     ///   acknowledged or dropped (see ``MQTTSpool``).
     init(capacity: Int, byteCapacity: Int, overflowTopic: String, spool: MQTTSpool?) {
         precondition(capacity >= 1 && byteCapacity >= 1)
-        self.capacity = capacity; self.byteCapacity = byteCapacity; self.overflowTopic = overflowTopic
+        self.capacity = capacity
+        self.byteCapacity = byteCapacity
+        self.overflowTopic = overflowTopic
         self.spool = spool
     }
 
@@ -76,7 +82,10 @@ public final class MQTTOutbox: @unchecked Sendable {
         lock.withLock {
             guard let spool else { return 0 }
             let loaded = spool.load()
-            for (m, segment) in loaded { entries.append(Entry(message: m, segment: segment)); bytes += m.footprint }
+            for (m, segment) in loaded {
+                entries.append(Entry(message: m, segment: segment))
+                bytes += m.footprint
+            }
             trimToBounds()
             return loaded.count
         }
@@ -127,8 +136,9 @@ public final class MQTTOutbox: @unchecked Sendable {
 
     public var statistics: Statistics {
         lock.withLock {
-            Statistics(messages: entries.count - head, bytes: bytes, inFlight: inFlightCount,
-                       dropped: totalDropped, acknowledged: totalAcknowledged)
+            Statistics(
+                messages: entries.count - head, bytes: bytes, inFlight: inFlightCount,
+                dropped: totalDropped, acknowledged: totalAcknowledged)
         }
     }
 
@@ -153,9 +163,11 @@ public final class MQTTOutbox: @unchecked Sendable {
         while let gone = spool?.dropOldestIfOverLimit() {
             // Its messages are the oldest spooled ones: drop up to the last of them (memory-only notices
             // between them go too).
-            guard let last = entries[head...].lastIndex(where: { $0.segment.map { $0 <= gone } ?? false }) else { continue }
+            guard let last = entries[head...].lastIndex(where: { $0.segment.map { $0 <= gone } ?? false }) else {
+                continue
+            }
             while head <= last && entries.count - head > 1 {
-                if let s = entries[head].segment, s <= gone { entries[head].segment = nil } // its file is gone
+                if let s = entries[head].segment, s <= gone { entries[head].segment = nil }  // its file is gone
                 dropHead()
             }
         }
@@ -165,7 +177,10 @@ public final class MQTTOutbox: @unchecked Sendable {
     private func dropHead() {
         let gone = entries[head]
         bytes -= gone.message.footprint
-        if gone.message.isEvent && !gone.acknowledged { pendingOverflow += 1; totalDropped += 1 }
+        if gone.message.isEvent && !gone.acknowledged {
+            pendingOverflow += 1
+            totalDropped += 1
+        }
         if let s = gone.segment { spool?.release(s) }
         head += 1
         if cursor < head { cursor = head }
@@ -176,7 +191,7 @@ public final class MQTTOutbox: @unchecked Sendable {
     /// `overflow` notice.
     public func next(maxInFlight: Int) -> (id: UInt64, message: MQTTMessage)? {
         lock.withLock {
-            while cursor < entries.count && entries[cursor].acknowledged { cursor += 1 } // acked before a requeue
+            while cursor < entries.count && entries[cursor].acknowledged { cursor += 1 }  // acked before a requeue
             guard cursor - head < maxInFlight || inFlightCount < maxInFlight else { return nil }
             if pendingOverflow > 0 {
                 let notice = MQTTOverflowNotice.payload(dropped: pendingOverflow, timestamp: wallClockSeconds())
@@ -199,7 +214,8 @@ public final class MQTTOutbox: @unchecked Sendable {
     public func acknowledge(_ id: UInt64) {
         lock.withLock {
             // Send numbers in [head, cursor) increase with the index but may skip (a requeue renumbers).
-            var lo = head, hi = cursor
+            var lo = head
+            var hi = cursor
             while lo < hi {
                 let mid = (lo + hi) / 2
                 if (entries[mid].sendID ?? 0) < id { lo = mid + 1 } else { hi = mid }
@@ -207,7 +223,10 @@ public final class MQTTOutbox: @unchecked Sendable {
             guard lo < cursor, entries[lo].sendID == id, !entries[lo].acknowledged else { return }
             entries[lo].acknowledged = true
             totalAcknowledged += 1
-            if let s = entries[lo].segment { spool?.release(s); entries[lo].segment = nil }
+            if let s = entries[lo].segment {
+                spool?.release(s)
+                entries[lo].segment = nil
+            }
             while head < cursor && entries[head].acknowledged {
                 bytes -= entries[head].message.footprint
                 head += 1
@@ -228,7 +247,10 @@ public final class MQTTOutbox: @unchecked Sendable {
     public func removeAll() -> [MQTTMessage] {
         lock.withLock {
             let rest = entries[head...].filter { !$0.acknowledged }.map(\.message)
-            entries.removeAll(); head = 0; cursor = 0; bytes = 0
+            entries.removeAll()
+            head = 0
+            cursor = 0
+            bytes = 0
             return rest
         }
     }

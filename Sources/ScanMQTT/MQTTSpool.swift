@@ -1,8 +1,9 @@
-import ScanCore
-import Logging
 import Foundation
+import Logging
+import ScanCore
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The on-disk half of the ``MQTTOutbox`` (`--mqtt-spool DIR`): every message the outbox takes is appended
@@ -93,13 +94,18 @@ final class MQTTSpool {
                 continue
             }
             let bytes = [UInt8](data)
-            var at = 0, count = 0
+            var at = 0
+            var count = 0
             while at < bytes.count {
                 guard let (m, next) = Self.decode(bytes, at: at) else {
-                    logger.warning("mqtt: spool segment \(path): torn or corrupt record at byte \(at) of \(bytes.count) (scand stopped in the middle of a write?); skipping the \(bytes.count - at) byte(s) after it")
+                    logger.warning(
+                        "mqtt: spool segment \(path): torn or corrupt record at byte \(at) of \(bytes.count) (scand stopped in the middle of a write?); skipping the \(bytes.count - at) byte(s) after it"
+                    )
                     break
                 }
-                out.append((m, number)); count += 1; at = next
+                out.append((m, number))
+                count += 1
+                at = next
             }
             if count == 0 {
                 unlink(path)
@@ -118,12 +124,17 @@ final class MQTTSpool {
         if fd < 0 || segments.last!.bytes >= segmentLimit {
             if fd >= 0 { closeWritten() }
             let number = (segments.last?.number ?? 0) + 1
-            let path = directory + "/" + prefix + String(repeating: "0", count: max(0, 16 - String(number).count)) + String(number) + Self.suffix
+            let path =
+                directory + "/" + prefix + String(repeating: "0", count: max(0, 16 - String(number).count))
+                + String(number) + Self.suffix
             let opened = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0o600)
-            guard opened >= 0 else { fail("cannot create \(path): \(String(cString: strerror(errno)))"); return nil }
+            guard opened >= 0 else {
+                fail("cannot create \(path): \(String(cString: strerror(errno)))")
+                return nil
+            }
             fd = opened
             segments.append(Segment(number: number, path: path, bytes: 0, outstanding: 0))
-            syncDirectory() // the new file's name survives a power cut too
+            syncDirectory()  // the new file's name survives a power cut too
         }
         let record = Self.encode(m)
         let before = segments[segments.count - 1].bytes
@@ -131,14 +142,17 @@ final class MQTTSpool {
         let ok = record.withUnsafeBytes { raw -> Bool in
             while written < raw.count {
                 let n = write(fd, raw.baseAddress! + written, raw.count - written)
-                if n < 0 { if errno == EINTR { continue }; return false }
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    return false
+                }
                 written += n
             }
             return true
         }
         guard ok else {
             let why = String(cString: strerror(errno))
-            _ = ftruncate(fd, off_t(before)) // back to the last whole record
+            _ = ftruncate(fd, off_t(before))  // back to the last whole record
             fail("cannot write \(segments[segments.count - 1].path): \(why)")
             return nil
         }
@@ -183,7 +197,11 @@ final class MQTTSpool {
 
     /// Syncs and closes the segment being written.
     private func closeWritten() {
-        if unsyncedSince != nil { syncs += 1; _ = fdatasync(fd); unsyncedSince = nil }
+        if unsyncedSince != nil {
+            syncs += 1
+            _ = fdatasync(fd)
+            unsyncedSince = nil
+        }
         Glibc.close(fd)
         fd = -1
     }
@@ -208,7 +226,8 @@ final class MQTTSpool {
     func dropOldestIfOverLimit() -> UInt64? {
         guard totalBytes > byteLimit, segments.count > 1 else { return nil }
         let number = segments[0].number
-        logger.warning("mqtt: spool over \(byteLimit) bytes; dropping its oldest segment (\(segments[0].outstanding) message(s))")
+        logger.warning(
+            "mqtt: spool over \(byteLimit) bytes; dropping its oldest segment (\(segments[0].outstanding) message(s))")
         remove(at: 0)
         return number
     }
@@ -223,12 +242,20 @@ final class MQTTSpool {
     }
 
     /// The write error that turned the spool off, once.
-    func takeError() -> String? { defer { pendingError = nil }; return pendingError }
+    func takeError() -> String? {
+        defer { pendingError = nil }
+        return pendingError
+    }
 
     private func remove(at i: Int) {
-        if i == segments.count - 1 && fd >= 0 { Glibc.close(fd); fd = -1; unsyncedSince = nil }
+        if i == segments.count - 1 && fd >= 0 {
+            Glibc.close(fd)
+            fd = -1
+            unsyncedSince = nil
+        }
         if unlink(segments[i].path) != 0 && errno != ENOENT {
-            logger.warning("mqtt: cannot remove the spool segment \(segments[i].path): \(String(cString: strerror(errno)))")
+            logger.warning(
+                "mqtt: cannot remove the spool segment \(segments[i].path): \(String(cString: strerror(errno)))")
         }
         totalBytes -= segments[i].bytes
         segments.remove(at: i)
@@ -236,7 +263,11 @@ final class MQTTSpool {
 
     private func fail(_ why: String) {
         disabled = true
-        if fd >= 0 { Glibc.close(fd); fd = -1; unsyncedSince = nil }
+        if fd >= 0 {
+            Glibc.close(fd)
+            fd = -1
+            unsyncedSince = nil
+        }
         if let last = segments.last, last.outstanding <= 0 { remove(at: segments.count - 1) }
         pendingError = "spool \(directory): \(why); keeping messages in memory only for the rest of this run"
     }
@@ -249,9 +280,10 @@ final class MQTTSpool {
         var out = [UInt8]()
         out.reserveCapacity(8 + bodyCount)
         appendLE(&out, UInt32(bodyCount))
-        appendLE(&out, 0) // CRC placeholder
+        appendLE(&out, 0)  // CRC placeholder
         out.append((m.retain ? 1 : 0) | (m.isEvent ? 2 : 0))
-        out.append(UInt8(topic.count & 0xFF)); out.append(UInt8(topic.count >> 8))
+        out.append(UInt8(topic.count & 0xFF))
+        out.append(UInt8(topic.count >> 8))
         out.append(contentsOf: topic)
         out.append(contentsOf: m.payload)
         let crc = CRC32.checksum(out[8...])
@@ -262,7 +294,8 @@ final class MQTTSpool {
     /// The message at `at` and where the next record starts, or nil when the record is cut short or corrupt.
     static func decode(_ b: [UInt8], at: Int) -> (MQTTMessage, Int)? {
         guard b.count - at >= 8 else { return nil }
-        let length = Int(readLE(b, at)), crc = readLE(b, at + 4)
+        let length = Int(readLE(b, at))
+        let crc = readLE(b, at + 4)
         guard length >= 3, length <= b.count - at - 8 else { return nil }
         let body = b[(at + 8)..<(at + 8 + length)]
         guard CRC32.checksum(body) == crc else { return nil }
@@ -272,7 +305,10 @@ final class MQTTSpool {
         let topicStart = body.startIndex + 3
         let topic = String(decoding: body[topicStart..<(topicStart + topicCount)], as: UTF8.self)
         let payload = Array(body[(topicStart + topicCount)...])
-        return (MQTTMessage(topic: topic, payload: payload, retain: flags & 1 != 0, isEvent: flags & 2 != 0), at + 8 + length)
+        return (
+            MQTTMessage(topic: topic, payload: payload, retain: flags & 1 != 0, isEvent: flags & 2 != 0),
+            at + 8 + length
+        )
     }
 
     private static func appendLE(_ out: inout [UInt8], _ v: UInt32) {

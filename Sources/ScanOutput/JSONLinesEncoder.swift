@@ -1,5 +1,5 @@
-public import ScanCore
 import FoundationEssentials
+public import ScanCore
 
 /// Encodes events as JSON lines, contract version 1: one object per line, keys sorted, no pretty-printing,
 /// control characters escaped (so a payload can never break a line), slashes not escaped.
@@ -23,30 +23,40 @@ public struct JSONLinesEncoder: Sendable {
         let line: [UInt8]
         switch event {
         case .metadata(let m):
-            line = encodeLine(MetadataLine(event: "metadata", source: m.source, frame: m.frame, time: r(m.time, 6),
-                                           width: m.width, height: m.height, objects: m.objects.map(ObjectLine.init),
-                                           seq: seq, timestamp: timestamp.map { r($0, 6) }))
+            line = encodeLine(
+                MetadataLine(
+                    event: "metadata", source: m.source, frame: m.frame, time: r(m.time, 6),
+                    width: m.width, height: m.height, objects: m.objects.map(ObjectLine.init),
+                    seq: seq, timestamp: timestamp.map { r($0, 6) }))
         case .presence(let p):
-            line = encodeLine(PresenceLine(event: p.transition.rawValue, type: p.type.rawValue, value: p.value,
-                                           bytes: p.payload.map(base64), faceID: p.faceID, source: p.source,
-                                           frame: p.frame, time: r(p.time, 6), bounds: p.bounds.map(RectLine.init),
-                                           charset: p.textEncoding?.charset,
-                                           charsetSource: p.textEncoding?.source.rawValue, gs1: p.isGS1 ? true : nil,
-                                           seq: seq, timestamp: timestamp.map { r($0, 6) }))
+            line = encodeLine(
+                PresenceLine(
+                    event: p.transition.rawValue, type: p.type.rawValue, value: p.value,
+                    bytes: p.payload.map(base64), faceID: p.faceID, source: p.source,
+                    frame: p.frame, time: r(p.time, 6), bounds: p.bounds.map(RectLine.init),
+                    charset: p.textEncoding?.charset,
+                    charsetSource: p.textEncoding?.source.rawValue, gs1: p.isGS1 ? true : nil,
+                    seq: seq, timestamp: timestamp.map { r($0, 6) }))
         case .device(let d):
-            line = encodeLine(DeviceLine(event: "device", kind: d.kind.rawValue, device: d.device, reason: d.reason,
-                                         control: d.control, value: d.value, seq: seq, timestamp: timestamp.map { r($0, 6) }))
+            line = encodeLine(
+                DeviceLine(
+                    event: "device", kind: d.kind.rawValue, device: d.device, reason: d.reason,
+                    control: d.control, value: d.value, seq: seq, timestamp: timestamp.map { r($0, 6) }))
         case .configuration(let c):
-            line = encodeLine(ConfigurationLine(rectOfInterest: c.rectOfInterest.map(RectLine.init), origin: c.origin,
-                                                config: c.config, changed: c.changed, needsRestart: c.needsRestart,
-                                                seq: seq, timestamp: timestamp.map { r($0, 6) }))
+            line = encodeLine(
+                ConfigurationLine(
+                    rectOfInterest: c.rectOfInterest.map(RectLine.init), origin: c.origin,
+                    config: c.config, changed: c.changed, needsRestart: c.needsRestart,
+                    seq: seq, timestamp: timestamp.map { r($0, 6) }))
         }
         return EncodedEvent(name: event.name, objectTypes: event.objectTypes, line: line, seq: seq)
     }
 
     /// Encodes any value as one line ending in `\n`.
     public func encodeLine<T: Encodable>(_ value: T) -> [UInt8] {
-        var bytes = (try? makeEncoder().encode(value)).map { [UInt8]($0) } ?? Array(#"{"event":"error","message":"encoding failed"}"#.utf8)
+        var bytes =
+            (try? makeEncoder().encode(value)).map { [UInt8]($0) }
+            ?? Array(#"{"event":"error","message":"encoding failed"}"#.utf8)
         bytes.append(0x0A)
         return bytes
     }
@@ -59,19 +69,35 @@ func r(_ v: Double, _ digits: Int) -> Double {
     guard v.isFinite else { return 0 }
     let scale = digits == 6 ? 1e6 : 1e3
     let out = (v * scale).rounded() / scale
-    return out == 0 ? 0 : out // no -0
+    return out == 0 ? 0 : out  // no -0
 }
 
 struct PointLine: Encodable {
     var x: Double, y: Double
-    init(_ p: NormalizedPoint) { x = r(p.x, 6); y = r(p.y, 6) }
-    init(view p: ViewPoint) { x = r(p.x, 3); y = r(p.y, 3) }
+    init(_ p: NormalizedPoint) {
+        x = r(p.x, 6)
+        y = r(p.y, 6)
+    }
+    init(view p: ViewPoint) {
+        x = r(p.x, 3)
+        y = r(p.y, 3)
+    }
 }
 
 struct RectLine: Encodable {
     var x: Double, y: Double, width: Double, height: Double
-    init(_ b: NormalizedRect) { x = r(b.x, 6); y = r(b.y, 6); width = r(b.width, 6); height = r(b.height, 6) }
-    init(view b: ViewRect) { x = r(b.x, 3); y = r(b.y, 3); width = r(b.width, 3); height = r(b.height, 3) }
+    init(_ b: NormalizedRect) {
+        x = r(b.x, 6)
+        y = r(b.y, 6)
+        width = r(b.width, 6)
+        height = r(b.height, 6)
+    }
+    init(view b: ViewRect) {
+        x = r(b.x, 3)
+        y = r(b.y, 3)
+        width = r(b.width, 3)
+        height = r(b.height, 3)
+    }
 }
 
 struct ViewLine: Encodable {

@@ -45,11 +45,12 @@ public enum LibraryStderr {
     public static func route(to logger: Logger) -> Bool {
         guard scan_stderr_install() == 0 else { return false }
         router.lock.withLock { router.logger = logger }
-        scan_stderr_set_sink({ _, bytes, length in
-            guard let bytes else { return }
-            let text = String(decoding: UnsafeRawBufferPointer(start: bytes, count: length), as: UTF8.self)
-            LibraryStderr.log(text)
-        }, nil)
+        scan_stderr_set_sink(
+            { _, bytes, length in
+                guard let bytes else { return }
+                let text = String(decoding: UnsafeRawBufferPointer(start: bytes, count: length), as: UTF8.self)
+                LibraryStderr.log(text)
+            }, nil)
         return true
     }
 
@@ -78,7 +79,9 @@ public enum LibraryStderr {
         let firstLine = String(message.prefix { $0 != "\n" && $0 != "\r\n" })
         let (routed, first): (Logger?, Bool) = router.lock.withLock {
             guard let logger = router.logger else { return (nil, false) }
-            guard router.seen.count < Router.maximumKinds || router.seen.contains(firstLine) else { return (logger, false) }
+            guard router.seen.count < Router.maximumKinds || router.seen.contains(firstLine) else {
+                return (logger, false)
+            }
             return (logger, router.seen.insert(firstLine).inserted)
         }
         guard var logger = routed else { return }
@@ -87,7 +90,7 @@ public enum LibraryStderr {
             level = .critical
         } else if first {
             level = .warning
-            logger.logLevel = .trace // shown whatever --log-level is (the message went through before)
+            logger.logLevel = .trace  // shown whatever --log-level is (the message went through before)
         } else {
             level = .debug
         }

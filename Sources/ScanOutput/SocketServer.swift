@@ -1,10 +1,11 @@
-public import ScanCore
+import FoundationEssentials
 public import Logging
 import NIOCore
 import NIOPosix
-import FoundationEssentials
+public import ScanCore
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Settings of the Unix socket server. Sizes are in events or bytes, times in seconds.
@@ -27,12 +28,17 @@ public struct SocketServerConfiguration: Sendable, Hashable {
     /// acceptor is paused; it tries again when a client leaves, and at the latest after this many seconds.
     public var acceptRetryInterval: Double
 
-    public init(clientQueueLimit: Int = 1024, clientStallTimeout: Double = 10, maxCommandBytes: Int = 4096,
-                clientSendBufferBytes: Int? = nil, drainTimeout: Double = 2, listenBacklog: Int32 = 1024,
-                acceptRetryInterval: Double = 1) {
-        self.clientQueueLimit = clientQueueLimit; self.clientStallTimeout = clientStallTimeout
-        self.maxCommandBytes = maxCommandBytes; self.clientSendBufferBytes = clientSendBufferBytes
-        self.drainTimeout = drainTimeout; self.listenBacklog = listenBacklog
+    public init(
+        clientQueueLimit: Int = 1024, clientStallTimeout: Double = 10, maxCommandBytes: Int = 4096,
+        clientSendBufferBytes: Int? = nil, drainTimeout: Double = 2, listenBacklog: Int32 = 1024,
+        acceptRetryInterval: Double = 1
+    ) {
+        self.clientQueueLimit = clientQueueLimit
+        self.clientStallTimeout = clientStallTimeout
+        self.maxCommandBytes = maxCommandBytes
+        self.clientSendBufferBytes = clientSendBufferBytes
+        self.drainTimeout = drainTimeout
+        self.listenBacklog = listenBacklog
         self.acceptRetryInterval = acceptRetryInterval
     }
 }
@@ -43,7 +49,10 @@ public struct ServerBanner: Sendable, Hashable {
     public var version: String
     /// Enabled metadata object types (`metadataObjectTypes`).
     public var types: [MetadataObjectType]
-    public init(version: String, types: [MetadataObjectType]) { self.version = version; self.types = types }
+    public init(version: String, types: [MetadataObjectType]) {
+        self.version = version
+        self.types = types
+    }
 }
 
 /// A client's filter: nil fields mean "everything".
@@ -52,7 +61,8 @@ public struct Subscription: Sendable, Hashable {
     public var types: Set<MetadataObjectType>?
     public var events: Set<String>?
     public init(types: Set<MetadataObjectType>? = nil, events: Set<String>? = nil) {
-        self.types = types; self.events = events
+        self.types = types
+        self.events = events
     }
 
     /// True when `event` should go to a client with this subscription. A `types` filter passes events
@@ -68,7 +78,10 @@ public struct Subscription: Sendable, Hashable {
     /// - Throws: a message for the client's `error` line.
     public static func parse(command line: [UInt8]) throws(CommandError) -> Subscription {
         struct Command: Decodable {
-            struct Body: Decodable { var types: [String]?; var events: [String]? }
+            struct Body: Decodable {
+                var types: [String]?
+                var events: [String]?
+            }
             var subscribe: Body?
         }
         guard let text = String(validating: line, as: UTF8.self) else {
@@ -78,7 +91,9 @@ public struct Subscription: Sendable, Hashable {
         do {
             command = try JSONDecoder().decode(Command.self, from: Data(text.utf8))
         } catch {
-            throw CommandError("malformed command (expected one JSON object per line, e.g. {\"subscribe\":{\"types\":[\"qr\"],\"events\":[\"appeared\",\"lost\"]}})")
+            throw CommandError(
+                "malformed command (expected one JSON object per line, e.g. {\"subscribe\":{\"types\":[\"qr\"],\"events\":[\"appeared\",\"lost\"]}})"
+            )
         }
         guard let body = command.subscribe else {
             throw CommandError("unknown command (known: \(ClientCommand.names.joined(separator: ", ")))")
@@ -96,7 +111,8 @@ public struct Subscription: Sendable, Hashable {
         }
         if let events = body.events {
             for name in events where !eventNames.contains(name) {
-                throw CommandError("unknown event '\(name.prefix(64))' (known: \(eventNames.sorted().joined(separator: ", ")))")
+                throw CommandError(
+                    "unknown event '\(name.prefix(64))' (known: \(eventNames.sorted().joined(separator: ", ")))")
             }
             sub.events = Set(events)
         }
@@ -120,10 +136,14 @@ public enum ClientCommand: Sendable, Equatable {
     /// - Throws: a message for the client's `error` line (the messages of ``Subscription/parse(command:)``).
     public static func parse(command line: [UInt8]) throws(CommandError) -> ClientCommand {
         struct Empty: Decodable {}
-        struct Other: Decodable { var poll: Empty?; var devices: Empty? }
+        struct Other: Decodable {
+            var poll: Empty?
+            var devices: Empty?
+        }
         if let text = String(validating: line, as: UTF8.self),
-           let other = try? JSONDecoder().decode(Other.self, from: Data(text.utf8)),
-           other.poll != nil || other.devices != nil {
+            let other = try? JSONDecoder().decode(Other.self, from: Data(text.utf8)),
+            other.poll != nil || other.devices != nil
+        {
             guard (other.poll != nil) != (other.devices != nil), !text.contains("\"subscribe\"") else {
                 throw CommandError("one command per line (known: \(names.joined(separator: ", ")))")
             }
@@ -140,7 +160,10 @@ public struct PresenceSnapshot: Sendable {
     public var seq: UInt64
     /// The `appeared` event of each code value and face present now, oldest first.
     public var present: [PresenceEvent]
-    public init(seq: UInt64 = 0, present: [PresenceEvent] = []) { self.seq = seq; self.present = present }
+    public init(seq: UInt64 = 0, present: [PresenceEvent] = []) {
+        self.seq = seq
+        self.present = present
+    }
 }
 
 /// The state of one source (the answer to `devices`). Counts are frames since start.
@@ -156,8 +179,12 @@ public struct SourceState: Sendable, Equatable {
     public var framesProcessed: Int
     public var framesDropped: Int
     public init(device: String, state: String, live: Bool, framesRead: Int, framesProcessed: Int, framesDropped: Int) {
-        self.device = device; self.state = state; self.live = live
-        self.framesRead = framesRead; self.framesProcessed = framesProcessed; self.framesDropped = framesDropped
+        self.device = device
+        self.state = state
+        self.live = live
+        self.framesRead = framesRead
+        self.framesProcessed = framesProcessed
+        self.framesDropped = framesDropped
     }
 }
 
@@ -178,9 +205,17 @@ struct SnapshotLine: Encodable {
     var snapshot = true
     var timestamp: Double
     init(_ p: PresenceEvent, timestamp: Double) {
-        type = p.type.rawValue; value = p.value; bytes = p.payload.map(base64); faceID = p.faceID
-        source = p.source; frame = p.frame; time = r(p.time, 6); bounds = p.bounds.map(RectLine.init)
-        charset = p.textEncoding?.charset; charsetSource = p.textEncoding?.source.rawValue; gs1 = p.isGS1 ? true : nil
+        type = p.type.rawValue
+        value = p.value
+        bytes = p.payload.map(base64)
+        faceID = p.faceID
+        source = p.source
+        frame = p.frame
+        time = r(p.time, 6)
+        bounds = p.bounds.map(RectLine.init)
+        charset = p.textEncoding?.charset
+        charsetSource = p.textEncoding?.source.rawValue
+        gs1 = p.isGS1 ? true : nil
         self.timestamp = r(timestamp, 6)
     }
 }
@@ -218,8 +253,10 @@ public final class SocketServer: EventSink, @unchecked Sendable {
     private var stopped = false
     private var finished = false
 
-    public init(configuration: SocketServerConfiguration = SocketServerConfiguration(), banner: ServerBanner,
-                logger: Logger) {
+    public init(
+        configuration: SocketServerConfiguration = SocketServerConfiguration(), banner: ServerBanner,
+        logger: Logger
+    ) {
         self.configuration = configuration
         self.banner = banner
         self.logger = logger
@@ -247,11 +284,13 @@ public final class SocketServer: EventSink, @unchecked Sendable {
         if let size = config.clientSendBufferBytes {
             bootstrap = bootstrap.childChannelOption(.socketOption(.so_sndbuf), value: SocketOptionValue(size))
         }
-        let channel = try bootstrap
+        let channel =
+            try bootstrap
             .serverChannelInitializer { [self] channel in
                 channel.eventLoop.makeCompletedFuture {
                     if Glibc.listen(fd, config.listenBacklog) != 0 {
-                        throw ScanError.output("listen(backlog \(config.listenBacklog)): \(String(cString: strerror(errno)))")
+                        throw ScanError.output(
+                            "listen(backlog \(config.listenBacklog)): \(String(cString: strerror(errno)))")
                     }
                     let pause = AcceptPause(retryInterval: config.acceptRetryInterval, logger: self.logger)
                     try channel.pipeline.syncOperations.addHandler(pause)
@@ -284,8 +323,12 @@ public final class SocketServer: EventSink, @unchecked Sendable {
 
     fileprivate func removed(_ client: ClientHandler, reason: String) {
         guard clients.removeValue(forKey: ObjectIdentifier(client)) != nil else { return }
-        logger.info("client disconnected", metadata: ["client": "\(client.id)", "reason": "\(reason)",
-                                                      "clients": "\(clients.count)"])
+        logger.info(
+            "client disconnected",
+            metadata: [
+                "client": "\(client.id)", "reason": "\(reason)",
+                "clients": "\(clients.count)",
+            ])
         // A descriptor is being freed: a paused acceptor tries again (on the next loop turn, once the
         // connection's descriptor is closed).
         if acceptPauses.contains(where: \.isPaused) {
@@ -296,7 +339,7 @@ public final class SocketServer: EventSink, @unchecked Sendable {
     /// Events dropped since start for slow clients, summed over every client (each client got an `overflow`
     /// line saying how many of its own). For `/metrics`.
     public var droppedEvents: Int { lock.withLock { _droppedEvents } }
-    private var _droppedEvents = 0 // under `lock`
+    private var _droppedEvents = 0  // under `lock`
 
     /// Counts one event dropped for a slow client (any thread).
     func countDropped() { lock.withLock { _droppedEvents += 1 } }
@@ -386,18 +429,21 @@ private final class AcceptPause: ChannelInboundHandler, @unchecked Sendable {
     private var failures = 0
 
     init(retryInterval: Double, logger: Logger) {
-        self.retryInterval = retryInterval; self.logger = logger
+        self.retryInterval = retryInterval
+        self.logger = logger
     }
 
     func handlerAdded(context: ChannelHandlerContext) { self.context = context }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        retry?.cancel(); retry = nil
+        retry?.cancel()
+        retry = nil
         self.context = nil
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        retry?.cancel(); retry = nil
+        retry?.cancel()
+        retry = nil
         context.fireChannelInactive()
     }
 
@@ -423,7 +469,8 @@ private final class AcceptPause: ChannelInboundHandler, @unchecked Sendable {
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         guard let io = error as? IOError, case let code = io.errnoCode,
-              code == EMFILE || code == ENFILE || code == ENOBUFS || code == ENOMEM else {
+            code == EMFILE || code == ENFILE || code == ENOBUFS || code == ENOMEM
+        else {
             context.fireErrorCaught(error)
             return
         }
@@ -437,8 +484,9 @@ private final class AcceptPause: ChannelInboundHandler, @unchecked Sendable {
         if lastWarning.map({ now - $0 >= .seconds(60) }) ?? true {
             lastWarning = now
             owesNotice = true
-            logger.warning("cannot accept new clients: \(why); paused until a client leaves (retrying every \(retryInterval) s; logged at most once a minute)",
-                           metadata: ["failedAccepts": "\(failures)"])
+            logger.warning(
+                "cannot accept new clients: \(why); paused until a client leaves (retrying every \(retryInterval) s; logged at most once a minute)",
+                metadata: ["failedAccepts": "\(failures)"])
             failures = 0
         }
         pause(context)
@@ -463,7 +511,8 @@ private final class AcceptPause: ChannelInboundHandler, @unchecked Sendable {
     /// Turns accepting back on; if it fails again, the next error pauses it again (without a new log line).
     func retryNow() {
         guard isPaused, let context else { return }
-        retry?.cancel(); retry = nil
+        retry?.cancel()
+        retry = nil
         // Not while the next client would take one of the reserved descriptors: it would only be closed.
         if DescriptorHeadroom.free(atMost: DescriptorHeadroom.reserve + 1) <= DescriptorHeadroom.reserve {
             scheduleRetry(context)
@@ -498,7 +547,10 @@ private final class ClientHandler: ChannelInboundHandler, @unchecked Sendable {
     private var closing = false
 
     init(id: Int, server: SocketServer, configuration: SocketServerConfiguration, logger: Logger) {
-        self.id = id; self.server = server; self.configuration = configuration; self.logger = logger
+        self.id = id
+        self.server = server
+        self.configuration = configuration
+        self.logger = logger
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -506,7 +558,10 @@ private final class ClientHandler: ChannelInboundHandler, @unchecked Sendable {
     }
 
     func channelActive(context: ChannelHandlerContext) {
-        guard let banner = server.added(self) else { context.close(promise: nil); return }
+        guard let banner = server.added(self) else {
+            context.close(promise: nil)
+            return
+        }
         context.write(wrapOutboundOut(banner), promise: nil)
         // What is in view now, right after the banner; events already reflected in it are not sent again.
         let snapshot = server.snapshot()
@@ -541,7 +596,10 @@ private final class ClientHandler: ChannelInboundHandler, @unchecked Sendable {
                     if pendingLine.count > configuration.maxCommandBytes {
                         pendingLine.removeAll()
                         discardingLongLine = true
-                        reply(error: "command longer than \(configuration.maxCommandBytes) bytes; discarded up to the next newline")
+                        reply(
+                            error:
+                                "command longer than \(configuration.maxCommandBytes) bytes; discarded up to the next newline"
+                        )
                     }
                 }
             }
@@ -564,7 +622,10 @@ private final class ClientHandler: ChannelInboundHandler, @unchecked Sendable {
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
-        if context.channel.isWritable { stalledSince = nil; pump() }
+        if context.channel.isWritable {
+            stalledSince = nil
+            pump()
+        }
         context.fireChannelWritabilityChanged()
     }
 
@@ -573,13 +634,19 @@ private final class ClientHandler: ChannelInboundHandler, @unchecked Sendable {
         if line.last == 0x0D { line.removeLast() }
         if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return }
         if logger.logLevel <= .debug {
-            logger.debug("client command", metadata: ["client": "\(id)", "command": "\(String(decoding: line.prefix(256), as: UTF8.self))"])
+            logger.debug(
+                "client command",
+                metadata: ["client": "\(id)", "command": "\(String(decoding: line.prefix(256), as: UTF8.self))"])
         }
         do {
             switch try ClientCommand.parse(command: line) {
             case .subscribe(let s): subscription = s
-            case .poll: poll(); return
-            case .devices: devices(); return
+            case .poll:
+                poll()
+                return
+            case .devices:
+                devices()
+                return
             }
             control(ClientLines.subscribed(subscription))
         } catch {
@@ -627,9 +694,12 @@ private final class ClientHandler: ChannelInboundHandler, @unchecked Sendable {
             let now = monotonicSeconds()
             if stalledSince == nil { stalledSince = now }
             if let since = stalledSince, now - since >= configuration.clientStallTimeout {
-                logger.warning("disconnecting stalled client", metadata: [
-                    "client": "\(id)", "dropped": "\(totalDropped)",
-                    "stalledSeconds": "\(Int(now - since))"])
+                logger.warning(
+                    "disconnecting stalled client",
+                    metadata: [
+                        "client": "\(id)", "dropped": "\(totalDropped)",
+                        "stalledSeconds": "\(Int(now - since))",
+                    ])
                 closing = true
                 queue.removeAll()
                 context.close(promise: nil)
@@ -646,7 +716,9 @@ private final class ClientHandler: ChannelInboundHandler, @unchecked Sendable {
         while context.channel.isWritable {
             if dropped > 0 {
                 let line = ClientLines.overflow(dropped: dropped)
-                logger.notice("client too slow, dropped its oldest events", metadata: ["client": "\(id)", "dropped": "\(dropped)"])
+                logger.notice(
+                    "client too slow, dropped its oldest events",
+                    metadata: ["client": "\(id)", "dropped": "\(dropped)"])
                 dropped = 0
                 context.write(wrapOutboundOut(ByteBuffer(bytes: line)), promise: nil)
             } else if let next = queue.popFirst() {

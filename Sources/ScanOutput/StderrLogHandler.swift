@@ -1,7 +1,8 @@
 public import Logging
 import ScanCore
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// scand's log handler: one line per message on stderr, in swift-log's `StreamLogHandler` layout
@@ -40,7 +41,8 @@ public struct StderrLogHandler: LogHandler {
     public init(label: String, fd: Int32 = 2, journal: Bool? = nil, terminal: Bool? = nil) {
         self.label = label
         self.fd = fd
-        let journal = journal ?? Self.isJournalStream(fd: fd, environment: getenv("JOURNAL_STREAM").map { String(cString: $0) })
+        let journal =
+            journal ?? Self.isJournalStream(fd: fd, environment: getenv("JOURNAL_STREAM").map { String(cString: $0) })
         self.journal = journal
         self.terminal = terminal ?? (!journal && isatty(fd) == 1)
     }
@@ -78,8 +80,12 @@ public struct StderrLogHandler: LogHandler {
         var all = metadata
         if let provided = metadataProvider?.get() { all.merge(provided) { _, new in new } }
         if let extra = event.metadata { all.merge(extra) { _, new in new } }
-        let meta = all.isEmpty ? "" : " " + all.sorted { $0.key < $1.key }
-            .map { "\(Self.escaped($0.key))=\(Self.escaped("\($0.value)"))" }.joined(separator: " ")
+        let meta =
+            all.isEmpty
+            ? ""
+            : " "
+                + all.sorted { $0.key < $1.key }
+                .map { "\(Self.escaped($0.key))=\(Self.escaped("\($0.value)"))" }.joined(separator: " ")
         let message = Self.escaped(event.message.description)
         let line: String
         if journal {
@@ -105,7 +111,10 @@ public struct StderrLogHandler: LogHandler {
         guard text.unicodeScalars.contains(where: InputPath.isControl) else { return text }
         var out = String.UnicodeScalarView()
         for s in text.unicodeScalars {
-            guard InputPath.isControl(s) else { out.append(s); continue }
+            guard InputPath.isControl(s) else {
+                out.append(s)
+                continue
+            }
             let escape: String
             switch s {
             case "\n": escape = "\\n"

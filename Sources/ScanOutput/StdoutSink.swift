@@ -1,6 +1,7 @@
 public import ScanCore
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Why an output stopped taking lines.
@@ -40,7 +41,9 @@ public final class FileDescriptorSink: EventSink, @unchecked Sendable {
     ///   - fd: the descriptor to write to (not closed by the sink).
     ///   - name: the output's name in error messages.
     ///   - onFailure: called once, on the writing thread, when the first write fails.
-    public init(fd: Int32 = 1, name: String = "stdout", onFailure: @escaping @Sendable (OutputFailure) -> Void = { _ in }) {
+    public init(
+        fd: Int32 = 1, name: String = "stdout", onFailure: @escaping @Sendable (OutputFailure) -> Void = { _ in }
+    ) {
         self.fd = fd
         self.name = name
         self.onFailure = onFailure
@@ -66,7 +69,10 @@ public final class FileDescriptorSink: EventSink, @unchecked Sendable {
                 var offset = 0
                 while offset < raw.count {
                     let n = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
-                    if n > 0 { offset += n; continue }
+                    if n > 0 {
+                        offset += n
+                        continue
+                    }
                     if n < 0 && errno == EINTR { continue }
                     if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
                         // A non-blocking descriptor inherited from the parent: wait until it takes more.
@@ -74,16 +80,21 @@ public final class FileDescriptorSink: EventSink, @unchecked Sendable {
                         _ = poll(&p, 1, 1000)
                         continue
                     }
-                    return n < 0 ? errno : EIO // n == 0 on a non-empty write: treat as an I/O error
+                    return n < 0 ? errno : EIO  // n == 0 on a non-empty write: treat as an I/O error
                 }
                 return 0
             }
             guard code != 0 else { return nil }
-            failureState = code == EPIPE ? .readerGone
+            failureState =
+                code == EPIPE
+                ? .readerGone
                 : .writeFailed(output: name, reason: String(cString: strerror(code)))
             return failureState
         }
-        if let failure { onFailure(failure); return false }
+        if let failure {
+            onFailure(failure)
+            return false
+        }
         return !hasFailed
     }
 

@@ -1,6 +1,7 @@
 import ScanCore
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Creates the daemon's listening Unix socket: from a path (with stale-file handling and permissions),
@@ -31,13 +32,17 @@ public enum UnixSocketListener {
     /// - Returns: the listening descriptor (close-on-exec) and the identity of the socket file, for
     ///   ``BoundSocket/removeIfStillOurs()`` at shutdown.
     /// - Throws: ``ScanError/output(_:)`` naming the path and the reason.
-    public static func bind(path: String, group: String? = nil, mode: UInt32 = 0o660,
-                            backlog: Int32 = 1024) throws -> BoundSocket {
+    public static func bind(
+        path: String, group: String? = nil, mode: UInt32 = 0o660,
+        backlog: Int32 = 1024
+    ) throws -> BoundSocket {
         guard !path.isEmpty else { throw ScanError.output("--socket: empty path") }
         guard path.utf8.count < MemoryLayout.size(ofValue: sockaddr_un().sun_path) else {
-            throw ScanError.output("\(path): socket path too long (at most \(MemoryLayout.size(ofValue: sockaddr_un().sun_path) - 1) bytes)")
+            throw ScanError.output(
+                "\(path): socket path too long (at most \(MemoryLayout.size(ofValue: sockaddr_un().sun_path) - 1) bytes)"
+            )
         }
-        let mode = mode & 0o770 // never world-accessible, no special bits
+        let mode = mode & 0o770  // never world-accessible, no special bits
         var gid: gid_t?
         if let group { gid = try lookupGroup(group) }
         // Two scands starting at once must not both find the file stale: the second would remove the socket
@@ -61,8 +66,9 @@ public enum UnixSocketListener {
         umask(oldMask)
         guard rc == 0 else {
             close(fd)
-            throw ScanError.output("\(path): cannot bind: \(String(cString: strerror(bindErrno)))" +
-                                   (bindErrno == ENOENT ? " (does the directory exist?)" : ""))
+            throw ScanError.output(
+                "\(path): cannot bind: \(String(cString: strerror(bindErrno)))"
+                    + (bindErrno == ENOENT ? " (does the directory exist?)" : ""))
         }
         // Identify the file bind just created. Until this succeeds nothing at `path` is known to be ours,
         // so a failure here closes the descriptor and removes nothing.
@@ -76,8 +82,9 @@ public enum UnixSocketListener {
             close(fd)
             throw ScanError.output("\(path): replaced by something else right after bind; left in place")
         }
-        let bound = BoundSocket(fd: fd, path: path, device: UInt64(st.st_dev), inode: UInt64(st.st_ino),
-                                preparation: preparation)
+        let bound = BoundSocket(
+            fd: fd, path: path, device: UInt64(st.st_dev), inode: UInt64(st.st_ino),
+            preparation: preparation)
         do {
             try setPermissions(of: bound, group: group, gid: gid, mode: mode)
             if listen(fd, backlog) != 0 { throw ScanError.output("\(path): listen: \(errnoText())") }
@@ -97,7 +104,10 @@ public enum UnixSocketListener {
         let fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { return -1 }
         while flock(fd, LOCK_EX) != 0 {
-            if errno != EINTR { close(fd); return -1 }
+            if errno != EINTR {
+                close(fd)
+                return -1
+            }
         }
         return fd
     }
@@ -111,7 +121,8 @@ public enum UnixSocketListener {
         defer { close(pfd) }
         var st = stat()
         guard fstat(pfd, &st) == 0, (st.st_mode & S_IFMT) == S_IFSOCK,
-              UInt64(st.st_dev) == bound.device, UInt64(st.st_ino) == bound.inode else {
+            UInt64(st.st_dev) == bound.device, UInt64(st.st_ino) == bound.inode
+        else {
             throw ScanError.output("\(path): replaced by something else after bind; not changing its permissions")
         }
         if let gid, fchownat(pfd, "", uid_t.max, gid, linuxATEmptyPath) != 0 {
@@ -144,7 +155,9 @@ public enum UnixSocketListener {
             }
         }
         if rc == 0 {
-            throw ScanError.output("\(path): another scand (or another program) is already serving this socket; stop it first or choose another --socket")
+            throw ScanError.output(
+                "\(path): another scand (or another program) is already serving this socket; stop it first or choose another --socket"
+            )
         }
         let e = errno
         guard e == ECONNREFUSED else {
@@ -161,15 +174,20 @@ public enum UnixSocketListener {
     /// - Throws: when a passed descriptor is not a listening Unix stream socket.
     public static func activatedSockets() throws -> [Int32] {
         guard let pidText = getenv("LISTEN_PID").map({ String(cString: $0) }),
-              let countText = getenv("LISTEN_FDS").map({ String(cString: $0) }) else { return [] }
-        unsetenv("LISTEN_PID"); unsetenv("LISTEN_FDS"); unsetenv("LISTEN_FDNAMES")
+            let countText = getenv("LISTEN_FDS").map({ String(cString: $0) })
+        else { return [] }
+        unsetenv("LISTEN_PID")
+        unsetenv("LISTEN_FDS")
+        unsetenv("LISTEN_FDNAMES")
         guard let pid = Int32(pidText), pid == getpid() else { return [] }
         guard let count = Int32(countText), count >= 1, count <= 64 else {
             throw ScanError.output("socket activation: bad LISTEN_FDS '\(countText)'")
         }
         var fds: [Int32] = []
         for fd in 3..<(3 + count) {
-            var type: Int32 = 0, listening: Int32 = 0, family = sockaddr_storage()
+            var type: Int32 = 0
+            var listening: Int32 = 0
+            var family = sockaddr_storage()
             var len = socklen_t(MemoryLayout<Int32>.size)
             var flen = socklen_t(MemoryLayout<sockaddr_storage>.size)
             guard getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) == 0 else {
@@ -181,7 +199,9 @@ public enum UnixSocketListener {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &flen) }
             }
             guard type == Int32(SOCK_STREAM.rawValue), listening != 0, Int32(family.ss_family) == AF_UNIX else {
-                throw ScanError.output("socket activation: descriptor \(fd) is not a listening Unix stream socket (use ListenStream=/path in scand.socket)")
+                throw ScanError.output(
+                    "socket activation: descriptor \(fd) is not a listening Unix stream socket (use ListenStream=/path in scand.socket)"
+                )
             }
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
             fds.append(fd)
@@ -244,7 +264,11 @@ public struct BoundSocket: Sendable, Hashable {
     public let preparation: UnixSocketListener.Preparation
 
     public init(fd: Int32, path: String, device: UInt64, inode: UInt64, preparation: UnixSocketListener.Preparation) {
-        self.fd = fd; self.path = path; self.device = device; self.inode = inode; self.preparation = preparation
+        self.fd = fd
+        self.path = path
+        self.device = device
+        self.inode = inode
+        self.preparation = preparation
     }
 
     /// What ``removeIfStillOurs()`` did.

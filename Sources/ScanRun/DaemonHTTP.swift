@@ -1,11 +1,11 @@
 import Logging
-import ScanDaemon
 import ScanCore
-import ScanKit
+import ScanDaemon
 import ScanDetection
-import ScanOutput
 import ScanHTTP
+import ScanKit
 import ScanMQTT
+import ScanOutput
 
 /// Lets the HTTP server reach the daemon and the socket server, which exist only after the sinks (the
 /// server's event hub among them) were made.
@@ -19,17 +19,22 @@ final class DaemonLink: @unchecked Sendable {
     var socket: SocketServer? { lock.withLock { _socket } }
     var mqtt: MQTTClient? { lock.withLock { _mqtt } }
     func set(daemon: Daemon, socket: SocketServer?, mqtt: MQTTClient?) {
-        lock.withLock { _daemon = daemon; _socket = socket; _mqtt = mqtt }
+        lock.withLock {
+            _daemon = daemon
+            _socket = socket
+            _mqtt = mqtt
+        }
     }
 
     /// The MQTT sink as `/state` and `/metrics` show it (nil without `--mqtt`).
     var brokerState: BrokerState? {
         guard let client = mqtt else { return nil }
         let s = client.statistics
-        return BrokerState(broker: client.configuration.endpoint.description, connected: s.connected,
-                           connections: s.connections, lastError: s.lastError, queuedMessages: s.outbox.messages,
-                           queuedBytes: s.outbox.bytes, droppedMessages: s.outbox.dropped,
-                           acknowledgedMessages: s.outbox.acknowledged)
+        return BrokerState(
+            broker: client.configuration.endpoint.description, connected: s.connected,
+            connections: s.connections, lastError: s.lastError, queuedMessages: s.outbox.messages,
+            queuedBytes: s.outbox.bytes, droppedMessages: s.outbox.dropped,
+            acknowledgedMessages: s.outbox.acknowledged)
     }
 }
 
@@ -41,8 +46,11 @@ public enum DaemonHTTP {
 
     /// The HTTP server `--http` asks for (not started yet), or nil. The token file is read here.
     /// - Throws: `ScanError.invalidArgument` naming the address or the token file.
-    static func makeServer(address http: String?, tokenPath httpToken: String?, maxFps: Double = defaultMaxFps, output: OutputConfiguration,
-                           banner: ServerBanner, clientQueue: Int, link: DaemonLink, logger: Logger) throws -> HTTPServer? {
+    static func makeServer(
+        address http: String?, tokenPath httpToken: String?, maxFps: Double = defaultMaxFps,
+        output: OutputConfiguration,
+        banner: ServerBanner, clientQueue: Int, link: DaemonLink, logger: Logger
+    ) throws -> HTTPServer? {
         guard let http else { return nil }
         let (host, port) = try HTTPConfiguration.parseAddress(http)
         var configuration = HTTPConfiguration(host: host, port: port, clientQueueLimit: clientQueue)
@@ -53,10 +61,14 @@ public enum DaemonHTTP {
             configuration.isMirrored = preview.isMirrored
         }
         if configuration.token == nil && !Self.isLoopback(host) {
-            logger.warning("--http listens beyond loopback without --http-token: anyone who can reach \(host):\(port) sees the camera")
+            logger.warning(
+                "--http listens beyond loopback without --http-token: anyone who can reach \(host):\(port) sees the camera"
+            )
         }
-        let metrics = ScandMetrics(buildInfo: [("version", banner.version), ("zbar", LibraryVersions.zbar),
-                                               ("opencv", LibraryVersions.openCV), ("zxing", LibraryVersions.zxing)])
+        let metrics = ScandMetrics(buildInfo: [
+            ("version", banner.version), ("zbar", LibraryVersions.zbar),
+            ("opencv", LibraryVersions.openCV), ("zxing", LibraryVersions.zxing),
+        ])
         let frames = PreviewFrames(maxFramesPerSecond: maxFps, onEncode: { metrics.recordJPEGEncode() })
         let events = EventHub(banner: banner, queueLimit: clientQueue, metrics: metrics)
         var roi: (@Sendable (NormalizedRect) throws -> Void)?
@@ -77,8 +89,9 @@ public enum DaemonHTTP {
             setRectOfInterest: roi,
             socketOverflows: { link.socket?.droppedEvents ?? 0 },
             broker: { link.brokerState })
-        return HTTPServer(configuration: configuration, frames: frames, events: events, metrics: metrics, hooks: hooks,
-                          logger: logger)
+        return HTTPServer(
+            configuration: configuration, frames: frames, events: events, metrics: metrics, hooks: hooks,
+            logger: logger)
     }
 
     /// True for a host name or address that only this machine can reach.
@@ -96,9 +109,10 @@ extension HTTPServer {
         events.setStateProvider(daemon)
         let metrics = self.metrics
         daemon.setFrameObserver { frame, event, timings, stats in
-            metrics.recordFrame(captured: stats.framesRead, processed: stats.framesProcessed, dropped: stats.framesDropped,
-                                barcodeSeconds: timings.barcode, faceSeconds: timings.face, trackingSeconds: timings.tracking,
-                                latencySeconds: frame.captureClock.map { monotonicSeconds() - $0 }, objects: event.objects)
+            metrics.recordFrame(
+                captured: stats.framesRead, processed: stats.framesProcessed, dropped: stats.framesDropped,
+                barcodeSeconds: timings.barcode, faceSeconds: timings.face, trackingSeconds: timings.tracking,
+                latencySeconds: frame.captureClock.map { monotonicSeconds() - $0 }, objects: event.objects)
         }
     }
 }

@@ -1,5 +1,5 @@
-import ScanCapture
 import Foundation
+import ScanCapture
 
 extension DaemonPlan {
     /// What `--check-config` finds about the files and devices the plan names: an input, token, TLS or
@@ -7,7 +7,8 @@ extension DaemonPlan {
     /// that is not there yet, or a socket directory that does not exist yet, is a warning, because it may
     /// appear before or while scand runs (hot-plug, systemd's RuntimeDirectory).
     public func checkNamedPaths() -> (errors: [String], warnings: [String]) {
-        var errors: [String] = [], warnings: [String] = []
+        var errors: [String] = []
+        var warnings: [String] = []
         let fm = FileManager.default
         if let input, input != "-" {
             var isDirectory: ObjCBool = false
@@ -21,7 +22,8 @@ extension DaemonPlan {
             errors.append("httpToken '\(httpTokenPath)' does not exist or cannot be read")
         }
         if let device, !fm.fileExists(atPath: device) {
-            warnings.append("device '\(device)' does not exist now; scand run waits for it to appear (--fail-fast: exit at once)")
+            warnings.append(
+                "device '\(device)' does not exist now; scand run waits for it to appear (--fail-fast: exit at once)")
         }
         if let socketPath {
             let directory = (socketPath as NSString).deletingLastPathComponent

@@ -1,10 +1,10 @@
 public import Logging
-public import ScanDaemon
-public import ScanCore
-public import ScanKit
 public import ScanCapture
-public import ScanOutput
+public import ScanCore
+public import ScanDaemon
+public import ScanKit
 public import ScanMQTT
+public import ScanOutput
 
 /// What `--raw`, `--raw-bytes` and `--oneshot` resolved to (flags, or `run`'s config file).
 public struct ScriptSettings: Sendable, Equatable {
@@ -20,7 +20,10 @@ public struct ScriptSettings: Sendable, Equatable {
     public var mode: ScanOutputMode { (raw || rawBytes) ? .raw(bytes: rawBytes) : .json }
 
     public init(raw: Bool = false, rawBytes: Bool = false, oneshot: Bool = false, timeout: Double? = nil) {
-        self.raw = raw; self.rawBytes = rawBytes; self.oneshot = oneshot; self.timeout = timeout
+        self.raw = raw
+        self.rawBytes = rawBytes
+        self.oneshot = oneshot
+        self.timeout = timeout
     }
 }
 

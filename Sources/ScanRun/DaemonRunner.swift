@@ -1,14 +1,15 @@
 public import Logging
-public import ScanDaemon
-public import ScanCore
-import ScanKit
 import ScanCapture
-import ScanOutput
+public import ScanCore
+public import ScanDaemon
 import ScanHTTP
+import ScanKit
 import ScanMQTT
+import ScanOutput
 import ServiceLifecycle
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Why ``DaemonRunner/run(_:options:logger:)`` did not run or ended badly; the executable turns it into its
@@ -36,10 +37,16 @@ public struct DaemonRunOptions: Sendable {
     /// first thing).
     public var hangups: HangupTrap?
 
-    public init(version: String, configPath: String? = nil, failFast: Bool = false, inputPath: InputPath? = nil,
-                hangups: HangupTrap? = nil, replan: @escaping @Sendable () throws -> DaemonPlan) {
-        self.version = version; self.configPath = configPath; self.failFast = failFast; self.inputPath = inputPath
-        self.hangups = hangups; self.replan = replan
+    public init(
+        version: String, configPath: String? = nil, failFast: Bool = false, inputPath: InputPath? = nil,
+        hangups: HangupTrap? = nil, replan: @escaping @Sendable () throws -> DaemonPlan
+    ) {
+        self.version = version
+        self.configPath = configPath
+        self.failFast = failFast
+        self.inputPath = inputPath
+        self.hangups = hangups
+        self.replan = replan
     }
 }
 
@@ -73,7 +80,8 @@ public enum DaemonRunner {
             // At the default log level too: otherwise an absent camera looks like a hang.
             session.addEventHandler { event in
                 if event.kind == .waiting {
-                    logger.warning("\(event.device): no such device yet; waiting for it to appear (--fail-fast exits instead)")
+                    logger.warning(
+                        "\(event.device): no such device yet; waiting for it to appear (--fail-fast exits instead)")
                 }
             }
             return session
@@ -90,8 +98,9 @@ public enum DaemonRunner {
         var sinks: [any EventSink] = []
         var printed: (@Sendable () -> Int)?
         if plan.stdout {
-            let stdout = DaemonStdout.sinkCountingLines(queueCapacity: plan.stdoutQueue, mode: script.mode, oneshot: script.oneshot,
-                                                        mailbox: mailbox, logger: logger)
+            let stdout = DaemonStdout.sinkCountingLines(
+                queueCapacity: plan.stdoutQueue, mode: script.mode, oneshot: script.oneshot,
+                mailbox: mailbox, logger: logger)
             sinks.append(stdout.sink)
             printed = stdout.printed
         }
@@ -100,8 +109,9 @@ public enum DaemonRunner {
 
         let opened: DaemonSocket.Opened?
         do {
-            opened = try DaemonSocket.open(path: plan.socketPath, group: plan.socketGroup, configuration: plan.server,
-                                           banner: banner, logger: logger)
+            opened = try DaemonSocket.open(
+                path: plan.socketPath, group: plan.socketGroup, configuration: plan.server,
+                banner: banner, logger: logger)
         } catch let error as ScanError {
             logger.critical("\(error)")
             throw DaemonRunError.exit(ExitStatus.failure)
@@ -118,9 +128,10 @@ public enum DaemonRunner {
         let httpLink = DaemonLink()
         let http: HTTPServer?
         do {
-            http = try DaemonHTTP.makeServer(address: plan.httpAddress, tokenPath: plan.httpTokenPath, maxFps: plan.httpMaxFps,
-                                             output: plan.daemon.output, banner: banner,
-                                             clientQueue: plan.server.clientQueueLimit, link: httpLink, logger: logger)
+            http = try DaemonHTTP.makeServer(
+                address: plan.httpAddress, tokenPath: plan.httpTokenPath, maxFps: plan.httpMaxFps,
+                output: plan.daemon.output, banner: banner,
+                clientQueue: plan.server.clientQueueLimit, link: httpLink, logger: logger)
         } catch let error as ScanError {
             abandonSocket()
             throw DaemonRunError.usage(error.description)
@@ -138,11 +149,14 @@ public enum DaemonRunner {
             }
         }
         guard !sinks.isEmpty || mqttClient != nil else {
-            throw DaemonRunError.usage("nothing to deliver to: give --stdout, --socket PATH, --http HOST:PORT and/or --mqtt URL (or start by socket activation)")
+            throw DaemonRunError.usage(
+                "nothing to deliver to: give --stdout, --socket PATH, --http HOST:PORT and/or --mqtt URL (or start by socket activation)"
+            )
         }
 
-        let daemon = Daemon(configuration: plan.daemon, source: source, sinks: sinks, logger: logger,
-                            onEnd: { mailbox.post(.ended($0)) })
+        let daemon = Daemon(
+            configuration: plan.daemon, source: source, sinks: sinks, logger: logger,
+            onEnd: { mailbox.post(.ended($0)) })
         server?.setStateProvider(daemon)
         mqttRelay.attach(daemon)
         // Subscribes to the fan-out now, before the first event.
@@ -159,9 +173,10 @@ public enum DaemonRunner {
         // The services: the socket server, HTTP and MQTT serve until the group shuts down; the pipeline is
         // last so it stops first. Its control loop (RunControl) decides the exit status.
         let notifier = SystemdNotifier()
-        let control = RunControl(plan: plan, options: options, daemon: daemon, server: server, camera: camera,
-                                 notifier: notifier, logger: logger, mqtt: mqttClient != nil,
-                                 rawPrinted: script.mode != .json ? printed : nil)
+        let control = RunControl(
+            plan: plan, options: options, daemon: daemon, server: server, camera: camera,
+            notifier: notifier, logger: logger, mqtt: mqttClient != nil,
+            rawPrinted: script.mode != .json ? printed : nil)
         let pipeline = PipelineService(
             daemon: daemon, mailbox: mailbox, ownedSinks: ownedSinks, logger: logger,
             onReady: {
@@ -175,9 +190,13 @@ public enum DaemonRunner {
         if let server { others.append(SocketServerService(server: server, ownedSocket: ownedSocket, logger: logger)) }
         if let http { others.append(http) }
         if let mqttService { others.append(mqttService) }
-        if let watchdog = WatchdogService(daemon: daemon, notifier: notifier, logger: logger) { others.append(watchdog) }
-        let group = ServiceGroup(configuration: .daemon(pipeline: pipeline, otherServices: others,
-                                                        stopTimeout: plan.daemon.stopTimeout, logger: logger))
+        if let watchdog = WatchdogService(daemon: daemon, notifier: notifier, logger: logger) {
+            others.append(watchdog)
+        }
+        let group = ServiceGroup(
+            configuration: .daemon(
+                pipeline: pipeline, otherServices: others,
+                stopTimeout: plan.daemon.stopTimeout, logger: logger))
         // --oneshot --timeout: the control loop gives up when the time runs out first.
         let timer = plan.script.timeout.map { seconds in
             Task {
@@ -189,14 +208,20 @@ public enum DaemonRunner {
         timer?.cancel()
 
         let stats = daemon.statistics
-        logger.notice("stopped", metadata: ["frames": "\(stats.framesProcessed)", "dropped": "\(stats.framesDropped)",
-                                            "events": "\(stats.events)"])
+        logger.notice(
+            "stopped",
+            metadata: [
+                "frames": "\(stats.framesProcessed)", "dropped": "\(stats.framesDropped)",
+                "events": "\(stats.events)",
+            ])
         let status = await control.status
         if status != ExitStatus.success { throw DaemonRunError.exit(status) }
     }
 
     /// The frame source: the camera session, or the file (or stdin) replayed.
-    private static func makeSource(_ plan: DaemonPlan, camera: CaptureSession?, inputPath: InputPath?) throws -> DaemonSource {
+    private static func makeSource(_ plan: DaemonPlan, camera: CaptureSession?, inputPath: InputPath?) throws
+        -> DaemonSource
+    {
         if let camera { return openDeviceSource(camera) }
         guard let input = plan.input else {
             throw ScanError.invalidArgument("no source: give --input FILE (or '-') or --device PATH")
@@ -210,8 +235,10 @@ public enum DaemonRunner {
     }
 
     /// SIGHUP: re-reads the config file and applies what can change while running.
-    static func reload(daemon: Daemon, server: SocketServer?, camera: CaptureSession?, current: inout DaemonPlan,
-                       options: DaemonRunOptions, logger: Logger) {
+    static func reload(
+        daemon: Daemon, server: SocketServer?, camera: CaptureSession?, current: inout DaemonPlan,
+        options: DaemonRunOptions, logger: Logger
+    ) {
         guard let config = options.configPath else {
             logger.notice("SIGHUP: no --config file to reload")
             return
@@ -222,17 +249,26 @@ public enum DaemonRunner {
             let before = current.effectiveSettings
             let changed = next.effectiveSettings.filter { before[$0.key] != $0.value }
             if next.daemon.output.metadataObjectTypes != current.daemon.output.metadataObjectTypes {
-                server?.updateBanner(ServerBanner(version: options.version, types: next.daemon.output.metadataObjectTypes.sorted()))
+                server?.updateBanner(
+                    ServerBanner(version: options.version, types: next.daemon.output.metadataObjectTypes.sorted()))
             }
             var needsRestart: [String] = []
             if next.input != current.input || next.device != current.device { needsRestart.append("input/device") }
-            if next.socketPath != current.socketPath || next.socketGroup != current.socketGroup { needsRestart.append("socket") }
+            if next.socketPath != current.socketPath || next.socketGroup != current.socketGroup {
+                needsRestart.append("socket")
+            }
             if next.stdout != current.stdout { needsRestart.append("stdout") }
             if next.server != current.server { needsRestart.append("socket client limits") }
-            if next.daemon.pacing != current.daemon.pacing || next.daemon.loop != current.daemon.loop { needsRestart.append("pacing/loop") }
+            if next.daemon.pacing != current.daemon.pacing || next.daemon.loop != current.daemon.loop {
+                needsRestart.append("pacing/loop")
+            }
             if next.logLevel != current.logLevel { needsRestart.append("logLevel") }
-            if changed.keys.contains(where: { $0.hasPrefix("mqtt.") || $0.hasPrefix("http") }) { needsRestart.append("mqtt/http") }
-            if next.capture != current.capture, let camera, let wanted = next.capture, wanted.device == current.capture?.device {
+            if changed.keys.contains(where: { $0.hasPrefix("mqtt.") || $0.hasPrefix("http") }) {
+                needsRestart.append("mqtt/http")
+            }
+            if next.capture != current.capture, let camera, let wanted = next.capture,
+                wanted.device == current.capture?.device
+            {
                 // The running session takes the new preset, size, rate and stall timeout with one restart of
                 // streaming (commitConfiguration); a device that does not offer them keeps the old ones.
                 var staged = wanted
@@ -248,13 +284,18 @@ public enum DaemonRunner {
                 }
             }
             if !needsRestart.isEmpty {
-                logger.warning("SIGHUP: these settings take effect only after a restart: \(needsRestart.joined(separator: ", "))")
+                logger.warning(
+                    "SIGHUP: these settings take effect only after a restart: \(needsRestart.joined(separator: ", "))")
             }
             current.daemon = next.daemon
             current.exitAtEnd = next.exitAtEnd
-            logger.notice("SIGHUP: configuration reloaded", metadata: ["config": "\(config)", "changed": "\(changed.keys.sorted().joined(separator: ","))"])
+            logger.notice(
+                "SIGHUP: configuration reloaded",
+                metadata: ["config": "\(config)", "changed": "\(changed.keys.sorted().joined(separator: ","))"])
             // Every client learns that the settings changed, and which (the `configuration` event).
-            daemon.events.emit([.configuration(ConfigurationEvent(reloaded: config, changed: changed, needsRestart: needsRestart))])
+            daemon.events.emit([
+                .configuration(ConfigurationEvent(reloaded: config, changed: changed, needsRestart: needsRestart))
+            ])
         } catch {
             logger.error("SIGHUP: configuration not reloaded, keeping the running one: \(error)")
         }
@@ -277,17 +318,27 @@ actor RunControl {
     /// With `--raw`/`--raw-bytes`: how many values stdout has printed (none at the input's end: exit 4).
     private let rawPrinted: (@Sendable () -> Int)?
 
-    init(plan: DaemonPlan, options: DaemonRunOptions, daemon: Daemon, server: SocketServer?, camera: CaptureSession?,
-         notifier: SystemdNotifier, logger: Logger, mqtt: Bool = false, rawPrinted: (@Sendable () -> Int)? = nil) {
-        self.plan = plan; self.options = options; self.daemon = daemon; self.server = server; self.camera = camera
-        self.notifier = notifier; self.logger = logger; self.mqtt = mqtt; self.rawPrinted = rawPrinted
+    init(
+        plan: DaemonPlan, options: DaemonRunOptions, daemon: Daemon, server: SocketServer?, camera: CaptureSession?,
+        notifier: SystemdNotifier, logger: Logger, mqtt: Bool = false, rawPrinted: (@Sendable () -> Int)? = nil
+    ) {
+        self.plan = plan
+        self.options = options
+        self.daemon = daemon
+        self.server = server
+        self.camera = camera
+        self.notifier = notifier
+        self.logger = logger
+        self.mqtt = mqtt
+        self.rawPrinted = rawPrinted
     }
 
     func handle(_ command: DaemonCommand) -> DaemonDecision {
         switch command {
         case .reload:
             notifier.notify("RELOADING=1")
-            DaemonRunner.reload(daemon: daemon, server: server, camera: camera, current: &plan, options: options, logger: logger)
+            DaemonRunner.reload(
+                daemon: daemon, server: server, camera: camera, current: &plan, options: options, logger: logger)
             notifier.notify("READY=1")
             return .keepRunning
         case .ended(.outputClosed):
@@ -310,7 +361,8 @@ actor RunControl {
             if plan.exitAtEnd {
                 if plan.script.oneshot && !completed { status = ExitStatus.nothingFound }
                 if let rawPrinted, rawPrinted() == 0, status == ExitStatus.success {
-                    logger.warning("--raw: the input ended and no value was printed; exiting \(ExitStatus.nothingFound)")
+                    logger.warning(
+                        "--raw: the input ended and no value was printed; exiting \(ExitStatus.nothingFound)")
                     status = ExitStatus.nothingFound
                 }
                 return .stop
@@ -320,7 +372,10 @@ actor RunControl {
             return .keepRunning
         case .ended(.sourceFailed(let message)):
             notifier.notify("STATUS=source failed: \(message)")
-            if plan.exitAtEnd { status = max(status, ExitStatus.inputFailed); return .stop }
+            if plan.exitAtEnd {
+                status = max(status, ExitStatus.inputFailed)
+                return .stop
+            }
             return .keepRunning
         case .ended(.stopped):
             return .keepRunning

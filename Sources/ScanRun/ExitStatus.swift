@@ -17,10 +17,22 @@ public enum ExitStatus {
     /// `scand scan`'s exit statuses and what each means, in the order of precedence (the first that applies
     /// wins) after 2: the one source of the tables in `scan --help`, the README and the man page.
     public static let scanTable: [(status: Int32, meaning: String)] = [
-        (success, "every input was scanned and at least one of them held an object of --types (or --oneshot found its object, or the reader of stdout went away, as when piped into head: a normal end)"),
-        (inputFailed, "some inputs failed, or an --annotate image could not be written (each is named on stderr); the others were scanned and their lines printed"),
-        (failure, "nothing could be scanned: every input failed, a model or the device failed, or a start-up limit (open files, address space) is too low; or writing stdout failed, so the output is incomplete"),
-        (nothingFound, "every input was scanned, but none held an object of --types (with --raw: no value was printed); an input without an object among inputs with objects is not an error (unlike zbarimg)"),
+        (
+            success,
+            "every input was scanned and at least one of them held an object of --types (or --oneshot found its object, or the reader of stdout went away, as when piped into head: a normal end)"
+        ),
+        (
+            inputFailed,
+            "some inputs failed, or an --annotate image could not be written (each is named on stderr); the others were scanned and their lines printed"
+        ),
+        (
+            failure,
+            "nothing could be scanned: every input failed, a model or the device failed, or a start-up limit (open files, address space) is too low; or writing stdout failed, so the output is incomplete"
+        ),
+        (
+            nothingFound,
+            "every input was scanned, but none held an object of --types (with --raw: no value was printed); an input without an object among inputs with objects is not an error (unlike zbarimg)"
+        ),
         (usage, "usage error: a bad option or value, or an unknown option, named on stderr"),
     ]
 

@@ -1,20 +1,28 @@
 import ArgumentParser
 import Foundation
-import ScanCore
 import ScanCapture
+import ScanCore
 import ScanHTTP
 import ScanKit
 
 /// `scand scan --annotate DIR`: each input written again with its detections drawn, as `zbarimg -d` shows
 /// them (issue 17).
 struct AnnotateOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("Write each input into DIR as JPEG with code outlines (through their corners) and face boxes (turned by their roll) drawn: NAME.jpg for an image, NAME-FRAME.jpg for the frames of a video or Y4M. Each JSON line names its file (\"annotated\"). An existing file is kept (an error naming it; the scan's lines are still printed, exit 1) unless --overwrite.", valueName: "dir"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Write each input into DIR as JPEG with code outlines (through their corners) and face boxes (turned by their roll) drawn: NAME.jpg for an image, NAME-FRAME.jpg for the frames of a video or Y4M. Each JSON line names its file (\"annotated\"). An existing file is kept (an error naming it; the scan's lines are still printed, exit 1) unless --overwrite.",
+            valueName: "dir"))
     var annotate: String?
 
     @Flag(name: .long, help: "With --annotate: replace annotated images left by an earlier run.")
     var overwrite = false
 
-    @Option(name: .long, help: ArgumentHelp("Which frames of a video or Y4M --annotate writes: 'objects' (frames with an object, the default) or 'all'.", valueName: "frames"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Which frames of a video or Y4M --annotate writes: 'objects' (frames with an object, the default) or 'all'.",
+            valueName: "frames"))
     var annotateFrames: AnnotateFrames = .objects
 
     enum AnnotateFrames: String, ExpressibleByArgument, CaseIterable { case objects, all }
@@ -35,7 +43,8 @@ final class AnnotationWriter {
         var isDirectory: ObjCBool = false
         if !FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) {
             do { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) } catch {
-                throw ScanError.output("--annotate \(directory): cannot create the directory: \(error.localizedDescription)")
+                throw ScanError.output(
+                    "--annotate \(directory): cannot create the directory: \(error.localizedDescription)")
             }
         } else if !isDirectory.boolValue {
             throw ScanError.output("--annotate \(directory): not a directory")
@@ -59,13 +68,18 @@ final class AnnotationWriter {
         do {
             let jpeg = try JPEGEncoder.encode(Annotator.annotate(frame.luma, objects: event.objects), quality: 90)
             if !overwrite && FileManager.default.fileExists(atPath: url.path) {
-                throw FrameObserverError(file: path, message: "--annotate: \(path): file exists (--overwrite replaces it); the scan's results are still printed")
+                throw FrameObserverError(
+                    file: path,
+                    message:
+                        "--annotate: \(path): file exists (--overwrite replaces it); the scan's results are still printed"
+                )
             }
             try Data(jpeg).write(to: url, options: overwrite ? [.atomic] : [.withoutOverwriting])
         } catch let error as FrameObserverError {
             throw error
         } catch {
-            throw FrameObserverError(file: path, message: "--annotate: cannot write \(path): \(error.localizedDescription)")
+            throw FrameObserverError(
+                file: path, message: "--annotate: cannot write \(path): \(error.localizedDescription)")
         }
         written += 1
         return path
@@ -77,8 +91,12 @@ final class AnnotationWriter {
         if let known = names[source] { return known }
         var stem = source == "-" ? "stdin" : (URL(fileURLWithPath: source).deletingPathExtension().lastPathComponent)
         if stem.isEmpty || stem == "." || stem == ".." { stem = "input" }
-        var candidate = stem, n = 2
-        while used.contains(candidate) { candidate = "\(stem)-\(n)"; n += 1 }
+        var candidate = stem
+        var n = 2
+        while used.contains(candidate) {
+            candidate = "\(stem)-\(n)"
+            n += 1
+        }
         used.insert(candidate)
         names[source] = candidate
         return candidate

@@ -1,12 +1,13 @@
 import ArgumentParser
 import FoundationEssentials
+import Logging
+import ScanBenchmark
 import ScanCore
 import ScanKit
-import ScanBenchmark
 import ScanOutput
-import Logging
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `scand bench`: the real pipeline against the naive baseline on generated camera-like clips.
@@ -15,20 +16,20 @@ struct BenchCommand: ParsableCommand {
         commandName: "bench",
         abstract: "Benchmark the pipeline against the naive baseline (see docs/performance.md).",
         discussion: """
-        Clips come from bench/pipeline/make_clips.py (640x480, 1280x720, 1920x1080 and 3840x2160, --sizes; codes, \
-        faces, both, and idle: the \
-        faces clip, which shows no code, with every detector on). For each case it runs, in the same process, \
-        the naive baseline (every full frame through default zbar, plus the Haar default cascade at 1.1/3/30 px) \
-        and scand, each unpaced (throughput, CPU, stages, recall) and live (--live-frames frames offered at the \
-        clip's rate, newest wins, as a camera delivers them: live fps, drops, latency), --runs times; then once \
-        the full-frame reference (every lever off). Prints each figure for scand, the baseline and their ratio \
-        (medians of the runs); --json writes every run.
+            Clips come from bench/pipeline/make_clips.py (640x480, 1280x720, 1920x1080 and 3840x2160, --sizes; codes, \
+            faces, both, and idle: the \
+            faces clip, which shows no code, with every detector on). For each case it runs, in the same process, \
+            the naive baseline (every full frame through default zbar, plus the Haar default cascade at 1.1/3/30 px) \
+            and scand, each unpaced (throughput, CPU, stages, recall) and live (--live-frames frames offered at the \
+            clip's rate, newest wins, as a camera delivers them: live fps, drops, latency), --runs times; then once \
+            the full-frame reference (every lever off). Prints each figure for scand, the baseline and their ratio \
+            (medians of the runs); --json writes every run.
 
-        EXAMPLES:
-          bench/pipeline/make_clips.py --frames 150 && scand bench   # every case, 3 runs each
-          scand bench --only 640x480-codes --runs 5 --json out.json
-          scand bench --only both --engine zbar --no-reference  # one lever changed
-        """)
+            EXAMPLES:
+              bench/pipeline/make_clips.py --frames 150 && scand bench   # every case, 3 runs each
+              scand bench --only 640x480-codes --runs 5 --json out.json
+              scand bench --only both --engine zbar --no-reference  # one lever changed
+            """)
 
     @Option(help: ArgumentHelp("Directory with the clips and their .truth.json files.", valueName: "dir"))
     var clips: String = "bench/out"
@@ -42,16 +43,22 @@ struct BenchCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Frame sizes to run, comma-separated.", valueName: "WxH,..."))
     var sizes: String = "640x480,1280x720,1920x1080,3840x2160"
 
-    @Option(help: ArgumentHelp("Frames offered to each live run (the clip repeated; 30 fps: 450 = 15 s).", valueName: "n"))
+    @Option(
+        help: ArgumentHelp("Frames offered to each live run (the clip repeated; 30 fps: 450 = 15 s).", valueName: "n"))
     var liveFrames: Int = 450
 
     @Option(help: ArgumentHelp("Write the results as JSON to this file.", valueName: "file"))
     var json: String?
 
-    @Option(help: ArgumentHelp("Also run scand unpaced for this many frames (clip repeated) and report start/end RSS.", valueName: "n"))
+    @Option(
+        help: ArgumentHelp(
+            "Also run scand unpaced for this many frames (clip repeated) and report start/end RSS.", valueName: "n"))
     var longFrames: Int?
 
-    @Flag(help: "Skip the full-frame reference (scand with every lever off, one run per case; it gives the recall the levers must not lose).")
+    @Flag(
+        help:
+            "Skip the full-frame reference (scand with every lever off, one run per case; it gives the recall the levers must not lose)."
+    )
     var noReference = false
 
     @OptionGroup(title: "Reader tuning") var detection: DetectionOptions
@@ -86,9 +93,12 @@ struct BenchCommand: ParsableCommand {
         var rows: [[String: BenchmarkResult]] = []
         var all: [BenchmarkResult] = []
         for (name, clipName, types) in cases where only.map({ name.contains($0) }) ?? true {
-            let clip = "\(clips)/clip-\(clipName).y4m", truth = "\(clips)/clip-\(clipName).truth.json"
+            let clip = "\(clips)/clip-\(clipName).y4m"
+            let truth = "\(clips)/clip-\(clipName).truth.json"
             guard access(clip, R_OK) == 0 else {
-                throw ValidationError("\(clip) is missing: run bench/pipeline/make_clips.py --sizes \(name.split(separator: "-")[0]) first")
+                throw ValidationError(
+                    "\(clip) is missing: run bench/pipeline/make_clips.py --sizes \(name.split(separator: "-")[0]) first"
+                )
             }
             var row: [String: BenchmarkResult] = [:]
             // (label, pipeline, live): throughput runs process every frame of the clip once; live runs are
@@ -102,8 +112,9 @@ struct BenchCommand: ParsableCommand {
                 var results: [BenchmarkResult] = []
                 // The reference is deterministic in what it reads; one run gives its recall.
                 for _ in 0..<(pipeline == .fullFrame ? 1 : max(1, runs)) {
-                    let c = BenchmarkCase(name: name, clip: clip, truth: truth, types: types, live: live,
-                                          frames: live ? liveFrames : nil)
+                    let c = BenchmarkCase(
+                        name: name, clip: clip, truth: truth, types: types, live: live,
+                        frames: live ? liveFrames : nil)
                     var r = try Benchmark.run(c, pipeline: pipeline, configuration: configuration, faceCascade: cascade)
                     r.pipeline = label
                     results.append(r)
@@ -116,11 +127,14 @@ struct BenchCommand: ParsableCommand {
         }
         printTable(rows)
         if let longFrames {
-            let c = BenchmarkCase(name: "640x480-codes", clip: "\(clips)/clip-640x480-codes.y4m",
-                                  truth: "\(clips)/clip-640x480-codes.truth.json", types: codes, live: false, frames: longFrames)
+            let c = BenchmarkCase(
+                name: "640x480-codes", clip: "\(clips)/clip-640x480-codes.y4m",
+                truth: "\(clips)/clip-640x480-codes.truth.json", types: codes, live: false, frames: longFrames)
             var r = try Benchmark.run(c, pipeline: .scand, configuration: configuration, faceCascade: cascade)
             r.pipeline = "long"
-            print("long run: \(r.framesProcessed) frames, \(fixed(r.fps, 1)) fps, RSS start \(fixed(r.startRSSMB, 1)) MB, end \(fixed(r.endRSSMB, 1)) MB, peak \(fixed(r.peakRSSMB, 1)) MB")
+            print(
+                "long run: \(r.framesProcessed) frames, \(fixed(r.fps, 1)) fps, RSS start \(fixed(r.startRSSMB, 1)) MB, end \(fixed(r.endRSSMB, 1)) MB, peak \(fixed(r.peakRSSMB, 1)) MB"
+            )
             all.append(r)
         }
         if let json {
@@ -158,36 +172,57 @@ struct BenchCommand: ParsableCommand {
         func pad(_ s: String, _ n: Int) -> String { s + String(repeating: " ", count: max(0, n - s.count)) }
         func ratio(_ a: Double, _ b: Double) -> String { b > 0 && a.isFinite ? f(a / b, 2) + "x" : "-" }
         for row in rows {
-            guard let b = row["baseline"], let bl = row["baseline-live"], let s = row["scand"], let l = row["live"] else { continue }
+            guard let b = row["baseline"], let bl = row["baseline-live"], let s = row["scand"], let l = row["live"]
+            else { continue }
             let r = row["full-frame"]
             print("\n\(s.name)  (medians of \(runs) runs; live: \(l.framesOffered) frames offered at the clip's rate)")
-            print(pad("", 30) + pad("scand", 16) + pad("baseline", 16) + pad("scand/baseline", 16) + (r != nil ? "full-frame" : ""))
+            print(
+                pad("", 30) + pad("scand", 16) + pad("baseline", 16) + pad("scand/baseline", 16)
+                    + (r != nil ? "full-frame" : ""))
             func line(_ label: String, _ sv: String, _ bv: String, _ rv: String, _ fv: String = "") {
                 print(pad(label, 30) + pad(sv, 16) + pad(bv, 16) + pad(rv, 16) + (r != nil ? fv : ""))
             }
             line("throughput fps", f(s.fps), f(b.fps), ratio(s.fps, b.fps), r.map { f($0.fps) } ?? "")
-            line("live fps (dropped)", "\(f(l.fps)) (\(l.framesDropped))", "\(f(bl.fps)) (\(bl.framesDropped))", ratio(l.fps, bl.fps))
+            line(
+                "live fps (dropped)", "\(f(l.fps)) (\(l.framesDropped))", "\(f(bl.fps)) (\(bl.framesDropped))",
+                ratio(l.fps, bl.fps))
             line("latency p50 ms (live)", f(l.latencyP50), f(bl.latencyP50), ratio(l.latencyP50, bl.latencyP50))
             line("latency p99 ms (live)", f(l.latencyP99), f(bl.latencyP99), ratio(l.latencyP99, bl.latencyP99))
-            line("cpu ms/frame", f(s.cpuSecondsPerFrame * 1000), f(b.cpuSecondsPerFrame * 1000),
-                 ratio(s.cpuSecondsPerFrame, b.cpuSecondsPerFrame), r.map { f($0.cpuSecondsPerFrame * 1000) } ?? "")
-            line("peak RSS MB", f(s.peakRSSMB), f(b.peakRSSMB), ratio(s.peakRSSMB, b.peakRSSMB), r.map { f($0.peakRSSMB) } ?? "")
+            line(
+                "cpu ms/frame", f(s.cpuSecondsPerFrame * 1000), f(b.cpuSecondsPerFrame * 1000),
+                ratio(s.cpuSecondsPerFrame, b.cpuSecondsPerFrame), r.map { f($0.cpuSecondsPerFrame * 1000) } ?? "")
+            line(
+                "peak RSS MB", f(s.peakRSSMB), f(b.peakRSSMB), ratio(s.peakRSSMB, b.peakRSSMB),
+                r.map { f($0.peakRSSMB) } ?? "")
             for stage in ["decode", "barcode", "face", "tracking", "encode"] {
-                let sv = s.stages[stage] ?? 0, bv = b.stages[stage] ?? 0
+                let sv = s.stages[stage] ?? 0
+                let bv = b.stages[stage] ?? 0
                 guard sv > 0 || bv > 0 else { continue }
-                line("\(stage) ms p50/p99", "\(f(sv, 2))/\(f(s.stagesP99[stage] ?? 0, 2))", "\(f(bv, 2))/\(f(b.stagesP99[stage] ?? 0, 2))",
-                     ratio(sv, bv), r.map { "\(f($0.stages[stage] ?? 0, 2))/\(f($0.stagesP99[stage] ?? 0, 2))" } ?? "")
+                line(
+                    "\(stage) ms p50/p99", "\(f(sv, 2))/\(f(s.stagesP99[stage] ?? 0, 2))",
+                    "\(f(bv, 2))/\(f(b.stagesP99[stage] ?? 0, 2))",
+                    ratio(sv, bv), r.map { "\(f($0.stages[stage] ?? 0, 2))/\(f($0.stagesP99[stage] ?? 0, 2))" } ?? "")
             }
             if let naive = BenchmarkResult.naiveRecall(of: s, baseline: b) {
-                line("codes the naive pass read", pct(naive), "100.0 %", "", r.flatMap { BenchmarkResult.naiveRecall(of: $0, baseline: b) }.map(pct) ?? "")
+                line(
+                    "codes the naive pass read", pct(naive), "100.0 %", "",
+                    r.flatMap { BenchmarkResult.naiveRecall(of: $0, baseline: b) }.map(pct) ?? "")
             }
             if s.codeRecall != nil {
-                line("code recall", pct(s.codeRecall), pct(b.codeRecall), s.codeRecall.flatMap { sc in b.codeRecall.map { f((sc - $0) * 100) + " pts" } } ?? "-", pct(r?.codeRecall))
+                line(
+                    "code recall", pct(s.codeRecall), pct(b.codeRecall),
+                    s.codeRecall.flatMap { sc in b.codeRecall.map { f((sc - $0) * 100) + " pts" } } ?? "-",
+                    pct(r?.codeRecall))
             }
             if s.faceRecall != nil {
-                line("face recall", pct(s.faceRecall), pct(b.faceRecall), s.faceRecall.flatMap { sc in b.faceRecall.map { f((sc - $0) * 100) + " pts" } } ?? "-", pct(r?.faceRecall))
+                line(
+                    "face recall", pct(s.faceRecall), pct(b.faceRecall),
+                    s.faceRecall.flatMap { sc in b.faceRecall.map { f((sc - $0) * 100) + " pts" } } ?? "-",
+                    pct(r?.faceRecall))
             }
-            line("live code/face recall", "\(pct(l.codeRecall))/\(pct(l.faceRecall))", "\(pct(bl.codeRecall))/\(pct(bl.faceRecall))", "")
+            line(
+                "live code/face recall", "\(pct(l.codeRecall))/\(pct(l.faceRecall))",
+                "\(pct(bl.codeRecall))/\(pct(bl.faceRecall))", "")
         }
     }
 }

@@ -23,15 +23,21 @@ enum CommandLineCheck {
     /// The subcommand named on the command line (its type and `scand NAME`), else nil.
     static func subcommand(_ arguments: [String]) -> (type: any ParsableCommand.Type, name: String)? {
         guard let word = options(arguments).first(where: { !$0.hasPrefix("-") }) else { return nil }
-        return Scand.configuration.subcommands.first { $0.configuration.commandName == word }.map { ($0, "scand " + word) }
+        return Scand.configuration.subcommands.first { $0.configuration.commandName == word }.map {
+            ($0, "scand " + word)
+        }
     }
 
     /// The option names (`--name`, `-n`) the help of `command` (nil: the root) lists, hidden ones included.
     static func knownNames(_ command: (any ParsableCommand.Type)?) -> Set<String> {
-        let help = command.map { Scand.helpMessage(for: $0, includeHidden: true, columns: 10_000) }
+        let help =
+            command.map { Scand.helpMessage(for: $0, includeHidden: true, columns: 10_000) }
             ?? Scand.helpMessage(includeHidden: true, columns: 10_000)
-        var names: Set<String> = ["-h", "--help", "--version", "--generate-completion-script", "--experimental-dump-help"]
-        for word in help.split(whereSeparator: { " ,[]()<>=|/\n\t".contains($0) }) where word.hasPrefix("-") && word.count > 1 {
+        var names: Set<String> = [
+            "-h", "--help", "--version", "--generate-completion-script", "--experimental-dump-help",
+        ]
+        for word in help.split(whereSeparator: { " ,[]()<>=|/\n\t".contains($0) })
+        where word.hasPrefix("-") && word.count > 1 {
             names.insert(String(word.prefix { $0.isLetter || $0.isNumber || $0 == "-" }))
         }
         return names
@@ -66,7 +72,9 @@ enum CommandLineCheck {
         let name = sub?.name ?? "scand"
         let usage = "Usage: " + (sub.map { Scand.usageString(for: $0.type) } ?? Scand.usageString())
         if !helpAsked(arguments), let argument = unknownDashArgument(arguments, command: sub?.type) {
-            writeStderr("Error: \(name): unknown option '\(argument)'\n\(hint(argument))\n\(usage)\n  See '\(name) --help' for more information.\n")
+            writeStderr(
+                "Error: \(name): unknown option '\(argument)'\n\(hint(argument))\n\(usage)\n  See '\(name) --help' for more information.\n"
+            )
             Scand.exit(withError: ExitCode(ExitStatus.usage))
         }
         do {
@@ -80,10 +88,14 @@ enum CommandLineCheck {
         } catch {
             let flags = options(arguments)
             if !(error is ExitCode), Scand.exitCode(for: error) == .success, !helpAsked(arguments),
-               Scand.fullMessage(for: error).contains("USAGE:"),
-               !flags.contains(where: { $0 == "--version" || $0.hasPrefix("--experimental") || $0.hasPrefix("--generate") }) {
+                Scand.fullMessage(for: error).contains("USAGE:"),
+                !flags.contains(where: {
+                    $0 == "--version" || $0.hasPrefix("--experimental") || $0.hasPrefix("--generate")
+                })
+            {
                 // Help that nobody asked for (no subcommand given): a usage error, on stderr.
-                writeStderr("Error: \(name): missing subcommand\n\(usage)\n  See '\(name) --help' for more information.\n")
+                writeStderr(
+                    "Error: \(name): missing subcommand\n\(usage)\n  See '\(name) --help' for more information.\n")
                 Scand.exit(withError: ExitCode(ExitStatus.usage))
             }
             Scand.exit(withError: error)

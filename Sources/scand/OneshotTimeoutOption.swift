@@ -4,15 +4,22 @@ import ScanRun
 
 /// `run --oneshot --timeout SECONDS`: a kiosk loop that must not wait for ever.
 struct OneshotTimeoutOption: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("With --oneshot: give up after this many seconds without an object (exit \(ExitStatus.nothingFound), a warning on stderr); default: wait for ever.", valueName: "seconds"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "With --oneshot: give up after this many seconds without an object (exit \(ExitStatus.nothingFound), a warning on stderr); default: wait for ever.",
+            valueName: "seconds"))
     var timeout: Double?
 
     /// - Throws: `ScanError.invalidArgument` for a time that is not positive, or without `--oneshot`.
     func check(oneshot: Bool) throws {
         guard let timeout else { return }
         guard timeout > 0 && timeout.isFinite && timeout <= 31_536_000 else {
-            throw ScanError.invalidArgument("--timeout must be more than 0 and at most 31536000 seconds, got \(timeout)")
+            throw ScanError.invalidArgument(
+                "--timeout must be more than 0 and at most 31536000 seconds, got \(timeout)")
         }
-        if !oneshot { throw ScanError.invalidArgument("--timeout is for --oneshot (give --oneshot, or use 'scand watch -x')") }
+        if !oneshot {
+            throw ScanError.invalidArgument("--timeout is for --oneshot (give --oneshot, or use 'scand watch -x')")
+        }
     }
 }

@@ -1,25 +1,43 @@
 import ArgumentParser
-import ScanCore
-import ScanKit
-import ScanDaemon
 import ScanCapture
+import ScanCore
+import ScanDaemon
+import ScanKit
 
 /// The consumer's preview (`AVCaptureVideoPreviewLayer`), shared by every command that reports objects
 /// (`scan`, and the daemon). With `--view-size`, every object gets `view` geometry in view points.
 struct PreviewOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("Size of the consumer's preview in view points, WxH (e.g. 1080x1920). Adds \"view\" geometry to every object.", valueName: "WxH"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Size of the consumer's preview in view points, WxH (e.g. 1080x1920). Adds \"view\" geometry to every object.",
+            valueName: "WxH"))
     var viewSize: String?
 
-    @Option(name: .long, help: ArgumentHelp("How the picture fits the view: resize (stretch), resizeAspect (fit, letterbox), resizeAspectFill (fill, crop). Default resizeAspect.", valueName: "gravity"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "How the picture fits the view: resize (stretch), resizeAspect (fit, letterbox), resizeAspectFill (fill, crop). Default resizeAspect.",
+            valueName: "gravity"))
     var videoGravity: VideoGravity?
 
-    @Option(name: .long, help: ArgumentHelp("How the picture is turned for display: landscapeRight (as captured), portrait (90° clockwise), landscapeLeft (180°), portraitUpsideDown (270°). Default landscapeRight.", valueName: "orientation"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "How the picture is turned for display: landscapeRight (as captured), portrait (90° clockwise), landscapeLeft (180°), portraitUpsideDown (270°). Default landscapeRight.",
+            valueName: "orientation"))
     var orientation: VideoOrientation?
 
-    @Flag(inversion: .prefixedNo, help: "The preview is mirrored left-right after rotation (isVideoMirrored), as a selfie view is (default off).")
+    @Flag(
+        inversion: .prefixedNo,
+        help: "The preview is mirrored left-right after rotation (isVideoMirrored), as a selfie view is (default off).")
     var mirrored: Bool?
 
-    @Option(name: .long, help: ArgumentHelp("Scan only the part of the picture shown in this rectangle of the view: x,y,w,h in view points. Needs --view-size; not with --rect-of-interest.", valueName: "x,y,w,h"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Scan only the part of the picture shown in this rectangle of the view: x,y,w,h in view points. Needs --view-size; not with --rect-of-interest.",
+            valueName: "x,y,w,h"))
     var rectOfInterestView: String?
 
     /// The preview configuration from the flags, each falling back to `file`'s value; nil without a view size.
@@ -39,15 +57,18 @@ struct PreviewOptions: ParsableArguments {
             if !given.isEmpty { throw ValidationError("\(given.joined(separator: ", ")) needs --view-size WxH") }
             return nil
         }
-        return PreviewConfiguration(viewSize: size,
-                                    videoGravity: videoGravity ?? file.videoGravity ?? .resizeAspect,
-                                    orientation: orientation ?? file.orientation ?? .landscapeRight,
-                                    isMirrored: mirrored ?? file.mirrored ?? false)
+        return PreviewConfiguration(
+            viewSize: size,
+            videoGravity: videoGravity ?? file.videoGravity ?? .resizeAspect,
+            orientation: orientation ?? file.orientation ?? .landscapeRight,
+            isMirrored: mirrored ?? file.mirrored ?? false)
     }
 
     /// Adds the preview and the view rect of interest to `config`. The two rects of interest are one setting:
     /// a flag for either replaces the file's (whichever the file gives).
-    func apply(to config: inout OutputConfiguration, rectOfInterestFlag: String?, file: DaemonConfigFile = DaemonConfigFile()) throws {
+    func apply(
+        to config: inout OutputConfiguration, rectOfInterestFlag: String?, file: DaemonConfigFile = DaemonConfigFile()
+    ) throws {
         config.preview = try previewConfiguration(file: file)
         if let rectOfInterestView {
             guard rectOfInterestFlag == nil else {
@@ -55,8 +76,12 @@ struct PreviewOptions: ParsableArguments {
             }
             let r = try parseRect(rectOfInterestView, name: "--rect-of-interest-view")
             if let view = config.preview?.viewSize,
-               !(r.width > 0 && r.height > 0 && r.minX >= 0 && r.minY >= 0 && r.maxX <= view.width && r.maxY <= view.height) {
-                throw ValidationError("--rect-of-interest-view must be a non-empty rectangle inside the \(format(view.width))x\(format(view.height)) view, got '\(rectOfInterestView)'")
+                !(r.width > 0 && r.height > 0 && r.minX >= 0 && r.minY >= 0 && r.maxX <= view.width
+                    && r.maxY <= view.height)
+            {
+                throw ValidationError(
+                    "--rect-of-interest-view must be a non-empty rectangle inside the \(format(view.width))x\(format(view.height)) view, got '\(rectOfInterestView)'"
+                )
             }
             config.rectOfInterest = .unit
             config.rectOfInterestView = ViewRect(x: r.x, y: r.y, width: r.width, height: r.height)

@@ -1,7 +1,8 @@
 import ScanCore
 import ScanKit
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `scand scan`'s progress line on a terminal: once an input has taken more than ``delay`` seconds, a line
@@ -18,7 +19,8 @@ final class ProgressLine: @unchecked Sendable {
     private var shown = false
 
     init(delay: Double = 2, interval: Double = 0.25) {
-        self.delay = delay; self.interval = interval
+        self.delay = delay
+        self.interval = interval
     }
 
     /// Whether stderr is a terminal (the progress line is drawn only then).
@@ -35,7 +37,8 @@ final class ProgressLine: @unchecked Sendable {
         guard now - started >= delay, now - lastDraw >= interval else { return }
         lastDraw = now
         shown = true
-        let text = "scanning \(InputPath.escapedText(Array(name.utf8))): frame \(frames) (\(format1(time)) s), \(format1(now - started)) s"
+        let text =
+            "scanning \(InputPath.escapedText(Array(name.utf8))): frame \(frames) (\(format1(time)) s), \(format1(now - started)) s"
         writeStderr("\r\u{1B}[K" + text)
     }
 
@@ -62,7 +65,8 @@ func format1(_ value: Double) -> String {
 /// inputs that failed or held no object.
 func summaryLine(_ summary: ScanSummary, seconds: Double) -> String {
     func plural(_ n: Int, _ word: String) -> String { "\(n) \(word)\(n == 1 ? "" : "s")" }
-    var text = "scanned \(plural(summary.objects, "object")) from \(plural(summary.inputs, "input")) (\(plural(summary.frames, "frame"))) in \(String(format: seconds)) seconds"
+    var text =
+        "scanned \(plural(summary.objects, "object")) from \(plural(summary.inputs, "input")) (\(plural(summary.frames, "frame"))) in \(String(format: seconds)) seconds"
     var notes: [String] = []
     if !summary.failedInputs.isEmpty { notes.append("\(summary.failedInputs.count) failed") }
     if !summary.inputsWithoutObjects.isEmpty { notes.append("\(summary.inputsWithoutObjects.count) with no object") }

@@ -1,6 +1,7 @@
 import ScanCore
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// File names as the kernel passed them. Swift's `CommandLine.arguments` (and so ArgumentParser) repairs
@@ -10,7 +11,8 @@ enum RawArguments {
     /// Every argv entry as raw bytes.
     static let all: [[UInt8]] = (0..<Int(CommandLine.argc)).map { i in
         guard let p = CommandLine.unsafeArgv[i] else { return [] }
-        return Array(UnsafeBufferPointer(start: UnsafeRawPointer(p).assumingMemoryBound(to: UInt8.self), count: strlen(p)))
+        return Array(
+            UnsafeBufferPointer(start: UnsafeRawPointer(p).assumingMemoryBound(to: UInt8.self), count: strlen(p)))
     }
 
     /// The path behind a parsed argument `value`: its raw argv bytes when the parsed text was repaired
@@ -20,7 +22,8 @@ enum RawArguments {
         for raw in all.dropFirst() {
             if String(decoding: raw, as: UTF8.self) == value { return InputPath(bytes: raw) }
             if raw.starts(with: [0x2D, 0x2D]), let eq = raw.firstIndex(of: 0x3D),
-               String(decoding: raw[(eq + 1)...], as: UTF8.self) == value {
+                String(decoding: raw[(eq + 1)...], as: UTF8.self) == value
+            {
                 return InputPath(bytes: Array(raw[(eq + 1)...]))
             }
         }
@@ -37,11 +40,15 @@ enum RawArguments {
 /// - Throws: ``ScanError/unreadableInput(input:reason:)`` naming the list.
 func readPathList(_ list: InputPath, nulSeparated: Bool = false) throws -> [InputPath] {
     let fd: Int32
-    if list.isStandardInput { fd = 0 } else {
+    if list.isStandardInput {
+        fd = 0
+    } else {
         fd = (list.bytes + [0]).withUnsafeBufferPointer { p in
             p.baseAddress!.withMemoryRebound(to: CChar.self, capacity: p.count) { open($0, O_RDONLY | O_CLOEXEC) }
         }
-        guard fd >= 0 else { throw ScanError.unreadableInput(input: list.displayName, reason: String(cString: strerror(errno))) }
+        guard fd >= 0 else {
+            throw ScanError.unreadableInput(input: list.displayName, reason: String(cString: strerror(errno)))
+        }
     }
     defer { if fd != 0 { close(fd) } }
     var out: [InputPath] = []

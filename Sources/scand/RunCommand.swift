@@ -1,15 +1,16 @@
 import ArgumentParser
 import FoundationEssentials
 import Logging
-import ScanCore
-import ScanKit
-import ScanOutput
 import ScanCapture
+import ScanCore
 import ScanDaemon
-import ScanRun
+import ScanKit
 import ScanMQTT
+import ScanOutput
+import ScanRun
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 struct RunCommand: AsyncParsableCommand {
@@ -17,27 +18,27 @@ struct RunCommand: AsyncParsableCommand {
         commandName: "run",
         abstract: "Run as a service: read a camera or a file, publish events on stdout and/or a Unix socket.",
         discussion: """
-        Events are JSON lines with a monotonically increasing 'seq' and a wall-clock 'timestamp': \
-        metadata (per frame), appeared/lost (presence of each code value and face), device. Socket clients \
-        get a hello banner first, then what is in view now (appeared events marked "snapshot":true), and may \
-        send {"subscribe":{"types":[...],"events":[...]}}, {"poll":{}} or {"devices":{}}. A file or stdin \
-        ends the run at its end (exit 0) unless --loop or --keep-running; a camera runs until stopped. \
-        --oneshot prints the first object that appears (its appeared event, or its value with --raw) and \
-        exits 0 (4 if the input ended first, or --timeout ran out; --raw alone: 4 if the input ended with no \
-        value printed). Every option has a --config key (the flag in camelCase: \
-        --scan-density is "scanDensity"); a flag given on the command line wins over the file. SIGHUP \
-        reloads --config, SIGTERM/SIGINT drain and exit 0. See docs/daemon.md and scand(1).
+            Events are JSON lines with a monotonically increasing 'seq' and a wall-clock 'timestamp': \
+            metadata (per frame), appeared/lost (presence of each code value and face), device. Socket clients \
+            get a hello banner first, then what is in view now (appeared events marked "snapshot":true), and may \
+            send {"subscribe":{"types":[...],"events":[...]}}, {"poll":{}} or {"devices":{}}. A file or stdin \
+            ends the run at its end (exit 0) unless --loop or --keep-running; a camera runs until stopped. \
+            --oneshot prints the first object that appears (its appeared event, or its value with --raw) and \
+            exits 0 (4 if the input ended first, or --timeout ran out; --raw alone: 4 if the input ended with no \
+            value printed). Every option has a --config key (the flag in camelCase: \
+            --scan-density is "scanDensity"); a flag given on the command line wins over the file. SIGHUP \
+            reloads --config, SIGTERM/SIGINT drain and exit 0. See docs/daemon.md and scand(1).
 
-        EXAMPLES:
-          # print every code in a clip as it appears, then exit at its end
-          scand run --input demo/demo.y4m --stdout --no-metadata
-          # a kiosk login: wait for one QR code, print its text, exit
-          code=$(scand run --device /dev/video0 --types qr --oneshot --raw --timeout 30)
-          # a service: camera events on a socket, settings from a file
-          scand run --config /etc/scand/scand.json --socket /run/scand/scand.sock
-          # check a config file (names the line and column of a mistake)
-          scand run --check-config /etc/scand/scand.json
-        """)
+            EXAMPLES:
+              # print every code in a clip as it appears, then exit at its end
+              scand run --input demo/demo.y4m --stdout --no-metadata
+              # a kiosk login: wait for one QR code, print its text, exit
+              code=$(scand run --device /dev/video0 --types qr --oneshot --raw --timeout 30)
+              # a service: camera events on a socket, settings from a file
+              scand run --config /etc/scand/scand.json --socket /run/scand/scand.sock
+              # check a config file (names the line and column of a mistake)
+              scand run --check-config /etc/scand/scand.json
+            """)
 
     @OptionGroup(title: "Sources") var sources: RunSourceOptions
     @OptionGroup(title: "Outputs") var outputs: RunOutputOptions
@@ -62,8 +63,12 @@ struct RunCommand: AsyncParsableCommand {
     func validate() throws {
         if configOptions.checkConfig != nil { return }
         if input != nil && device != nil { throw ValidationError("give --input or --device, not both") }
-        if sources.input != nil && !cameraControls.isEmpty { throw ValidationError("camera controls (--control, --*-mode, --exposure-*) need --device, not --input") }
-        if sources.keepRunning && sources.exitAtEnd == true { throw ValidationError("give --keep-running or --exit-at-end, not both") }
+        if sources.input != nil && !cameraControls.isEmpty {
+            throw ValidationError("camera controls (--control, --*-mode, --exposure-*) need --device, not --input")
+        }
+        if sources.keepRunning && sources.exitAtEnd == true {
+            throw ValidationError("give --keep-running or --exit-at-end, not both")
+        }
         if (script.raw || script.rawBytes || script.oneshot) && presenceOptions.presence == false {
             throw ValidationError("--raw and --oneshot print appeared events: they need presence (drop --no-presence)")
         }
@@ -74,10 +79,13 @@ struct RunCommand: AsyncParsableCommand {
         let r: Resolved
         do { r = try resolve() } catch let error as ScanError { throw ValidationError(error.description) }
         if r.input == nil && r.device == nil {
-            throw ValidationError("no source: give --input FILE (or '-') or --device PATH (or \"input\"/\"device\" in --config)")
+            throw ValidationError(
+                "no source: give --input FILE (or '-') or --device PATH (or \"input\"/\"device\" in --config)")
         }
         if !r.stdout && r.socketPath == nil && r.mqtt == nil && r.httpAddress == nil && getenv("LISTEN_FDS") == nil {
-            throw ValidationError("nothing to deliver to: give --stdout, --socket PATH, --http HOST:PORT and/or --mqtt URL (or start by socket activation)")
+            throw ValidationError(
+                "nothing to deliver to: give --stdout, --socket PATH, --http HOST:PORT and/or --mqtt URL (or start by socket activation)"
+            )
         }
     }
 
@@ -93,10 +101,13 @@ struct RunCommand: AsyncParsableCommand {
         var r = Resolved()
         r.input = input ?? (device == nil ? file.input : nil)
         r.device = device ?? (input == nil ? file.device : nil)
-        if r.input != nil && r.device != nil { throw ScanError.invalidArgument("\(path ?? "config"): give input or device, not both") }
+        if r.input != nil && r.device != nil {
+            throw ScanError.invalidArgument("\(path ?? "config"): give input or device, not both")
+        }
         // Flags that can only switch these on: the file's true adds to them.
-        r.script = ScriptSettings(raw: script.raw || file.raw == true, rawBytes: script.rawBytes || file.rawBytes == true,
-                                  oneshot: script.oneshot || file.oneshot == true, timeout: oneshotTimeout.timeout ?? file.timeout)
+        r.script = ScriptSettings(
+            raw: script.raw || file.raw == true, rawBytes: script.rawBytes || file.rawBytes == true,
+            oneshot: script.oneshot || file.oneshot == true, timeout: oneshotTimeout.timeout ?? file.timeout)
         try oneshotTimeout.check(oneshot: r.script.oneshot)
         let scripted = r.script.raw || r.script.rawBytes || r.script.oneshot
         r.stdout = outputs.stdout ?? file.stdout ?? false
@@ -107,36 +118,48 @@ struct RunCommand: AsyncParsableCommand {
         r.httpAddress = httpOptions.http ?? file.http
         r.httpTokenPath = httpOptions.httpToken ?? file.httpToken
         r.httpMaxFps = httpOptions.httpMaxFps ?? file.httpMaxFps ?? r.httpMaxFps
-        if r.httpTokenPath != nil && r.httpAddress == nil { throw ScanError.invalidArgument("--http-token needs --http HOST:PORT (or \"http\" in the config file)") }
+        if r.httpTokenPath != nil && r.httpAddress == nil {
+            throw ScanError.invalidArgument("--http-token needs --http HOST:PORT (or \"http\" in the config file)")
+        }
         r.socketGroup = outputs.socketGroup ?? file.socket.group
         if let q = outputs.clientQueue ?? file.socket.clientQueue {
-            guard (1...1_000_000).contains(q) else { throw ScanError.invalidArgument("--client-queue must be 1...1000000, got \(q)") }
+            guard (1...1_000_000).contains(q) else {
+                throw ScanError.invalidArgument("--client-queue must be 1...1000000, got \(q)")
+            }
             r.server.clientQueueLimit = q
         }
         if let t = outputs.clientStallTimeout ?? file.socket.stallTimeout {
             guard t > 0 && t <= 86_400 else {
-                throw ScanError.invalidArgument("--client-stall-timeout must be more than 0 and at most 86400 seconds, got \(t)")
+                throw ScanError.invalidArgument(
+                    "--client-stall-timeout must be more than 0 and at most 86400 seconds, got \(t)")
             }
             r.server.clientStallTimeout = t
         }
         if let b = file.socket.sendBuffer { r.server.clientSendBufferBytes = b }
-        if !(1...1_000_000).contains(r.stdoutQueue) { throw ScanError.invalidArgument("--stdout-queue must be 1...1000000, got \(r.stdoutQueue)") }
+        if !(1...1_000_000).contains(r.stdoutQueue) {
+            throw ScanError.invalidArgument("--stdout-queue must be 1...1000000, got \(r.stdoutQueue)")
+        }
         if let device = r.device {
-            do { r.capture = try capture.captureConfiguration(device: device, file: file) } catch let e as ValidationError {
+            do { r.capture = try capture.captureConfiguration(device: device, file: file) } catch let e
+                as ValidationError
+            {
                 throw ScanError.invalidArgument(e.message)
             }
         } else if capture.anyGiven {
-            throw ScanError.invalidArgument("--preset, --size, --fps and --stall-timeout need --device (or \"device\" in the config file)")
+            throw ScanError.invalidArgument(
+                "--preset, --size, --fps and --stall-timeout need --device (or \"device\" in the config file)")
         }
 
         do {
-            r.daemon.output = try makeOutputConfiguration(types: types, detection: detection, preview: preview, face: face, file: file)
+            r.daemon.output = try makeOutputConfiguration(
+                types: types, detection: detection, preview: preview, face: face, file: file)
         } catch let e as ValidationError {
             throw ScanError.invalidArgument(e.message)
         }
         if r.device != nil {
-            r.deviceControls = try cameraControls.configuration(file: file.controls, modes: file.cameraModes,
-                                                                rectOfInterest: r.daemon.output.rectOfInterest)
+            r.deviceControls = try cameraControls.configuration(
+                file: file.controls, modes: file.cameraModes,
+                rectOfInterest: r.daemon.output.rectOfInterest)
             r.capture?.controls = r.deviceControls
         }
 
@@ -146,14 +169,17 @@ struct RunCommand: AsyncParsableCommand {
         // One face grace setting (issue 14): --face-grace, else its alias --face-lost-after, else the file's
         // faceGrace, else its alias presence.faceLostAfter; the presence stage and the face tracker share it.
         if face.faceGrace == nil, file.faceGrace == nil || presenceOptions.faceLostAfter != nil,
-           let grace = presenceOptions.faceLostAfter ?? file.presence.faceLostAfter {
+            let grace = presenceOptions.faceLostAfter ?? file.presence.faceLostAfter
+        {
             r.daemon.output.face.presenceGrace = grace
         }
         p.faceLostAfter = r.daemon.output.face.presenceGrace
         do { try p.validate() } catch { throw ScanError.invalidArgument(error.description) }
         r.daemon.presence = p
         if scripted && !p.enabled {
-            throw ScanError.invalidArgument("--raw and --oneshot print appeared events: they need presence (the config file sets presence.enabled false)")
+            throw ScanError.invalidArgument(
+                "--raw and --oneshot print appeared events: they need presence (the config file sets presence.enabled false)"
+            )
         }
         r.daemon.emitMetadata = outputs.metadata ?? file.metadata ?? true
         r.daemon.pacing = sources.pacing ?? file.pacing ?? true
@@ -180,7 +206,9 @@ struct RunCommand: AsyncParsableCommand {
             // Files it names must exist; a camera may appear later (a warning).
             let named = r.checkNamedPaths()
             for w in named.warnings { writeStderr("\(path): warning: \(w)\n") }
-            if !named.errors.isEmpty { throw ScanError.invalidArgument(named.errors.map { "\(path): \($0)" }.joined(separator: "; ")) }
+            if !named.errors.isEmpty {
+                throw ScanError.invalidArgument(named.errors.map { "\(path): \($0)" }.joined(separator: "; "))
+            }
             writeStderr("\(path): valid configuration\n")
             // The settings that would run, as one JSON line (config-file keys), so a script or a test can see
             // which of the file and the flags won.
@@ -219,7 +247,8 @@ struct RunCommand: AsyncParsableCommand {
         let command = self
         let options = DaemonRunOptions(
             version: Scand.version, configPath: config, failFast: resolved.failFast,
-            inputPath: resolved.input.map { $0 == "-" ? InputPath.standardInput : RawArguments.path($0) }, hangups: hangups,
+            inputPath: resolved.input.map { $0 == "-" ? InputPath.standardInput : RawArguments.path($0) },
+            hangups: hangups,
             replan: { try command.resolve() })
         do {
             try await DaemonRunner.run(resolved, options: options, logger: logger)
@@ -233,25 +262,39 @@ struct RunCommand: AsyncParsableCommand {
 
 /// `run`'s sources: a file or stdin, or a camera, and how a file is replayed.
 struct RunSourceOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("Replay this file (Y4M, video, image) or '-' for Y4M on stdin.", valueName: "file"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Replay this file (Y4M, video, image) or '-' for Y4M on stdin.", valueName: "file"))
     var input: String?
 
-    @Option(name: .long, help: ArgumentHelp("Capture from this V4L2 device: a node (/dev/video0) or a /dev/v4l/by-id name. See 'scand devices'.", valueName: "path-or-id"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Capture from this V4L2 device: a node (/dev/video0) or a /dev/v4l/by-id name. See 'scand devices'.",
+            valueName: "path-or-id"))
     var device: String?
 
-    @Flag(inversion: .prefixedNo, help: "Replay files at their frame rate (default; --no-pacing: as fast as possible, no frame dropped).")
+    @Flag(
+        inversion: .prefixedNo,
+        help: "Replay files at their frame rate (default; --no-pacing: as fast as possible, no frame dropped).")
     var pacing: Bool?
 
     @Flag(inversion: .prefixedNo, help: "Start the file again when it ends (default off).")
     var loop: Bool?
 
-    @Flag(inversion: .prefixedNo, help: "Exit when the file or stdin ends (the default for files; --no-exit-at-end is --keep-running).")
+    @Flag(
+        inversion: .prefixedNo,
+        help: "Exit when the file or stdin ends (the default for files; --no-exit-at-end is --keep-running).")
     var exitAtEnd: Bool?
 
     @Flag(name: .long, help: "When the file or stdin ends, keep serving socket clients until stopped (SIGTERM/SIGINT).")
     var keepRunning = false
 
-    @Flag(name: .long, help: "With --device: exit 2 at once when the device is absent (default: report 'waiting' and start when it appears).")
+    @Flag(
+        name: .long,
+        help:
+            "With --device: exit 2 at once when the device is absent (default: report 'waiting' and start when it appears)."
+    )
     var failFast = false
 
     @OptionGroup var limits: DecoderLimitOptions
@@ -268,16 +311,28 @@ struct RunOutputOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Group owning the socket file (name or number).", valueName: "group"))
     var socketGroup: String?
 
-    @Flag(inversion: .prefixedNo, help: "Publish a metadata event per frame (default; --no-metadata: only appeared/lost/device).")
+    @Flag(
+        inversion: .prefixedNo,
+        help: "Publish a metadata event per frame (default; --no-metadata: only appeared/lost/device).")
     var metadata: Bool?
 
-    @Option(name: .long, help: ArgumentHelp("Events queued per slow socket client before its oldest are dropped (default 1024).", valueName: "n"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Events queued per slow socket client before its oldest are dropped (default 1024).", valueName: "n"))
     var clientQueue: Int?
 
-    @Option(name: .long, help: ArgumentHelp("Disconnect a socket client stuck this many seconds while dropping events (default 10).", valueName: "s"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Disconnect a socket client stuck this many seconds while dropping events (default 10).", valueName: "s"))
     var clientStallTimeout: Double?
 
-    @Option(name: .long, help: ArgumentHelp("Events kept waiting for a slow stdout reader before its oldest are dropped with an 'overflow' line (default 1024); stdout never slows the pipeline or the socket clients.", valueName: "n"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Events kept waiting for a slow stdout reader before its oldest are dropped with an 'overflow' line (default 1024); stdout never slows the pipeline or the socket clients.",
+            valueName: "n"))
     var stdoutQueue: Int?
 }
 
@@ -286,16 +341,28 @@ struct PresenceOptions: ParsableArguments {
     @Flag(inversion: .prefixedNo, help: "Publish appeared/lost presence events (default on).")
     var presence: Bool?
 
-    @Option(name: .long, help: ArgumentHelp("Seconds a code value must be absent before 'lost' (grace period; default 1.0).", valueName: "s"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Seconds a code value must be absent before 'lost' (grace period; default 1.0).", valueName: "s"))
     var lostAfter: Double?
 
-    @Option(name: .long, help: ArgumentHelp("Seconds after 'lost' before the same value can appear again (default 0.5).", valueName: "s"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Seconds after 'lost' before the same value can appear again (default 0.5).", valueName: "s")
+    )
     var cooldown: Double?
 
-    @Option(name: .long, help: ArgumentHelp("Frames a value must be seen in before 'appeared' (default 1).", valueName: "n"))
+    @Option(
+        name: .long, help: ArgumentHelp("Frames a value must be seen in before 'appeared' (default 1).", valueName: "n")
+    )
     var appearAfter: Int?
 
-    @Option(name: .long, help: ArgumentHelp("Alias of --face-grace: seconds a face (faceID) must be absent before 'lost' (default 0.5).", valueName: "s"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Alias of --face-grace: seconds a face (faceID) must be absent before 'lost' (default 0.5).", valueName: "s"
+        ))
     var faceLostAfter: Double?
 
     func apply(to p: inout PresenceConfiguration) {
@@ -309,10 +376,18 @@ struct PresenceOptions: ParsableArguments {
 
 /// `--config` and `--check-config`.
 struct ConfigFileOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("JSON configuration file (see docs/daemon.md): every option has a key; a flag given on the command line wins; SIGHUP reloads it.", valueName: "file"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "JSON configuration file (see docs/daemon.md): every option has a key; a flag given on the command line wins; SIGHUP reloads it.",
+            valueName: "file"))
     var config: String?
 
-    @Option(name: .long, help: ArgumentHelp("Check this configuration file (with the flags given) and exit: 0 valid, 1 invalid (the error names FILE:LINE:COLUMN).", valueName: "file"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Check this configuration file (with the flags given) and exit: 0 valid, 1 invalid (the error names FILE:LINE:COLUMN).",
+            valueName: "file"))
     var checkConfig: String?
 }
 
@@ -322,7 +397,10 @@ func writeStderr(_ text: String) {
     var offset = 0
     while offset < bytes.count {
         let n = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress! + offset, $0.count - offset) }
-        if n <= 0 { if n < 0 && errno == EINTR { continue }; return }
+        if n <= 0 {
+            if n < 0 && errno == EINTR { continue }
+            return
+        }
         offset += n
     }
 }

@@ -2,12 +2,13 @@ import ArgumentParser
 import Logging
 import ScanCapture
 import ScanCore
-import ScanKit
 import ScanDaemon
-import ScanRun
+import ScanKit
 import ScanOutput
+import ScanRun
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 struct ScanCommand: AsyncParsableCommand {
@@ -15,31 +16,31 @@ struct ScanCommand: AsyncParsableCommand {
         commandName: "scan",
         abstract: "Scan images, videos and Y4M streams; print one JSON line per image or frame.",
         discussion: """
-        Inputs: PNG, JPEG, GIF, HEIC/AVIF, PGM/PPM/PBM and anything OpenCV's imgcodecs reads; Y4M files; \
-        '-' (stdin: a Y4M stream, streamed frame by frame, or one image, told apart by their first bytes); \
-        video files (mp4, mkv, avi, …); or a V4L2 camera with --device (see docs/capture.md). A failing input \
-        gets one error line on stderr and the others are still scanned. --files-from takes one name per line \
-        (a line that begins with '#' is a comment: write ./#NAME for such a file) or, with -0/--null, \
-        NUL-separated names taken exactly (no comments; as find -print0 writes them). A name that begins \
-        with '-' is read as an option: put '--' before the inputs or write ./-NAME. --raw prints each code's \
-        value alone on a line (faces are not printed; a binary payload is skipped with one note per input, or \
-        printed as its exact bytes with --raw-bytes; a value holding a newline is printed as is). At the end \
-        a summary line goes to stderr (inputs, frames, objects, time; -q drops it); on a terminal, inputs \
-        longer than a few seconds get a progress line.
+            Inputs: PNG, JPEG, GIF, HEIC/AVIF, PGM/PPM/PBM and anything OpenCV's imgcodecs reads; Y4M files; \
+            '-' (stdin: a Y4M stream, streamed frame by frame, or one image, told apart by their first bytes); \
+            video files (mp4, mkv, avi, …); or a V4L2 camera with --device (see docs/capture.md). A failing input \
+            gets one error line on stderr and the others are still scanned. --files-from takes one name per line \
+            (a line that begins with '#' is a comment: write ./#NAME for such a file) or, with -0/--null, \
+            NUL-separated names taken exactly (no comments; as find -print0 writes them). A name that begins \
+            with '-' is read as an option: put '--' before the inputs or write ./-NAME. --raw prints each code's \
+            value alone on a line (faces are not printed; a binary payload is skipped with one note per input, or \
+            printed as its exact bytes with --raw-bytes; a value holding a newline is printed as is). At the end \
+            a summary line goes to stderr (inputs, frames, objects, time; -q drops it); on a terminal, inputs \
+            longer than a few seconds get a progress line.
 
-        EXIT STATUS (when several apply: \(ExitStatus.scanPrecedence)):
-        \(ExitStatus.scanHelp)
+            EXIT STATUS (when several apply: \(ExitStatus.scanPrecedence)):
+            \(ExitStatus.scanHelp)
 
-        EXAMPLES:
-          scand scan photo.jpg                        # one JSON line per image
-          scand scan --raw --types qrcode *.png       # values only (zbar's type names work)
-          scand scan --types all clip.mp4 | jq -c '.objects[]'
-          scand scan --device /dev/video0 --types qr --oneshot --raw
-          scand scan --files-from list.txt -q || echo "exit $? (4: no code found)"
-          scand scan --jobs 2 photos/*.jpg > codes.jsonl   # two photos at a time, lines in order
-          find photos -name '*.png' -print0 | scand scan --files-from - -0 --jobs 0
-          curl -s https://example.com/qr.png | scand scan --raw -   # an image on stdin
-        """)
+            EXAMPLES:
+              scand scan photo.jpg                        # one JSON line per image
+              scand scan --raw --types qrcode *.png       # values only (zbar's type names work)
+              scand scan --types all clip.mp4 | jq -c '.objects[]'
+              scand scan --device /dev/video0 --types qr --oneshot --raw
+              scand scan --files-from list.txt -q || echo "exit $? (4: no code found)"
+              scand scan --jobs 2 photos/*.jpg > codes.jsonl   # two photos at a time, lines in order
+              find photos -name '*.png' -print0 | scand scan --files-from - -0 --jobs 0
+              curl -s https://example.com/qr.png | scand scan --raw -   # an image on stdin
+            """)
 
     @Argument(help: ArgumentHelp("Files to scan; '-' reads stdin (a Y4M stream or an image).", valueName: "input"))
     var inputs: [String] = []
@@ -59,19 +60,31 @@ struct ScanCommand: AsyncParsableCommand {
     func validate() throws {
         let hasFiles = !inputs.isEmpty || sources.filesFrom != nil
         if sources.device != nil && hasFiles { throw ValidationError("give --device or input files, not both") }
-        if sources.device == nil && !cameraControls.isEmpty { throw ValidationError("camera controls (--control, --*-mode, --exposure-*) need --device") }
+        if sources.device == nil && !cameraControls.isEmpty {
+            throw ValidationError("camera controls (--control, --*-mode, --exposure-*) need --device")
+        }
         if sources.device == nil && !hasFiles {
             throw ValidationError("no inputs: give image, video or Y4M files, '-' for stdin, or --device")
         }
         if sources.device == nil && (capture.anyGiven || sources.duration != nil) {
             throw ValidationError("--preset, --size, --fps, --stall-timeout and --duration need --device")
         }
-        if !(0...64).contains(sources.jobs) { throw ValidationError("--jobs must be 0 (all cores) or 1...64, got \(sources.jobs)") }
-        if sources.null && sources.filesFrom == nil { throw ValidationError("-0/--null reads the --files-from list as NUL-separated names: give --files-from") }
-        if annotation.overwrite && annotation.annotate == nil { throw ValidationError("--overwrite is for --annotate DIR") }
+        if !(0...64).contains(sources.jobs) {
+            throw ValidationError("--jobs must be 0 (all cores) or 1...64, got \(sources.jobs)")
+        }
+        if sources.null && sources.filesFrom == nil {
+            throw ValidationError("-0/--null reads the --files-from list as NUL-separated names: give --files-from")
+        }
+        if annotation.overwrite && annotation.annotate == nil {
+            throw ValidationError("--overwrite is for --annotate DIR")
+        }
         if sources.jobs != 1 {
-            if sources.device != nil { throw ValidationError("--jobs scans several input files at once; not with --device") }
-            if script.oneshot { throw ValidationError("--oneshot stops at the first object in input order; not with --jobs") }
+            if sources.device != nil {
+                throw ValidationError("--jobs scans several input files at once; not with --device")
+            }
+            if script.oneshot {
+                throw ValidationError("--oneshot stops at the first object in input order; not with --jobs")
+            }
             if annotation.annotate != nil { throw ValidationError("--annotate is not available with --jobs") }
         }
         _ = try outputConfiguration()
@@ -104,11 +117,17 @@ struct ScanCommand: AsyncParsableCommand {
             throw ExitCode(ExitStatus.failure)
         }
         if let device = sources.device {
-            if annotation.annotate != nil { throw ValidationError("--annotate writes files' frames; with --device use 'scand run --http' and /snapshot.jpg?annotate=1") }
+            if annotation.annotate != nil {
+                throw ValidationError(
+                    "--annotate writes files' frames; with --device use 'scand run --http' and /snapshot.jpg?annotate=1"
+                )
+            }
             var live = try capture.captureConfiguration(device: device)
             live.controls = try cameraControls.configuration(rectOfInterest: configuration.rectOfInterest)
-            switch try await LiveScan.run(configuration: live, frames: sources.frames, duration: sources.duration, output: output,
-                                          logger: logger, mode: script.mode, oneshot: script.oneshot, quiet: notes.quiet) {
+            switch try await LiveScan.run(
+                configuration: live, frames: sources.frames, duration: sources.duration, output: output,
+                logger: logger, mode: script.mode, oneshot: script.oneshot, quiet: notes.quiet)
+            {
             case .finished: return
             case .invalidArgument(let message): throw ValidationError(message)
             case .failed(let message):
@@ -130,12 +149,15 @@ struct ScanCommand: AsyncParsableCommand {
         if let directory = annotation.annotate {
             let writer: AnnotationWriter
             do {
-                writer = try AnnotationWriter(directory: directory, frames: annotation.annotateFrames, overwrite: annotation.overwrite)
+                writer = try AnnotationWriter(
+                    directory: directory, frames: annotation.annotateFrames, overwrite: annotation.overwrite)
             } catch {
                 logger.critical("\(error)")
                 throw ExitCode(ExitStatus.failure)
             }
-            scanner.frameObserver = { frame, event, source throws(FrameObserverError) in try writer.write(frame, event, source) }
+            scanner.frameObserver = { frame, event, source throws(FrameObserverError) in
+                try writer.write(frame, event, source)
+            }
         }
         let progress = ProgressLine()
         let jobs = sources.jobs == 0 ? ScanSourceOptions.onlineCores() : sources.jobs
@@ -188,7 +210,11 @@ struct ScanCommand: AsyncParsableCommand {
             return ExitStatus.nothingFound
         }
         if script.mode != .json && summary.printedValues == 0 {
-            if !notes.quiet { logger.warning("--raw printed no value (\(summary.skippedBinary) binary payloads skipped; --raw-bytes prints them)") }
+            if !notes.quiet {
+                logger.warning(
+                    "--raw printed no value (\(summary.skippedBinary) binary payloads skipped; --raw-bytes prints them)"
+                )
+            }
             return ExitStatus.nothingFound
         }
         return ExitStatus.success
@@ -218,10 +244,16 @@ func exitOnWriteError(_ sink: FileDescriptorSink, logger: Logger) throws {
 
 /// `--raw`, `--raw-bytes` and `--oneshot`, shared by `scan` and `run`.
 struct ScriptOutputOptions: ParsableArguments {
-    @Flag(name: .long, help: "Print values only, one per line, no JSON (as zbarimg --raw). Faces are not printed; a binary payload is skipped with a note on stderr.")
+    @Flag(
+        name: .long,
+        help:
+            "Print values only, one per line, no JSON (as zbarimg --raw). Faces are not printed; a binary payload is skipped with a note on stderr."
+    )
     var raw = false
 
-    @Flag(name: .long, help: "With --raw (implied): print each code's exact payload bytes, then a newline, binary payloads included.")
+    @Flag(
+        name: .long,
+        help: "With --raw (implied): print each code's exact payload bytes, then a newline, binary payloads included.")
     var rawBytes = false
 
     @Flag(name: .long, help: "Exit 0 after the first object of --types (with --raw: the first value printed).")
@@ -230,22 +262,35 @@ struct ScriptOutputOptions: ParsableArguments {
     var mode: ScanOutputMode { (raw || rawBytes) ? .raw(bytes: rawBytes) : .json }
 }
 
-
 /// `scand scan`'s sources besides the input files: a list of paths, a camera, and their limits.
 struct ScanSourceOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("Read input paths from FILE ('-': stdin), one per line (LF or CRLF; empty lines and lines that begin with '#' are skipped: write ./#NAME for such a file), or NUL-separated with -0.", valueName: "file"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Read input paths from FILE ('-': stdin), one per line (LF or CRLF; empty lines and lines that begin with '#' are skipped: write ./#NAME for such a file), or NUL-separated with -0.",
+            valueName: "file"))
     var filesFrom: String?
 
-    @Flag(name: [.customShort("0"), .customLong("null")], help: "The --files-from list is NUL-separated (find -print0, xargs -0): names taken exactly, no comments.")
+    @Flag(
+        name: [.customShort("0"), .customLong("null")],
+        help: "The --files-from list is NUL-separated (find -print0, xargs -0): names taken exactly, no comments.")
     var null = false
 
-    @Option(name: .long, help: ArgumentHelp("Capture from this V4L2 device instead of files: a node (/dev/video0) or a /dev/v4l/by-id name. See 'scand devices'.", valueName: "path-or-id"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Capture from this V4L2 device instead of files: a node (/dev/video0) or a /dev/v4l/by-id name. See 'scand devices'.",
+            valueName: "path-or-id"))
     var device: String?
 
     @Option(name: .long, help: ArgumentHelp("Stop after N frames (for files: per input).", valueName: "N"))
     var frames: Int?
 
-    @Option(name: .long, help: ArgumentHelp("Scan up to N input files at once, each with its own detectors (default 1; 0: one per online CPU core). Lines still come out in input order; memory grows with N. Not with --oneshot, --annotate or --device.", valueName: "N"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Scan up to N input files at once, each with its own detectors (default 1; 0: one per online CPU core). Lines still come out in input order; memory grows with N. Not with --oneshot, --annotate or --device.",
+            valueName: "N"))
     var jobs: Int = 1
 
     /// The online CPU cores (`--jobs 0`), 1...64.
@@ -264,6 +309,10 @@ struct ScanSourceOptions: ParsableArguments {
 
 /// `-q`, as zbarimg has it.
 struct QuietOption: ParsableArguments {
-    @Flag(name: .shortAndLong, help: "Quiet, as zbarimg -q: no notes on stderr that are not errors (skipped binary payloads, inputs with no object, the summary). Errors naming failed inputs are still printed.")
+    @Flag(
+        name: .shortAndLong,
+        help:
+            "Quiet, as zbarimg -q: no notes on stderr that are not errors (skipped binary payloads, inputs with no object, the summary). Errors naming failed inputs are still printed."
+    )
     var quiet = false
 }

@@ -1,7 +1,7 @@
 import ArgumentParser
-import ScanKit
-import ScanDetection
 import ScanDaemon
+import ScanDetection
+import ScanKit
 
 struct Scand: AsyncParsableCommand {
     static let version = "0.1.0"
@@ -10,6 +10,9 @@ struct Scand: AsyncParsableCommand {
         abstract: "Machine-readable code and face scanner: images, video, Y4M and V4L2 cameras to JSON lines.",
         discussion: "stdout carries only JSON lines (one event per line); logs go to stderr.",
         version: "\(version) (\(LibraryVersions.summary))",
-        subcommands: [ScanCommand.self, TypesCommand.self, DevicesCommand.self, RunCommand.self, WatchCommand.self, BenchCommand.self],
+        subcommands: [
+            ScanCommand.self, TypesCommand.self, DevicesCommand.self, RunCommand.self, WatchCommand.self,
+            BenchCommand.self,
+        ],
         defaultSubcommand: nil)
 }

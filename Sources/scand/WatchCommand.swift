@@ -1,11 +1,12 @@
 import ArgumentParser
 import FoundationEssentials
 import ScanCore
-import ScanKit
 import ScanDaemon
+import ScanKit
 import ScanRun
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `scand watch`: a client of a running `scand run`'s socket, in the spirit of gpsd's gpspipe.
@@ -14,31 +15,31 @@ struct WatchCommand: ParsableCommand {
         commandName: "watch",
         abstract: "Print the events of a running 'scand run' from its Unix socket (like gpspipe).",
         discussion: """
-        Prints the events as JSON lines (not the hello banner nor the subscribed reply; what is in view when \
-        connecting comes first, as appeared events marked "snapshot":true), or with --raw the value of each \
-        code that appears, one per line. --types and --events are sent as a subscribe command and also \
-        applied here.
+            Prints the events as JSON lines (not the hello banner nor the subscribed reply; what is in view when \
+            connecting comes first, as appeared events marked "snapshot":true), or with --raw the value of each \
+            code that appears, one per line. --types and --events are sent as a subscribe command and also \
+            applied here.
 
-        "Next" (-n 1): the first event printed after connecting. Without --new-only that is the connect \
-        snapshot when something is in view, so a code already held up is printed at once (and again on every \
-        run while it stays in view). With --new-only the snapshot is skipped: only objects that come into view \
-        after connecting are printed (appeared events without "snapshot"), so a code that stays in view across \
-        the connection is never printed, while one that leaves (its lost event) and comes back is. --new-only \
-        prints appeared, lost (of those new objects only), device and overflow events, never metadata (each \
-        metadata event lists everything in view). --match REGEX keeps only objects whose value matches: a \
-        partial match (a search, as grep does: anchor it with ^ and $ for a full match); an object with no \
-        text value (a face, a binary payload) never matches, and device events are not filtered.
+            "Next" (-n 1): the first event printed after connecting. Without --new-only that is the connect \
+            snapshot when something is in view, so a code already held up is printed at once (and again on every \
+            run while it stays in view). With --new-only the snapshot is skipped: only objects that come into view \
+            after connecting are printed (appeared events without "snapshot"), so a code that stays in view across \
+            the connection is never printed, while one that leaves (its lost event) and comes back is. --new-only \
+            prints appeared, lost (of those new objects only), device and overflow events, never metadata (each \
+            metadata event lists everything in view). --match REGEX keeps only objects whose value matches: a \
+            partial match (a search, as grep does: anchor it with ^ and $ for a full match); an object with no \
+            text value (a face, a binary payload) never matches, and device events are not filtered.
 
-        Exit status: 0 at least one event was printed, 1 none (the -x/--timeout time ran out, with a message \
-        on stderr, or the daemon closed the connection), 2 cannot connect (the message names the path), 64 \
-        usage error.
+            Exit status: 0 at least one event was printed, 1 none (the -x/--timeout time ran out, with a message \
+            on stderr, or the daemon closed the connection), 2 cannot connect (the message names the path), 64 \
+            usage error.
 
-        EXAMPLES:
-          scand watch -n 1 --new-only --types qr --raw   # the next QR held up after connecting
-          scand watch -n 1 --new-only --types qr --raw --timeout 30 || echo "no code in 30 s"
-          scand watch --new-only --match '^TICKET-[0-9]+$' --raw   # ticket codes only, full match
-          scand watch -x 10 | jq -c 'select(.event=="lost")'
-        """)
+            EXAMPLES:
+              scand watch -n 1 --new-only --types qr --raw   # the next QR held up after connecting
+              scand watch -n 1 --new-only --types qr --raw --timeout 30 || echo "no code in 30 s"
+              scand watch --new-only --match '^TICKET-[0-9]+$' --raw   # ticket codes only, full match
+              scand watch -x 10 | jq -c 'select(.event=="lost")'
+            """)
 
     @Option(name: .long, help: ArgumentHelp("The daemon's socket.", valueName: "path"))
     var socket: String = "/run/scand/scand.sock"
@@ -46,32 +47,56 @@ struct WatchCommand: ParsableCommand {
     @Option(name: .customShort("n"), help: ArgumentHelp("Exit after printing this many events.", valueName: "count"))
     var count: Int?
 
-    @Option(name: [.customShort("x"), .customLong("timeout")],
-            help: ArgumentHelp("Exit after this many seconds (status 1, with a message on stderr, when nothing was printed by then).", valueName: "seconds"))
+    @Option(
+        name: [.customShort("x"), .customLong("timeout")],
+        help: ArgumentHelp(
+            "Exit after this many seconds (status 1, with a message on stderr, when nothing was printed by then).",
+            valueName: "seconds"))
     var seconds: Double?
 
-    @Flag(name: .long, help: "Skip what is in view when connecting (the snapshot): print only objects that come into view afterwards (appeared, their lost, device and overflow events; no metadata).")
+    @Flag(
+        name: .long,
+        help:
+            "Skip what is in view when connecting (the snapshot): print only objects that come into view afterwards (appeared, their lost, device and overflow events; no metadata)."
+    )
     var newOnly = false
 
-    @Option(name: .long, help: ArgumentHelp("Print only objects whose text value matches this regular expression (a partial match, as grep: use ^ and $ for a full one); objects with no text value never match.", valueName: "regex"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Print only objects whose text value matches this regular expression (a partial match, as grep: use ^ and $ for a full one); objects with no text value never match.",
+            valueName: "regex"))
     var match: String?
 
-    @Option(name: .long, help: ArgumentHelp("Comma-separated types to print (device events always pass), or 'all'/'codes'.", valueName: "types"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Comma-separated types to print (device events always pass), or 'all'/'codes'.", valueName: "types"))
     var types: String?
 
-    @Option(name: .long, help: ArgumentHelp("Comma-separated events to print: metadata, appeared, lost, device.", valueName: "events"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Comma-separated events to print: metadata, appeared, lost, device.", valueName: "events"))
     var events: String?
 
-    @Flag(name: .long, help: "Print only the value of each code that appears (appeared events; faces and binary payloads are not printed), one per line.")
+    @Flag(
+        name: .long,
+        help:
+            "Print only the value of each code that appears (appeared events; faces and binary payloads are not printed), one per line."
+    )
     var raw = false
 
     func validate() throws {
         if let count, count < 1 { throw ValidationError("-n must be at least 1, got '\(count)'") }
-        if let seconds, !(seconds > 0 && seconds.isFinite) { throw ValidationError("-x must be a positive number of seconds, got '\(seconds)'") }
+        if let seconds, !(seconds > 0 && seconds.isFinite) {
+            throw ValidationError("-x must be a positive number of seconds, got '\(seconds)'")
+        }
         _ = try filter()
         _ = try valueFilter()
-        if newOnly, let events, events.split(separator: ",").contains(where: { $0.filter { $0 != " " } == "metadata" }) {
-            throw ValidationError("--new-only prints no metadata events (each lists everything in view); drop 'metadata' from --events")
+        if newOnly, let events, events.split(separator: ",").contains(where: { $0.filter { $0 != " " } == "metadata" })
+        {
+            throw ValidationError(
+                "--new-only prints no metadata events (each lists everything in view); drop 'metadata' from --events")
         }
     }
 
@@ -89,7 +114,8 @@ struct WatchCommand: ParsableCommand {
         var typeSet: Set<MetadataObjectType>?
         if let types {
             do {
-                typeSet = try MetadataObjectType.parseList(types, available: MetadataOutput.availableMetadataObjectTypes)
+                typeSet = try MetadataObjectType.parseList(
+                    types, available: MetadataOutput.availableMetadataObjectTypes)
             } catch ScanError.invalidArgument(let m) { throw ValidationError(m) }
         }
         var eventSet: Set<String>?
@@ -97,7 +123,8 @@ struct WatchCommand: ParsableCommand {
             let known: Set<String> = ["metadata", "appeared", "lost", "device"]
             let list = events.split(separator: ",").map { String($0.filter { $0 != " " }) }
             for e in list where !known.contains(e) {
-                throw ValidationError("unknown event '\(e)' in --events; events: \(known.sorted().joined(separator: ","))")
+                throw ValidationError(
+                    "unknown event '\(e)' in --events; events: \(known.sorted().joined(separator: ","))")
             }
             eventSet = Set(list)
         }
@@ -105,7 +132,10 @@ struct WatchCommand: ParsableCommand {
     }
 
     private struct Line: Decodable {
-        struct Object: Decodable { var type: String; var value: String? }
+        struct Object: Decodable {
+            var type: String
+            var value: String?
+        }
         var event: String?
         var type: String?
         var value: String?
@@ -126,10 +156,14 @@ struct WatchCommand: ParsableCommand {
         defer { close(fd) }
         if typeSet != nil || eventSet != nil {
             struct Subscribe: Encodable {
-                struct Body: Encodable { var types: [String]?; var events: [String]? }
+                struct Body: Encodable {
+                    var types: [String]?
+                    var events: [String]?
+                }
                 var subscribe: Body
             }
-            let command = Subscribe(subscribe: .init(types: typeSet?.map(\.rawValue).sorted(), events: eventSet?.sorted()))
+            let command = Subscribe(
+                subscribe: .init(types: typeSet?.map(\.rawValue).sorted(), events: eventSet?.sorted()))
             var bytes = [UInt8]((try? JSONEncoder().encode(command)) ?? Data())
             bytes.append(0x0A)
             _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
@@ -149,24 +183,32 @@ struct WatchCommand: ParsableCommand {
             }
             var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             let ready = poll(&p, 1, wait)
-            if ready < 0 { if errno == EINTR { continue }; break }
+            if ready < 0 {
+                if errno == EINTR { continue }
+                break
+            }
             if ready == 0 { continue }
             let n = read(fd, &chunk, chunk.count)
-            if n < 0 { if errno == EINTR || errno == EAGAIN { continue }; break }
-            if n == 0 { break } // the daemon closed the connection (it stopped)
+            if n < 0 {
+                if errno == EINTR || errno == EAGAIN { continue }
+                break
+            }
+            if n == 0 { break }  // the daemon closed the connection (it stopped)
             buffer += chunk[0..<n]
             while let nl = buffer.firstIndex(of: 0x0A) {
                 let lineBytes = Array(buffer[...nl])
                 buffer.removeSubrange(...nl)
                 guard let text = printable(lineBytes, selection: &selection) else { continue }
-                if !out.write(text) { break reading } // stdout's reader went away
+                if !out.write(text) { break reading }  // stdout's reader went away
                 printed += 1
                 if let count, printed >= count { break reading }
             }
         }
         if printed == 0 {
             if let seconds, let deadline, monotonicSeconds() >= deadline {
-                writeStderr("scand watch: nothing printed within \(seconds == seconds.rounded() && seconds < 1e15 ? String(Int(seconds)) : String(seconds)) s (-x/--timeout)\n")
+                writeStderr(
+                    "scand watch: nothing printed within \(seconds == seconds.rounded() && seconds < 1e15 ? String(Int(seconds)) : String(seconds)) s (-x/--timeout)\n"
+                )
             }
             throw ExitCode(1)
         }
@@ -191,8 +233,11 @@ struct WatchCommand: ParsableCommand {
 
     /// What to print for one line from the daemon (nil: nothing).
     private func printable(_ line: [UInt8], selection: inout Selection) -> [UInt8]? {
-        let types = selection.types, events = selection.events
-        guard let parsed = try? JSONDecoder().decode(Line.self, from: Data(line)), let event = parsed.event else { return nil }
+        let types = selection.types
+        let events = selection.events
+        guard let parsed = try? JSONDecoder().decode(Line.self, from: Data(line)), let event = parsed.event else {
+            return nil
+        }
         switch event {
         case "hello", "subscribed", "polled", "devices": return nil
         case "error":
@@ -209,7 +254,10 @@ struct WatchCommand: ParsableCommand {
         }
         if selection.newOnly {
             if event == "metadata" { return nil }
-            if event == "appeared" && parsed.snapshot == true { selection.snapshotKeys.insert(parsed.key); return nil }
+            if event == "appeared" && parsed.snapshot == true {
+                selection.snapshotKeys.insert(parsed.key)
+                return nil
+            }
             if event == "lost" && selection.snapshotKeys.remove(parsed.key) != nil { return nil }
         }
         if selection.match != nil, event != "device", event != "overflow" {
@@ -220,7 +268,9 @@ struct WatchCommand: ParsableCommand {
             }
         }
         guard raw else { return line }
-        guard event == "appeared", let type = parsed.type.flatMap(MetadataObjectType.init(rawValue:)) else { return nil }
+        guard event == "appeared", let type = parsed.type.flatMap(MetadataObjectType.init(rawValue:)) else {
+            return nil
+        }
         let payload = parsed.bytes.flatMap { Data(base64Encoded: $0) }.map { [UInt8]($0) }
         return RawValue.line(type: type, value: parsed.value, payload: payload, rawBytes: false).line
     }
@@ -242,7 +292,9 @@ struct WatchCommand: ParsableCommand {
         let fd = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw fail(String(cString: strerror(errno))) }
         let rc = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
         }
         if rc != 0 {
             let e = errno
@@ -259,10 +311,12 @@ private struct FileDescriptorOutput {
         var offset = 0
         while offset < bytes.count {
             let n = bytes[offset...].withUnsafeBytes { Glibc.write(1, $0.baseAddress, $0.count) }
-            if n < 0 { if errno == EINTR { continue }; return false }
+            if n < 0 {
+                if errno == EINTR { continue }
+                return false
+            }
             offset += n
         }
         return true
     }
 }
-

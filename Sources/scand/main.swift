@@ -1,8 +1,9 @@
 import ArgumentParser
 import ScanKit
 import ScanRun
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 let isDaemon = CommandLine.arguments.dropFirst().first == "run"
