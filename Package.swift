@@ -151,7 +151,7 @@ let package = Package(
             dependencies: ["ScanKit", "ScanCore", "ScanCapture", "ScanDetection", "ScanOutput"],
             swiftSettings: strict),
         // The HTTP server inside the daemon (issue 17): live page, MJPEG, snapshots, /state, /metrics,
-        // WebSocket /events; and the overlay drawing shared with `scan --annotate`.
+        // WebSocket /events (its snapshots draw with ScanOutput's Annotator, as `scan --annotate` does).
         .target(
             name: "ScanHTTP",
             dependencies: ["ScanCore", "ScanCapture", "ScanOutput", "ScanKit",
@@ -166,7 +166,7 @@ let package = Package(
             swiftSettings: strict),
         .executableTarget(
             name: "scand",
-            dependencies: ["ScanRun", "ScanDaemon", "ScanBenchmark", "ScanKit", "ScanCapture", "ScanDetection", "ScanHTTP", "ScanMQTT",
+            dependencies: ["ScanRun", "ScanDaemon", "ScanBenchmark", "ScanKit", "ScanCapture", "ScanDetection", "ScanOutput", "ScanMQTT",
                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                            .product(name: "ArgumentParser", package: "swift-argument-parser"),
                            .product(name: "Logging", package: "swift-log")],

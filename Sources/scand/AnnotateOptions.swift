@@ -2,8 +2,8 @@ import ArgumentParser
 import Foundation
 import ScanCapture
 import ScanCore
-import ScanHTTP
 import ScanKit
+import ScanOutput
 
 /// `scand scan --annotate DIR`: each input written again with its detections drawn, as `zbarimg -d` shows
 /// them (issue 17).
