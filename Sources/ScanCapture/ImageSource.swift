@@ -129,96 +129,142 @@ enum PNM {
     /// Checks the header's size against `limits` and that the file holds the pixel data it declares, then
     /// allocates the plane. ASCII variants need at least one byte per bit (P1) or two per sample (P2/P3).
     static func decode(_ b: [UInt8], name: String, limits: DecoderLimits = DecoderLimits()) throws -> LumaPlane {
-        var i = 2
+        var cursor = Cursor(bytes: b, name: name, index: 2)
+        let kind = b[1] - UInt8(ascii: "0")
+        let w = try cursor.number()
+        let h = try cursor.number()
+        let maxval = (kind == 1 || kind == 4) ? 1 : try cursor.number()
+        guard w > 0, h > 0, maxval > 0, maxval < 65536 else { throw cursor.fail("invalid size or maxval") }
+        try limits.check(width: w, height: h, input: name)
+        cursor.index += 1  // single whitespace after header
+        let header = Header(kind: kind, width: w, height: h, maxval: maxval)
+        try header.checkLength(available: b.count - min(cursor.index, b.count), cursor)
+        var out = [UInt8](repeating: 0, count: w * h)
+        switch kind {
+        case 4: try header.bitmap(into: &out, cursor)
+        case 5, 6: try header.binary(into: &out, cursor)
+        default:  // ASCII 1, 2, 3
+            cursor.index -= 1
+            try header.ascii(into: &out, &cursor)
+        }
+        return LumaPlane(width: w, height: h, bytes: out)
+    }
+
+    /// A position in a Netpbm file's bytes, for reading its header's numbers and its ASCII samples.
+    private struct Cursor {
+        let bytes: [UInt8]
+        let name: String
+        var index: Int
+
+        /// The error for this file: `why` it is not a Netpbm picture scand can read.
         func fail(_ why: String) -> ScanError { .undecodableInput(input: name, reason: "PNM: \(why)") }
-        func skipSpaceAndComments() {
-            while i < b.count {
-                if b[i] == UInt8(ascii: "#") {
-                    while i < b.count, b[i] != 0x0A { i += 1 }
-                } else if b[i] == 0x20 || b[i] == 0x0A || b[i] == 0x0D || b[i] == 0x09 {
-                    i += 1
+
+        mutating func skipSpaceAndComments() {
+            while index < bytes.count {
+                if bytes[index] == UInt8(ascii: "#") {
+                    while index < bytes.count, bytes[index] != 0x0A { index += 1 }
+                } else if bytes[index] == 0x20 || bytes[index] == 0x0A || bytes[index] == 0x0D || bytes[index] == 0x09 {
+                    index += 1
                 } else {
                     break
                 }
             }
         }
-        func number() throws -> Int {
+
+        /// The next decimal number after white space and comments (at most 2^24).
+        mutating func number() throws -> Int {
             skipSpaceAndComments()
             var v = 0
             var digits = 0
-            while i < b.count, b[i] >= 0x30, b[i] <= 0x39 {
-                v = v * 10 + Int(b[i] - 0x30)
-                i += 1
+            while index < bytes.count, bytes[index] >= 0x30, bytes[index] <= 0x39 {
+                v = v * 10 + Int(bytes[index] - 0x30)
+                index += 1
                 digits += 1
                 if v > 1 << 24 { throw fail("number too large") }
             }
-            if digits == 0 { throw fail(i >= b.count ? "truncated header" : "malformed header") }
+            if digits == 0 { throw fail(index >= bytes.count ? "truncated header" : "malformed header") }
             return v
         }
-        let kind = b[1] - UInt8(ascii: "0")
-        let w = try number()
-        let h = try number()
-        let maxval = (kind == 1 || kind == 4) ? 1 : try number()
-        guard w > 0, h > 0, maxval > 0, maxval < 65536 else { throw fail("invalid size or maxval") }
-        try limits.check(width: w, height: h, input: name)
-        i += 1  // single whitespace after header
-        let channels = (kind == 3 || kind == 6) ? 3 : 1
-        let available = b.count - min(i, b.count)
-        let needed: Int
-        switch kind {
-        case 4: needed = (w + 7) / 8 * h
-        case 5, 6: needed = w * h * channels * (maxval > 255 ? 2 : 1)
-        case 1: needed = w * h  // one digit a pixel, whitespace optional
-        default: needed = w * h * channels * 2 - 1  // a digit a sample, whitespace between them
+    }
+
+    /// What the header declares: the variant (`kind`, 1–6 as in P1–P6), the size in pixels and the largest sample.
+    private struct Header {
+        let kind: UInt8
+        let width: Int
+        let height: Int
+        let maxval: Int
+        var channels: Int { (kind == 3 || kind == 6) ? 3 : 1 }
+        var scale: Double { 255.0 / Double(maxval) }
+
+        /// Throws when fewer than the bytes the pixels need are `available` after the header.
+        func checkLength(available: Int, _ cursor: Cursor) throws {
+            let w = width
+            let h = height
+            let needed: Int
+            switch kind {
+            case 4: needed = (w + 7) / 8 * h
+            case 5, 6: needed = w * h * channels * (maxval > 255 ? 2 : 1)
+            case 1: needed = w * h  // one digit a pixel, whitespace optional
+            default: needed = w * h * channels * 2 - 1  // a digit a sample, whitespace between them
+            }
+            guard available >= needed else {
+                throw cursor.fail(
+                    "truncated pixel data (\(w)x\(h) needs \(kind == 1 || kind == 2 || kind == 3 ? "at least " : "")\(needed) bytes, the file has \(available))"
+                )
+            }
         }
-        guard available >= needed else {
-            throw fail(
-                "truncated pixel data (\(w)x\(h) needs \(kind == 1 || kind == 2 || kind == 3 ? "at least " : "")\(needed) bytes, the file has \(available))"
-            )
-        }
-        var out = [UInt8](repeating: 0, count: w * h)
-        let scale = 255.0 / Double(maxval)
-        func lumaOf(_ r: Int, _ g: Int, _ bl: Int) -> UInt8 {
+
+        /// BT.601 luma of an RGB sample triple, scaled from `maxval` to 0–255.
+        func luma(_ r: Int, _ g: Int, _ bl: Int) -> UInt8 {
             UInt8(min(255, max(0, (0.299 * Double(r) + 0.587 * Double(g) + 0.114 * Double(bl)) * scale + 0.5)))
         }
-        switch kind {
-        case 4:
-            let rowBytes = (w + 7) / 8
-            guard b.count >= i + rowBytes * h else { throw fail("truncated pixel data") }
-            for y in 0..<h {
-                for x in 0..<w {
+
+        /// P4: packed bits from `cursor`'s position, 1 black.
+        func bitmap(into out: inout [UInt8], _ cursor: Cursor) throws {
+            let b = cursor.bytes
+            let i = cursor.index
+            let rowBytes = (width + 7) / 8
+            guard b.count >= i + rowBytes * height else { throw cursor.fail("truncated pixel data") }
+            for y in 0..<height {
+                for x in 0..<width {
                     let bit = (b[i + y * rowBytes + x / 8] >> (7 - UInt8(x % 8))) & 1
-                    out[y * w + x] = bit == 1 ? 0 : 255
+                    out[y * width + x] = bit == 1 ? 0 : 255
                 }
             }
-        case 5, 6:
+        }
+
+        /// P5 and P6: binary samples (one or two bytes each, big-endian) from `cursor`'s position.
+        func binary(into out: inout [UInt8], _ cursor: Cursor) throws {
+            let b = cursor.bytes
+            let i = cursor.index
             let bps = maxval > 255 ? 2 : 1
-            guard b.count >= i + w * h * channels * bps else { throw fail("truncated pixel data") }
+            guard b.count >= i + width * height * channels * bps else { throw cursor.fail("truncated pixel data") }
             func sample(_ k: Int) -> Int { bps == 1 ? Int(b[i + k]) : Int(b[i + 2 * k]) << 8 | Int(b[i + 2 * k + 1]) }
-            for p in 0..<(w * h) {
+            for p in 0..<(width * height) {
                 out[p] =
                     channels == 1
                     ? UInt8(min(255, Double(sample(p)) * scale + 0.5))
-                    : lumaOf(sample(3 * p), sample(3 * p + 1), sample(3 * p + 2))
+                    : luma(sample(3 * p), sample(3 * p + 1), sample(3 * p + 2))
             }
-        default:  // ASCII 1, 2, 3
-            i -= 1
-            for p in 0..<(w * h) {
+        }
+
+        /// P1, P2 and P3: ASCII samples from `cursor`'s position.
+        func ascii(into out: inout [UInt8], _ cursor: inout Cursor) throws {
+            for p in 0..<(width * height) {
                 if kind == 1 {
-                    skipSpaceAndComments()
-                    guard i < b.count else { throw fail("truncated pixel data") }
-                    out[p] = b[i] == UInt8(ascii: "1") ? 0 : 255
-                    i += 1
+                    cursor.skipSpaceAndComments()
+                    guard cursor.index < cursor.bytes.count else { throw cursor.fail("truncated pixel data") }
+                    out[p] = cursor.bytes[cursor.index] == UInt8(ascii: "1") ? 0 : 255
+                    cursor.index += 1
                     continue
                 }
                 if channels == 1 {
-                    out[p] = UInt8(min(255, Double(try number()) * scale + 0.5))
+                    out[p] = UInt8(min(255, Double(try cursor.number()) * scale + 0.5))
                 } else {
-                    out[p] = lumaOf(try number(), try number(), try number())
+                    out[p] = luma(try cursor.number(), try cursor.number(), try cursor.number())
                 }
             }
         }
-        return LumaPlane(width: w, height: h, bytes: out)
     }
 }
 
