@@ -121,36 +121,7 @@ struct CrossFrameMemory {
         zxing: (Set<MetadataObjectType>) throws -> [MetadataObject]
     ) rethrows -> [MetadataObject] {
         let now = frame
-        reads.removeAll { now - $0.lastFrame > Self.rememberedFrames }
-        for i in reads.indices { reads[i].boxes.removeAll { now - $0.frame >= Self.rememberedFrames } }
-        // Record this frame's reads first, so two readings on one frame count alike.
-        var entries: [Int?] = []
-        for o in objects {
-            guard o.type.isLinear, let payload = o.payload else {
-                entries.append(nil)
-                continue
-            }
-            if let i = reads.firstIndex(where: {
-                $0.type == o.type && $0.payload == payload && BarcodeDetector.sameSymbol($0.bounds, o.bounds)
-            }) {
-                if reads[i].lastFrame != now {
-                    reads[i].frames += 1
-                    reads[i].lastFrame = now
-                }
-                reads[i].add(o.bounds, frame: now)
-                entries.append(i)
-            } else {
-                if reads.count >= capacity {
-                    reads.removeFirst()
-                    entries = entries.map { $0.map { $0 - 1 } }
-                }
-                reads.append(
-                    RecentRead(
-                        type: o.type, payload: payload, bounds: o.bounds, lastFrame: now, frames: 1,
-                        boxes: [(now, o.bounds)], fullBox: o.bounds))
-                entries.append(reads.count - 1)
-            }
-        }
+        let entries = record(objects, frame: now, capacity: capacity)
         var out: [MetadataObject] = []
         for (o, entry) in zip(objects, entries) {
             guard let entry, entry >= 0 else {
@@ -158,21 +129,7 @@ struct CrossFrameMemory {
                 continue
             }
             let mine = reads[entry]
-            let heldBack = reads.contains { r in
-                guard r.payload != mine.payload, Self.sameKind(r.type, mine.type) else { return false }
-                if r.frames >= 2 && mine.frames < 2 && BarcodeDetector.sameSymbol(r.bounds, o.bounds) { return true }
-                // A UPC-E on an EAN-13's place is its left half (the UPC-E check's case on a frame where only
-                // the outer end's lines read): held back while the EAN-13 is remembered.
-                if mine.type == .upce && r.type == .ean13
-                    && BarcodeDetector.touch(r.place.widened(by: Self.extentMargin), o.bounds)
-                {
-                    return true
-                }
-                let count = r.recentFrameCount
-                return count >= 2 && count > mine.recentFrameCount && now - r.lastFrame <= Self.rivalRecency
-                    && r.lastTwoBoxes.contains { BarcodeDetector.touch($0.widened(by: Self.extentMargin), o.bounds) }
-            }
-            if heldBack {
+            if isHeldBack(mine, at: o.bounds, frame: now) {
                 held("conflict with recent frames")
                 continue
             }
@@ -205,5 +162,60 @@ struct CrossFrameMemory {
             out.append(o)
         }
         return out
+    }
+
+    /// Records this frame's 1-D reads (before any is judged, so two readings on one frame count alike) after
+    /// forgetting what is older than ``rememberedFrames``: for each object, the index of its entry in
+    /// ``reads``, or nil when it is not a linear code with a payload. At most `capacity` reads are kept.
+    private mutating func record(_ objects: [MetadataObject], frame now: Int, capacity: Int) -> [Int?] {
+        reads.removeAll { now - $0.lastFrame > Self.rememberedFrames }
+        for i in reads.indices { reads[i].boxes.removeAll { now - $0.frame >= Self.rememberedFrames } }
+        var entries: [Int?] = []
+        for o in objects {
+            guard o.type.isLinear, let payload = o.payload else {
+                entries.append(nil)
+                continue
+            }
+            if let i = reads.firstIndex(where: {
+                $0.type == o.type && $0.payload == payload && BarcodeDetector.sameSymbol($0.bounds, o.bounds)
+            }) {
+                if reads[i].lastFrame != now {
+                    reads[i].frames += 1
+                    reads[i].lastFrame = now
+                }
+                reads[i].add(o.bounds, frame: now)
+                entries.append(i)
+            } else {
+                if reads.count >= capacity {
+                    reads.removeFirst()
+                    entries = entries.map { $0.map { $0 - 1 } }
+                }
+                reads.append(
+                    RecentRead(
+                        type: o.type, payload: payload, bounds: o.bounds, lastFrame: now, frames: 1,
+                        boxes: [(now, o.bounds)], fullBox: o.bounds))
+                entries.append(reads.count - 1)
+            }
+        }
+        return entries
+    }
+
+    /// Whether `mine`, read at `bounds` on stream frame `now`, is held back by another payload of its kind
+    /// (the three rules of ``check(_:frame:engine:capacity:held:zxing:)`` before zxing is asked).
+    private func isHeldBack(_ mine: RecentRead, at bounds: NormalizedRect, frame now: Int) -> Bool {
+        reads.contains { r in
+            guard r.payload != mine.payload, Self.sameKind(r.type, mine.type) else { return false }
+            if r.frames >= 2 && mine.frames < 2 && BarcodeDetector.sameSymbol(r.bounds, bounds) { return true }
+            // A UPC-E on an EAN-13's place is its left half (the UPC-E check's case on a frame where only
+            // the outer end's lines read): held back while the EAN-13 is remembered.
+            if mine.type == .upce && r.type == .ean13
+                && BarcodeDetector.touch(r.place.widened(by: Self.extentMargin), bounds)
+            {
+                return true
+            }
+            let count = r.recentFrameCount
+            return count >= 2 && count > mine.recentFrameCount && now - r.lastFrame <= Self.rivalRecency
+                && r.lastTwoBoxes.contains { BarcodeDetector.touch($0.widened(by: Self.extentMargin), bounds) }
+        }
     }
 }
