@@ -117,10 +117,9 @@ struct CrossFrameMemory {
     /// panning clip at 1.2 px blur: 4 frames against 5), where neither majority nor recency can tell them apart.
     /// zxing is asked only on frames with such a rival.
     mutating func check(
-        _ objects: [MetadataObject], frame: Int, engine: BarcodeEngine, capacity: Int, held: (String) -> Void,
+        _ objects: [MetadataObject], frame now: Int, engine: BarcodeEngine, capacity: Int, held: (String) -> Void,
         zxing: (Set<MetadataObjectType>) throws -> [MetadataObject]
     ) rethrows -> [MetadataObject] {
-        let now = frame
         let entries = record(objects, frame: now, capacity: capacity)
         var out: [MetadataObject] = []
         for (o, entry) in zip(objects, entries) {
