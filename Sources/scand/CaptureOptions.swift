@@ -8,23 +8,16 @@ import ScanKit
 /// The device itself is a source option of each command. Every option is optional: one given on the command
 /// line overrides the config file.
 struct CaptureOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("Session preset (default high).", valueName: "preset"))
+    @Option(name: .setting(.preset), help: .setting(.preset))
     var preset: SessionPreset?
 
-    @Option(name: .long, help: ArgumentHelp("Explicit frame size in pixels (overrides the preset).", valueName: "WxH"))
+    @Option(name: .setting(.size), help: .setting(.size))
     var size: String?
 
-    @Option(
-        name: .long,
-        help: ArgumentHelp(
-            "Frames per second to ask the driver for (S_PARM); the rate it chose is reported.", valueName: "fps"))
+    @Option(name: .setting(.fps), help: .setting(.fps))
     var fps: Double?
 
-    @Option(
-        name: .long,
-        help: ArgumentHelp(
-            "Seconds without a frame before the device counts as stalled (wasInterrupted) and is reopened (default 2).",
-            valueName: "S"))
+    @Option(name: .setting(.stallTimeout), help: .setting(.stallTimeout))
     var stallTimeout: Double?
 
     /// Whether any camera setting was given.

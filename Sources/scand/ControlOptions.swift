@@ -11,61 +11,31 @@ extension TorchMode: ExpressibleByArgument {}
 /// Camera controls for `scan --device` and `run --device` (issue 18): any V4L2 control by name, the
 /// AVFoundation modes, and software exposure metering. See docs/capture.md.
 struct ControlOptions: ParsableArguments {
-    @Option(
-        name: .customLong("control"),
-        help: ArgumentHelp(
-            "Set a V4L2 control, by its v4l2-ctl snake-case name (see 'scand devices'); repeatable. VALUE: a number, true/false, or a menu item's name. Out-of-range values are errors.",
-            valueName: "NAME=VALUE"))
+    @Option(name: .setting(.control), help: .setting(.control))
     var control: [String] = []
 
-    @Option(
-        name: .long,
-        help: ArgumentHelp(
-            "focusMode: \(FocusMode.allCases.map(\.rawValue).joined(separator: ", ")).", valueName: "mode"))
+    @Option(name: .setting(.focusMode), help: .setting(.focusMode))
     var focusMode: FocusMode?
 
-    @Option(
-        name: .long,
-        help: ArgumentHelp(
-            "exposureMode: \(ExposureMode.allCases.map(\.rawValue).joined(separator: ", ")) (custom: with --control exposure_time_absolute=… / gain=…).",
-            valueName: "mode"))
+    @Option(name: .setting(.exposureMode), help: .setting(.exposureMode))
     var exposureMode: ExposureMode?
 
-    @Option(
-        name: .long,
-        help: ArgumentHelp(
-            "whiteBalanceMode: \(WhiteBalanceMode.allCases.map(\.rawValue).joined(separator: ", ")).", valueName: "mode"
-        ))
+    @Option(name: .setting(.whiteBalanceMode), help: .setting(.whiteBalanceMode))
     var whiteBalanceMode: WhiteBalanceMode?
 
-    @Option(
-        name: .long,
-        help: ArgumentHelp(
-            "torchMode: \(TorchMode.allCases.map(\.rawValue).joined(separator: ", ")) (flash_led_mode; auto is never supported by V4L2).",
-            valueName: "mode"))
+    @Option(name: .setting(.torchMode), help: .setting(.torchMode))
     var torchMode: TorchMode?
 
-    @Option(
-        name: .long,
-        help: ArgumentHelp(
-            "Meter exposure in software on a 0.2x0.2 square around this point (normalized device coordinates) by stepping exposure_time_absolute, gain or brightness.",
-            valueName: "x,y"))
+    @Option(name: .setting(.exposurePointOfInterest), help: .setting(.exposurePointOfInterest))
     var exposurePointOfInterest: String?
 
-    @Flag(name: .long, help: "Meter exposure in software on the --rect-of-interest (instead of a point).")
+    @Flag(name: .setting(.exposureOnRectOfInterest), help: .setting(.exposureOnRectOfInterest))
     var exposureOnRectOfInterest = false
 
-    @Option(
-        name: .long,
-        help: ArgumentHelp("Target mean luma of the metered region, 0...1 of full scale (default 0.5).", valueName: "t")
-    )
+    @Option(name: .setting(.exposureTarget), help: .setting(.exposureTarget))
     var exposureTarget: Double?
 
-    @Option(
-        name: .long,
-        help: ArgumentHelp(
-            "The control the exposure loop steps (default: the first writable, active one of exposure_time_absolute, gain, brightness).",
-            valueName: "name"))
+    @Option(name: .setting(.exposureControl), help: .setting(.exposureControl))
     var exposureControl: String?
 
     var isEmpty: Bool {

@@ -10,110 +10,58 @@ import ScanMQTT
 /// file's `"mqtt"` section. The password never comes from argv: `--mqtt-password-file` or
 /// `--mqtt-password-env`.
 struct MQTTOptions: ParsableArguments {
-    @Option(
-        name: .customLong("mqtt"),
-        help: ArgumentHelp(
-            "Publish events to this MQTT broker: mqtt://HOST:PORT (or tcp://HOST:PORT), or mqtts://HOST:PORT for TLS.",
-            valueName: "url"))
+    @Option(name: .setting(.mqtt), help: .setting(.mqtt))
     var url: String?
 
-    @Option(
-        name: .customLong("mqtt-ca"),
-        help: ArgumentHelp(
-            "PEM file of the CA that signed the broker's certificate (mqtts://; default: the system's CAs).",
-            valueName: "file"))
+    @Option(name: .setting(.mqttCa), help: .setting(.mqttCa))
     var ca: String?
 
-    @Option(
-        name: .customLong("mqtt-cert"),
-        help: ArgumentHelp("PEM client certificate (with --mqtt-key).", valueName: "file"))
+    @Option(name: .setting(.mqttCert), help: .setting(.mqttCert))
     var cert: String?
 
-    @Option(name: .customLong("mqtt-key"), help: ArgumentHelp("PEM client key (with --mqtt-cert).", valueName: "file"))
+    @Option(name: .setting(.mqttKey), help: .setting(.mqttKey))
     var key: String?
 
-    @Option(name: .customLong("mqtt-username"), help: ArgumentHelp("MQTT username.", valueName: "name"))
+    @Option(name: .setting(.mqttUsername), help: .setting(.mqttUsername))
     var username: String?
 
-    @Option(
-        name: .customLong("mqtt-password-file"),
-        help: ArgumentHelp("Read the MQTT password from this file (first line).", valueName: "file"))
+    @Option(name: .setting(.mqttPasswordFile), help: .setting(.mqttPasswordFile))
     var passwordFile: String?
 
-    @Option(
-        name: .customLong("mqtt-password-env"),
-        help: ArgumentHelp("Read the MQTT password from this environment variable.", valueName: "name"))
+    @Option(name: .setting(.mqttPasswordEnv), help: .setting(.mqttPasswordEnv))
     var passwordEnv: String?
 
-    @Option(
-        name: .customLong("mqtt-id"),
-        help: ArgumentHelp(
-            "This scand's id in topics and the client id (default: HOSTNAME-DEVICE, the device's /dev/v4l/by-id name or the input's file name).",
-            valueName: "id"))
+    @Option(name: .setting(.mqttId), help: .setting(.mqttId))
     var id: String?
 
-    @Option(
-        name: .customLong("mqtt-topic-prefix"),
-        help: ArgumentHelp(
-            "Topic prefix (default scand/<id>): events on PREFIX/events, retained plain online/offline on PREFIX/availability, JSON status on PREFIX/status, codes and faces on PREFIX/tag and PREFIX/state/… (docs/fleet.md).",
-            valueName: "prefix"))
+    @Option(name: .setting(.mqttTopicPrefix), help: .setting(.mqttTopicPrefix))
     var topicPrefix: String?
 
-    @Option(
-        name: .customLong("mqtt-qos"),
-        help: ArgumentHelp("MQTT QoS for events: 0, 1 (default, at least once) or 2.", valueName: "n"))
+    @Option(name: .setting(.mqttQos), help: .setting(.mqttQos))
     var qos: Int?
 
-    @Flag(
-        name: .customLong("mqtt-kind-topics"), inversion: .prefixedNo,
-        help: "Also publish each event on PREFIX/<event> (appeared, lost, metadata, device).")
+    @Flag(name: .setting(.mqttKindTopics), inversion: .prefixedNo, help: .setting(.mqttKindTopics))
     var kindTopics: Bool?
 
-    @Flag(
-        name: .customLong("mqtt-metadata"), inversion: .prefixedNo,
-        help:
-            "Also publish the per-frame metadata events to the broker (default off: about 30 messages a second per camera; appeared, lost and device events always go)."
-    )
+    @Flag(name: .setting(.mqttMetadata), inversion: .prefixedNo, help: .setting(.mqttMetadata))
     var metadata: Bool?
 
-    @Flag(
-        name: .customLong("mqtt-discovery"), inversion: .prefixedNo,
-        help:
-            "Publish Home Assistant MQTT discovery configs (retained): a tag scanner, a face binary sensor and a last-code sensor (default off; off also removes this scand's earlier configs)."
-    )
+    @Flag(name: .setting(.mqttDiscovery), inversion: .prefixedNo, help: .setting(.mqttDiscovery))
     var discovery: Bool?
 
-    @Option(
-        name: .customLong("mqtt-discovery-prefix"),
-        help: ArgumentHelp("Home Assistant's discovery prefix (default homeassistant).", valueName: "prefix"))
+    @Option(name: .setting(.mqttDiscoveryPrefix), help: .setting(.mqttDiscoveryPrefix))
     var discoveryPrefix: String?
 
-    @Option(
-        name: .customLong("mqtt-queue"),
-        help: ArgumentHelp(
-            "Messages kept for the broker while it is slow or away (default 10000); then the oldest go and an 'overflow' event says how many.",
-            valueName: "n"))
+    @Option(name: .setting(.mqttQueue), help: .setting(.mqttQueue))
     var queue: Int?
 
-    @Option(
-        name: .customLong("mqtt-reconnect-max"),
-        help: ArgumentHelp(
-            "Longest wait between reconnection attempts, in seconds (default 10; waits double from 0.25 s).",
-            valueName: "s"))
+    @Option(name: .setting(.mqttReconnectMax), help: .setting(.mqttReconnectMax))
     var reconnectMax: Double?
 
-    @Option(
-        name: .customLong("mqtt-spool"),
-        help: ArgumentHelp(
-            "Write every message to this directory until the broker acknowledges it; what is left after a stop or a crash is sent first at the next start.",
-            valueName: "dir"))
+    @Option(name: .setting(.mqttSpool), help: .setting(.mqttSpool))
     var spool: String?
 
-    @Option(
-        name: .customLong("mqtt-spool-bytes"),
-        help: ArgumentHelp(
-            "Bytes of spool files kept at most (default 67108864); then the oldest go and an 'overflow' event says how many.",
-            valueName: "n"))
+    @Option(name: .setting(.mqttSpoolBytes), help: .setting(.mqttSpoolBytes))
     var spoolBytes: Int?
 
     /// The client configuration from flags over the config file section, or nil when no broker is given.

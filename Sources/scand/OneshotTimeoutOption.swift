@@ -4,11 +4,7 @@ import ScanRun
 
 /// `run --oneshot --timeout SECONDS`: a kiosk loop that must not wait for ever.
 struct OneshotTimeoutOption: ParsableArguments {
-    @Option(
-        name: .long,
-        help: ArgumentHelp(
-            "With --oneshot: give up after this many seconds without an object (exit \(ExitStatus.nothingFound), a warning on stderr); default: wait for ever.",
-            valueName: "seconds"))
+    @Option(name: .setting(.timeout), help: .setting(.timeout))
     var timeout: Double?
 
     /// - Throws: `ScanError.invalidArgument` for a time that is not positive, or without `--oneshot`.

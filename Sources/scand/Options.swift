@@ -17,18 +17,10 @@ extension VideoOrientation: ExpressibleByArgument {}
 
 /// The barcode types and the rect of interest: which objects to report (shared by `scan` and `run`).
 struct TypeOptions: ParsableArguments {
-    @Option(
-        name: .long,
-        help: ArgumentHelp(
-            "Comma-separated metadata object types to report (metadataObjectTypes), or 'all'/'codes'. zbar's names (qrcode, i25, databar, …) are aliases. See 'scand types'.",
-            valueName: "types"))
+    @Option(name: .setting(.types), help: .setting(.types))
     var types: String?
 
-    @Option(
-        name: .long,
-        help: ArgumentHelp(
-            "Scan only this part of the frame: x,y,w,h in normalized device coordinates (0..1, origin top-left). Results stay relative to the whole frame.",
-            valueName: "x,y,w,h"))
+    @Option(name: .setting(.rectOfInterest), help: .setting(.rectOfInterest))
     var rectOfInterest: String?
 }
 
@@ -36,157 +28,79 @@ struct TypeOptions: ParsableArguments {
 /// given on the command line overrides the config file, one not given leaves the file's value (or the
 /// default) in place.
 struct DetectionOptions: ParsableArguments {
-    @Flag(inversion: .prefixedNo, help: "Retry frames with no code as inverted (light-on-dark) luma (default on).")
+    @Flag(name: .setting(.inverted), inversion: .prefixedNo, help: .setting(.inverted))
     var inverted: Bool?
 
-    @Option(
-        name: .long,
-        help: ArgumentHelp(
-            "zbar scan density on still images: pixels between scan lines (1 = every line). Default: every line on images of up to 2249 lines, every 2nd on 2250-3749 (12 MP photos), every 3rd on 3750-5249 and so on (docs/reader.md); given, it holds on images of any size.",
-            valueName: "n"))
+    @Option(name: .setting(.scanDensity), help: .setting(.scanDensity))
     var scanDensity: Int?
 
-    @Option(
-        name: .long,
-        help: ArgumentHelp(
-            "Barcode engine: zbar, zxing, or both (default; zbar first, zxing-cpp where zbar reads nothing and for Data Matrix, Aztec, PDF417, Micro QR).",
-            valueName: "engine"))
+    @Option(name: .setting(.engine), help: .setting(.engine))
     var engine: BarcodeEngine?
 
-    @Option(
-        name: .long,
-        help: ArgumentHelp(
-            "Reader passes in order, tried only while nothing has decoded: plain,inverted,downscaled,upscaled,thresholded,deskewed,upscaled-thresholded (default all).",
-            valueName: "passes"))
+    @Option(name: .setting(.passes), help: .setting(.passes))
     var passes: String?
 
-    @Flag(
-        inversion: .prefixedNo,
-        help:
-            "Extra passes (downscaled, upscaled, thresholded, deskewed, upscaled-thresholded) after plain and inverted (default on)."
-    )
+    @Flag(name: .setting(.extraPasses), inversion: .prefixedNo, help: .setting(.extraPasses))
     var extraPasses: Bool?
 
-    @Option(
-        name: .long,
-        help: ArgumentHelp("Minimum Codabar length, start/stop characters included (default 6).", valueName: "n"))
+    @Option(name: .setting(.codabarMinLength), help: .setting(.codabarMinLength))
     var codabarMinLength: Int?
 
-    @Option(name: .long, help: ArgumentHelp("Minimum Interleaved 2 of 5 length (default 6).", valueName: "n"))
+    @Option(name: .setting(.i25MinLength), help: .setting(.i25MinLength))
     var i25MinLength: Int?
 
-    @Flag(inversion: .prefixedNo, help: "Require a valid mod-10 check digit on Interleaved 2 of 5 (default off).")
+    @Flag(name: .setting(.i25Checksum), inversion: .prefixedNo, help: .setting(.i25Checksum))
     var i25Checksum: Bool?
 
-    @Option(
-        name: .long,
-        help: ArgumentHelp(
-            "Drop 1-D codes read on fewer scan lines than this (0 keeps all; default 2).", valueName: "n"))
+    @Option(name: .setting(.minLinearQuality), help: .setting(.minLinearQuality))
     var minLinearQuality: Int?
 
-    @Option(
-        name: .long,
-        help: ArgumentHelp(
-            "zbar uncertainty for 1-D codes (extra agreeing decodes required); default: zbar's own.", valueName: "n"))
+    @Option(name: .setting(.zbarUncertainty), help: .setting(.zbarUncertainty))
     var zbarUncertainty: Int?
 
-    @Flag(
-        name: .customLong("confirm-1d"), inversion: .prefixedNo,
-        help:
-            "On video and streams, report a 1-D code only after it was read in two frames (within 3 frames; default off)."
-    )
+    @Flag(name: .setting(.confirm1D), inversion: .prefixedNo, help: .setting(.confirm1D))
     var confirm1D: Bool?
 
-    @Option(
-        name: .long,
-        help: ArgumentHelp(
-            "Directory holding the model (cascade) files (default: found next to the binary, or <prefix>/share/scand/Models).",
-            valueName: "dir"))
+    @Option(name: .setting(.models), help: .setting(.models))
     var models: String?
 
-    @Option(
-        name: .long,
-        help: ArgumentHelp(
-            "On video, Y4M and cameras: further reading steps (one pass with one engine) per frame after the plain zbar pass finds nothing; they rotate across frames (default 1).",
-            valueName: "n"))
+    @Option(name: .setting(.streamSteps), help: .setting(.streamSteps))
     var streamSteps: Int?
 
-    @Flag(
-        inversion: .prefixedNo,
-        help:
-            "On video, Y4M and cameras, try every pass and engine on every frame (as for still images; slow on frames with no code; default off)."
-    )
+    @Flag(name: .setting(.allPassesOnStreams), inversion: .prefixedNo, help: .setting(.allPassesOnStreams))
     var allPassesOnStreams: Bool?
 
-    @Option(
-        name: .long,
-        help: ArgumentHelp(
-            "zbar scan density on video, Y4M and cameras (pixels between scan lines; --scan-density is for still images; default 2).",
-            valueName: "n"))
+    @Option(name: .setting(.streamScanDensity), help: .setting(.streamScanDensity))
     var streamScanDensity: Int?
 
-    @Option(
-        name: .long,
-        help: ArgumentHelp(
-            "On video, Y4M and cameras: every frame gets a QR look (zxing-cpp, QR only) on the frame scaled down to at most this many lines; zbar finds no QR once its scan lines are 5 or more pixels apart, as they are at 1080p (default 720; 0: off).",
-            valueName: "n"))
+    @Option(name: .setting(.streamQRLines), help: .setting(.streamQRLines))
     var streamQRLines: Int?
 
-    @Flag(inversion: .prefixedNo, help: "Read codes and faces at the same time on two threads (default on).")
+    @Flag(name: .setting(.parallelDetectors), inversion: .prefixedNo, help: .setting(.parallelDetectors))
     var parallelDetectors: Bool?
 
-    @Flag(
-        name: .customLong("code39-full-ascii"), inversion: .prefixedNo,
-        help: "Decode Code 39 as Full ASCII (+A → a, %J → ?, /A → !); default: plain Code 39 (see docs/reader.md).")
+    @Flag(name: .setting(.code39FullASCII), inversion: .prefixedNo, help: .setting(.code39FullASCII))
     var code39FullASCII: Bool?
 
-    @Flag(
-        name: .customLong("code32"), inversion: .prefixedNo,
-        help:
-            "Decode Code 39 symbols that are Code 32 (Italian Pharmacode) as \"A\" + 9 digits; default: off (see docs/reader.md)."
-    )
+    @Flag(name: .setting(.code32), inversion: .prefixedNo, help: .setting(.code32))
     var code32: Bool?
 
-    @Flag(
-        inversion: .prefixedNo,
-        help:
-            "Hold back 1-D reads from transformed passes (inverted, scaled, thresholded) until 3+ scan lines, the other engine or (on streams) a second frame confirms them (default on; see docs/reader.md)."
-    )
+    @Flag(name: .setting(.confirmTransformed), inversion: .prefixedNo, help: .setting(.confirmTransformed))
     var confirmTransformed: Bool?
 
-    @Flag(
-        inversion: .prefixedNo,
-        help:
-            "Small EAN/UPC codes (module under 2.5 px) zbar reads get zxing-cpp's second opinion, which replaces zbar's digits when it differs (default off; see docs/reader.md)."
-    )
+    @Flag(name: .setting(.checkSmallRetail), inversion: .prefixedNo, help: .setting(.checkSmallRetail))
     var checkSmallRetail: Bool?
 
-    @Flag(
-        inversion: .prefixedNo,
-        help:
-            "On still images, report a 1-D code's corners and bounds out to the ends of its bars, followed across the bars from the scan lines that read it, instead of the scan lines' box (default on; streams keep the box; see docs/geometry.md)."
-    )
+    @Flag(name: .setting(.extendLinearBounds), inversion: .prefixedNo, help: .setting(.extendLinearBounds))
     var extendLinearBounds: Bool?
 
-    @Flag(
-        inversion: .prefixedNo,
-        help:
-            "Two different payloads of one 1-D type read on one symbol: zxing-cpp decides, and without its read neither is reported. On video, Y4M and cameras, a payload read where another was read on recent frames waits for a second frame, and while the other is read more often; zxing-cpp on the frame decides where it reads either (default on; see docs/reader.md)."
-    )
+    @Flag(name: .setting(.resolveConflicts), inversion: .prefixedNo, help: .setting(.resolveConflicts))
     var resolveConflicts: Bool?
 
-    @Flag(
-        name: .customLong("upce-quiet-zone"), inversion: .prefixedNo,
-        help:
-            "Drop a UPC-E read that is part of a longer code (bars run on past where it ends, or its box overlaps an EAN-13 read in the same image): the left half of an EAN-13/UPC-A that did not decode (default on; see docs/reader.md)."
-    )
+    @Flag(name: .setting(.upceQuietZone), inversion: .prefixedNo, help: .setting(.upceQuietZone))
     var upceQuietZone: Bool?
 
-    @Flag(
-        inversion: .prefixedNo,
-        help:
-            "Cameras: shed optional work when late (code steps past the frame's deadline, the face-search slice after a late frame; default on)."
-    )
+    @Flag(name: .setting(.loadShedding), inversion: .prefixedNo, help: .setting(.loadShedding))
     var loadShedding: Bool?
 
     /// Sets what was given on the command line (over the defaults or the config file's values).
@@ -279,10 +193,7 @@ func makeOutputConfiguration(
 
 /// Logging options shared by every command.
 struct LoggingOptions: ParsableArguments {
-    @Option(
-        name: .customLong("log-level"),
-        help: ArgumentHelp(
-            "Log level on stderr: trace, debug, info, notice, warning (default), error, critical.", valueName: "level"))
+    @Option(name: .setting(.logLevel), help: .setting(.logLevel))
     var logLevelName: LogLevelName?
 
     /// `--log-level` as swift-log's level; nil when not given.
@@ -306,11 +217,7 @@ func parseRect(_ text: String, name: String) throws -> NormalizedRect {
 
 /// Decoder limits shared by `scan` and `run`.
 struct DecoderLimitOptions: ParsableArguments {
-    @Option(
-        name: .long,
-        help: ArgumentHelp(
-            "Refuse an image, Y4M frame or video frame larger than this many pixels (width × height), before decoding it (default \(DecoderLimits.defaultMaxPixels)).",
-            valueName: "n"))
+    @Option(name: .setting(.maxPixels), help: .setting(.maxPixels))
     var maxPixels: Int?
 
     /// The limits, from the flag, else `fileValue` (config file), else the default.

@@ -7,37 +7,19 @@ import ScanKit
 /// The consumer's preview (`AVCaptureVideoPreviewLayer`), shared by every command that reports objects
 /// (`scan`, and the daemon). With `--view-size`, every object gets `view` geometry in view points.
 struct PreviewOptions: ParsableArguments {
-    @Option(
-        name: .long,
-        help: ArgumentHelp(
-            "Size of the consumer's preview in view points, WxH (e.g. 1080x1920). Adds \"view\" geometry to every object.",
-            valueName: "WxH"))
+    @Option(name: .setting(.viewSize), help: .setting(.viewSize))
     var viewSize: String?
 
-    @Option(
-        name: .long,
-        help: ArgumentHelp(
-            "How the picture fits the view: resize (stretch), resizeAspect (fit, letterbox), resizeAspectFill (fill, crop). Default resizeAspect.",
-            valueName: "gravity"))
+    @Option(name: .setting(.videoGravity), help: .setting(.videoGravity))
     var videoGravity: VideoGravity?
 
-    @Option(
-        name: .long,
-        help: ArgumentHelp(
-            "How the picture is turned for display: landscapeRight (as captured), portrait (90° clockwise), landscapeLeft (180°), portraitUpsideDown (270°). Default landscapeRight.",
-            valueName: "orientation"))
+    @Option(name: .setting(.orientation), help: .setting(.orientation))
     var orientation: VideoOrientation?
 
-    @Flag(
-        inversion: .prefixedNo,
-        help: "The preview is mirrored left-right after rotation (isVideoMirrored), as a selfie view is (default off).")
+    @Flag(name: .setting(.mirrored), inversion: .prefixedNo, help: .setting(.mirrored))
     var mirrored: Bool?
 
-    @Option(
-        name: .long,
-        help: ArgumentHelp(
-            "Scan only the part of the picture shown in this rectangle of the view: x,y,w,h in view points. Needs --view-size; not with --rect-of-interest.",
-            valueName: "x,y,w,h"))
+    @Option(name: .setting(.rectOfInterestView), help: .setting(.rectOfInterestView))
     var rectOfInterestView: String?
 
     /// The preview configuration from the flags, each falling back to `file`'s value; nil without a view size.

@@ -262,39 +262,25 @@ struct RunCommand: AsyncParsableCommand {
 
 /// `run`'s sources: a file or stdin, or a camera, and how a file is replayed.
 struct RunSourceOptions: ParsableArguments {
-    @Option(
-        name: .long,
-        help: ArgumentHelp("Replay this file (Y4M, video, image) or '-' for Y4M on stdin.", valueName: "file"))
+    @Option(name: .setting(.input), help: .setting(.input))
     var input: String?
 
-    @Option(
-        name: .long,
-        help: ArgumentHelp(
-            "Capture from this V4L2 device: a node (/dev/video0) or a /dev/v4l/by-id name. See 'scand devices'.",
-            valueName: "path-or-id"))
+    @Option(name: .setting(.device), help: .setting(.device))
     var device: String?
 
-    @Flag(
-        inversion: .prefixedNo,
-        help: "Replay files at their frame rate (default; --no-pacing: as fast as possible, no frame dropped).")
+    @Flag(name: .setting(.pacing), inversion: .prefixedNo, help: .setting(.pacing))
     var pacing: Bool?
 
-    @Flag(inversion: .prefixedNo, help: "Start the file again when it ends (default off).")
+    @Flag(name: .setting(.loop), inversion: .prefixedNo, help: .setting(.loop))
     var loop: Bool?
 
-    @Flag(
-        inversion: .prefixedNo,
-        help: "Exit when the file or stdin ends (the default for files; --no-exit-at-end is --keep-running).")
+    @Flag(name: .setting(.exitAtEnd), inversion: .prefixedNo, help: .setting(.exitAtEnd))
     var exitAtEnd: Bool?
 
-    @Flag(name: .long, help: "When the file or stdin ends, keep serving socket clients until stopped (SIGTERM/SIGINT).")
+    @Flag(name: .setting(.keepRunning), help: .setting(.keepRunning))
     var keepRunning = false
 
-    @Flag(
-        name: .long,
-        help:
-            "With --device: exit 2 at once when the device is absent (default: report 'waiting' and start when it appears)."
-    )
+    @Flag(name: .setting(.failFast), help: .setting(.failFast))
     var failFast = false
 
     @OptionGroup var limits: DecoderLimitOptions
@@ -302,67 +288,43 @@ struct RunSourceOptions: ParsableArguments {
 
 /// `run`'s outputs: stdout, the Unix socket and their queues.
 struct RunOutputOptions: ParsableArguments {
-    @Flag(inversion: .prefixedNo, help: "Write events to stdout as JSON lines (default off unless --raw/--oneshot).")
+    @Flag(name: .setting(.stdout), inversion: .prefixedNo, help: .setting(.stdout))
     var stdout: Bool?
 
-    @Option(name: .long, help: ArgumentHelp("Serve events on this Unix socket (created 0660).", valueName: "path"))
+    @Option(name: .setting(.socket), help: .setting(.socket))
     var socket: String?
 
-    @Option(name: .long, help: ArgumentHelp("Group owning the socket file (name or number).", valueName: "group"))
+    @Option(name: .setting(.socketGroup), help: .setting(.socketGroup))
     var socketGroup: String?
 
-    @Flag(
-        inversion: .prefixedNo,
-        help: "Publish a metadata event per frame (default; --no-metadata: only appeared/lost/device).")
+    @Flag(name: .setting(.metadata), inversion: .prefixedNo, help: .setting(.metadata))
     var metadata: Bool?
 
-    @Option(
-        name: .long,
-        help: ArgumentHelp(
-            "Events queued per slow socket client before its oldest are dropped (default 1024).", valueName: "n"))
+    @Option(name: .setting(.clientQueue), help: .setting(.clientQueue))
     var clientQueue: Int?
 
-    @Option(
-        name: .long,
-        help: ArgumentHelp(
-            "Disconnect a socket client stuck this many seconds while dropping events (default 10).", valueName: "s"))
+    @Option(name: .setting(.clientStallTimeout), help: .setting(.clientStallTimeout))
     var clientStallTimeout: Double?
 
-    @Option(
-        name: .long,
-        help: ArgumentHelp(
-            "Events kept waiting for a slow stdout reader before its oldest are dropped with an 'overflow' line (default 1024); stdout never slows the pipeline or the socket clients.",
-            valueName: "n"))
+    @Option(name: .setting(.stdoutQueue), help: .setting(.stdoutQueue))
     var stdoutQueue: Int?
 }
 
 /// Presence (`appeared`/`lost`) settings; each overrides the config file's `presence` object.
 struct PresenceOptions: ParsableArguments {
-    @Flag(inversion: .prefixedNo, help: "Publish appeared/lost presence events (default on).")
+    @Flag(name: .setting(.presence), inversion: .prefixedNo, help: .setting(.presence))
     var presence: Bool?
 
-    @Option(
-        name: .long,
-        help: ArgumentHelp(
-            "Seconds a code value must be absent before 'lost' (grace period; default 1.0).", valueName: "s"))
+    @Option(name: .setting(.lostAfter), help: .setting(.lostAfter))
     var lostAfter: Double?
 
-    @Option(
-        name: .long,
-        help: ArgumentHelp("Seconds after 'lost' before the same value can appear again (default 0.5).", valueName: "s")
-    )
+    @Option(name: .setting(.cooldown), help: .setting(.cooldown))
     var cooldown: Double?
 
-    @Option(
-        name: .long, help: ArgumentHelp("Frames a value must be seen in before 'appeared' (default 1).", valueName: "n")
-    )
+    @Option(name: .setting(.appearAfter), help: .setting(.appearAfter))
     var appearAfter: Int?
 
-    @Option(
-        name: .long,
-        help: ArgumentHelp(
-            "Alias of --face-grace: seconds a face (faceID) must be absent before 'lost' (default 0.5).", valueName: "s"
-        ))
+    @Option(name: .setting(.faceLostAfter), help: .setting(.faceLostAfter))
     var faceLostAfter: Double?
 
     func apply(to p: inout PresenceConfiguration) {

@@ -244,19 +244,13 @@ func exitOnWriteError(_ sink: FileDescriptorSink, logger: Logger) throws {
 
 /// `--raw`, `--raw-bytes` and `--oneshot`, shared by `scan` and `run`.
 struct ScriptOutputOptions: ParsableArguments {
-    @Flag(
-        name: .long,
-        help:
-            "Print values only, one per line, no JSON (as zbarimg --raw). Faces are not printed; a binary payload is skipped with a note on stderr."
-    )
+    @Flag(name: .setting(.raw), help: .setting(.raw))
     var raw = false
 
-    @Flag(
-        name: .long,
-        help: "With --raw (implied): print each code's exact payload bytes, then a newline, binary payloads included.")
+    @Flag(name: .setting(.rawBytes), help: .setting(.rawBytes))
     var rawBytes = false
 
-    @Flag(name: .long, help: "Exit 0 after the first object of --types (with --raw: the first value printed).")
+    @Flag(name: .setting(.oneshot), help: .setting(.oneshot))
     var oneshot = false
 
     var mode: ScanOutputMode { (raw || rawBytes) ? .raw(bytes: rawBytes) : .json }
