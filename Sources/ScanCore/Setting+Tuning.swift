@@ -165,28 +165,28 @@ extension Setting {
     public static let faceNeuralWidth = Setting(
         "faceNeuralWidth", flag: "face-neural-width", valueName: "px",
         help:
-            "centerface: input width of the full-frame search, pixels (a multiple of 32, 64…1920; larger finds smaller faces and costs more; default \(F.neuralInputWidth))."
+            "centerface: input width of the full-frame search, pixels (a multiple of 32, 64…1920; larger finds smaller faces and costs more; default \(faceDefaults.neuralInputWidth))."
     )
     public static let faceThreshold = Setting(
         "faceThreshold", flag: "face-threshold", valueName: "s",
         help:
-            "centerface: score a detection needs, 0…1 (lower: more faces and more false ones; default \(plain(F.neuralThreshold)))."
+            "centerface: score a detection needs, 0…1 (lower: more faces and more false ones; default \(plain(faceDefaults.neuralThreshold)))."
     )
     public static let minFaceSize = Setting(
         "minFaceSize", flag: "min-face-size", valueName: "px",
-        help: "Smallest face side to look for, in frame pixels (default \(F.minimumFaceSize)).")
+        help: "Smallest face side to look for, in frame pixels (default \(faceDefaults.minimumFaceSize)).")
     public static let maxFaceSize = Setting(
         "maxFaceSize", flag: "max-face-size", valueName: "px",
         help: "Largest face side to look for, in frame pixels (default: no limit).")
     public static let faceInterval = Setting(
         "faceInterval", flag: "face-interval", valueName: "N",
         help:
-            "Search the whole frame every N frames; known faces are re-detected in a window around them on every frame. 1 = whole frame every frame. On video and cameras the search is spread over the N frames, and faces of twice the smallest size are looked for on every frame (default \(F.detectionInterval))."
+            "Search the whole frame every N frames; known faces are re-detected in a window around them on every frame. 1 = whole frame every frame. On video and cameras the search is spread over the N frames, and faces of twice the smallest size are looked for on every frame (default \(faceDefaults.detectionInterval))."
     )
     public static let faceAnalysisSize = Setting(
         "faceAnalysisSize", flag: "face-analysis-size", valueName: "px",
         help:
-            "On video and cameras, search for new faces on a copy of the frame scaled down to this shorter side (0 = full resolution; default \(F.analysisShortSide ?? 0)). At 1280x720 the default makes the smallest face 1.5x --min-face-size (LBP: 67 px). Still images always use full resolution."
+            "On video and cameras, search for new faces on a copy of the frame scaled down to this shorter side (0 = full resolution; default \(faceDefaults.analysisShortSide ?? 0)). At 1280x720 the default makes the smallest face 1.5x --min-face-size (LBP: 67 px). Still images always use full resolution."
     )
     public static let faceWindow = Setting(
         "faceWindow", flag: "face-window",
@@ -206,21 +206,21 @@ extension Setting {
         help: "Run the profile cascades for yawAngle 45/90/270/315 (default on; off: turned faces are lost).")
     public static let faceMaxMisses = Setting(
         "faceMaxMisses", flag: "face-max-misses", valueName: "N",
-        help: "Frames a face may go undetected and keep its faceID (default \(F.maxMissedFrames)).")
+        help: "Frames a face may go undetected and keep its faceID (default \(faceDefaults.maxMissedFrames)).")
     public static let faceGrace = Setting(
         "faceGrace", flag: "face-grace", valueName: "s",
         help:
-            "Seconds a face must stay undetected before a 'lost' presence transition (the one face grace setting; `scand run --face-lost-after` is an alias; default \(plain(F.presenceGrace)))."
+            "Seconds a face must stay undetected before a 'lost' presence transition (the one face grace setting; `scand run --face-lost-after` is an alias; default \(plain(faceDefaults.presenceGrace)))."
     )
     public static let faceScaleFactor = Setting(
         "faceScaleFactor", flag: "face-scale-factor", valueName: "f",
         help:
-            "Pyramid scale step of the full-frame search (1.05 slow and thorough … 1.3 fast; default \(plain(F.scaleFactor)))."
+            "Pyramid scale step of the full-frame search (1.05 slow and thorough … 1.3 fast; default \(plain(faceDefaults.scaleFactor)))."
     )
     public static let faceMinNeighbors = Setting(
         "faceMinNeighbors", flag: "face-min-neighbors", valueName: "n",
         help:
-            "Cascade min neighbours of the full-frame search (higher: fewer false faces, more misses; default \(F.minNeighbors))."
+            "Cascade min neighbours of the full-frame search (higher: fewer false faces, more misses; default \(faceDefaults.minNeighbors))."
     )
 
     /// The settings declared in this file, in help order.
@@ -237,7 +237,7 @@ extension Setting {
 }
 
 /// The face defaults the help texts quote.
-private let F = FaceConfiguration()
+private let faceDefaults = FaceConfiguration()
 
 /// A number as a user would write it: no trailing `.0`.
 private func plain(_ value: Double) -> String {
