@@ -130,9 +130,7 @@ public struct DecoderLimits: Sendable, Hashable {
 
     /// Checks the values themselves (for flags and the config file).
     public func validate() throws(ScanError) {
-        guard maxPixels >= 1 && maxPixels <= 1 << 32 else {
-            throw .invalidArgument("--max-pixels must be 1...\(1 << 32)")
-        }
+        do { try Setting.maxPixels.check(maxPixels) } catch { throw .invalidArgument(error.description) }
         guard maxFileBytes >= 1 else { throw .invalidArgument("max file bytes must be positive") }
     }
 }

@@ -26,16 +26,9 @@ public struct PresenceConfiguration: Sendable, Hashable {
 
     /// Checks ranges; the error names the setting (`presence.lostAfter`, `--lost-after`).
     public func validate() throws(InvalidSetting) {
-        try InvalidSetting.check(
-            (1...1000).contains(appearAfterFrames), key: "presence.appearAfterFrames", flag: "--appear-after",
-            "must be 1...1000, got \(appearAfterFrames)")
-        for (name, flag, v) in [
-            ("lostAfter", "--lost-after", lostAfter), ("cooldown", "--cooldown", cooldown),
-            ("faceLostAfter", "--face-lost-after", faceLostAfter),
-        ] {
-            try InvalidSetting.check(
-                v.isFinite && v >= 0 && v <= 86_400, key: "presence." + name, flag: flag,
-                "must be 0...86400 seconds, got \(v)")
-        }
+        try Setting.appearAfter.check(appearAfterFrames)
+        try Setting.lostAfter.check(lostAfter)
+        try Setting.cooldown.check(cooldown)
+        try Setting.faceLostAfter.check(faceLostAfter)
     }
 }

@@ -26,6 +26,7 @@ extension Setting {
     )
     public static let maxPixels = Setting(
         "maxPixels", flag: "max-pixels", valueName: "n",
+        bounds: .range(1...(1 << 32)),
         help:
             "Refuse an image, Y4M frame or video frame larger than this many pixels (width × height), before decoding it (default \(DecoderLimits.defaultMaxPixels))."
     )
@@ -44,12 +45,15 @@ extension Setting {
         help: "Publish a metadata event per frame (default; --no-metadata: only appeared/lost/device).")
     public static let clientQueue = Setting(
         "socket.clientQueue", flag: "client-queue", valueName: "n",
+        bounds: .range(1...1_000_000),
         help: "Events queued per slow socket client before its oldest are dropped (default 1024).")
     public static let clientStallTimeout = Setting(
         "socket.stallTimeout", flag: "client-stall-timeout", aliases: ["clientStallTimeout"], valueName: "s",
+        bounds: .above(0, atMost: 86_400, unit: "seconds"),
         help: "Disconnect a socket client stuck this many seconds while dropping events (default 10).")
     public static let stdoutQueue = Setting(
         "stdoutQueue", flag: "stdout-queue", valueName: "n",
+        bounds: .range(1...1_000_000),
         help:
             "Events kept waiting for a slow stdout reader before its oldest are dropped with an 'overflow' line (default 1024); stdout never slows the pipeline or the socket clients."
     )
@@ -64,11 +68,18 @@ extension Setting {
     public static let oneshot = Setting(
         "oneshot", flag: "oneshot",
         help: "Exit 0 after the first object of --types (with --raw: the first value printed).")
+    public static let timeout = Setting(
+        "timeout", flag: "timeout", valueName: "seconds",
+        bounds: .above(0, atMost: 31_536_000, unit: "seconds"),
+        help:
+            "With --oneshot: give up after this many seconds without an object (exit \(ExitStatus.nothingFound), a warning on stderr); default: wait for ever."
+    )
     public static let logLevel = Setting(
         "logLevel", flag: "log-level", valueName: "level",
         help: "Log level on stderr: trace, debug, info, notice, warning (default), error, critical.")
     public static let socketSendBuffer = Setting(
-        "socket.sendBuffer", flag: nil, help: "Bytes of the kernel send buffer per socket client (SO_SNDBUF).")
+        "socket.sendBuffer", flag: nil, bounds: .range(1024...(64 << 20), unit: "bytes"),
+        help: "Bytes of the kernel send buffer per socket client (SO_SNDBUF).")
 
     // MARK: MQTT (publish events to a broker)
 
@@ -102,7 +113,8 @@ extension Setting {
             "Topic prefix (default scand/<id>): events on PREFIX/events, retained plain online/offline on PREFIX/availability, JSON status on PREFIX/status, codes and faces on PREFIX/tag and PREFIX/state/… (docs/fleet.md)."
     )
     public static let mqttQos = Setting(
-        "mqtt.qos", flag: "mqtt-qos", valueName: "n", help: "MQTT QoS for events: 0, 1 (default, at least once) or 2.")
+        "mqtt.qos", flag: "mqtt-qos", valueName: "n", bounds: .oneOf([0, 1, 2]),
+        help: "MQTT QoS for events: 0, 1 (default, at least once) or 2.")
     public static let mqttKindTopics = Setting(
         "mqtt.kindTopics", flag: "mqtt-kind-topics",
         help: "Also publish each event on PREFIX/<event> (appeared, lost, metadata, device).")
@@ -121,11 +133,13 @@ extension Setting {
         help: "Home Assistant's discovery prefix (default homeassistant).")
     public static let mqttQueue = Setting(
         "mqtt.queue", flag: "mqtt-queue", valueName: "n",
+        bounds: .range(1...10_000_000),
         help:
             "Messages kept for the broker while it is slow or away (default 10000); then the oldest go and an 'overflow' event says how many."
     )
     public static let mqttReconnectMax = Setting(
         "mqtt.reconnectMax", flag: "mqtt-reconnect-max", valueName: "s",
+        bounds: .above(0, atMost: 3600, unit: "seconds"),
         help: "Longest wait between reconnection attempts, in seconds (default 10; waits double from 0.25 s).")
     public static let mqttSpool = Setting(
         "mqtt.spool", flag: "mqtt-spool", valueName: "dir",
@@ -134,17 +148,23 @@ extension Setting {
     )
     public static let mqttSpoolBytes = Setting(
         "mqtt.spoolBytes", flag: "mqtt-spool-bytes", valueName: "n",
+        bounds: .atLeast(4096),
         help:
             "Bytes of spool files kept at most (default 67108864); then the oldest go and an 'overflow' event says how many."
     )
-    public static let mqttQueueBytes = Setting("mqtt.queueBytes", flag: nil, help: "Bytes kept for the broker at most.")
-    public static let mqttInFlight = Setting("mqtt.inFlight", flag: nil, help: "Unacknowledged messages at most.")
-    public static let mqttKeepalive = Setting("mqtt.keepalive", flag: nil, help: "MQTT keepalive, in seconds.")
+    public static let mqttQueueBytes = Setting(
+        "mqtt.queueBytes", flag: nil, bounds: .range(4096...(4 << 30)), help: "Bytes kept for the broker at most.")
+    public static let mqttInFlight = Setting(
+        "mqtt.inFlight", flag: nil, bounds: .range(1...65535), help: "Unacknowledged messages at most.")
+    public static let mqttKeepalive = Setting(
+        "mqtt.keepalive", flag: nil, bounds: .range(5...65535, unit: "seconds"), help: "MQTT keepalive, in seconds.")
     public static let mqttConnectTimeout = Setting(
         "mqtt.connectTimeout", flag: nil,
+        bounds: .above(0, atMost: 3600, unit: "seconds"),
         help: "Seconds a connection attempt may take (TCP, TLS, CONNACK) before it is given up and retried.")
     public static let mqttSpoolSync = Setting(
-        "mqtt.spoolSync", flag: nil, help: "Seconds a spooled message may wait for fdatasync (0: each one at once).")
+        "mqtt.spoolSync", flag: nil, bounds: .range(0...60.0, unit: "seconds"),
+        help: "Seconds a spooled message may wait for fdatasync (0: each one at once).")
 
     // MARK: HTTP (live page, snapshots, metrics, WebSocket events)
 
@@ -160,6 +180,7 @@ extension Setting {
     )
     public static let httpMaxFps = Setting(
         "httpMaxFps", flag: "http-max-fps", valueName: "fps",
+        bounds: .range(0...1000, note: "(0: no cap)"),
         help:
             "Encode at most this many preview frames per second for /stream.mjpg (default 15; 0: every processed frame). The JPEG encoding shares the CPU with detection: the cap keeps a watched preview cheap."
     )
@@ -183,15 +204,18 @@ extension Setting {
         "presence.enabled", flag: "presence", help: "Publish appeared/lost presence events (default on).")
     public static let lostAfter = Setting(
         "presence.lostAfter", flag: "lost-after", valueName: "s",
+        bounds: .range(0...86_400.0, unit: "seconds"),
         help: "Seconds a code value must be absent before 'lost' (grace period; default 1.0).")
     public static let cooldown = Setting(
         "presence.cooldown", flag: "cooldown", valueName: "s",
+        bounds: .range(0...86_400.0, unit: "seconds"),
         help: "Seconds after 'lost' before the same value can appear again (default 0.5).")
     public static let appearAfter = Setting(
         "presence.appearAfterFrames", flag: "appear-after", aliases: ["appearAfter"], valueName: "n",
-        help: "Frames a value must be seen in before 'appeared' (default 1).")
+        bounds: .range(1...1000), help: "Frames a value must be seen in before 'appeared' (default 1).")
     public static let faceLostAfter = Setting(
         "presence.faceLostAfter", flag: "face-lost-after", valueName: "s",
+        bounds: .range(0...86_400.0, unit: "seconds"),
         help: "Alias of --face-grace: seconds a face (faceID) must be absent before 'lost' (default 0.5).")
 
     // MARK: Preview (view coordinates)
@@ -223,7 +247,7 @@ extension Setting {
     /// The settings declared in this file, in help order.
     public static let service: [Setting] = [
         input, device, pacing, loop, exitAtEnd, keepRunning, failFast, maxPixels, stdout, socket, socketGroup, metadata,
-        clientQueue, clientStallTimeout, stdoutQueue, raw, rawBytes, oneshot, logLevel, socketSendBuffer, mqtt,
+        clientQueue, clientStallTimeout, stdoutQueue, raw, rawBytes, oneshot, timeout, logLevel, socketSendBuffer, mqtt,
         mqttCa, mqttCert, mqttKey, mqttUsername, mqttPasswordFile, mqttPasswordEnv, mqttId, mqttTopicPrefix, mqttQos,
         mqttKindTopics, mqttMetadata, mqttDiscovery, mqttDiscoveryPrefix, mqttQueue, mqttReconnectMax, mqttSpool,
         mqttSpoolBytes, mqttQueueBytes, mqttInFlight, mqttKeepalive, mqttConnectTimeout, mqttSpoolSync, http, httpToken,

@@ -9,9 +9,11 @@ extension Setting {
         "size", flag: "size", valueName: "WxH", help: "Explicit frame size in pixels (overrides the preset).")
     public static let fps = Setting(
         "fps", flag: "fps", valueName: "fps",
+        bounds: .above(0, atMost: 1000),
         help: "Frames per second to ask the driver for (S_PARM); the rate it chose is reported.")
     public static let stallTimeout = Setting(
         "stallTimeout", flag: "stall-timeout", valueName: "S",
+        bounds: .above(0, atMost: 86_400, unit: "seconds"),
         help:
             "Seconds without a frame before the device counts as stalled (wasInterrupted) and is reopened (default 2).")
 
@@ -32,7 +34,7 @@ extension Setting {
         help: "Meter exposure in software on the --rect-of-interest (instead of a point).")
     public static let exposureTarget = Setting(
         "exposureTarget", flag: "exposure-target", valueName: "t",
-        help: "Target mean luma of the metered region, 0...1 of full scale (default 0.5).")
+        bounds: .between(0, and: 1), help: "Target mean luma of the metered region, 0...1 of full scale (default 0.5).")
     public static let exposureControl = Setting(
         "exposureControl", flag: "exposure-control", valueName: "name",
         help:
@@ -46,6 +48,7 @@ extension Setting {
         help: "Retry frames with no code as inverted (light-on-dark) luma (default on).")
     public static let scanDensity = Setting(
         "scanDensity", flag: "scan-density", valueName: "n",
+        bounds: .range(1...16),
         help:
             "zbar scan density on still images: pixels between scan lines (1 = every line). Default: every line on images of up to 2249 lines, every 2nd on 2250-3749 (12 MP photos), every 3rd on 3750-5249 and so on (docs/reader.md); given, it holds on images of any size."
     )
@@ -66,17 +69,19 @@ extension Setting {
     )
     public static let codabarMinLength = Setting(
         "codabarMinLength", flag: "codabar-min-length", valueName: "n",
-        help: "Minimum Codabar length, start/stop characters included (default 6).")
+        bounds: .range(3...1000), help: "Minimum Codabar length, start/stop characters included (default 6).")
     public static let i25MinLength = Setting(
-        "i25MinLength", flag: "i25-min-length", valueName: "n", help: "Minimum Interleaved 2 of 5 length (default 6).")
+        "i25MinLength", flag: "i25-min-length", valueName: "n", bounds: .range(2...1000),
+        help: "Minimum Interleaved 2 of 5 length (default 6).")
     public static let i25Checksum = Setting(
         "i25Checksum", flag: "i25-checksum",
         help: "Require a valid mod-10 check digit on Interleaved 2 of 5 (default off).")
     public static let minLinearQuality = Setting(
         "minLinearQuality", flag: "min-linear-quality", valueName: "n",
-        help: "Drop 1-D codes read on fewer scan lines than this (0 keeps all; default 2).")
+        bounds: .range(0...1000), help: "Drop 1-D codes read on fewer scan lines than this (0 keeps all; default 2).")
     public static let zbarUncertainty = Setting(
         "zbarUncertainty", flag: "zbar-uncertainty", valueName: "n",
+        bounds: .range(0...100),
         help: "zbar uncertainty for 1-D codes (extra agreeing decodes required); default: zbar's own.")
     public static let confirm1D = Setting(
         "confirm1D", flag: "confirm-1d", aliases: ["confirm1d"],
@@ -90,6 +95,7 @@ extension Setting {
     )
     public static let streamSteps = Setting(
         "streamSteps", flag: "stream-steps", valueName: "n",
+        bounds: .range(0...100),
         help:
             "On video, Y4M and cameras: further reading steps (one pass with one engine) per frame after the plain zbar pass finds nothing; they rotate across frames (default 1)."
     )
@@ -100,11 +106,13 @@ extension Setting {
     )
     public static let streamScanDensity = Setting(
         "streamScanDensity", flag: "stream-scan-density", valueName: "n",
+        bounds: .range(1...16),
         help:
             "zbar scan density on video, Y4M and cameras (pixels between scan lines; --scan-density is for still images; default 2)."
     )
     public static let streamQRLines = Setting(
         "streamQRLines", flag: "stream-qr-lines", aliases: ["streamQrLines"], valueName: "n",
+        bounds: .range(120...8192, off: 0),
         help:
             "On video, Y4M and cameras: every frame gets a QR look (zxing-cpp, QR only) on the frame scaled down to at most this many lines; zbar finds no QR once its scan lines are 5 or more pixels apart, as they are at 1080p (default 720; 0: off)."
     )
@@ -174,17 +182,20 @@ extension Setting {
     )
     public static let minFaceSize = Setting(
         "minFaceSize", flag: "min-face-size", valueName: "px",
+        bounds: .range(8...16384, unit: "pixels"),
         help: "Smallest face side to look for, in frame pixels (default \(faceDefaults.minimumFaceSize)).")
     public static let maxFaceSize = Setting(
         "maxFaceSize", flag: "max-face-size", valueName: "px",
         help: "Largest face side to look for, in frame pixels (default: no limit).")
     public static let faceInterval = Setting(
         "faceInterval", flag: "face-interval", valueName: "N",
+        bounds: .range(1...10_000),
         help:
             "Search the whole frame every N frames; known faces are re-detected in a window around them on every frame. 1 = whole frame every frame. On video and cameras the search is spread over the N frames, and faces of twice the smallest size are looked for on every frame (default \(faceDefaults.detectionInterval))."
     )
     public static let faceAnalysisSize = Setting(
         "faceAnalysisSize", flag: "face-analysis-size", valueName: "px",
+        bounds: .range(48...16384, off: 0, unit: "pixels"),
         help:
             "On video and cameras, search for new faces on a copy of the frame scaled down to this shorter side (0 = full resolution; default \(faceDefaults.analysisShortSide ?? 0)). At 1280x720 the default makes the smallest face 1.5x --min-face-size (LBP: 67 px). Still images always use full resolution."
     )
@@ -206,19 +217,23 @@ extension Setting {
         help: "Run the profile cascades for yawAngle 45/90/270/315 (default on; off: turned faces are lost).")
     public static let faceMaxMisses = Setting(
         "faceMaxMisses", flag: "face-max-misses", valueName: "N",
+        bounds: .range(0...100_000),
         help: "Frames a face may go undetected and keep its faceID (default \(faceDefaults.maxMissedFrames)).")
     public static let faceGrace = Setting(
         "faceGrace", flag: "face-grace", valueName: "s",
+        bounds: .range(0...86_400.0, unit: "seconds"),
         help:
             "Seconds a face must stay undetected before a 'lost' presence transition (the one face grace setting; `scand run --face-lost-after` is an alias; default \(plain(faceDefaults.presenceGrace)))."
     )
     public static let faceScaleFactor = Setting(
         "faceScaleFactor", flag: "face-scale-factor", valueName: "f",
+        bounds: .between(1, and: 2),
         help:
             "Pyramid scale step of the full-frame search (1.05 slow and thorough … 1.3 fast; default \(plain(faceDefaults.scaleFactor)))."
     )
     public static let faceMinNeighbors = Setting(
         "faceMinNeighbors", flag: "face-min-neighbors", valueName: "n",
+        bounds: .range(0...100),
         help:
             "Cascade min neighbours of the full-frame search (higher: fewer false faces, more misses; default \(faceDefaults.minNeighbors))."
     )

@@ -16,12 +16,18 @@ public struct Setting: Sendable, Hashable, CustomStringConvertible {
     public let valueName: String?
     /// One line of help: the flag's `--help` text and the man page.
     public let help: String
+    /// The values a number takes (nil: any value of its type, or a check of its own beside the type).
+    public let bounds: Bounds?
 
-    public init(_ key: String, flag: String?, aliases: [String] = [], valueName: String? = nil, help: String) {
+    public init(
+        _ key: String, flag: String?, aliases: [String] = [], valueName: String? = nil, bounds: Bounds? = nil,
+        help: String
+    ) {
         self.key = key
         self.flag = flag
         self.aliases = aliases
         self.valueName = valueName
+        self.bounds = bounds
         self.help = help
     }
 
@@ -39,6 +45,119 @@ public struct Setting: Sendable, Hashable, CustomStringConvertible {
 
     /// The flag, as errors on the command line name it.
     public var description: String { flagName }
+}
+
+extension Setting {
+    /// Checks `value` against ``bounds``: the error reads `must be 1...16, got 20` and names the setting both
+    /// ways (`--scan-density …` on the command line, `'scanDensity' …` in a file).
+    public func check(_ value: Int) throws(InvalidSetting) {
+        guard let bounds, !bounds.contains(Double(value)) else { return }
+        throw InvalidSetting(self, "must be \(bounds), got \(value)")
+    }
+
+    /// Checks `value` against ``bounds`` (a value that is not finite is outside them).
+    public func check(_ value: Double) throws(InvalidSetting) {
+        guard let bounds, !(value.isFinite && bounds.contains(value)) else { return }
+        throw InvalidSetting(self, "must be \(bounds), got \(value)")
+    }
+}
+
+/// The values a numeric ``Setting`` takes, declared with it; its description is what an error says after
+/// "must be": `1...16`, `0 (off) or 120...8192`, `more than 0 and at most 86400 seconds`.
+public struct Bounds: Sendable, Hashable, CustomStringConvertible {
+    /// The smallest value (or the value it must exceed, when ``lowOpen``).
+    public let low: Double
+    /// The value must be more than ``low``, not equal to it.
+    public let lowOpen: Bool
+    /// The largest value (or the value it must stay under, when ``highOpen``); nil: no upper bound.
+    public let high: Double?
+    /// The value must be less than ``high``.
+    public let highOpen: Bool
+    /// A value outside the range that switches the setting off (`0 (off) or …`).
+    public let off: Double?
+    /// The only values, when the range is a short list (`0, 1 or 2`).
+    public let choices: [Int]?
+    /// The unit the error names after the range (`seconds`, `pixels`, `bytes`).
+    public let unit: String?
+    /// A note after the range: `(0: no cap)`.
+    public let note: String?
+
+    private init(
+        low: Double, lowOpen: Bool = false, high: Double?, highOpen: Bool = false, off: Double? = nil,
+        choices: [Int]? = nil, unit: String? = nil, note: String? = nil
+    ) {
+        self.low = low
+        self.lowOpen = lowOpen
+        self.high = high
+        self.highOpen = highOpen
+        self.off = off
+        self.choices = choices
+        self.unit = unit
+        self.note = note
+    }
+
+    /// `low...high`, both included; `off`, when given, is also taken (it switches the setting off).
+    public static func range(_ r: ClosedRange<Int>, off: Int? = nil, unit: String? = nil, note: String? = nil) -> Bounds
+    {
+        Bounds(low: Double(r.lowerBound), high: Double(r.upperBound), off: off.map(Double.init), unit: unit, note: note)
+    }
+
+    /// `low...high`, both included, for a number with a fraction.
+    public static func range(_ r: ClosedRange<Double>, unit: String? = nil) -> Bounds {
+        Bounds(low: r.lowerBound, high: r.upperBound, unit: unit)
+    }
+
+    /// More than `low` and at most `high`.
+    public static func above(_ low: Double, atMost high: Double, unit: String? = nil) -> Bounds {
+        Bounds(low: low, lowOpen: true, high: high, unit: unit)
+    }
+
+    /// More than `low` and less than `high`.
+    public static func between(_ low: Double, and high: Double) -> Bounds {
+        Bounds(low: low, lowOpen: true, high: high, highOpen: true)
+    }
+
+    /// `low` or more.
+    public static func atLeast(_ low: Int, unit: String? = nil) -> Bounds {
+        Bounds(low: Double(low), high: nil, unit: unit)
+    }
+
+    /// One of `values`.
+    public static func oneOf(_ values: [Int]) -> Bounds {
+        Bounds(low: Double(values.min() ?? 0), high: Double(values.max() ?? 0), choices: values)
+    }
+
+    /// Whether `value` is taken.
+    public func contains(_ value: Double) -> Bool {
+        if let choices { return choices.contains { Double($0) == value } }
+        if let off, value == off { return true }
+        let aboveLow = lowOpen ? value > low : value >= low
+        guard let high else { return aboveLow }
+        return aboveLow && (highOpen ? value < high : value <= high)
+    }
+
+    public var description: String {
+        let range: String
+        if let choices {
+            let names = choices.map(String.init)
+            range = names.dropLast().joined(separator: ", ") + " or " + (names.last ?? "")
+        } else if let high {
+            switch (lowOpen, highOpen) {
+            case (false, false): range = "\(Self.text(low))...\(Self.text(high))"
+            case (true, false): range = "more than \(Self.text(low)) and at most \(Self.text(high))"
+            default: range = "more than \(Self.text(low)) and less than \(Self.text(high))"
+            }
+        } else {
+            range = "at least \(Self.text(low))"
+        }
+        let offText = off.map { "\(Self.text($0)) (off) or " } ?? ""
+        return offText + range + (unit.map { " " + $0 } ?? "") + (note.map { " " + $0 } ?? "")
+    }
+
+    /// A bound as a user writes it: no trailing `.0`.
+    private static func text(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e18 ? String(Int64(value)) : String(value)
+    }
 }
 
 extension InvalidSetting {

@@ -5,6 +5,16 @@ import ScanCore
 struct ConfigKeyError: Error {
     var path: [String]
     var message: String
+
+    init(path: [String], message: String) {
+        self.path = path
+        self.message = message
+    }
+
+    /// A setting's range error, as a file names it (`'presence.lostAfter' must be …`).
+    init(_ error: InvalidSetting) {
+        self.init(path: error.key.split(separator: ".").map(String.init), message: error.fileDescription)
+    }
 }
 
 struct Key: CodingKey {
@@ -29,14 +39,19 @@ struct KeyReader {
 
     private func path(_ key: String) -> [String] { prefix.split(separator: ".").map(String.init) + [key] }
 
-    mutating func get<T: Decodable>(_ key: String, as: T.Type = T.self) throws -> T? {
+    /// The value of `setting` (its key inside this object), or of one of its older names; giving two of them
+    /// is an error.
+    mutating func get<T: Decodable>(_ setting: Setting, as: T.Type = T.self) throws -> T? {
+        try get(setting.name, aliases: setting.aliases)
+    }
+
+    private mutating func get<T: Decodable>(_ key: String, as: T.Type = T.self) throws -> T? {
         known.insert(key)
         return try container.decodeIfPresent(T.self, forKey: Key(key))
     }
 
-    /// `key`, or one of its `aliases` (an older name, or the flag's camelCase spelled another way); giving
-    /// two of them is an error.
-    mutating func get<T: Decodable>(_ key: String, aliases: [String], as: T.Type = T.self) throws -> T? {
+    private mutating func get<T: Decodable>(_ key: String, aliases: [String], as: T.Type = T.self) throws -> T? {
+        if aliases.isEmpty { return try get(key) }
         let names = [key] + aliases
         let given = names.filter { container.contains(Key($0)) }
         if given.count > 1 {
@@ -51,10 +66,12 @@ struct KeyReader {
 
     /// A key that takes either a plain value (`"socket": "/run/scand.sock"`, as the flag of the same name) or
     /// an object read by `body` (`"socket": {"path": …, "group": …}`).
+    /// `plain` is the setting the plain value gives (`socket.path`); the key is its object's name.
     mutating func valueOrSection<T: Decodable>(
-        _ key: String, as: T.Type = T.self, value: (T) -> Void,
+        _ plain: Setting, as: T.Type = T.self, value: (T) -> Void,
         section body: (inout KeyReader) throws -> Void
     ) throws {
+        let key = plain.section ?? plain.key
         if container.contains(Key(key)), let v = try? container.decode(T.self, forKey: Key(key)) {
             known.insert(key)
             value(v)
@@ -64,9 +81,10 @@ struct KeyReader {
     }
 
     /// A string naming one case of `T` (its raw value), e.g. `"engine": "zxing"`.
-    mutating func choice<T: CaseIterable & RawRepresentable>(_ key: String, as: T.Type = T.self) throws -> T?
+    mutating func choice<T: CaseIterable & RawRepresentable>(_ setting: Setting, as: T.Type = T.self) throws -> T?
     where T.RawValue == String {
-        guard let text: String = try get(key) else { return nil }
+        let key = setting.name
+        guard let text: String = try get(setting) else { return nil }
         guard
             let value = T(rawValue: text) ?? T.allCases.first(where: { $0.rawValue.lowercased() == text.lowercased() })
         else {
@@ -80,7 +98,8 @@ struct KeyReader {
     }
 
     /// A comma-separated string or an array of strings, joined with commas.
-    mutating func list(_ key: String) throws -> String? {
+    mutating func list(_ setting: Setting) throws -> String? {
+        let key = setting.name
         known.insert(key)
         guard container.contains(Key(key)) else { return nil }
         if let list = try? container.decode([String].self, forKey: Key(key)) { return list.joined(separator: ",") }
@@ -88,8 +107,9 @@ struct KeyReader {
     }
 
     /// `[x, y, width, height]`.
-    mutating func rect(_ key: String) throws -> NormalizedRect? {
-        guard let r: [Double] = try get(key) else { return nil }
+    mutating func rect(_ setting: Setting) throws -> NormalizedRect? {
+        let key = setting.name
+        guard let r: [Double] = try get(setting) else { return nil }
         guard r.count == 4 else {
             throw ConfigKeyError(path: path(key), message: "'\(prefix)\(key)' takes [x, y, width, height]")
         }
@@ -97,8 +117,9 @@ struct KeyReader {
     }
 
     /// `"WxH"`, parsed by `parse`.
-    mutating func size<T>(_ key: String, _ parse: (String) -> T?) throws -> T? {
-        guard let text: String = try get(key) else { return nil }
+    mutating func size<T>(_ setting: Setting, _ parse: (String) -> T?) throws -> T? {
+        let key = setting.name
+        guard let text: String = try get(setting) else { return nil }
         guard let value = parse(text) else {
             throw ConfigKeyError(
                 path: path(key),

@@ -25,32 +25,34 @@ public struct CameraModeSettings: Sendable, Equatable {
 extension DaemonConfigFile {
     /// Reads `controls`/`control` and the mode and metering keys.
     static func readCamera(_ r: inout KeyReader, into value: inout DaemonConfigFile) throws {
-        let given = ["controls", "control"].filter { r.container.contains(Key($0)) }
+        let names = [Setting.control.key] + Setting.control.aliases
+        let given = names.filter { r.container.contains(Key($0)) }
         if given.count > 1 {
-            throw ConfigKeyError(path: ["control"], message: "'controls' and 'control' are the same setting: give one")
+            throw ConfigKeyError(
+                path: [given[1]], message: "'\(given[0])' and '\(given[1])' are the same setting: give one")
         }
-        for key in ["controls", "control"] {
+        for key in names {
             if let decoder = try r.decoder(key) { value.controls = try readControls(decoder, key: key) }
         }
         var m = CameraModeSettings()
-        m.focusMode = try r.choice("focusMode")
-        m.exposureMode = try r.choice("exposureMode")
-        m.whiteBalanceMode = try r.choice("whiteBalanceMode")
-        m.torchMode = try r.choice("torchMode")
-        if let p: [Double] = try r.get("exposurePointOfInterest") {
+        m.focusMode = try r.choice(.focusMode)
+        m.exposureMode = try r.choice(.exposureMode)
+        m.whiteBalanceMode = try r.choice(.whiteBalanceMode)
+        m.torchMode = try r.choice(.torchMode)
+        if let p: [Double] = try r.get(.exposurePointOfInterest) {
             guard p.count == 2, p.allSatisfy({ $0.isFinite && (0...1).contains($0) }) else {
                 throw ConfigKeyError(
-                    path: ["exposurePointOfInterest"],
-                    message: "'exposurePointOfInterest' takes [x, y] in 0...1 (normalized device coordinates)")
+                    path: [Setting.exposurePointOfInterest.key],
+                    message:
+                        "'\(Setting.exposurePointOfInterest.key)' takes [x, y] in 0...1 (normalized device coordinates)"
+                )
             }
             m.exposurePointOfInterest = NormalizedPoint(x: p[0], y: p[1])
         }
-        m.exposureOnRectOfInterest = try r.get("exposureOnRectOfInterest")
-        m.exposureTarget = try r.get("exposureTarget")
-        if let t = m.exposureTarget, !(t > 0 && t < 1) {
-            throw ConfigKeyError(path: ["exposureTarget"], message: "'exposureTarget' must be in (0, 1), got \(t)")
-        }
-        m.exposureControl = try r.get("exposureControl")
+        m.exposureOnRectOfInterest = try r.get(.exposureOnRectOfInterest)
+        m.exposureTarget = try r.get(.exposureTarget)
+        try DaemonConfigFile.bounded(.exposureTarget, m.exposureTarget)
+        m.exposureControl = try r.get(.exposureControl)
         value.cameraModes = m
     }
 

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import ScanCore
 import ScanMQTT
 
 /// The config file's `"mqtt"` section (issue 19): the same settings as the `--mqtt*` flags, which override it.
@@ -47,11 +48,8 @@ public struct MQTTConfigSection: Sendable, Equatable {
 
     public init() {}
 
-    static let keys: Set<String> = [
-        "url", "ca", "cert", "key", "username", "passwordFile", "passwordEnv", "id", "topicPrefix",
-        "qos", "kindTopics", "metadata", "discovery", "discoveryPrefix", "queue", "queueBytes", "inFlight", "keepalive",
-        "reconnectMax", "connectTimeout", "spool", "spoolBytes", "spoolSync",
-    ]
+    /// The keys of the section: every setting whose key is `mqtt.…`.
+    static let keys: Set<String> = Set(Setting.all.filter { $0.section == Setting.mqtt.section }.map(\.name))
 
     /// Decodes the section; unknown keys and out-of-range values are ``ConfigKeyError``s naming `mqtt.KEY`. A
     /// string instead of an object is the broker URL (`"mqtt": "mqtt://broker:1883"`, as `--mqtt URL`).
@@ -69,59 +67,56 @@ public struct MQTTConfigSection: Sendable, Equatable {
                     "unknown config key 'mqtt.\(StrictJSON.printable(k.stringValue))' (known: \(Self.keys.sorted().joined(separator: ", ")))"
             )
         }
-        func get<T: Decodable>(_ k: String, _ t: T.Type) throws -> T? {
-            try c.decodeIfPresent(T.self, forKey: SectionKey(k))
+        func get<T: Decodable>(_ setting: Setting, _ t: T.Type) throws -> T? {
+            try c.decodeIfPresent(T.self, forKey: SectionKey(setting.name))
         }
-        url = try get("url", String.self)
-        ca = try get("ca", String.self)
-        cert = try get("cert", String.self)
-        key = try get("key", String.self)
-        username = try get("username", String.self)
-        passwordFile = try get("passwordFile", String.self)
-        passwordEnv = try get("passwordEnv", String.self)
-        id = try get("id", String.self)
-        topicPrefix = try get("topicPrefix", String.self)
-        qos = try get("qos", Int.self)
-        kindTopics = try get("kindTopics", Bool.self)
-        metadata = try get("metadata", Bool.self)
-        discovery = try get("discovery", Bool.self)
-        discoveryPrefix = try get("discoveryPrefix", String.self)
-        queue = try get("queue", Int.self)
-        queueBytes = try get("queueBytes", Int.self)
-        inFlight = try get("inFlight", Int.self)
-        keepalive = try get("keepalive", Int.self)
-        reconnectMax = try get("reconnectMax", Double.self)
-        spool = try get("spool", String.self)
-        spoolBytes = try get("spoolBytes", Int.self)
-        connectTimeout = try get("connectTimeout", Double.self)
-        spoolSync = try get("spoolSync", Double.self)
+        url = try get(.mqtt, String.self)
+        ca = try get(.mqttCa, String.self)
+        cert = try get(.mqttCert, String.self)
+        key = try get(.mqttKey, String.self)
+        username = try get(.mqttUsername, String.self)
+        passwordFile = try get(.mqttPasswordFile, String.self)
+        passwordEnv = try get(.mqttPasswordEnv, String.self)
+        id = try get(.mqttId, String.self)
+        topicPrefix = try get(.mqttTopicPrefix, String.self)
+        qos = try get(.mqttQos, Int.self)
+        kindTopics = try get(.mqttKindTopics, Bool.self)
+        metadata = try get(.mqttMetadata, Bool.self)
+        discovery = try get(.mqttDiscovery, Bool.self)
+        discoveryPrefix = try get(.mqttDiscoveryPrefix, String.self)
+        queue = try get(.mqttQueue, Int.self)
+        queueBytes = try get(.mqttQueueBytes, Int.self)
+        inFlight = try get(.mqttInFlight, Int.self)
+        keepalive = try get(.mqttKeepalive, Int.self)
+        reconnectMax = try get(.mqttReconnectMax, Double.self)
+        spool = try get(.mqttSpool, String.self)
+        spoolBytes = try get(.mqttSpoolBytes, Int.self)
+        connectTimeout = try get(.mqttConnectTimeout, Double.self)
+        spoolSync = try get(.mqttSpoolSync, Double.self)
         try validate()
     }
 
     private func validate() throws {
-        func check(_ ok: Bool, _ key: String, _ message: String) throws {
-            if !ok { throw ConfigKeyError(path: ["mqtt", key], message: "'mqtt.\(key)' \(message)") }
+        func check(_ ok: Bool, _ setting: Setting, _ message: String) throws {
+            if !ok {
+                throw ConfigKeyError(
+                    path: setting.key.split(separator: ".").map(String.init), message: "'\(setting.key)' \(message)")
+            }
         }
         if let u = url {
             try check(
-                MQTTEndpoint.schemes.contains { u.lowercased().hasPrefix($0.prefix) }, "url",
+                MQTTEndpoint.schemes.contains { u.lowercased().hasPrefix($0.prefix) }, .mqtt,
                 "must start with mqtt://, tcp:// or mqtts://, got '\(StrictJSON.printable(u))'")
         }
-        if let v = qos { try check((0...2).contains(v), "qos", "must be 0, 1 or 2, got \(v)") }
-        if let v = queue { try check((1...10_000_000).contains(v), "queue", "must be 1...10000000, got \(v)") }
-        if let v = queueBytes {
-            try check(v >= 4096 && v <= (4 << 30), "queueBytes", "must be 4096...\(4 << 30), got \(v)")
-        }
-        if let v = spoolBytes { try check(v >= 4096, "spoolBytes", "must be at least 4096, got \(v)") }
-        if let v = inFlight { try check((1...65535).contains(v), "inFlight", "must be 1...65535, got \(v)") }
-        if let v = keepalive { try check((5...65535).contains(v), "keepalive", "must be 5...65535 seconds, got \(v)") }
-        if let v = reconnectMax {
-            try check(v > 0 && v <= 3600, "reconnectMax", "must be more than 0 and at most 3600 seconds, got \(v)")
-        }
-        if let v = spoolSync { try check(v >= 0 && v <= 60, "spoolSync", "must be 0...60 seconds, got \(v)") }
-        if let v = connectTimeout {
-            try check(v > 0 && v <= 3600, "connectTimeout", "must be more than 0 and at most 3600 seconds, got \(v)")
-        }
+        try DaemonConfigFile.bounded(.mqttQos, qos)
+        try DaemonConfigFile.bounded(.mqttQueue, queue)
+        try DaemonConfigFile.bounded(.mqttQueueBytes, queueBytes)
+        try DaemonConfigFile.bounded(.mqttSpoolBytes, spoolBytes)
+        try DaemonConfigFile.bounded(.mqttInFlight, inFlight)
+        try DaemonConfigFile.bounded(.mqttKeepalive, keepalive)
+        try DaemonConfigFile.bounded(.mqttReconnectMax, reconnectMax)
+        try DaemonConfigFile.bounded(.mqttSpoolSync, spoolSync)
+        try DaemonConfigFile.bounded(.mqttConnectTimeout, connectTimeout)
     }
 }
 

@@ -207,48 +207,37 @@ public struct DaemonConfigFile: Sendable, Equatable {
     /// alone and calling its `validate()`, so the bounds live in one place.
     /// - Throws: a ``ConfigKeyError`` naming the key.
     func validate() throws {
-        func check(_ ok: Bool, _ path: String, _ message: String) throws {
+        func check(_ ok: Bool, _ setting: Setting, _ message: String) throws {
             if !ok {
-                throw ConfigKeyError(path: path.split(separator: ".").map(String.init), message: "'\(path)' \(message)")
+                throw ConfigKeyError(
+                    path: setting.key.split(separator: ".").map(String.init), message: "'\(setting.key)' \(message)")
             }
         }
-        if let v = stdoutQueue {
-            try check((1...1_000_000).contains(v), "stdoutQueue", "must be 1...1000000, got \(v)")
-        }
-        if let v = httpMaxFps {
-            try check(v.isFinite && v >= 0 && v <= 1000, "httpMaxFps", "must be 0...1000 (0: no cap), got \(v)")
-        }
-        if let v = maxPixels { try check((1...(1 << 32)).contains(v), "maxPixels", "must be 1...\(1 << 32), got \(v)") }
+        try bounded(.stdoutQueue, stdoutQueue)
+        try bounded(.httpMaxFps, httpMaxFps)
+        try bounded(.maxPixels, maxPixels)
         if let r = rectOfInterest {
             try check(
-                [r.x, r.y, r.width, r.height].allSatisfy(\.isFinite), "rectOfInterest", "must be four finite numbers")
+                [r.x, r.y, r.width, r.height].allSatisfy(\.isFinite), .rectOfInterest, "must be four finite numbers")
         }
         if let r = rectOfInterestView {
             try check(
                 [r.x, r.y, r.width, r.height].allSatisfy(\.isFinite) && r.width > 0 && r.height > 0,
-                "rectOfInterestView",
+                .rectOfInterestView,
                 "must be four finite numbers with a positive width and height")
         }
         if let v = logLevel {
             try check(
-                Logger.Level(rawValue: v) != nil, "logLevel",
+                Logger.Level(rawValue: v) != nil, .logLevel,
                 "must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")), got '\(StrictJSON.printable(v))'"
             )
         }
-        if let v = socket.clientQueue {
-            try check((1...1_000_000).contains(v), "socket.clientQueue", "must be 1...1000000, got \(v)")
-        }
-        if let v = socket.stallTimeout {
-            try check(
-                v > 0 && v <= 86_400, "socket.stallTimeout", "must be more than 0 and at most 86400 seconds, got \(v)")
-        }
-        if let v = socket.sendBuffer {
-            try check(
-                (1024...(64 << 20)).contains(v), "socket.sendBuffer", "must be 1024...\(64 << 20) bytes, got \(v)")
-        }
-        try check(!(preset != nil && size != nil), "size", "and 'preset' exclude each other: give one")
+        try bounded(.clientQueue, socket.clientQueue)
+        try bounded(.clientStallTimeout, socket.stallTimeout)
+        try bounded(.socketSendBuffer, socket.sendBuffer)
+        try check(!(preset != nil && size != nil), .size, "and 'preset' exclude each other: give one")
         try check(
-            !(rectOfInterest != nil && rectOfInterestView != nil), "rectOfInterestView",
+            !(rectOfInterest != nil && rectOfInterestView != nil), .rectOfInterestView,
             "and 'rectOfInterest' exclude each other: give one")
         do {
             var output = OutputConfiguration()
@@ -270,9 +259,23 @@ public struct DaemonConfigFile: Sendable, Equatable {
             apply(to: &presence)
             try presence.validate()
         } catch let error as InvalidSetting {
-            throw ConfigKeyError(path: error.key.split(separator: ".").map(String.init), message: error.fileDescription)
+            throw ConfigKeyError(error)
         }
     }
+
+    /// Checks `value`, when given, against the bounds `setting` declares.
+    /// - Throws: a ``ConfigKeyError`` naming the key.
+    static func bounded(_ setting: Setting, _ value: Int?) throws {
+        do { if let value { try setting.check(value) } } catch { throw ConfigKeyError(error) }
+    }
+
+    /// Checks `value`, when given, against the bounds `setting` declares.
+    static func bounded(_ setting: Setting, _ value: Double?) throws {
+        do { if let value { try setting.check(value) } } catch { throw ConfigKeyError(error) }
+    }
+
+    private func bounded(_ setting: Setting, _ value: Int?) throws { try Self.bounded(setting, value) }
+    private func bounded(_ setting: Setting, _ value: Double?) throws { try Self.bounded(setting, value) }
 
     /// Sets the reader, face, model and rect-of-interest settings the file gives (not `types`, which the
     /// caller parses, nor the preview, which needs the flags' view size).
@@ -382,119 +385,117 @@ private struct Coded: Decodable {
 
     init(from decoder: any Decoder) throws {
         var r = KeyReader(try decoder.container(keyedBy: Key.self))
-        value.input = try r.get("input")
-        value.device = try r.get("device")
-        value.types = try r.list("types")
-        value.rectOfInterest = try r.rect("rectOfInterest")
-        value.tryInverted = try r.get("inverted", aliases: ["tryInverted"])
-        value.code39FullASCII = try r.get("code39FullASCII", aliases: ["code39FullAscii"])
-        value.code32 = try r.get("code32")
-        value.confirmTransformed = try r.get("confirmTransformed")
-        value.checkSmallRetail = try r.get("checkSmallRetail")
-        value.extendLinearBounds = try r.get("extendLinearBounds")
-        value.resolveConflicts = try r.get("resolveConflicts")
-        value.upceQuietZone = try r.get("upceQuietZone")
-        value.scanDensity = try r.get("scanDensity")
-        value.models = try r.get("models")
-        value.metadata = try r.get("metadata")
-        value.pacing = try r.get("pacing")
-        value.loop = try r.get("loop")
-        value.exitAtEnd = try r.get("exitAtEnd")
-        value.stdout = try r.get("stdout")
-        value.stdoutQueue = try r.get("stdoutQueue")
-        value.maxPixels = try r.get("maxPixels")
-        value.logLevel = try r.get("logLevel")
+        value.input = try r.get(.input)
+        value.device = try r.get(.device)
+        value.types = try r.list(.types)
+        value.rectOfInterest = try r.rect(.rectOfInterest)
+        value.tryInverted = try r.get(.inverted)
+        value.code39FullASCII = try r.get(.code39FullASCII)
+        value.code32 = try r.get(.code32)
+        value.confirmTransformed = try r.get(.confirmTransformed)
+        value.checkSmallRetail = try r.get(.checkSmallRetail)
+        value.extendLinearBounds = try r.get(.extendLinearBounds)
+        value.resolveConflicts = try r.get(.resolveConflicts)
+        value.upceQuietZone = try r.get(.upceQuietZone)
+        value.scanDensity = try r.get(.scanDensity)
+        value.models = try r.get(.models)
+        value.metadata = try r.get(.metadata)
+        value.pacing = try r.get(.pacing)
+        value.loop = try r.get(.loop)
+        value.exitAtEnd = try r.get(.exitAtEnd)
+        value.stdout = try r.get(.stdout)
+        value.stdoutQueue = try r.get(.stdoutQueue)
+        value.maxPixels = try r.get(.maxPixels)
+        value.logLevel = try r.get(.logLevel)
         try r.valueOrSection(
-            "socket", as: String.self, value: { value.socket.path = $0 },
+            .socket, as: String.self, value: { value.socket.path = $0 },
             section: { s in
-                value.socket.path = try s.get("path")
-                value.socket.group = try s.get("group")
-                value.socket.clientQueue = try s.get("clientQueue")
-                value.socket.stallTimeout = try s.get("stallTimeout", aliases: ["clientStallTimeout"])
-                value.socket.sendBuffer = try s.get("sendBuffer")
+                value.socket.path = try s.get(.socket)
+                value.socket.group = try s.get(.socketGroup)
+                value.socket.clientQueue = try s.get(.clientQueue)
+                value.socket.stallTimeout = try s.get(.clientStallTimeout)
+                value.socket.sendBuffer = try s.get(.socketSendBuffer)
             })
-        if let mqtt = try r.decoder("mqtt") { value.mqtt = try MQTTConfigSection(from: mqtt) }
+        if let mqtt = try r.decoder(Setting.mqtt.section ?? "mqtt") { value.mqtt = try MQTTConfigSection(from: mqtt) }
         try DaemonConfigFile.readCamera(&r, into: &value)
-        value.failFast = try r.get("failFast")
+        value.failFast = try r.get(.failFast)
         try r.valueOrSection(
-            "presence", as: Bool.self, value: { value.presence.enabled = $0 },
+            .presence, as: Bool.self, value: { value.presence.enabled = $0 },
             section: { p in
-                value.presence.enabled = try p.get("enabled")
-                value.presence.appearAfterFrames = try p.get("appearAfterFrames", aliases: ["appearAfter"])
-                value.presence.lostAfter = try p.get("lostAfter")
-                value.presence.cooldown = try p.get("cooldown")
-                value.presence.faceLostAfter = try p.get("faceLostAfter")
+                value.presence.enabled = try p.get(.presence)
+                value.presence.appearAfterFrames = try p.get(.appearAfter)
+                value.presence.lostAfter = try p.get(.lostAfter)
+                value.presence.cooldown = try p.get(.cooldown)
+                value.presence.faceLostAfter = try p.get(.faceLostAfter)
             })
         // Reader
-        value.engine = try r.choice("engine")
-        if let text = try r.list("passes") {
+        value.engine = try r.choice(.engine)
+        if let text = try r.list(.passes) {
             var list: [ReaderPass] = []
             for name in text.split(separator: ",").map({ $0.filter { $0 != " " } }) {
                 guard let pass = ReaderPass(rawValue: name) else {
                     throw ConfigKeyError(
-                        path: ["passes"],
+                        path: [Setting.passes.key],
                         message:
-                            "unknown pass '\(StrictJSON.printable(name))' in 'passes'; passes: \(ReaderPass.allCases.map(\.rawValue).joined(separator: ", "))"
+                            "unknown pass '\(StrictJSON.printable(name))' in '\(Setting.passes.key)'; passes: \(ReaderPass.allCases.map(\.rawValue).joined(separator: ", "))"
                     )
                 }
                 list.append(pass)
             }
             value.passes = list
         }
-        value.extraPasses = try r.get("extraPasses")
-        value.codabarMinLength = try r.get("codabarMinLength")
-        value.i25MinLength = try r.get("i25MinLength")
-        value.i25Checksum = try r.get("i25Checksum")
-        value.minLinearQuality = try r.get("minLinearQuality")
-        value.zbarUncertainty = try r.get("zbarUncertainty")
-        value.confirm1D = try r.get("confirm1D", aliases: ["confirm1d"])
-        value.streamSteps = try r.get("streamSteps")
-        value.allPassesOnStreams = try r.get("allPassesOnStreams")
-        value.streamScanDensity = try r.get("streamScanDensity")
-        value.streamQRLines = try r.get("streamQRLines", aliases: ["streamQrLines"])
-        value.parallelDetectors = try r.get("parallelDetectors")
-        value.loadShedding = try r.get("loadShedding")
+        value.extraPasses = try r.get(.extraPasses)
+        value.codabarMinLength = try r.get(.codabarMinLength)
+        value.i25MinLength = try r.get(.i25MinLength)
+        value.i25Checksum = try r.get(.i25Checksum)
+        value.minLinearQuality = try r.get(.minLinearQuality)
+        value.zbarUncertainty = try r.get(.zbarUncertainty)
+        value.confirm1D = try r.get(.confirm1D)
+        value.streamSteps = try r.get(.streamSteps)
+        value.allPassesOnStreams = try r.get(.allPassesOnStreams)
+        value.streamScanDensity = try r.get(.streamScanDensity)
+        value.streamQRLines = try r.get(.streamQRLines)
+        value.parallelDetectors = try r.get(.parallelDetectors)
+        value.loadShedding = try r.get(.loadShedding)
         // Camera
-        value.preset = try r.choice("preset")
-        value.size = try r.size("size", parsePixelSize)
-        value.fps = try r.get("fps")
-        value.stallTimeout = try r.get("stallTimeout")
+        value.preset = try r.choice(.preset)
+        value.size = try r.size(.size, parsePixelSize)
+        value.fps = try r.get(.fps)
+        value.stallTimeout = try r.get(.stallTimeout)
         // Preview
-        value.viewSize = try r.size("viewSize", parseViewSizeText)
-        value.videoGravity = try r.choice("videoGravity")
-        value.orientation = try r.choice("orientation")
-        value.mirrored = try r.get("mirrored")
-        value.rectOfInterestView = try r.rect("rectOfInterestView")
+        value.viewSize = try r.size(.viewSize, parseViewSizeText)
+        value.videoGravity = try r.choice(.videoGravity)
+        value.orientation = try r.choice(.orientation)
+        value.mirrored = try r.get(.mirrored)
+        value.rectOfInterestView = try r.rect(.rectOfInterestView)
         // Faces
         // HTTP
-        value.http = try r.get("http")
-        value.httpToken = try r.get("httpToken")
-        value.httpMaxFps = try r.get("httpMaxFps")
-        value.faceDetector = try r.choice("faceDetector")
-        value.faceCascade = try r.choice("faceCascade")
-        value.faceNeuralWidth = try r.get("faceNeuralWidth")
-        value.faceThreshold = try r.get("faceThreshold")
-        value.minFaceSize = try r.get("minFaceSize")
-        value.maxFaceSize = try r.get("maxFaceSize")
-        value.faceInterval = try r.get("faceInterval")
-        value.faceAnalysisSize = try r.get("faceAnalysisSize")
-        value.faceWindow = try r.get("faceWindow")
-        value.rollSearch = try r.get("rollSearch")
-        value.eyeRoll = try r.get("eyeRoll")
-        value.yaw = try r.get("yaw")
-        value.faceMaxMisses = try r.get("faceMaxMisses")
-        value.faceGrace = try r.get("faceGrace")
-        value.faceScaleFactor = try r.get("faceScaleFactor")
-        value.faceMinNeighbors = try r.get("faceMinNeighbors")
+        value.http = try r.get(.http)
+        value.httpToken = try r.get(.httpToken)
+        value.httpMaxFps = try r.get(.httpMaxFps)
+        value.faceDetector = try r.choice(.faceDetector)
+        value.faceCascade = try r.choice(.faceCascade)
+        value.faceNeuralWidth = try r.get(.faceNeuralWidth)
+        value.faceThreshold = try r.get(.faceThreshold)
+        value.minFaceSize = try r.get(.minFaceSize)
+        value.maxFaceSize = try r.get(.maxFaceSize)
+        value.faceInterval = try r.get(.faceInterval)
+        value.faceAnalysisSize = try r.get(.faceAnalysisSize)
+        value.faceWindow = try r.get(.faceWindow)
+        value.rollSearch = try r.get(.rollSearch)
+        value.eyeRoll = try r.get(.eyeRoll)
+        value.yaw = try r.get(.yaw)
+        value.faceMaxMisses = try r.get(.faceMaxMisses)
+        value.faceGrace = try r.get(.faceGrace)
+        value.faceScaleFactor = try r.get(.faceScaleFactor)
+        value.faceMinNeighbors = try r.get(.faceMinNeighbors)
         // Script output
-        value.raw = try r.get("raw")
-        value.rawBytes = try r.get("rawBytes")
-        value.oneshot = try r.get("oneshot")
-        value.timeout = try r.get("timeout")
-        if let t = value.timeout, !(t > 0 && t <= 31_536_000) {
-            throw ScanError.invalidArgument("timeout must be more than 0 and at most 31536000 seconds, got \(t)")
-        }
-        value.keepRunning = try r.get("keepRunning")
+        value.raw = try r.get(.raw)
+        value.rawBytes = try r.get(.rawBytes)
+        value.oneshot = try r.get(.oneshot)
+        value.timeout = try r.get(.timeout)
+        try DaemonConfigFile.bounded(.timeout, value.timeout)
+        value.keepRunning = try r.get(.keepRunning)
         try r.finish()
     }
 }

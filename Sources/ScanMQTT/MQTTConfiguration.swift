@@ -147,27 +147,17 @@ public struct MQTTConfiguration: Sendable {
     /// Checks ranges and topic syntax.
     /// - Throws: ``ScanError/invalidArgument(_:)`` naming the setting.
     public func validate() throws {
-        guard (0...2).contains(qos) else { throw ScanError.invalidArgument("MQTT QoS must be 0, 1 or 2, got \(qos)") }
-        guard (1...10_000_000).contains(queueLimit) else {
-            throw ScanError.invalidArgument("MQTT queue must be 1...10000000 messages, got \(queueLimit)")
-        }
-        guard queueBytes >= 4096 else {
-            throw ScanError.invalidArgument("MQTT queue bytes must be at least 4096, got \(queueBytes)")
-        }
-        guard spoolBytes >= 4096 else {
-            throw ScanError.invalidArgument("MQTT spool bytes must be at least 4096, got \(spoolBytes)")
-        }
-        guard (1...65535).contains(maxInFlight) else {
-            throw ScanError.invalidArgument("MQTT in-flight window must be 1...65535, got \(maxInFlight)")
-        }
-        guard (5...65535).contains(keepalive) else {
-            throw ScanError.invalidArgument("MQTT keepalive must be 5...65535 seconds, got \(keepalive)")
-        }
-        guard spoolSync >= 0, spoolSync <= 60 else {
-            throw ScanError.invalidArgument("MQTT spool sync must be 0...60 seconds, got \(spoolSync)")
-        }
-        guard connectTimeout > 0, connectTimeout <= 3600 else {
-            throw ScanError.invalidArgument("MQTT connect timeout must be in (0, 3600] seconds, got \(connectTimeout)")
+        do {
+            try Setting.mqttQos.check(qos)
+            try Setting.mqttQueue.check(queueLimit)
+            try Setting.mqttQueueBytes.check(queueBytes)
+            try Setting.mqttSpoolBytes.check(spoolBytes)
+            try Setting.mqttInFlight.check(maxInFlight)
+            try Setting.mqttKeepalive.check(keepalive)
+            try Setting.mqttSpoolSync.check(spoolSync)
+            try Setting.mqttConnectTimeout.check(connectTimeout)
+        } catch {
+            throw ScanError.invalidArgument(error.description)
         }
         guard reconnectMin > 0, reconnectMax >= reconnectMin, reconnectMax <= 3600 else {
             throw ScanError.invalidArgument("MQTT reconnect backoff must satisfy 0 < min <= max <= 3600 seconds")

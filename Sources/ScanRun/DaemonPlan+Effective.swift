@@ -12,62 +12,72 @@ extension DaemonPlan {
         let o = r.daemon.output
         let b = o.barcode
         let f = o.face
+        // `inverted` is published under its older name, `tryInverted`, as reload events always have.
         var settings: [String: SettingValue] = [
-            "types": .strings(o.metadataObjectTypes.map(\.rawValue).sorted()),
-            "engine": .string(b.engine.rawValue), "passes": .strings(b.passes.map(\.rawValue)),
-            "scanDensity": .int(b.scanDensity), "tryInverted": .bool(b.tryInverted),
-            "extraPasses": .bool(b.extraPasses),
-            "codabarMinLength": .int(b.minimumCodabarLength), "i25MinLength": .int(b.minimumI25Length),
-            "i25Checksum": .bool(b.requireI25Checksum), "minLinearQuality": .int(b.minimumLinearQuality),
-            "confirm1D": .bool(b.confirmLinearCodes), "code39FullASCII": .bool(b.code39FullASCII),
-            "code32": .bool(b.code32), "confirmTransformed": .bool(b.confirmTransformedLinearReads),
-            "checkSmallRetail": .bool(b.checkSmallRetailReads), "extendLinearBounds": .bool(b.extendLinearBounds),
-            "resolveConflicts": .bool(b.resolveConflictingReads), "upceQuietZone": .bool(b.checkUPCEQuietZone),
-            "parallelDetectors": .bool(o.parallelDetectors), "loadShedding": .bool(o.shedLoadWhenLate),
-            "faceDetector": .string(f.detector.rawValue), "faceCascade": .string(f.cascade.rawValue),
-            "minFaceSize": .int(f.minimumFaceSize),
-            "faceInterval": .int(f.detectionInterval), "faceScaleFactor": .double(f.scaleFactor),
-            "faceMinNeighbors": .int(f.minNeighbors), "faceGrace": .double(f.presenceGrace),
-            "metadata": .bool(r.daemon.emitMetadata), "pacing": .bool(r.daemon.pacing), "loop": .bool(r.daemon.loop),
-            "exitAtEnd": .bool(r.exitAtEnd), "stdout": .bool(r.stdout), "stdoutQueue": .int(r.stdoutQueue),
-            "maxPixels": .int(r.limits.maxPixels), "logLevel": .string(r.logLevel.rawValue),
-            "presence.enabled": .bool(r.daemon.presence.enabled),
-            "presence.lostAfter": .double(r.daemon.presence.lostAfter),
-            "presence.cooldown": .double(r.daemon.presence.cooldown),
-            "presence.appearAfterFrames": .int(r.daemon.presence.appearAfterFrames),
+            Setting.types.key: .strings(o.metadataObjectTypes.map(\.rawValue).sorted()),
+            Setting.engine.key: .string(b.engine.rawValue), Setting.passes.key: .strings(b.passes.map(\.rawValue)),
+            Setting.scanDensity.key: .int(b.scanDensity), Setting.inverted.aliases[0]: .bool(b.tryInverted),
+            Setting.extraPasses.key: .bool(b.extraPasses),
+            Setting.codabarMinLength.key: .int(b.minimumCodabarLength),
+            Setting.i25MinLength.key: .int(b.minimumI25Length),
+            Setting.i25Checksum.key: .bool(b.requireI25Checksum),
+            Setting.minLinearQuality.key: .int(b.minimumLinearQuality),
+            Setting.confirm1D.key: .bool(b.confirmLinearCodes), Setting.code39FullASCII.key: .bool(b.code39FullASCII),
+            Setting.code32.key: .bool(b.code32), Setting.confirmTransformed.key: .bool(b.confirmTransformedLinearReads),
+            Setting.checkSmallRetail.key: .bool(b.checkSmallRetailReads),
+            Setting.extendLinearBounds.key: .bool(b.extendLinearBounds),
+            Setting.resolveConflicts.key: .bool(b.resolveConflictingReads),
+            Setting.upceQuietZone.key: .bool(b.checkUPCEQuietZone),
+            Setting.parallelDetectors.key: .bool(o.parallelDetectors),
+            Setting.loadShedding.key: .bool(o.shedLoadWhenLate),
+            Setting.faceDetector.key: .string(f.detector.rawValue),
+            Setting.faceCascade.key: .string(f.cascade.rawValue),
+            Setting.minFaceSize.key: .int(f.minimumFaceSize),
+            Setting.faceInterval.key: .int(f.detectionInterval), Setting.faceScaleFactor.key: .double(f.scaleFactor),
+            Setting.faceMinNeighbors.key: .int(f.minNeighbors), Setting.faceGrace.key: .double(f.presenceGrace),
+            Setting.metadata.key: .bool(r.daemon.emitMetadata), Setting.pacing.key: .bool(r.daemon.pacing),
+            Setting.loop.key: .bool(r.daemon.loop),
+            Setting.exitAtEnd.key: .bool(r.exitAtEnd), Setting.stdout.key: .bool(r.stdout),
+            Setting.stdoutQueue.key: .int(r.stdoutQueue),
+            Setting.maxPixels.key: .int(r.limits.maxPixels), Setting.logLevel.key: .string(r.logLevel.rawValue),
+            Setting.presence.key: .bool(r.daemon.presence.enabled),
+            Setting.lostAfter.key: .double(r.daemon.presence.lostAfter),
+            Setting.cooldown.key: .double(r.daemon.presence.cooldown),
+            Setting.appearAfter.key: .int(r.daemon.presence.appearAfterFrames),
         ]
         if let v = b.streamStepsPerFrame {
-            settings["streamSteps"] = .int(v)
+            settings[Setting.streamSteps.key] = .int(v)
         } else {
-            settings["allPassesOnStreams"] = .bool(true)
+            settings[Setting.allPassesOnStreams.key] = .bool(true)
         }
-        if let v = b.streamScanDensity { settings["streamScanDensity"] = .int(v) }
-        settings["streamQRLines"] = .int(b.streamQRLookLines ?? 0)
-        if let v = r.input { settings["input"] = .string(v) }
+        if let v = b.streamScanDensity { settings[Setting.streamScanDensity.key] = .int(v) }
+        settings[Setting.streamQRLines.key] = .int(b.streamQRLookLines ?? 0)
+        if let v = r.input { settings[Setting.input.key] = .string(v) }
         if let c = r.capture {
-            settings["device"] = .string(c.device)
-            settings["preset"] = .string(c.sessionPreset.rawValue)
-            if let s = c.frameSize { settings["size"] = .string("\(s.width)x\(s.height)") }
-            if let v = c.frameRate { settings["fps"] = .double(v) }
-            settings["stallTimeout"] = .double(c.stallTimeout)
+            settings[Setting.device.key] = .string(c.device)
+            settings[Setting.preset.key] = .string(c.sessionPreset.rawValue)
+            if let s = c.frameSize { settings[Setting.size.key] = .string("\(s.width)x\(s.height)") }
+            if let v = c.frameRate { settings[Setting.fps.key] = .double(v) }
+            settings[Setting.stallTimeout.key] = .double(c.stallTimeout)
         }
         if let p = o.preview {
-            settings["viewSize"] = .string("\(plainNumber(p.viewSize.width))x\(plainNumber(p.viewSize.height))")
-            settings["videoGravity"] = .string(p.videoGravity.rawValue)
-            settings["orientation"] = .string(p.orientation.rawValue)
-            settings["mirrored"] = .bool(p.isMirrored)
+            settings[Setting.viewSize.key] = .string(
+                "\(plainNumber(p.viewSize.width))x\(plainNumber(p.viewSize.height))")
+            settings[Setting.videoGravity.key] = .string(p.videoGravity.rawValue)
+            settings[Setting.orientation.key] = .string(p.orientation.rawValue)
+            settings[Setting.mirrored.key] = .bool(p.isMirrored)
         }
-        if let v = r.socketPath { settings["socket.path"] = .string(v) }
-        if let v = r.httpAddress { settings["http"] = .string(v) }
-        if let v = r.httpTokenPath { settings["httpToken"] = .string(v) }
-        if r.httpAddress != nil { settings["httpMaxFps"] = .double(r.httpMaxFps) }
+        if let v = r.socketPath { settings[Setting.socket.key] = .string(v) }
+        if let v = r.httpAddress { settings[Setting.http.key] = .string(v) }
+        if let v = r.httpTokenPath { settings[Setting.httpToken.key] = .string(v) }
+        if r.httpAddress != nil { settings[Setting.httpMaxFps.key] = .double(r.httpMaxFps) }
         if let m = r.mqtt {
-            settings["mqtt.url"] = .string(m.endpoint.description)
-            settings["mqtt.metadata"] = .bool(m.metadata)
-            settings["mqtt.discovery"] = .bool(m.discovery)
+            settings[Setting.mqtt.key] = .string(m.endpoint.description)
+            settings[Setting.mqttMetadata.key] = .bool(m.metadata)
+            settings[Setting.mqttDiscovery.key] = .bool(m.discovery)
         }
         if !r.deviceControls.settings.isEmpty {
-            settings["controls"] = .strings(r.deviceControls.settings.map { "\($0.name)=\($0.value)" })
+            settings[Setting.control.key] = .strings(r.deviceControls.settings.map { "\($0.name)=\($0.value)" })
         }
         return settings
     }

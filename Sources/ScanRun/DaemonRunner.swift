@@ -262,7 +262,7 @@ public enum DaemonRunner {
             if next.daemon.pacing != current.daemon.pacing || next.daemon.loop != current.daemon.loop {
                 needsRestart.append("pacing/loop")
             }
-            if next.logLevel != current.logLevel { needsRestart.append("logLevel") }
+            if next.logLevel != current.logLevel { needsRestart.append(Setting.logLevel.key) }
             if changed.keys.contains(where: { $0.hasPrefix("mqtt.") || $0.hasPrefix("http") }) {
                 needsRestart.append("mqtt/http")
             }

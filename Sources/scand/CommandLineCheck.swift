@@ -1,4 +1,5 @@
 import ArgumentParser
+import ScanCore
 import ScanRun
 
 /// What the command line asks for before ArgumentParser runs the command: help only when it was asked for,

@@ -55,9 +55,7 @@ struct ControlOptions: ParsableArguments {
                 "--exposure-target and --exposure-control need --exposure-point-of-interest or --exposure-on-rect-of-interest"
             )
         }
-        if let exposureTarget, !(exposureTarget > 0 && exposureTarget < 1) {
-            throw ValidationError("--exposure-target must be in (0, 1), got \(exposureTarget)")
-        }
+        if let exposureTarget { try usage(.exposureTarget, exposureTarget) }
         for c in control { do { _ = try ControlSetting(parsing: c) } catch { throw ValidationError("\(error)") } }
         if let p = exposurePointOfInterest { _ = try parsePoint(p) }
     }

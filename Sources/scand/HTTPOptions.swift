@@ -18,9 +18,7 @@ struct HTTPOptions: ParsableArguments {
     static let defaultMaxFps = DaemonHTTP.defaultMaxFps
 
     func validate() throws {
-        if let v = httpMaxFps, !(v.isFinite && v >= 0 && v <= 1000) {
-            throw ValidationError("--http-max-fps must be 0...1000 (0: no cap), got \(v)")
-        }
+        if let v = httpMaxFps { try usage(.httpMaxFps, v) }
         // The file may give the address ("http" key); the pair is checked once flags and file are merged.
     }
 }

@@ -10,10 +10,7 @@ struct OneshotTimeoutOption: ParsableArguments {
     /// - Throws: `ScanError.invalidArgument` for a time that is not positive, or without `--oneshot`.
     func check(oneshot: Bool) throws {
         guard let timeout else { return }
-        guard timeout > 0 && timeout.isFinite && timeout <= 31_536_000 else {
-            throw ScanError.invalidArgument(
-                "--timeout must be more than 0 and at most 31536000 seconds, got \(timeout)")
-        }
+        try checked(.timeout, timeout)
         if !oneshot {
             throw ScanError.invalidArgument("--timeout is for --oneshot (give --oneshot, or use 'scand watch -x')")
         }

@@ -123,22 +123,15 @@ struct RunCommand: AsyncParsableCommand {
         }
         r.socketGroup = outputs.socketGroup ?? file.socket.group
         if let q = outputs.clientQueue ?? file.socket.clientQueue {
-            guard (1...1_000_000).contains(q) else {
-                throw ScanError.invalidArgument("--client-queue must be 1...1000000, got \(q)")
-            }
+            try checked(.clientQueue, q)
             r.server.clientQueueLimit = q
         }
         if let t = outputs.clientStallTimeout ?? file.socket.stallTimeout {
-            guard t > 0 && t <= 86_400 else {
-                throw ScanError.invalidArgument(
-                    "--client-stall-timeout must be more than 0 and at most 86400 seconds, got \(t)")
-            }
+            try checked(.clientStallTimeout, t)
             r.server.clientStallTimeout = t
         }
         if let b = file.socket.sendBuffer { r.server.clientSendBufferBytes = b }
-        if !(1...1_000_000).contains(r.stdoutQueue) {
-            throw ScanError.invalidArgument("--stdout-queue must be 1...1000000, got \(r.stdoutQueue)")
-        }
+        try checked(.stdoutQueue, r.stdoutQueue)
         if let device = r.device {
             do { r.capture = try capture.captureConfiguration(device: device, file: file) } catch let e
                 as ValidationError

@@ -17,3 +17,21 @@ extension ArgumentHelp {
         ArgumentHelp(setting.help, valueName: setting.valueName)
     }
 }
+
+/// Checks a value against the bounds `setting` declares.
+/// - Throws: `ScanError.invalidArgument` naming the flag: `--client-queue must be 1...1000000, got 0`.
+func checked(_ setting: Setting, _ value: Int) throws {
+    do { try setting.check(value) } catch { throw ScanError.invalidArgument(error.description) }
+}
+
+/// Checks a value against the bounds `setting` declares.
+/// - Throws: `ScanError.invalidArgument` naming the flag.
+func checked(_ setting: Setting, _ value: Double) throws {
+    do { try setting.check(value) } catch { throw ScanError.invalidArgument(error.description) }
+}
+
+/// Checks a flag's value against the bounds `setting` declares, in a `validate()` (a usage error).
+/// - Throws: `ValidationError` naming the flag: `--http-max-fps must be 0...1000 (0: no cap), got 2000.0`.
+func usage(_ setting: Setting, _ value: Double) throws {
+    do { try setting.check(value) } catch { throw ValidationError(error.description) }
+}

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ScanCore
 import ScanKit
 import ScanRun
 

@@ -1,5 +1,7 @@
 import Foundation
 import Testing
+import ScanCore
+import ScanDaemon
 import ScanTestSupport
 #if canImport(Glibc)
 import Glibc
@@ -69,6 +71,30 @@ struct ConfigConsistencyTests {
             }
         }
         return results
+    }
+
+    @Test("settings defined once: `scand run` takes exactly the catalogue's flags, each with the catalogue's help")
+    func runFlagsAreTheCatalogue() throws {
+        let r = try ScandBinary.run(["run", "--experimental-dump-help"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let doc = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout)) as? [String: Any])
+        let arguments = try #require((doc["command"] as? [String: Any])?["arguments"] as? [[String: Any]])
+        var help: [String: String] = [:]
+        for a in arguments {
+            for name in (a["names"] as? [[String: Any]] ?? []).filter({ $0["kind"] as? String == "long" }) {
+                guard let flag = name["name"] as? String else { continue }
+                help[flag.hasPrefix("no-") ? String(flag.dropFirst(3)) : flag] = a["abstract"] as? String ?? ""
+            }
+        }
+        let declared = Setting.all.filter { $0.flag != nil }
+        let taken = Set(help.keys).subtracting(Self.notConfigKeys)
+        let catalogue = Set(declared.compactMap(\.flag))
+        #expect(taken == catalogue, "flags not declared: \(taken.subtracting(catalogue).sorted()); declared, not taken: \(catalogue.subtracting(taken).sorted())")
+        for setting in declared {
+            #expect(help[setting.flag ?? ""] == setting.help, "--\(setting.flag ?? "")")
+        }
+        // The settings without a flag are the few only a config file gives (none a user reaches for per run).
+        #expect(Set(Setting.all.filter { $0.flag == nil }.map(\.key)) == ["socket.sendBuffer", "mqtt.queueBytes", "mqtt.inFlight", "mqtt.keepalive", "mqtt.connectTimeout", "mqtt.spoolSync"])
     }
 
     @Test("every flag of `scand run` is accepted as its camelCase config key (old names stay as aliases)")
