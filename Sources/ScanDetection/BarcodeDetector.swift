@@ -1,4 +1,3 @@
-internal import CScanZBar
 internal import Foundation
 public import ScanCore
 
@@ -26,8 +25,8 @@ public struct BarcodeRead: Sendable, Hashable {
 /// frame for the formats zbar cannot read. Every result's geometry is in normalized device coordinates of the
 /// whole frame, whatever pass produced it.
 ///
-/// Makes a fresh zbar image scanner and image header for every image it scans (``scanZBar(_:frameSize:density:matrixOnly:)``
-/// says why) and destroys them after it; frame bytes are lent to the engines only for the duration of a scan.
+/// zbar is driven by ``ZBarReader`` (a fresh scanner per image; it says why), zxing-cpp by ``ZXingReader``;
+/// frame bytes are lent to the engines only for the duration of a scan.
 /// Not thread-safe: use one detector per thread.
 public final class BarcodeDetector: MetadataDetector {
     /// Code types zbar can read.
@@ -74,51 +73,11 @@ public final class BarcodeDetector: MetadataDetector {
             zxingEnabled = enabledTypes.intersection(Self.zxingTypes)
         }
         zxingOnly = configuration.engine == .both ? zxingEnabled.subtracting(zbarEnabled) : []
+        zbar = ZBarReader(types: zbarEnabled, configuration: configuration)
     }
 
-    /// A zbar scanner reading QR only (raw bytes), for the `upscaledThresholded` pass, on every `density`th line.
-    private static func makeQRScanner(density: Int) -> OpaquePointer? {
-        guard let q = zbar_image_scanner_create() else { return nil }
-        zbar_image_scanner_set_config(q, ZBAR_NONE, ZBAR_CFG_ENABLE, 0)
-        zbar_image_scanner_set_config(q, ZBAR_QRCODE, ZBAR_CFG_ENABLE, 1)
-        zbar_image_scanner_set_config(q, ZBAR_QRCODE, ZBAR_CFG_BINARY, 1)
-        setDensity(q, density)
-        return q
-    }
-
-    /// Makes `scanner` read every `density`th pixel row and column.
-    private static func setDensity(_ scanner: OpaquePointer, _ density: Int) {
-        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_X_DENSITY, Int32(density))
-        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_Y_DENSITY, Int32(density))
-    }
-
-    /// A zbar image scanner for `types`, configured as `configuration` says.
-    private static func makeScanner(_ types: Set<MetadataObjectType>, configuration: BarcodeConfiguration, density: Int)
-        -> OpaquePointer?
-    {
-        guard let scanner = zbar_image_scanner_create() else { return nil }
-        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_ENABLE, 0)
-        for symbology in Symbologies.zbarSymbologies(for: types) {
-            zbar_image_scanner_set_config(scanner, symbology, ZBAR_CFG_ENABLE, 1)
-            if let u = configuration.zbarUncertainty, symbology != ZBAR_QRCODE {
-                zbar_image_scanner_set_config(scanner, symbology, ZBAR_CFG_UNCERTAINTY, Int32(max(0, u)))
-            }
-        }
-        // Raw QR bytes: zbar otherwise guesses Shift-JIS/Latin-1 and mangles UTF-8. We decode ourselves.
-        zbar_image_scanner_set_config(scanner, ZBAR_QRCODE, ZBAR_CFG_BINARY, 1)
-        zbar_image_scanner_set_config(scanner, ZBAR_I25, ZBAR_CFG_MIN_LEN, Int32(configuration.minimumI25Length))
-        // zbar's Codabar length excludes the start/stop characters.
-        zbar_image_scanner_set_config(
-            scanner, ZBAR_CODABAR, ZBAR_CFG_MIN_LEN, Int32(max(1, configuration.minimumCodabarLength - 2)))
-        setDensity(scanner, density)
-        return scanner
-    }
-
-    private static func makeImage() -> OpaquePointer? {
-        guard let image = zbar_image_create() else { return nil }
-        zbar_image_set_format(image, fourcc("Y800"))
-        return image
-    }
+    /// The zbar reader, for ``zbarEnabled``.
+    private let zbar: ZBarReader
 
     /// zxing-cpp re-reads of zbar reads for their text (``refine(type:bytes:points:pass:)``), for tests.
     private(set) var textRereads = 0
@@ -283,25 +242,14 @@ public final class BarcodeDetector: MetadataDetector {
         case matrix
     }
 
-    /// Every step after the plain zbar pass, in the order a still image would meet them.
-    lazy var streamSteps: [StreamStep] = {
-        var out: [StreamStep] = []
-        let zxing = !zxingEnabled.isEmpty
-        for pass in effectivePasses {
-            let images =
-                pass == .plain || pass == .inverted
-                ? 1
-                : pass == .deskewed ? Self.deskewDirections : (configuration.tryInverted ? 2 : 1)
-            for image in 0..<images {
-                if pass != .plain && !zbarEnabled.isEmpty {
-                    out.append(StreamStep(pass: pass, image: image, engine: .zbar))
-                }
-                if zxing { out.append(StreamStep(pass: pass, image: image, engine: .zxing)) }
-            }
-        }
-        return out
-    }()
-    private var streamCursor = 0
+    /// The stream step scheduler: the steps' rotation, their costs and deferrals, the step that last read.
+    private lazy var scheduler = StreamScheduler(
+        configuration: configuration, passes: effectivePasses, zbar: !zbarEnabled.isEmpty,
+        zxing: !zxingEnabled.isEmpty)
+    /// Every step after the plain zbar pass (``StreamScheduler/steps``).
+    var streamSteps: [StreamStep] { scheduler.steps }
+    /// ``StreamScheduler/largeFrameSteps``.
+    var largeFrameStreamSteps: [StreamStep] { scheduler.largeFrameSteps }
     /// zbar's scan-line spacing on a stream frame of `size`: ``BarcodeConfiguration/streamScanDensity`` is
     /// for frames of 480 lines and grows with taller frames (2 → 3 at 720p, 5 at 1080p), so the lines stay as
     /// far apart on a code of a given physical size as on a VGA camera. Explicit `--scan-density` (no stream
@@ -311,92 +259,28 @@ public final class BarcodeDetector: MetadataDetector {
         let lines = min(size.width, size.height)
         return max(1, d, Int((Double(d) * Double(lines) / 480).rounded()))
     }
-    /// Recent seconds each stream step took (moving average), for deadlines.
-    private var stepCosts: [StreamStep: Double] = [:]
-    /// Turns in a row each step was put off because it would have missed the deadline.
-    private var deferrals: [StreamStep: Int] = [:]
     /// How many times in a row a step may be put off for a deadline before it runs anyway.
-    public static let maximumDeferrals = 3
+    public static var maximumDeferrals: Int { StreamScheduler.maximumDeferrals }
     /// Stream steps put off so far because they would have missed the frame's deadline.
-    public private(set) var deferredSteps = 0
+    public var deferredSteps: Int { scheduler.deferredSteps }
     /// On streams: the bar directions the deskewed pass found, on which stream frame, for images of which size.
     private var deskewMemo: (frame: Int, size: PixelSize, degrees: [Double])?
     /// Stream frames for which the deskewed pass's bar directions are used (the frame they were found on and the
     /// next ones): its steps (2 images × 2 engines) follow one another in the rotation, and a code in view
     /// turns little in 4 frames. Finding them costs 6 ms at 1280×720 on this machine.
     static let deskewMemoryFrames = 4
-    /// The step that last read something: tried first on the next frame (a dark-mode code then reads on
-    /// every frame at the cost of two scans, instead of once per rotation).
-    private var stickyStep: StreamStep?
 
-    /// The reading steps a stream frame (or rect of interest) of `width`×`height` pixels rotates through. Above
-    /// ``BarcodeConfiguration/streamMaximumUpscaleSide`` (large frames): without the upscaled passes, and
-    /// zxing-cpp's step on each thresholded image is split in two, its 1-D formats and then the
-    /// others. On a thresholded 1280×720 frame zxing-cpp 3.1's step for every format takes 34–40 ms on this
-    /// machine (the image's binary noise gives its row decoders and its finder-pattern searches many
-    /// candidates), more than a 30 fps frame's whole budget, and the deadline rule still runs it every fourth
-    /// turn; each half takes ≈ 20 ms, thresholding included (docs/performance.md). That step was the live
-    /// p99 latency at 720p.
-    ///
-    /// Frames whose long side is at least ``BarcodeConfiguration/streamPyramidSide`` (1080p and up) also meet the
-    /// still pyramid's levels below half size (``streamDownscaleDivisors(width:height:)``): one step each for
-    /// zxing-cpp (zbar with `--engine zbar`), each level then its inverted twin, right after the half-size steps.
-    func streamSteps(width: Int, height: Int) -> [StreamStep] {
-        let longSide = max(width, height)
-        let steps = isLargeStreamFrame(longSide: longSide) ? largeFrameStreamSteps : streamSteps
-        let levels = streamDownscaleDivisors(width: width, height: height).count
-        guard levels > 1, let last = steps.lastIndex(where: { $0.pass == .downscaled }) else { return steps }
-        let key = StreamStepsKey(large: isLargeStreamFrame(longSide: longSide), levels: levels)
-        if let known = pyramidStreamSteps[key] { return known }
-        let twins = configuration.tryInverted ? 2 : 1
-        let engine: BarcodeEngine = zxingEnabled.isEmpty ? .zbar : .zxing
-        var out = steps
-        out.insert(
-            contentsOf: (twins..<(twins * levels)).map { StreamStep(pass: .downscaled, image: $0, engine: engine) },
-            at: last + 1)
-        pyramidStreamSteps[key] = out
-        return out
-    }
+    /// The steps a stream frame of `width`×`height` pixels rotates through (``StreamScheduler/steps(width:height:)``).
+    func streamSteps(width: Int, height: Int) -> [StreamStep] { scheduler.steps(width: width, height: height) }
 
-    /// Which step list ``streamSteps(width:height:)`` made for a frame with a pyramid on streams.
-    private struct StreamStepsKey: Hashable {
-        var large: Bool
-        var levels: Int
-    }
-    private var pyramidStreamSteps: [StreamStepsKey: [StreamStep]] = [:]
-
-    /// The divisors of the `downscaled` pass's levels on a stream frame (or rect of interest) of `width`×`height`
-    /// pixels: 2 (half size), and on frames whose long side is at least ``BarcodeConfiguration/streamPyramidSide``
-    /// every level a still of that size has (``pyramidDivisors(width:height:)``). A 2592×1944 frame: 2, 3, 4, 6
-    /// (1296, 864, 648, 432 px); 1920×1080: 2, 3, 4 (960, 640, 480 px).
+    /// ``StreamScheduler/downscaleDivisors(width:height:)``.
     func streamDownscaleDivisors(width: Int, height: Int) -> [Int] {
-        let all = pyramidDivisors(width: width, height: height)
-        return max(width, height) >= configuration.streamPyramidSide ? all : Array(all.prefix(1))
+        scheduler.downscaleDivisors(width: width, height: height)
     }
 
-    /// The divisors of the `downscaled` pass's levels on a still image (or rect of interest) of `width`×`height`
-    /// pixels, smallest first (largest level first): 2, then halvings (4, 8, …) and, with
-    /// ``BarcodeConfiguration/pyramidThirds``, a third and its halvings (3, 6, …), while the next level's long
-    /// side is at least ``BarcodeConfiguration/pyramidMinimumSide`` and the level it is halved from is at least
-    /// 64 pixels each way (a third: the image at least 192). None for an image under 64 pixels either way.
-    /// A 4032×3024 photo: 2, 3, 4, 6, 8 (2016, 1344, 1008, 672, 504 px on the long side).
+    /// ``BarcodeConfiguration/pyramidDivisors(width:height:)``.
     func pyramidDivisors(width: Int, height: Int) -> [Int] {
-        guard width >= 64, height >= 64 else { return [] }
-        let minimum = configuration.pyramidMinimumSide
-        let long = max(width, height)
-        /// `first` and its halvings while the level halved is at least 64 px each way and the next is long enough.
-        func chain(from first: Int) -> [Int] {
-            var out = [first]
-            var d = first
-            while width / d >= 64, height / d >= 64, long / d / 2 >= minimum {
-                d *= 2
-                out.append(d)
-            }
-            return out
-        }
-        var out = chain(from: 2)
-        if configuration.pyramidThirds, width >= 192, height >= 192, long / 3 >= minimum { out += chain(from: 3) }
-        return out.sorted()
+        configuration.pyramidDivisors(width: width, height: height)
     }
 
     /// The exponents k of the ladder's levels on a still image (or rect of interest) of `width`×`height` pixels,
@@ -479,33 +363,12 @@ public final class BarcodeDetector: MetadataDetector {
         return level
     }
 
-    /// Whether a stream frame (or rect of interest) whose long side is `longSide` pixels is a large one: above
-    /// ``BarcodeConfiguration/streamMaximumUpscaleSide`` (``BarcodeConfiguration/maximumUpscaleSide`` if nil).
-    func isLargeStreamFrame(longSide: Int) -> Bool {
-        longSide > configuration.streamMaximumUpscaleSide ?? configuration.maximumUpscaleSide
-    }
+    /// ``StreamScheduler/isLargeFrame(longSide:)``.
+    func isLargeStreamFrame(longSide: Int) -> Bool { scheduler.isLargeFrame(longSide: longSide) }
 
-    /// zbar's scan-line spacing, in pixels of the image it scans, for a stream step on `pass` when the plain
-    /// pass scans every `density`-th line of the frame: twice as far apart on the upscaled image (the same lines
-    /// of the frame), and ``BarcodeConfiguration/largeFrameStepSpacing`` times as far apart on the full-size
-    /// thresholded and deskewed images of a `large` frame (``isLargeStreamFrame(longSide:)``).
+    /// ``StreamScheduler/zbarDensity(_:density:large:)``.
     func zbarStepDensity(_ pass: ReaderPass, density: Int, large: Bool) -> Int {
-        switch pass {
-        case .upscaled: return 2 * density
-        case .thresholded, .deskewed: return large ? max(1, configuration.largeFrameStepSpacing) * density : density
-        default: return density
-        }
-    }
-
-    /// ``streamSteps(width:height:)`` for frames above ``BarcodeConfiguration/streamMaximumUpscaleSide``.
-    lazy var largeFrameStreamSteps: [StreamStep] = streamSteps.flatMap { step -> [StreamStep] in
-        if step.pass == .upscaled || step.pass == .upscaledThresholded { return [] }
-        guard step.pass == .thresholded, step.engine == .zxing else { return [step] }
-        var linear = step
-        var matrix = step
-        linear.formats = .linear
-        matrix.formats = .matrix
-        return [linear, matrix]
+        scheduler.zbarDensity(pass, density: density, large: large)
     }
 
     /// Reads one frame of a stream (video, Y4M, camera) within a budget: the plain zbar pass always, then,
@@ -623,29 +486,11 @@ public final class BarcodeDetector: MetadataDetector {
         var cache: [StreamImageKey: PassImage] = [:]
         var levels: [Int: PassImage] = [:]
         var deskew: (base: PassImage, degrees: [Double], border: UInt8)?
-        var queue: [StreamStep] = []
-        if let stickyStep, steps > 0 { queue.append(stickyStep) }
-        while queue.count < max(0, steps) {
-            let step = all[streamCursor % all.count]
-            streamCursor = (streamCursor + 1) % all.count
-            if step != queue.first { queue.append(step) } else if all.count == 1 { break }
-        }
-        let sticky = stickyStep
-        stickyStep = nil
+        let (queue, sticky) = scheduler.queue(from: all, count: steps)
         for step in queue {
-            if let deadline, step != sticky, let cost = stepCosts[step], monotonicSeconds() + cost > deadline,
-                deferrals[step, default: 0] < Self.maximumDeferrals
-            {
-                deferrals[step, default: 0] += 1
-                deferredSteps += 1
-                continue
-            }
-            deferrals[step] = 0
+            if scheduler.putsOff(step, sticky: sticky, deadline: deadline) { continue }
             let started = monotonicSeconds()
-            defer {
-                let took = monotonicSeconds() - started
-                stepCosts[step] = stepCosts[step].map { 0.7 * $0 + 0.3 * took } ?? took
-            }
+            defer { scheduler.record(step, seconds: monotonicSeconds() - started) }
             let image: PassImage
             var levelDivisor = 2
             if step.pass == .deskewed {
@@ -713,7 +558,7 @@ public final class BarcodeDetector: MetadataDetector {
                     stamp: streamFrames)
             }
             if !found.isEmpty {
-                stickyStep = step
+                scheduler.read(by: step)
                 return BarcodeRead(objects: found, pass: step.pass, engine: step.engine)
             }
         }
@@ -1091,121 +936,47 @@ public final class BarcodeDetector: MetadataDetector {
         return max(density, Int((short / Double(lines)).rounded()))
     }
 
-    /// One zbar pass over a pass image, on every `density`th line (on a large still image, more:
-    /// ``stillDensity(_:for:)``); `matrixOnly` reads QR only.
-    ///
-    /// Every image gets a fresh zbar scanner (about 6 µs to make, configure and destroy on this machine).
-    /// zbar 0.23's EAN decoder keeps the halves it has decoded (`ean->left`, `ean->right`) until a half that
-    /// disagrees resets them: across the scan lines of one image, by design, and across images too, since
-    /// `zbar_scan_image` does not reset them. A scanner kept from image to image therefore joined the left half
-    /// of one code to the right half of another: on never-seen held-out shelf 7911 as streams, the EAN-13
-    /// `9155179` + `531037`, the left half of the last code read six clips earlier (7911/024) and the right
-    /// half of the code in view (7911/030), whose joint check digit happened to hold. (A fresh scanner also
-    /// ends zbar's growth through QR symbols it never reuses, mchehab/zbar#258, for which the scanner used to
-    /// be replaced every 256 QR reads.)
+    /// One zbar pass over a pass image (``ZBarReader``), on every `density`th line (on a large still image,
+    /// more: ``stillDensity(_:for:)``); `matrixOnly` reads QR only. What zbar could not do is kept for
+    /// ``failingOnZBarErrors(_:)``.
     func scanZBar(_ pass: PassImage, frameSize: PixelSize, density: Int, matrixOnly: Bool) -> [MetadataObject] {
         guard !zbarEnabled.isEmpty, !matrixOnly || zbarEnabled.contains(.qr) else { return [] }
         let density = streaming ? density : stillDensity(density, for: pass)
-        guard
-            let scanner = matrixOnly
-                ? Self.makeQRScanner(density: density)
-                : Self.makeScanner(zbarEnabled, configuration: configuration, density: density)
-        else {
-            zbarFailure = "cannot allocate an image scanner (out of memory)"
-            return []
-        }
-        defer { zbar_image_scanner_destroy(scanner) }
-        // Destroyed before the scanner (the defers run in reverse): it holds the scanner's symbol set.
-        guard let image = Self.makeImage() else {
-            zbarFailure = "cannot allocate an image (out of memory)"
-            return []
-        }
-        defer { zbar_image_destroy(image) }
-        let plane = pass.plane
-        precondition(plane.stride == plane.width)
-        var results: [MetadataObject] = []
-        plane.bytes.withUnsafeBufferPointer { buffer in
-            zbar_image_set_size(image, UInt32(plane.width), UInt32(plane.height))
-            zbar_image_set_data(image, buffer.baseAddress, UInt(buffer.count), nil)
-            defer { zbar_image_set_data(image, nil, 0, nil) }
-            let found = FaultInjection.zbarScanFails() ? -1 : zbar_scan_image(scanner, image)
-            if found < 0 { zbarFailure = "zbar_scan_image failed (out of memory)" }
-            guard found > 0 else { return }
-            var symbol = zbar_image_first_symbol(image)
-            while let s = symbol {
-                if let object = makeObject(s, pass: pass, frameSize: frameSize) { results.append(object) }
-                symbol = zbar_symbol_next(s)
-            }
-        }
-        return results
+        let scan = zbar.scan(pass.plane, density: density, qrOnly: matrixOnly)
+        if let failure = scan.failure { zbarFailure = failure }
+        return scan.symbols.compactMap { makeObject($0, pass: pass, frameSize: frameSize) }
     }
 
-    private func makeObject(_ s: OpaquePointer, pass: PassImage, frameSize: PixelSize) -> MetadataObject? {
-        let length = Int(zbar_symbol_get_data_length(s))
-        guard let raw = zbar_symbol_get_data(s) else { return nil }
-        let bytes = raw.withMemoryRebound(to: UInt8.self, capacity: length) {
-            Array(UnsafeBufferPointer(start: $0, count: length))
-        }
-        guard let type = Symbologies.type(zbar: zbar_symbol_get_type(s), bytes: bytes, enabled: zbarEnabled) else {
-            return nil
-        }
-
-        let count = Int(zbar_symbol_get_loc_size(s))
-        var points: [(Double, Double)] = []
-        for i in 0..<count {
-            points.append((Double(zbar_symbol_get_loc_x(s, UInt32(i))), Double(zbar_symbol_get_loc_y(s, UInt32(i)))))
-        }
+    /// What a zbar symbol on `pass` becomes: frame geometry, the payload's text; nil for a UPC-E read inside a
+    /// longer symbol.
+    private func makeObject(_ s: ZBarSymbol, pass: PassImage, frameSize: PixelSize) -> MetadataObject? {
         let frameWidth = Double(frameSize.width)
         let frameHeight = Double(frameSize.height)
         func normalized(_ p: (Double, Double)) -> NormalizedPoint {
             let f = pass.toFrame(p.0, p.1)
             return NormalizedPoint(x: f.0 / frameWidth, y: f.1 / frameHeight)
         }
-        let orientation = zbar_symbol_get_orientation(s)
-        if type == .upce, configuration.checkUPCEQuietZone,
-            let direction = RetailQuietZone.direction(zbarOrientation: Int(orientation.rawValue)),
+        if s.type == .upce, configuration.checkUPCEQuietZone,
+            let direction = RetailQuietZone.direction(zbarOrientation: s.orientation),
             RetailQuietZone.insideLongerSymbol(
-                on: pass.plane, ends: points, direction: direction, edgeCounts: streaming)
+                on: pass.plane, ends: s.points, direction: direction, edgeCounts: streaming)
         {
             confirmations["UPC-E inside a longer symbol", default: 0] += 1
             return nil
         }
-        var corners: [NormalizedPoint]
-        if type.isLinear || count != 4 {
-            // 1-D: the box spanned by the scan-line crossings, at least one (pass) pixel thick.
-            let xs = points.map(\.0)
-            let ys = points.map(\.1)
-            let x0 = xs.min() ?? 0
-            let x1 = (xs.max() ?? 0) + 1
-            let y0 = ys.min() ?? 0
-            let y1 = (ys.max() ?? 0) + 1
-            let box = [(x0, y0), (x1, y0), (x1, y1), (x0, y1)]  // TL TR BR BL as displayed
-            let shift: Int
-            switch orientation {
-            case ZBAR_ORIENT_RIGHT: shift = 1
-            case ZBAR_ORIENT_DOWN: shift = 2
-            case ZBAR_ORIENT_LEFT: shift = 3
-            default: shift = 0
-            }
-            corners = (0..<4).map { i in normalized(box[(i + shift) % 4]) }
-        } else {
-            // zbar's QR polygon runs top-left, bottom-left, bottom-right, top-right of the symbol.
-            // Report it as the symbol's top-left, top-right, bottom-right, bottom-left.
-            corners = [0, 3, 2, 1].map { normalized(points[$0]) }
-        }
-        var payload = bytes
+        let corners = s.corners.map(normalized)
+        var payload = s.bytes
         var segments = [TextDecoding.Segment(offset: 0, eci: nil, fromMode: false)]
-        var isGS1 = zbar_symbol_get_modifiers(s) & (1 << ZBAR_MOD_GS1.rawValue) != 0
-        if let refined = refine(type: type, bytes: bytes, points: points, pass: pass) {
+        var isGS1 = s.isGS1
+        if let refined = refine(type: s.type, bytes: s.bytes, points: s.points, pass: pass) {
             payload = refined.bytes
             segments = refined.segments
             isGS1 = isGS1 || refined.isGS1
         }
-        let (text, encoding) = decodeText(&payload, type: type, segments: segments)
+        let (text, encoding) = decodeText(&payload, type: s.type, segments: segments)
         return MetadataObject(
-            type: type, bounds: NormalizedRect(boundingPoints: corners), corners: corners,
-            stringValue: text, payload: payload, quality: Int(zbar_symbol_get_quality(s)),
-            textEncoding: encoding, isGS1: isGS1)
+            type: s.type, bounds: NormalizedRect(boundingPoints: corners), corners: corners,
+            stringValue: text, payload: payload, quality: s.quality, textEncoding: encoding, isGS1: isGS1)
     }
 
     // MARK: confirming transformed reads
@@ -1782,11 +1553,6 @@ public final class BarcodeDetector: MetadataDetector {
                 return contained || other.bounds.intersection(o.bounds).area > 0.5 * o.bounds.area
             }
         }
-    }
-
-    package static func fourcc(_ s: String) -> UInt {
-        let b = Array(s.utf8)
-        return UInt(b[0]) | UInt(b[1]) << 8 | UInt(b[2]) << 16 | UInt(b[3]) << 24
     }
 }
 

@@ -14,7 +14,7 @@ public final class NaiveZBarReader {
     public init() {
         scanner = zbar_image_scanner_create()
         image = zbar_image_create()
-        zbar_image_set_format(image, BarcodeDetector.fourcc("Y800"))
+        zbar_image_set_format(image, ZBarReader.y800)
         zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_ENABLE, 1)
     }
 

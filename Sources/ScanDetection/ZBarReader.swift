@@ -1,0 +1,168 @@
+internal import CScanZBar
+import ScanCore
+
+/// One symbol as zbar read it, in the pixels of the image it scanned (the reader maps it to the frame).
+struct ZBarSymbol {
+    var type: MetadataObjectType
+    /// The payload as zbar gives it (QR: raw bytes, `ZBAR_CFG_BINARY`).
+    var bytes: [UInt8]
+    /// zbar's location points, image pixels: the scan-line crossings of a 1-D symbol, the polygon of a QR code.
+    var points: [(Double, Double)]
+    /// The symbol's corners, image pixels, top-left, top-right, bottom-right, bottom-left as displayed: a 1-D
+    /// symbol's box spanned by its scan-line crossings (at least one pixel thick), turned by zbar's orientation;
+    /// a QR code's polygon reordered from zbar's top-left, bottom-left, bottom-right, top-right.
+    var corners: [(Double, Double)]
+    /// zbar's `zbar_orientation_t` (`RetailQuietZone.direction(zbarOrientation:)` reads it).
+    var orientation: Int
+    /// zbar's quality (scan lines that read a 1-D symbol; 1 for QR).
+    var quality: Int
+    /// zbar saw the GS1 (FNC1) modifier.
+    var isGS1: Bool
+}
+
+/// The zbar reader beside the zxing reader (``ZXingReader``): one scan of one image, with the symbologies and
+/// limits of a ``BarcodeConfiguration``. The code reader (``BarcodeDetector``) decides which images to scan and
+/// what a symbol becomes; this type is the only one in the reader that calls zbar.
+///
+/// Every scan makes a fresh zbar image scanner and image header and destroys them before it returns (one owner
+/// per C handle; the image's bytes are lent to zbar only inside the scan). A scanner kept from image to image
+/// joined EAN halves across images (zbar 0.23 keeps `ean->left`/`ean->right` across `zbar_scan_image`): on
+/// never-seen held-out shelf 7911 as streams, the EAN-13 `9155179` + `531037`, the left half of the last code
+/// read six clips earlier and the right half of the code in view, whose joint check digit happened to hold.
+/// (A fresh scanner also ends zbar's growth through QR symbols it never reuses, mchehab/zbar#258.) Making,
+/// configuring and destroying one costs about 6 µs on this machine.
+struct ZBarReader {
+    /// The types zbar looks for (the enabled ones it can read).
+    let types: Set<MetadataObjectType>
+    private let uncertainty: Int?
+    private let minimumI25Length: Int
+    private let minimumCodabarLength: Int
+
+    init(types: Set<MetadataObjectType>, configuration: BarcodeConfiguration) {
+        self.types = types
+        uncertainty = configuration.zbarUncertainty
+        minimumI25Length = configuration.minimumI25Length
+        minimumCodabarLength = configuration.minimumCodabarLength
+    }
+
+    /// The symbols zbar reads on `plane` (stride equal to width) on every `density`th line and column;
+    /// `qrOnly` looks for QR codes only. `failure` says what zbar could not do (allocate, scan): the scan then
+    /// found nothing, which must not pass for "no code here".
+    func scan(_ plane: LumaPlane, density: Int, qrOnly: Bool) -> (symbols: [ZBarSymbol], failure: String?) {
+        guard let scanner = qrOnly ? Self.makeQRScanner(density: density) : makeScanner(density: density) else {
+            return ([], "cannot allocate an image scanner (out of memory)")
+        }
+        defer { zbar_image_scanner_destroy(scanner) }
+        // Destroyed before the scanner (the defers run in reverse): it holds the scanner's symbol set.
+        guard let image = Self.makeImage() else { return ([], "cannot allocate an image (out of memory)") }
+        defer { zbar_image_destroy(image) }
+        precondition(plane.stride == plane.width)
+        var symbols: [ZBarSymbol] = []
+        var failure: String?
+        plane.bytes.withUnsafeBufferPointer { buffer in
+            zbar_image_set_size(image, UInt32(plane.width), UInt32(plane.height))
+            zbar_image_set_data(image, buffer.baseAddress, UInt(buffer.count), nil)
+            defer { zbar_image_set_data(image, nil, 0, nil) }
+            let found = FaultInjection.zbarScanFails() ? -1 : zbar_scan_image(scanner, image)
+            if found < 0 { failure = "zbar_scan_image failed (out of memory)" }
+            guard found > 0 else { return }
+            var symbol = zbar_image_first_symbol(image)
+            while let s = symbol {
+                if let read = self.symbol(s) { symbols.append(read) }
+                symbol = zbar_symbol_next(s)
+            }
+        }
+        return (symbols, failure)
+    }
+
+    /// `s`, copied out of zbar; nil when its type is not one of ``types``.
+    private func symbol(_ s: OpaquePointer) -> ZBarSymbol? {
+        let length = Int(zbar_symbol_get_data_length(s))
+        guard let raw = zbar_symbol_get_data(s) else { return nil }
+        let bytes = raw.withMemoryRebound(to: UInt8.self, capacity: length) {
+            Array(UnsafeBufferPointer(start: $0, count: length))
+        }
+        guard let type = Symbologies.type(zbar: zbar_symbol_get_type(s), bytes: bytes, enabled: types) else {
+            return nil
+        }
+        let count = Int(zbar_symbol_get_loc_size(s))
+        var points: [(Double, Double)] = []
+        for i in 0..<count {
+            points.append((Double(zbar_symbol_get_loc_x(s, UInt32(i))), Double(zbar_symbol_get_loc_y(s, UInt32(i)))))
+        }
+        let orientation = zbar_symbol_get_orientation(s)
+        let corners: [(Double, Double)]
+        if type.isLinear || count != 4 {
+            let xs = points.map(\.0)
+            let ys = points.map(\.1)
+            let x0 = xs.min() ?? 0
+            let x1 = (xs.max() ?? 0) + 1
+            let y0 = ys.min() ?? 0
+            let y1 = (ys.max() ?? 0) + 1
+            let box = [(x0, y0), (x1, y0), (x1, y1), (x0, y1)]  // TL TR BR BL as displayed
+            let shift: Int
+            switch orientation {
+            case ZBAR_ORIENT_RIGHT: shift = 1
+            case ZBAR_ORIENT_DOWN: shift = 2
+            case ZBAR_ORIENT_LEFT: shift = 3
+            default: shift = 0
+            }
+            corners = (0..<4).map { i in box[(i + shift) % 4] }
+        } else {
+            corners = [0, 3, 2, 1].map { points[$0] }
+        }
+        return ZBarSymbol(
+            type: type, bytes: bytes, points: points, corners: corners, orientation: Int(orientation.rawValue),
+            quality: Int(zbar_symbol_get_quality(s)),
+            isGS1: zbar_symbol_get_modifiers(s) & (1 << ZBAR_MOD_GS1.rawValue) != 0)
+    }
+
+    /// A zbar scanner reading QR only (raw bytes), on every `density`th line.
+    private static func makeQRScanner(density: Int) -> OpaquePointer? {
+        guard let q = zbar_image_scanner_create() else { return nil }
+        zbar_image_scanner_set_config(q, ZBAR_NONE, ZBAR_CFG_ENABLE, 0)
+        zbar_image_scanner_set_config(q, ZBAR_QRCODE, ZBAR_CFG_ENABLE, 1)
+        zbar_image_scanner_set_config(q, ZBAR_QRCODE, ZBAR_CFG_BINARY, 1)
+        setDensity(q, density)
+        return q
+    }
+
+    /// Makes `scanner` read every `density`th pixel row and column.
+    private static func setDensity(_ scanner: OpaquePointer, _ density: Int) {
+        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_X_DENSITY, Int32(density))
+        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_Y_DENSITY, Int32(density))
+    }
+
+    /// A zbar image scanner for ``types`` with this reader's limits.
+    private func makeScanner(density: Int) -> OpaquePointer? {
+        guard let scanner = zbar_image_scanner_create() else { return nil }
+        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_ENABLE, 0)
+        for symbology in Symbologies.zbarSymbologies(for: types) {
+            zbar_image_scanner_set_config(scanner, symbology, ZBAR_CFG_ENABLE, 1)
+            if let u = uncertainty, symbology != ZBAR_QRCODE {
+                zbar_image_scanner_set_config(scanner, symbology, ZBAR_CFG_UNCERTAINTY, Int32(max(0, u)))
+            }
+        }
+        // Raw QR bytes: zbar otherwise guesses Shift-JIS/Latin-1 and mangles UTF-8. We decode ourselves.
+        zbar_image_scanner_set_config(scanner, ZBAR_QRCODE, ZBAR_CFG_BINARY, 1)
+        zbar_image_scanner_set_config(scanner, ZBAR_I25, ZBAR_CFG_MIN_LEN, Int32(minimumI25Length))
+        // zbar's Codabar length excludes the start/stop characters.
+        zbar_image_scanner_set_config(scanner, ZBAR_CODABAR, ZBAR_CFG_MIN_LEN, Int32(max(1, minimumCodabarLength - 2)))
+        Self.setDensity(scanner, density)
+        return scanner
+    }
+
+    private static func makeImage() -> OpaquePointer? {
+        guard let image = zbar_image_create() else { return nil }
+        zbar_image_set_format(image, y800)
+        return image
+    }
+
+    /// zbar's name for an 8-bit grey image, the fourcc `Y800`.
+    static let y800: UInt = fourcc("Y800")
+
+    private static func fourcc(_ s: String) -> UInt {
+        let b = Array(s.utf8)
+        return UInt(b[0]) | UInt(b[1]) << 8 | UInt(b[2]) << 16 | UInt(b[3]) << 24
+    }
+}
