@@ -74,13 +74,11 @@ public final class BarcodeDetector: MetadataDetector {
         }
         zxingOnly = configuration.engine == .both ? zxingEnabled.subtracting(zbarEnabled) : []
         zbar = ZBarReader(types: zbarEnabled, configuration: configuration)
+        textReader = TextReader(configuration: configuration)
     }
 
     /// The zbar reader, for ``zbarEnabled``.
     private let zbar: ZBarReader
-
-    /// zxing-cpp re-reads of zbar reads for their text (``refine(type:bytes:points:pass:)``), for tests.
-    private(set) var textRereads = 0
 
     /// The passes this configuration runs, in order: `plain` first, inverted ones dropped when
     /// `tryInverted` is off, extra ones dropped when `extraPasses` is off.
@@ -401,7 +399,7 @@ public final class BarcodeDetector: MetadataDetector {
         deskewMemo = nil
         conflictChecked.removeAll()
         retailChecked.removeAll()
-        rereadCache.removeAll()
+        textReader.forget()
     }
 
     /// ``detectStream(in:rectOfInterest:steps:deadline:)``, saying which pass and engine read the codes.
@@ -483,70 +481,16 @@ public final class BarcodeDetector: MetadataDetector {
         let all = streamSteps(width: base.plane.width, height: base.plane.height)
         guard !all.isEmpty else { return BarcodeRead() }
         let large = isLargeStreamFrame(longSide: longSide)
-        var cache: [StreamImageKey: PassImage] = [:]
-        var levels: [Int: PassImage] = [:]
-        var deskew: (base: PassImage, degrees: [Double], border: UInt8)?
+        var images = StreamFrameImages()
         let (queue, sticky) = scheduler.queue(from: all, count: steps)
         for step in queue {
             if scheduler.putsOff(step, sticky: sticky, deadline: deadline) { continue }
             let started = monotonicSeconds()
             defer { scheduler.record(step, seconds: monotonicSeconds() - started) }
-            let image: PassImage
-            var levelDivisor = 2
-            if step.pass == .deskewed {
-                // Only the image this step reads is turned, and the bar directions found on one frame serve
-                // the deskewed steps of the next few (the pass's steps follow one another in the rotation).
-                let size = PixelSize(width: base.plane.width, height: base.plane.height)
-                if deskew == nil {
-                    if let memo = deskewMemo, memo.size == size, streamFrames - memo.frame < Self.deskewMemoryFrames {
-                        deskew = deskewPlan(base, degrees: memo.degrees)
-                    } else {
-                        deskew = deskewPlan(base)
-                        deskewMemo = (streamFrames, size, deskew?.degrees ?? [])
-                    }
-                }
-                guard let plan = deskew else { continue }
-                guard step.image < plan.degrees.count,
-                    let turned = plan.base.turned(by: -plan.degrees[step.image], border: plan.border)
-                else { continue }
-                image = turned
-            } else if step.pass == .downscaled {
-                // Only the level this step reads (pixel-averaged from the frame), and its inverted twin only
-                // when that is the image.
-                let twins = configuration.tryInverted ? 2 : 1
-                let divisors = streamDownscaleDivisors(width: base.plane.width, height: base.plane.height)
-                guard step.image < twins * divisors.count else { continue }
-                let divisor = divisors[step.image / twins]
-                levelDivisor = divisor
-                guard
-                    let level = levels[divisor]
-                        ?? base.resized(
-                            width: base.plane.width / divisor,
-                            height: base.plane.height / divisor, interpolation: 0)
-                else { continue }
-                levels[divisor] = level
-                image = step.image % twins == 1 ? level.inverted() : level
-            } else {
-                let key = StreamImageKey(pass: step.pass, image: step.image)
-                guard let made = cache[key] ?? passImage(step.pass, index: step.image, base: base) else { continue }
-                cache[key] = made
-                image = made
-            }
-            var found: [MetadataObject]
-            if step.engine == .zbar {
-                // (A level below half size keeps the half-size image's lines in frame pixels.)
-                let lines = zbarStepDensity(step.pass, density: density, large: large)
-                found = try zbarReads(
-                    image, pass: step.pass, base: base, frameSize: frame.size,
-                    density: levelDivisor > 2 ? max(1, lines * 2 / levelDivisor) : lines,
-                    matrixOnly: step.pass.matrixOnly)
-            } else {
-                // zbar's spacing for this image as the checks that re-read with zbar expect it (`large` not applied:
-                // those checks scan the frame, not this step's image).
-                found = try zxingPassReads(
-                    image, pass: step.pass, base: base, types: zxingTypes(step), frameSize: frame.size,
-                    density: zbarStepDensity(step.pass, density: density, large: false))
-            }
+            guard let (image, levelDivisor) = streamStepImage(step, base: base, made: &images) else { continue }
+            var found = try streamStepReads(
+                step, image: image, levelDivisor: levelDivisor, base: base, frameSize: frame.size, density: density,
+                large: large)
             found = Self.suppressFragments(found.filter(accept), upceInsideEAN13: configuration.checkUPCEQuietZone)
             if step.pass != .plain {
                 // On a stream the second sighting may come from another step on a later frame: a candidate
@@ -563,6 +507,83 @@ public final class BarcodeDetector: MetadataDetector {
             }
         }
         return BarcodeRead()
+    }
+
+    /// The images of one stream frame's steps, each made at most once: the pass images, the pyramid's levels,
+    /// the deskewed pass's plan.
+    private struct StreamFrameImages {
+        var passes: [StreamImageKey: PassImage] = [:]
+        var levels: [Int: PassImage] = [:]
+        var deskew: (base: PassImage, degrees: [Double], border: UInt8)?
+    }
+
+    /// The image `step` reads on `base` (the frame or its rect of interest), and the divisor of the pyramid
+    /// level it is (2 unless a level below half size); nil when it cannot be made.
+    private func streamStepImage(_ step: StreamStep, base: PassImage, made: inout StreamFrameImages) -> (
+        PassImage, Int
+    )? {
+        if step.pass == .deskewed {
+            // Only the image this step reads is turned, and the bar directions found on one frame serve
+            // the deskewed steps of the next few (the pass's steps follow one another in the rotation).
+            let size = PixelSize(width: base.plane.width, height: base.plane.height)
+            if made.deskew == nil {
+                if let memo = deskewMemo, memo.size == size, streamFrames - memo.frame < Self.deskewMemoryFrames {
+                    made.deskew = deskewPlan(base, degrees: memo.degrees)
+                } else {
+                    made.deskew = deskewPlan(base)
+                    deskewMemo = (streamFrames, size, made.deskew?.degrees ?? [])
+                }
+            }
+            guard let plan = made.deskew else { return nil }
+            guard step.image < plan.degrees.count,
+                let turned = plan.base.turned(by: -plan.degrees[step.image], border: plan.border)
+            else { return nil }
+            return (turned, 2)
+        } else if step.pass == .downscaled {
+            // Only the level this step reads (pixel-averaged from the frame), and its inverted twin only
+            // when that is the image.
+            let twins = configuration.tryInverted ? 2 : 1
+            let divisors = streamDownscaleDivisors(width: base.plane.width, height: base.plane.height)
+            guard step.image < twins * divisors.count else { return nil }
+            let divisor = divisors[step.image / twins]
+            guard
+                let level = made.levels[divisor]
+                    ?? base.resized(
+                        width: base.plane.width / divisor,
+                        height: base.plane.height / divisor, interpolation: 0)
+            else { return nil }
+            made.levels[divisor] = level
+            return (step.image % twins == 1 ? level.inverted() : level, divisor)
+        } else {
+            let key = StreamImageKey(pass: step.pass, image: step.image)
+            guard let image = made.passes[key] ?? passImage(step.pass, index: step.image, base: base) else {
+                return nil
+            }
+            made.passes[key] = image
+            return (image, 2)
+        }
+    }
+
+    /// What `step`'s engine reads on `image` (a level of divisor `levelDivisor`), before the checks: zbar at the
+    /// step's line spacing, or zxing-cpp for the step's formats.
+    private func streamStepReads(
+        _ step: StreamStep, image: PassImage, levelDivisor: Int, base: PassImage, frameSize: PixelSize, density: Int,
+        large: Bool
+    ) throws -> [MetadataObject] {
+        if step.engine == .zbar {
+            // (A level below half size keeps the half-size image's lines in frame pixels.)
+            let lines = zbarStepDensity(step.pass, density: density, large: large)
+            return try zbarReads(
+                image, pass: step.pass, base: base, frameSize: frameSize,
+                density: levelDivisor > 2 ? max(1, lines * 2 / levelDivisor) : lines,
+                matrixOnly: step.pass.matrixOnly)
+        } else {
+            // zbar's spacing for this image as the checks that re-read with zbar expect it (`large` not applied:
+            // those checks scan the frame, not this step's image).
+            return try zxingPassReads(
+                image, pass: step.pass, base: base, types: zxingTypes(step), frameSize: frameSize,
+                density: zbarStepDensity(step.pass, density: density, large: false))
+        }
     }
 
     /// The QR look of a stream frame (``BarcodeConfiguration/streamQRLookLines``): QR codes in `base` (the frame
@@ -968,12 +989,14 @@ public final class BarcodeDetector: MetadataDetector {
         var payload = s.bytes
         var segments = [TextDecoding.Segment(offset: 0, eci: nil, fromMode: false)]
         var isGS1 = s.isGS1
-        if let refined = refine(type: s.type, bytes: s.bytes, points: s.points, pass: pass) {
+        if let refined = textReader.refine(
+            type: s.type, bytes: s.bytes, points: s.points, pass: pass, frame: streaming ? streamFrames : nil)
+        {
             payload = refined.bytes
             segments = refined.segments
             isGS1 = isGS1 || refined.isGS1
         }
-        let (text, encoding) = decodeText(&payload, type: s.type, segments: segments)
+        let (text, encoding) = textReader.decode(&payload, type: s.type, segments: segments)
         return MetadataObject(
             type: s.type, bounds: NormalizedRect(boundingPoints: corners), corners: corners,
             stringValue: text, payload: payload, quality: s.quality, textEncoding: encoding, isGS1: isGS1)
@@ -1102,7 +1125,7 @@ public final class BarcodeDetector: MetadataDetector {
         case .zxing:
             return try zxingReads(around: o, on: image, frameSize: frameSize).contains { symbol in
                 var p = symbol.bytes
-                _ = decodeText(&p, type: symbol.type, segments: symbol.segments)
+                _ = textReader.decode(&p, type: symbol.type, segments: symbol.segments)
                 return p == o.payload || (o.type == .code128 && p.map { $0 & 0x7F } == o.payload?.map { $0 & 0x7F })
             }
         case .zbar, .both:
@@ -1353,122 +1376,26 @@ public final class BarcodeDetector: MetadataDetector {
 
     // MARK: text
 
-    /// The text of a read: Code 39 Full ASCII first when configured (`payload` becomes the decoded ASCII),
-    /// then ``TextDecoding``.
-    func decodeText(_ payload: inout [UInt8], type: MetadataObjectType, segments: [TextDecoding.Segment]) -> (
-        String?, TextEncoding?
-    ) {
-        if type == .code39, configuration.code39FullASCII, let full = TextDecoding.code39FullASCII(payload) {
-            payload = full
-        } else if type == .code39, configuration.code32, let pharmacode = TextDecoding.code32(payload) {
-            payload = pharmacode
-        }
-        return TextDecoding.decode(payload, type: type, segments: segments)
-    }
-
-    /// What zbar's data cannot say, asked of zxing-cpp on the symbol's region of the pass image:
-    /// - a QR whose payload is not plain printable ASCII: its character-set runs (ECI designators, Kanji
-    ///   mode), which zbar's binary mode drops;
-    /// - a Code 128: its FNC4 characters (zbar 0.23 drops FNC4 and reports the character without its high
-    ///   bit) and FNC1.
-    /// zxing's read is used only when it is the same symbol: the same bytes (Code 128: the same bytes once
-    /// the high bits are cleared). nil when zxing does not confirm it, or nothing is to be learnt.
-    func refine(type: MetadataObjectType, bytes: [UInt8], points: [(Double, Double)], pass: PassImage)
-        -> (bytes: [UInt8], segments: [TextDecoding.Segment], isGS1: Bool)?
-    {
-        switch type {
-        case .qr:
-            guard !bytes.allSatisfy({ ($0 >= 0x20 && $0 < 0x7F) || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) else {
-                return nil
-            }
-        case .code128: break
-        default: return nil
-        }
-        guard !points.isEmpty else { return nil }
-        // On a stream, a code in view is read frame after frame: zxing's answer is reused while the same
-        // payload keeps being read (a failed re-read is retried at most `maximumRereadAttempts` times). Not on
-        // still images: two symbols with the same bytes may differ in their runs (Kanji mode or byte mode, an
-        // ECI or none), and separate images are separate symbols.
-        guard streaming else { return reread(type: type, bytes: bytes, points: points, pass: pass) }
-        let key = RereadKey(type: type, bytes: bytes)
-        if var cached = rereadCache[key], streamFrames - cached.lastSeen <= Self.rereadMemoryFrames {
-            cached.lastSeen = streamFrames
-            rereadCache[key] = cached
-            if let found = cached.found { return found }
-            if cached.attempts >= Self.maximumRereadAttempts { return nil }
-        } else {
-            rereadCache[key] = nil
-        }
-        let found = reread(type: type, bytes: bytes, points: points, pass: pass)
-        if rereadCache[key] == nil {
-            rereadCache = rereadCache.filter { streamFrames - $0.value.lastSeen <= Self.rereadMemoryFrames }
-            if rereadCache.count >= Self.rereadCacheSize { rereadCache.removeAll(keepingCapacity: true) }
-        }
-        var entry = rereadCache[key] ?? RereadResult(found: nil, attempts: 0, lastSeen: streamFrames)
-        entry.attempts += 1
-        entry.found = found
-        entry.lastSeen = streamFrames
-        rereadCache[key] = entry
-        return found
-    }
-
+    /// The payload a check remembers its answer for (``conflictChecked``, ``retailChecked``).
     struct RereadKey: Hashable {
         var type: MetadataObjectType
         var bytes: [UInt8]
     }
-    struct RereadResult {
-        var found: (bytes: [UInt8], segments: [TextDecoding.Segment], isGS1: Bool)?
-        var attempts: Int
-        /// ``streamFrames`` when the payload was last read.
-        var lastSeen: Int
-    }
-    /// On streams: zxing's answers for payloads zbar read, so a code held in view is re-read once, not on every
-    /// frame. An answer is forgotten once its payload has not been read for ``rereadMemoryFrames`` frames.
-    private var rereadCache: [RereadKey: RereadResult] = [:]
     /// Whether the current frame is a stream frame (``detectStream(in:rectOfInterest:steps:deadline:)``).
     var streaming = false
     /// Stream frames read so far.
     var streamFrames = 0
+    /// The most payloads a check remembers its answer for.
     static let rereadCacheSize = 64
-    static let maximumRereadAttempts = 3
+    /// Stream frames a payload's answer is remembered for after it was last read.
     static let rereadMemoryFrames = 30
 
-    private func reread(type: MetadataObjectType, bytes: [UInt8], points: [(Double, Double)], pass: PassImage)
-        -> (bytes: [UInt8], segments: [TextDecoding.Segment], isGS1: Bool)?
-    {
-        let xs = points.map(\.0)
-        let ys = points.map(\.1)
-        let x0 = xs.min()!
-        let x1 = xs.max()!
-        let y0 = ys.min()!
-        let y1 = ys.max()!
-        let w = x1 - x0
-        let h = y1 - y0
-        // Room for the quiet zone and for zbar's polygon missing part of the symbol: QR a quarter of its size,
-        // 1-D codes (zbar gives the scan lines' extent) a sixth of their length on each side and some height.
-        let mx = type == .qr ? 0.25 * w + 8 : w / 6 + 16
-        let my = type == .qr ? 0.25 * h + 8 : max(8, w / 8)
-        let region = PixelRect(
-            x: Int((x0 - mx).rounded(.down)), y: Int((y0 - my).rounded(.down)),
-            width: Int((w + 2 * mx).rounded(.up)) + 1, height: Int((h + 2 * my).rounded(.up)) + 1)
-        textRereads += 1
-        guard let symbols = try? ZXingReader.read(pass.plane, region: region, types: [type], quick: false) else {
-            return nil
-        }
-        // zbar's binary mode still transcodes some ECI runs to UTF-8 (ECI 3–18, 20; not 21–24): then its
-        // bytes are the text zxing decodes, not the payload.
-        let zbarText = type == .qr ? String(validating: bytes, as: UTF8.self) : nil
-        for symbol in symbols where symbol.type == type {
-            let same =
-                type == .code128
-                ? symbol.bytes.map { $0 & 0x7F } == bytes
-                : symbol.bytes == bytes
-                    || (zbarText != nil
-                        && TextDecoding.decode(symbol.bytes, type: type, segments: symbol.segments).text == zbarText)
-            if same { return (symbol.bytes, symbol.segments, symbol.isGS1) }
-        }
-        return nil
-    }
+    /// The reader's text: decoding a payload, and zxing-cpp's re-reads of zbar's reads (``TextReader``).
+    private var textReader: TextReader
+
+    /// zxing-cpp re-reads of zbar reads for their text (``TextReader/refine(type:bytes:points:pass:frame:)``),
+    /// for tests.
+    var textRereads: Int { textReader.rereads }
 
     // MARK: zxing
 
@@ -1523,7 +1450,7 @@ public final class BarcodeDetector: MetadataDetector {
                 return NormalizedPoint(x: f.0 / frameWidth, y: f.1 / frameHeight)
             }
             var payload = symbol.bytes
-            let (text, encoding) = decodeText(&payload, type: symbol.type, segments: symbol.segments)
+            let (text, encoding) = textReader.decode(&payload, type: symbol.type, segments: symbol.segments)
             return MetadataObject(
                 type: symbol.type, bounds: NormalizedRect(boundingPoints: corners), corners: corners,
                 stringValue: text, payload: payload,
