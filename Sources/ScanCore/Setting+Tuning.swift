@@ -178,7 +178,7 @@ extension Setting {
     public static let faceThreshold = Setting(
         "faceThreshold", flag: "face-threshold", valueName: "s",
         help:
-            "centerface: score a detection needs, 0…1 (lower: more faces and more false ones; default \(plain(faceDefaults.neuralThreshold)))."
+            "centerface: score a detection needs, 0…1 (lower: more faces and more false ones; default \(plainNumber(faceDefaults.neuralThreshold)))."
     )
     public static let minFaceSize = Setting(
         "minFaceSize", flag: "min-face-size", valueName: "px",
@@ -223,13 +223,13 @@ extension Setting {
         "faceGrace", flag: "face-grace", valueName: "s",
         bounds: .range(0...86_400.0, unit: "seconds"),
         help:
-            "Seconds a face must stay undetected before a 'lost' presence transition (the one face grace setting; `scand run --face-lost-after` is an alias; default \(plain(faceDefaults.presenceGrace)))."
+            "Seconds a face must stay undetected before a 'lost' presence transition (the one face grace setting; `scand run --face-lost-after` is an alias; default \(plainNumber(faceDefaults.presenceGrace)))."
     )
     public static let faceScaleFactor = Setting(
         "faceScaleFactor", flag: "face-scale-factor", valueName: "f",
         bounds: .between(1, and: 2),
         help:
-            "Pyramid scale step of the full-frame search (1.05 slow and thorough … 1.3 fast; default \(plain(faceDefaults.scaleFactor)))."
+            "Pyramid scale step of the full-frame search (1.05 slow and thorough … 1.3 fast; default \(plainNumber(faceDefaults.scaleFactor)))."
     )
     public static let faceMinNeighbors = Setting(
         "faceMinNeighbors", flag: "face-min-neighbors", valueName: "n",
@@ -253,8 +253,3 @@ extension Setting {
 
 /// The face defaults the help texts quote.
 private let faceDefaults = FaceConfiguration()
-
-/// A number as a user would write it: no trailing `.0`.
-private func plain(_ value: Double) -> String {
-    value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
-}

@@ -143,21 +143,23 @@ public struct Bounds: Sendable, Hashable, CustomStringConvertible {
             range = names.dropLast().joined(separator: ", ") + " or " + (names.last ?? "")
         } else if let high {
             switch (lowOpen, highOpen) {
-            case (false, false): range = "\(Self.text(low))...\(Self.text(high))"
-            case (true, false): range = "more than \(Self.text(low)) and at most \(Self.text(high))"
-            default: range = "more than \(Self.text(low)) and less than \(Self.text(high))"
+            case (false, false): range = "\(plainNumber(low))...\(plainNumber(high))"
+            case (true, false): range = "more than \(plainNumber(low)) and at most \(plainNumber(high))"
+            default: range = "more than \(plainNumber(low)) and less than \(plainNumber(high))"
             }
         } else {
-            range = "at least \(Self.text(low))"
+            range = "at least \(plainNumber(low))"
         }
-        let offText = off.map { "\(Self.text($0)) (off) or " } ?? ""
+        let offText = off.map { "\(plainNumber($0)) (off) or " } ?? ""
         return offText + range + (unit.map { " " + $0 } ?? "") + (note.map { " " + $0 } ?? "")
     }
 
-    /// A bound as a user writes it: no trailing `.0`.
-    private static func text(_ value: Double) -> String {
-        value == value.rounded() && abs(value) < 1e18 ? String(Int64(value)) : String(value)
-    }
+}
+
+/// A number as a user writes it: no trailing `.0` (`86400`, `0.5`). Help texts, range errors, the effective
+/// settings and view sizes print numbers with it.
+public func plainNumber(_ value: Double) -> String {
+    value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
 }
 
 extension InvalidSetting {

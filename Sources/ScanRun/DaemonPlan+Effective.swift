@@ -89,8 +89,3 @@ extension DaemonPlan {
         return String(decoding: try encoder.encode(["effective": effectiveSettings]), as: UTF8.self)
     }
 }
-
-/// A number as a user would write it: no trailing `.0`.
-func plainNumber(_ value: Double) -> String {
-    value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
-}

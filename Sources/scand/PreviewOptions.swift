@@ -62,7 +62,7 @@ struct PreviewOptions: ParsableArguments {
                     && r.maxY <= view.height)
             {
                 throw ValidationError(
-                    "--rect-of-interest-view must be a non-empty rectangle inside the \(format(view.width))x\(format(view.height)) view, got '\(rectOfInterestView)'"
+                    "--rect-of-interest-view must be a non-empty rectangle inside the \(plainNumber(view.width))x\(plainNumber(view.height)) view, got '\(rectOfInterestView)'"
                 )
             }
             config.rectOfInterest = .unit
@@ -80,9 +80,4 @@ func parseViewSize(_ text: String) throws -> ViewSize {
         throw ValidationError("--view-size takes WxH with positive numbers (e.g. 1080x1920), got '\(text)'")
     }
     return ViewSize(width: w, height: h)
-}
-
-/// A number as a user would write it: no trailing `.0`.
-func format(_ value: Double) -> String {
-    value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
 }
