@@ -213,7 +213,7 @@ struct RotatedView {
 ///
 /// ``detect(in:rectOfInterest:)`` searches the whole frame and reports faces without `faceID`;
 /// ``FaceTracker`` adds stable IDs and the cheaper window search around known faces.
-public final class FaceDetector: MetadataDetector {
+public final class FaceDetector {
     public let configuration: FaceConfiguration
     let frontal: Cascade
     let profile: Cascade?

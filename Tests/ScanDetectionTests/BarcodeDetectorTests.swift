@@ -145,7 +145,7 @@ private func detect(_ name: String, types: Set<MetadataObjectType>? = nil, inver
     @Test func invertedCodeOnAStreamIsFoundThenReadEveryFrame() throws {
         let detector = BarcodeDetector(configuration: BarcodeConfiguration())
         let frame = try ImageSource(path: Fixtures.path("qr-inverted.png")).nextFrame()!
-        let rotation = detector.streamSteps.count
+        let rotation = detector.stream.streamSteps.count
         #expect(rotation >= 4)
         var firstRead: Int?
         var reads = 0
@@ -170,7 +170,7 @@ private func detect(_ name: String, types: Set<MetadataObjectType>? = nil, inver
         for i in bytes.indices { bytes[i] = UInt8(truncatingIfNeeded: (i &* 2654435761) >> 13) } // noise: no code
         let frame = Frame(luma: LumaPlane(width: 320, height: 240, bytes: bytes), index: 0, time: 0)
         let detector = BarcodeDetector(configuration: BarcodeConfiguration())
-        let rotation = detector.streamSteps(width: 320, height: 240).count
+        let rotation = detector.stream.streamSteps(width: 320, height: 240).count
         // A deadline long past: after the first rotation (costs unknown, every step runs and is timed), each
         // step's next four turns are three deferrals and one run.
         for _ in 0..<(5 * rotation) { #expect(try detector.detectStream(in: frame, steps: 1, deadline: 0).isEmpty) }
@@ -186,7 +186,7 @@ private func detect(_ name: String, types: Set<MetadataObjectType>? = nil, inver
     @Test func theStepThatReadsIsNotPutOff() throws {
         let detector = BarcodeDetector(configuration: BarcodeConfiguration())
         let frame = try ImageSource(path: Fixtures.path("qr-inverted.png")).nextFrame()!
-        let rotation = detector.streamSteps.count
+        let rotation = detector.stream.streamSteps.count
         var firstRead: Int?
         var reads = 0
         for i in 0..<(rotation + 10) where !(try detector.detectStream(in: frame, steps: 1, deadline: 0).isEmpty) {

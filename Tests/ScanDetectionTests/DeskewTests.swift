@@ -124,7 +124,7 @@ struct DeskewTests {
         let frame = try DeskewFixtures.frame(c)
         let detector = BarcodeDetector()
         var reads: [[String]] = []
-        let steps = detector.streamSteps(width: 640, height: 480).count
+        let steps = detector.stream.streamSteps(width: 640, height: 480).count
         for _ in 0..<steps { reads.append(try detector.detectStream(in: frame, steps: 2).map(text)) }
         #expect(reads.allSatisfy { $0.isEmpty || $0 == [c.value] }, "\(reads)")
         #expect(reads.contains([c.value]), "\(reads)")
@@ -132,7 +132,7 @@ struct DeskewTests {
         let t = try #require(DeskewFixtures.tilted.first)
         let tiltedFrame = try DeskewFixtures.frame(t)
         let d = BarcodeDetector()
-        let rotation = d.streamSteps(width: 640, height: 480).count
+        let rotation = d.stream.streamSteps(width: 640, height: 480).count
         var seen: Set<String> = []
         var first: Int?
         for i in 0..<rotation {
@@ -161,8 +161,8 @@ struct DeskewTests {
             let frame = Frame(luma: big, index: 0, time: 0)
             for config in [sparse, dense] {
                 let d = BarcodeDetector(configuration: config)
-                #expect(d.streamSteps(width: 1280, height: 720).allSatisfy { $0.pass == .deskewed && $0.engine == .zbar })
-                let rotation = d.streamSteps(width: 1280, height: 720).count
+                #expect(d.stream.streamSteps(width: 1280, height: 720).allSatisfy { $0.pass == .deskewed && $0.engine == .zbar })
+                let rotation = d.stream.streamSteps(width: 1280, height: 720).count
                 var seen: Set<String> = []
                 var passes: Set<ReaderPass> = []
                 for _ in 0..<(2 * rotation) {

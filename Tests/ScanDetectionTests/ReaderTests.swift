@@ -46,27 +46,27 @@ struct MultiPassReaderTests {
     @Test("a stream of 2592×1944 frames rotates through the still pyramid's levels; 1280×720 and 640×480 frames through the half size only")
     func streamPyramidSteps() throws {
         let reader = detector()
-        #expect(reader.streamDownscaleDivisors(width: 2592, height: 1944) == [2, 3, 4, 6])
-        #expect(reader.streamDownscaleDivisors(width: 1920, height: 1080) == [2, 3, 4])
-        #expect(reader.streamDownscaleDivisors(width: 4032, height: 3024) == [2, 3, 4, 6, 8])
-        #expect(reader.streamDownscaleDivisors(width: 1280, height: 720) == [2])
-        #expect(reader.streamDownscaleDivisors(width: 640, height: 480) == [2])
-        #expect(detector { $0.pyramidThirds = false }.streamDownscaleDivisors(width: 2592, height: 1944) == [2, 4])
-        #expect(detector { $0.streamPyramidSide = .max }.streamDownscaleDivisors(width: 4032, height: 3024) == [2])
+        #expect(reader.stream.streamDownscaleDivisors(width: 2592, height: 1944) == [2, 3, 4, 6])
+        #expect(reader.stream.streamDownscaleDivisors(width: 1920, height: 1080) == [2, 3, 4])
+        #expect(reader.stream.streamDownscaleDivisors(width: 4032, height: 3024) == [2, 3, 4, 6, 8])
+        #expect(reader.stream.streamDownscaleDivisors(width: 1280, height: 720) == [2])
+        #expect(reader.stream.streamDownscaleDivisors(width: 640, height: 480) == [2])
+        #expect(detector { $0.pyramidThirds = false }.stream.streamDownscaleDivisors(width: 2592, height: 1944) == [2, 4])
+        #expect(detector { $0.streamPyramidSide = .max }.stream.streamDownscaleDivisors(width: 4032, height: 3024) == [2])
         // The still pyramid's rule, which the stream's shares: a level is halved only while it is 64 px each way.
-        #expect(reader.pyramidDivisors(width: 4032, height: 3024) == [2, 3, 4, 6, 8])
-        #expect(reader.streamDownscaleDivisors(width: 2000, height: 100) == [2])
-        #expect(reader.pyramidDivisors(width: 2000, height: 63).isEmpty && reader.streamDownscaleDivisors(width: 63, height: 2000).isEmpty)
+        #expect(reader.still.pyramidDivisors(width: 4032, height: 3024) == [2, 3, 4, 6, 8])
+        #expect(reader.stream.streamDownscaleDivisors(width: 2000, height: 100) == [2])
+        #expect(reader.still.pyramidDivisors(width: 2000, height: 63).isEmpty && reader.stream.streamDownscaleDivisors(width: 63, height: 2000).isEmpty)
         // 720p and VGA: the step lists of before (scand bench's clips).
-        #expect(reader.streamSteps(width: 1280, height: 720) == reader.largeFrameStreamSteps)
-        #expect(reader.streamSteps(width: 640, height: 480) == reader.streamSteps)
+        #expect(reader.stream.streamSteps(width: 1280, height: 720) == reader.stream.largeFrameStreamSteps)
+        #expect(reader.stream.streamSteps(width: 640, height: 480) == reader.stream.streamSteps)
         // 5 MP: the large-frame steps with zxing-cpp on ⅓, ¼ and ⅙ (each then its inverted twin) after the half size.
-        let large = reader.largeFrameStreamSteps, steps = reader.streamSteps(width: 2592, height: 1944)
+        let large = reader.stream.largeFrameStreamSteps, steps = reader.stream.streamSteps(width: 2592, height: 1944)
         let last = try #require(large.lastIndex { $0.pass == .downscaled })
         let added = (2..<8).map { BarcodeDetector.StreamStep(pass: .downscaled, image: $0, engine: .zxing) }
         #expect(steps == Array(large[...last]) + added + Array(large[(last + 1)...]))
-        #expect(detector(.zbar).streamSteps(width: 1920, height: 1080).filter { $0.pass == .downscaled }.map(\.image) == [0, 1, 2, 3, 4, 5])
-        #expect(detector { $0.tryInverted = false }.streamSteps(width: 1920, height: 1080).filter { $0.pass == .downscaled }.map(\.image)
+        #expect(detector(.zbar).stream.streamSteps(width: 1920, height: 1080).filter { $0.pass == .downscaled }.map(\.image) == [0, 1, 2, 3, 4, 5])
+        #expect(detector { $0.tryInverted = false }.stream.streamSteps(width: 1920, height: 1080).filter { $0.pass == .downscaled }.map(\.image)
                 == [0, 0, 1, 2])
     }
 
@@ -78,7 +78,7 @@ struct MultiPassReaderTests {
         let still = try #require(try detector().detect(in: frame).first)
         func stream(_ reader: BarcodeDetector) throws -> [Int: [MetadataObject]] {
             var reads: [Int: [MetadataObject]] = [:]
-            let rotation = reader.streamSteps(width: frame.size.width, height: frame.size.height).count
+            let rotation = reader.stream.streamSteps(width: frame.size.width, height: frame.size.height).count
             for n in 0..<(rotation + 2) {
                 let found = try reader.detectStream(in: frame, steps: 1)
                 if !found.isEmpty { reads[n] = found }
@@ -212,18 +212,18 @@ struct MultiPassReaderTests {
         let reader = detector()
         // The failure: the level at 2^(-9/4) of the size, read alone, gives other bytes than the symbol's.
         let base = PassImage(plane: frame.luma, scaleX: 1, scaleY: 1, originX: 0, originY: 0)
-        let exponents = reader.matrixLadderExponents(width: frame.luma.width, height: frame.luma.height)
+        let exponents = reader.still.matrixLadderExponents(width: frame.luma.width, height: frame.luma.height)
         let i = try #require(exponents.firstIndex(of: 9))
-        let level = try #require(reader.matrixLadderImage(exponent: exponents[i], base: base))
-        let alone = try reader.scanZXing(level, types: [.pdf417], frameSize: frame.size, bothPolarities: true)
+        let level = try #require(reader.still.matrixLadderImage(exponent: exponents[i], base: base))
+        let alone = try reader.still.scanZXing(level, types: [.pdf417], frameSize: frame.size, bothPolarities: true)
         #expect(!alone.isEmpty && alone.allSatisfy { $0.type == .pdf417 && $0.stringValue != value })
-        #expect(try reader.confirmLadderPDF417(alone, exponent: 9, base: base, frameSize: frame.size).isEmpty)
+        #expect(try reader.still.confirmLadderPDF417(alone, exponent: 9, base: base, frameSize: frame.size).isEmpty)
         // The whole reader reports no wrong value.
         let read = try reader.detect(in: frame)
         #expect(read.allSatisfy { $0.stringValue == value }, "\(read.map(\.stringValue))")
         // Other formats are left alone.
         var aztec = alone[0]; aztec.type = .aztec
-        #expect(try reader.confirmLadderPDF417([aztec], exponent: 9, base: base, frameSize: frame.size).count == 1)
+        #expect(try reader.still.confirmLadderPDF417([aztec], exponent: 9, base: base, frameSize: frame.size).count == 1)
         // A right PDF417 that only the ladder reads (seed 311) is read again nearby, and reported.
         let right = try #require(try ReaderFixtures.meta()["photo_ladder_pdf417_right"] as? [String: Any])
         let rightFrame = try ReaderFixtures.frame(try #require(right["file"] as? String))
@@ -236,20 +236,20 @@ struct MultiPassReaderTests {
     @Test("the ladder's sizes: 2^(-k/4) of the image below half size without the halvings, down to 160 px, on stills of 1200 px and more")
     func matrixLadderLevels() throws {
         let reader = detector()
-        let sizes = reader.matrixLadderSizes(width: 2048, height: 1536)
-        #expect(reader.matrixLadderExponents(width: 2048, height: 1536) == [5, 6, 7, 9, 10, 11, 13, 14])
+        let sizes = reader.still.matrixLadderSizes(width: 2048, height: 1536)
+        #expect(reader.still.matrixLadderExponents(width: 2048, height: 1536) == [5, 6, 7, 9, 10, 11, 13, 14])
         #expect(sizes.map(\.width) == [861, 724, 609, 431, 362, 304, 215, 181])
         #expect(sizes.map(\.height) == [646, 543, 457, 323, 272, 228, 161, 136])
-        #expect(reader.matrixLadderSizes(width: 1200, height: 900).map(\.width) == [505, 424, 357, 252, 212, 178])
-        #expect(reader.matrixLadderSizes(width: 1199, height: 900).isEmpty)
-        #expect(reader.matrixLadderSizes(width: 640, height: 480).isEmpty)
-        #expect(detector { $0.matrixLadderSteps = 0 }.matrixLadderSizes(width: 4032, height: 3024).isEmpty)
-        #expect(detector { $0.matrixLadderSteps = 2 }.matrixLadderSizes(width: 2048, height: 1536).map(\.width) == [724, 362, 181])
+        #expect(reader.still.matrixLadderSizes(width: 1200, height: 900).map(\.width) == [505, 424, 357, 252, 212, 178])
+        #expect(reader.still.matrixLadderSizes(width: 1199, height: 900).isEmpty)
+        #expect(reader.still.matrixLadderSizes(width: 640, height: 480).isEmpty)
+        #expect(detector { $0.matrixLadderSteps = 0 }.still.matrixLadderSizes(width: 4032, height: 3024).isEmpty)
+        #expect(detector { $0.matrixLadderSteps = 2 }.still.matrixLadderSizes(width: 2048, height: 1536).map(\.width) == [724, 362, 181])
         // Each level pixel-averaged from the image, 2-D formats only, mapped back to the whole frame; the
         // pyramid's own images (which the EAN/UPC conflict check also scans) do not include them.
         let plane = LumaPlane(width: 2048, height: 1536, bytes: [UInt8](repeating: 200, count: 2048 * 1536))
         let base = PassImage(plane: plane, scaleX: 1, scaleY: 1, originX: 0, originY: 0)
-        let ladder = reader.matrixLadderExponents(width: 2048, height: 1536).compactMap { reader.matrixLadderImage(exponent: $0, base: base) }
+        let ladder = reader.still.matrixLadderExponents(width: 2048, height: 1536).compactMap { reader.still.matrixLadderImage(exponent: $0, base: base) }
         try #require(ladder.count == sizes.count)
         #expect(ladder.allSatisfy { $0.matrixOnly && $0.plane.bytes[0] == 200 })
         #expect(ladder.map { PixelSize(width: $0.plane.width, height: $0.plane.height) } == sizes)
@@ -257,8 +257,8 @@ struct MultiPassReaderTests {
             let (x, y) = image.toFrame(Double(image.plane.width), Double(image.plane.height))
             #expect(abs(x - 2048) < 1e-6 && abs(y - 1536) < 1e-6)
         }
-        #expect(reader.passImages(.downscaled, base: base).allSatisfy { !$0.matrixOnly })
-        #expect(reader.passImages(.downscaled, base: base).count == 6)
+        #expect(reader.still.passImages(.downscaled, base: base).allSatisfy { !$0.matrixOnly })
+        #expect(reader.still.passImages(.downscaled, base: base).count == 6)
     }
 
     /// Reads a `make_photos.py` photo fixture (file, type, value, the symbol's quiet-zone box in frame pixels,
@@ -289,28 +289,26 @@ struct MultiPassReaderTests {
         let plane = LumaPlane(width: 4032, height: 3024, bytes: [UInt8](repeating: 200, count: 4032 * 3024))
         let base = PassImage(plane: plane, scaleX: 1, scaleY: 1, originX: 0, originY: 0)
         let reader = detector()
-        let still = reader.passImages(.downscaled, base: base)
+        let still = reader.still.passImages(.downscaled, base: base)
         #expect(still.map(\.plane.width) == [2016, 2016, 1344, 1344, 1008, 1008, 672, 672, 504, 504])
         #expect(still.map(\.plane.height) == [1512, 1512, 1008, 1008, 756, 756, 504, 504, 378, 378])
         #expect(still.map { $0.plane.bytes[0] } == [200, 55, 200, 55, 200, 55, 200, 55, 200, 55])
         #expect(still.map(\.framePixelsPerPixel) == [2, 2, 3, 3, 4, 4, 6, 6, 8, 8])
         // Without the thirds: the halvings only.
-        #expect(detector { $0.pyramidThirds = false }.passImages(.downscaled, base: base).map(\.plane.width)
+        #expect(detector { $0.pyramidThirds = false }.still.passImages(.downscaled, base: base).map(\.plane.width)
                 == [2016, 2016, 1008, 1008, 504, 504])
         // A 1600-pixel still: ½, ⅓ (533 px) and ¼ (400 px); ⅙ (266 px) is under the 400-pixel minimum.
         let mid = PassImage(plane: LumaPlane(width: 1200, height: 1600, bytes: [UInt8](repeating: 9, count: 1200 * 1600)),
                             scaleX: 1, scaleY: 1, originX: 0, originY: 0)
-        #expect(reader.passImages(.downscaled, base: mid).map(\.plane.height) == [800, 800, 533, 533, 400, 400])
+        #expect(reader.still.passImages(.downscaled, base: mid).map(\.plane.height) == [800, 800, 533, 533, 400, 400])
         for image in still {
             let (x, y) = image.toFrame(Double(image.plane.width), Double(image.plane.height))
             #expect(abs(x - 4032) < 1e-6 && abs(y - 3024) < 1e-6)
         }
-        reader.streaming = true
-        #expect(reader.passImages(.downscaled, base: base).map(\.plane.width) == [2016, 2016])
+        #expect(reader.stream.passImages(.downscaled, base: base).map(\.plane.width) == [2016, 2016])
         let small = PassImage(plane: LumaPlane(width: 640, height: 480, bytes: [UInt8](repeating: 9, count: 640 * 480)),
                               scaleX: 1, scaleY: 1, originX: 0, originY: 0)
-        reader.streaming = false
-        #expect(reader.passImages(.downscaled, base: small).map(\.plane.width) == [320, 320])
+        #expect(reader.still.passImages(.downscaled, base: small).map(\.plane.width) == [320, 320])
     }
 
     @Test("a still over 2048 px binarises its half-size image; a 2048 px still, a stream frame and largeStillSide = .max the full one")
@@ -322,7 +320,7 @@ struct MultiPassReaderTests {
             return PassImage(plane: LumaPlane(width: w, height: h, bytes: bytes), scaleX: 1, scaleY: 1, originX: 0, originY: 0)
         }
         let reader = detector()
-        let large = reader.passImages(.thresholded, base: base(4032, 3024))
+        let large = reader.still.passImages(.thresholded, base: base(4032, 3024))
         #expect(large.map(\.plane.width) == [2016, 2016] && large.map(\.plane.height) == [1512, 1512])
         for image in large {
             // the half-size image's far corner and middle map onto the frame's
@@ -330,14 +328,12 @@ struct MultiPassReaderTests {
             #expect(abs(x - 4032) < 1e-6 && abs(y - 3024) < 1e-6)
             #expect(image.framePixelsPerPixel == 2)
         }
-        #expect(reader.passImages(.thresholded, base: base(2048, 1536)).map(\.plane.width) == [2048, 2048])
+        #expect(reader.still.passImages(.thresholded, base: base(2048, 1536)).map(\.plane.width) == [2048, 2048])
         // the inverted pass keeps the full size on a large still
-        #expect(reader.passImages(.inverted, base: base(4032, 3024)).map(\.plane.width) == [4032])
-        reader.streaming = true
-        #expect(reader.passImages(.thresholded, base: base(4032, 3024)).map(\.plane.width) == [4032, 4032])
-        reader.streaming = false
+        #expect(reader.still.passImages(.inverted, base: base(4032, 3024)).map(\.plane.width) == [4032])
+        #expect(reader.stream.passImages(.thresholded, base: base(4032, 3024)).map(\.plane.width) == [4032, 4032])
         let full = detector { $0.largeStillSide = .max }
-        #expect(full.passImages(.thresholded, base: base(4032, 3024)).map(\.plane.width) == [4032, 4032])
+        #expect(full.still.passImages(.thresholded, base: base(4032, 3024)).map(\.plane.width) == [4032, 4032])
     }
 
     /// A stream step makes only the image it reads (`passImage`); a thresholded pass's inverted twin is then
@@ -355,12 +351,11 @@ struct MultiPassReaderTests {
         let base = PassImage(plane: LumaPlane(width: w, height: h, bytes: bytes), scaleX: 1, scaleY: 1, originX: 12, originY: 7)
         for inverted in [true, false] {
             let reader = detector { $0.tryInverted = inverted }
-            reader.streaming = true
             for pass in ReaderPass.standard where pass != .deskewed {
-                let all = reader.passImages(pass, base: base)
+                let all = reader.stream.passImages(pass, base: base)
                 #expect(!all.isEmpty, "\(pass)")
                 for index in 0...all.count {
-                    let one = reader.passImage(pass, index: index, base: base)
+                    let one = reader.stream.passImage(pass, index: index, base: base)
                     guard index < all.count else { #expect(one == nil, "\(pass) \(index)"); continue }
                     let expected = all[index]
                     #expect(one?.plane.bytes == expected.plane.bytes, "\(pass) \(index) tryInverted \(inverted)")
@@ -378,22 +373,22 @@ struct MultiPassReaderTests {
                       scaleX: scale, scaleY: scale, originX: 0, originY: 0)
         }
         let reader = detector()
-        #expect(reader.stillDensity(1, for: image(640, 480)) == 1)
-        #expect(reader.stillDensity(1, for: image(1355, 849)) == 1)
-        #expect(reader.stillDensity(1, for: image(2592, 1944)) == 1)
-        #expect(reader.stillDensity(1, for: image(3000, 2249)) == 1)
-        #expect(reader.stillDensity(1, for: image(3000, 2250)) == 2)
-        #expect(reader.stillDensity(1, for: image(4032, 3024)) == 2)
-        #expect(reader.stillDensity(1, for: image(3024, 4032)) == 2)
-        #expect(reader.stillDensity(1, for: image(2016, 1512, scale: 0.5)) == 1) // a pyramid level of 12 MP
-        #expect(reader.stillDensity(1, for: image(8000, 6000)) == 4)
-        #expect(reader.stillDensity(4, for: image(4032, 3024)) == 4) // never below what is given
+        #expect(reader.still.stillDensity(1, for: image(640, 480)) == 1)
+        #expect(reader.still.stillDensity(1, for: image(1355, 849)) == 1)
+        #expect(reader.still.stillDensity(1, for: image(2592, 1944)) == 1)
+        #expect(reader.still.stillDensity(1, for: image(3000, 2249)) == 1)
+        #expect(reader.still.stillDensity(1, for: image(3000, 2250)) == 2)
+        #expect(reader.still.stillDensity(1, for: image(4032, 3024)) == 2)
+        #expect(reader.still.stillDensity(1, for: image(3024, 4032)) == 2)
+        #expect(reader.still.stillDensity(1, for: image(2016, 1512, scale: 0.5)) == 1) // a pyramid level of 12 MP
+        #expect(reader.still.stillDensity(1, for: image(8000, 6000)) == 4)
+        #expect(reader.still.stillDensity(4, for: image(4032, 3024)) == 4) // never below what is given
         // an upscaled ×2 image of a 1280×960 frame counts 960 lines at the frame's scale: the spacing it is given
-        #expect(reader.stillDensity(1, for: image(2560, 1920, scale: 2)) == 1)
-        #expect(reader.stillDensity(2, for: image(2560, 1920, scale: 2)) == 2)
-        #expect(reader.stillDensity(1, for: image(5000, 5000, scale: 2)) == 2) // 2500 lines at the frame's scale
+        #expect(reader.still.stillDensity(1, for: image(2560, 1920, scale: 2)) == 1)
+        #expect(reader.still.stillDensity(2, for: image(2560, 1920, scale: 2)) == 2)
+        #expect(reader.still.stillDensity(1, for: image(5000, 5000, scale: 2)) == 2) // 2500 lines at the frame's scale
         let given = detector { $0.stillScanLines = nil }
-        #expect(given.stillDensity(1, for: image(8000, 6000)) == 1)
+        #expect(given.still.stillDensity(1, for: image(8000, 6000)) == 1)
     }
 
     @Test("a Data Matrix beside a QR is read on the plain pass by zxing's quick look")
@@ -537,7 +532,7 @@ struct MisreadFilterTests {
     func upscaleLimit() {
         let d = BarcodeDetector()
         let upscaled: Set<ReaderPass> = [.upscaled, .upscaledThresholded]
-        let vga = d.streamSteps(width: 640, height: 480), hd = d.streamSteps(width: 1280, height: 720)
+        let vga = d.stream.streamSteps(width: 640, height: 480), hd = d.stream.streamSteps(width: 1280, height: 720)
         #expect(Set(vga.map(\.pass)).isSuperset(of: upscaled))
         #expect(Set(hd.map(\.pass)).isDisjoint(with: upscaled))
         // Large frames split zxing's thresholded step in two (thresholdedZXingStepSplitOnLargeFrames); joined
@@ -546,8 +541,8 @@ struct MisreadFilterTests {
         #expect(joined == vga.filter { !upscaled.contains($0.pass) }, "the other steps keep their order")
         var c = BarcodeConfiguration()
         c.streamMaximumUpscaleSide = nil // back to maximumUpscaleSide (1280)
-        #expect(BarcodeDetector(configuration: c).streamSteps(width: 1280, height: 720) == vga)
-        #expect(BarcodeDetector(configuration: c).streamSteps(width: 1920, height: 1080).allSatisfy { !upscaled.contains($0.pass) })
+        #expect(BarcodeDetector(configuration: c).stream.streamSteps(width: 1280, height: 720) == vga)
+        #expect(BarcodeDetector(configuration: c).stream.streamSteps(width: 1920, height: 1080).allSatisfy { !upscaled.contains($0.pass) })
     }
 
     /// On large frames zbar's steps on the full-size thresholded and deskewed images scan every
@@ -559,17 +554,17 @@ struct MisreadFilterTests {
     @Test("stream steps: on large frames zbar's thresholded and deskewed steps scan every 2nd of the plain pass's lines; dark-mode codes still read by zbar's inverted step")
     func sparserTransformedZBarStepsOnLargeFrames() throws {
         let d = BarcodeDetector()
-        #expect(d.isLargeStreamFrame(longSide: 1280) && !d.isLargeStreamFrame(longSide: 960))
+        #expect(d.stream.isLargeStreamFrame(longSide: 1280) && !d.stream.isLargeStreamFrame(longSide: 960))
         for pass in [ReaderPass.thresholded, .deskewed] {
-            #expect(d.zbarStepDensity(pass, density: 3, large: true) == 6)
-            #expect(d.zbarStepDensity(pass, density: 2, large: false) == 2)
+            #expect(d.stream.zbarStepDensity(pass, density: 3, large: true) == 6)
+            #expect(d.stream.zbarStepDensity(pass, density: 2, large: false) == 2)
         }
         for pass in [ReaderPass.plain, .inverted, .downscaled] {
-            #expect(d.zbarStepDensity(pass, density: 3, large: true) == 3)
+            #expect(d.stream.zbarStepDensity(pass, density: 3, large: true) == 3)
         }
-        #expect(d.zbarStepDensity(.upscaled, density: 2, large: false) == 4)
+        #expect(d.stream.zbarStepDensity(.upscaled, density: 2, large: false) == 4)
         var one = BarcodeConfiguration(); one.largeFrameStepSpacing = 1
-        #expect(BarcodeDetector(configuration: one).zbarStepDensity(.thresholded, density: 3, large: true) == 3)
+        #expect(BarcodeDetector(configuration: one).stream.zbarStepDensity(.thresholded, density: 3, large: true) == 3)
 
         for (name, value, rows) in [("qr-inverted.png", "DARK-MODE-LOGIN:7f3a", 0..<Int.max),
                                     ("ean13-inverted.png", "4006381333931", 120..<160)] {
@@ -582,8 +577,8 @@ struct MisreadFilterTests {
             }
             let frame = Frame(luma: LumaPlane(width: 1280, height: 720, bytes: bytes), index: 0, time: 0)
             let detector = BarcodeDetector()
-            let rotation = detector.streamSteps(width: 1280, height: 720).count
-            let second = try #require(detector.streamSteps(width: 1280, height: 720).dropFirst().first)
+            let rotation = detector.stream.streamSteps(width: 1280, height: 720).count
+            let second = try #require(detector.stream.streamSteps(width: 1280, height: 720).dropFirst().first)
             #expect(second.pass == .inverted && second.engine == .zbar)
             var byZBarInverted = 0
             for _ in 0..<(rotation + 5) {
@@ -603,7 +598,7 @@ struct MisreadFilterTests {
     @Test("stream steps: on large frames zxing's thresholded step is split into 1-D and 2-D formats")
     func thresholdedZXingStepSplitOnLargeFrames() throws {
         let d = BarcodeDetector()
-        let vga = d.streamSteps(width: 640, height: 480), hd = d.streamSteps(width: 1280, height: 720)
+        let vga = d.stream.streamSteps(width: 640, height: 480), hd = d.stream.streamSteps(width: 1280, height: 720)
         #expect(vga.allSatisfy { $0.formats == .all })
         let split = hd.filter { $0.formats != .all }
         #expect(split.allSatisfy { $0.pass == .thresholded && $0.engine == .zxing })
@@ -616,9 +611,9 @@ struct MisreadFilterTests {
         #expect(split.count == 2 * images.count)
         #expect(!hd.contains { $0.pass == .thresholded && $0.engine == .zxing && $0.formats == .all })
         // The two halves look for every format of the pass between them, each once.
-        let linear = d.zxingTypes(split[0]), matrix = d.zxingTypes(split[1])
+        let linear = d.stream.zxingTypes(split[0]), matrix = d.stream.zxingTypes(split[1])
         #expect(linear.isDisjoint(with: matrix))
-        #expect(linear.union(matrix) == d.zxingTypes(.thresholded))
+        #expect(linear.union(matrix) == d.stream.zxingTypes(.thresholded))
         #expect(linear.allSatisfy(\.isLinear) && linear.contains(.ean13) && linear.contains(.code128))
         #expect(matrix.isSuperset(of: [.qr, .dataMatrix, .aztec, .pdf417]))
     }

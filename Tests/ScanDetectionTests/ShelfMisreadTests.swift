@@ -110,7 +110,6 @@ struct ShelfMisreadTests {
         let still = BarcodeDetector(configuration: Self.confirming)
         var stillPending = BarcodeDetector.PendingReads()
         let detector = BarcodeDetector(configuration: Self.confirming)
-        detector.streaming = true
         var pending = BarcodeDetector.PendingReads()
         let o = MetadataObject(type: .ean13, bounds: NormalizedRect(x: 0.4, y: 0.4, width: 0.2, height: 0.05),
                                corners: [NormalizedPoint(x: 0.4, y: 0.4), NormalizedPoint(x: 0.6, y: 0.4),
@@ -120,12 +119,12 @@ struct ShelfMisreadTests {
         let blank = PassImage(plane: LumaPlane(width: 64, height: 48, bytes: [UInt8](repeating: 200, count: 64 * 48)),
                               scaleX: 0.1, scaleY: 0.1, originX: 0, originY: 0)
         let size = PixelSize(width: 640, height: 480)
-        #expect(try detector.confirm([o], pass: blank, base: blank, engine: .zbar, frameSize: size, source: "upscaled/0", pending: &pending).isEmpty)
-        #expect(try detector.confirm([o], pass: blank, base: blank, engine: .zbar, frameSize: size, source: "upscaled/0", pending: &pending).isEmpty)
-        #expect(try detector.confirm([o], pass: blank, base: blank, engine: .zbar, frameSize: size, source: "thresholded/0", pending: &pending).count == 1)
+        #expect(try detector.stream.confirm([o], pass: blank, base: blank, engine: .zbar, frameSize: size, source: "upscaled/0", pending: &pending).isEmpty)
+        #expect(try detector.stream.confirm([o], pass: blank, base: blank, engine: .zbar, frameSize: size, source: "upscaled/0", pending: &pending).isEmpty)
+        #expect(try detector.stream.confirm([o], pass: blank, base: blank, engine: .zbar, frameSize: size, source: "thresholded/0", pending: &pending).count == 1)
         #expect(detector.confirmations["second pass"] == 1)
         for source in ["upscaled/0", "thresholded/0", "downscaled/0"] {
-            #expect(try still.confirm([o], pass: blank, base: blank, engine: .zbar, frameSize: size, source: source, pending: &stillPending).isEmpty)
+            #expect(try still.still.confirm([o], pass: blank, base: blank, engine: .zbar, frameSize: size, source: source, pending: &stillPending).isEmpty)
         }
         #expect(still.confirmations["second pass"] == nil)
     }
@@ -149,12 +148,11 @@ struct ShelfMisreadTests {
         let still = BarcodeDetector(configuration: Self.confirming)
         var pending = BarcodeDetector.PendingReads()
         // Quality 4 is over the margin: enough on the half-size image, not on the quarter or the third.
-        #expect(try still.confirm([ean], pass: blank(0.5), base: base, engine: .zbar, frameSize: size, source: "downscaled/1", pending: &pending).count == 1)
-        #expect(try still.confirm([ean], pass: blank(0.25), base: base, engine: .zbar, frameSize: size, source: "downscaled/5", pending: &pending).isEmpty)
-        #expect(try still.confirm([ean], pass: blank(1.0 / 3), base: base, engine: .zxing, frameSize: size, source: "downscaled/3", pending: &pending).isEmpty)
-        #expect(try still.confirm([code128], pass: blank(0.25), base: base, engine: .zbar, frameSize: size, source: "downscaled/5", pending: &pending).count == 1)
+        #expect(try still.still.confirm([ean], pass: blank(0.5), base: base, engine: .zbar, frameSize: size, source: "downscaled/1", pending: &pending).count == 1)
+        #expect(try still.still.confirm([ean], pass: blank(0.25), base: base, engine: .zbar, frameSize: size, source: "downscaled/5", pending: &pending).isEmpty)
+        #expect(try still.still.confirm([ean], pass: blank(1.0 / 3), base: base, engine: .zxing, frameSize: size, source: "downscaled/3", pending: &pending).isEmpty)
+        #expect(try still.still.confirm([code128], pass: blank(0.25), base: base, engine: .zbar, frameSize: size, source: "downscaled/5", pending: &pending).count == 1)
         let stream = BarcodeDetector(configuration: Self.confirming)
-        stream.streaming = true
-        #expect(try stream.confirm([ean], pass: blank(0.25), base: base, engine: .zbar, frameSize: size, source: "downscaled/5", pending: &pending).count == 1)
+        #expect(try stream.stream.confirm([ean], pass: blank(0.25), base: base, engine: .zbar, frameSize: size, source: "downscaled/5", pending: &pending).count == 1)
     }
 }

@@ -125,13 +125,13 @@ struct TransformedMisreadTests {
         let elsewhere = Self.read(.gs1DataBar, "0100012345678905", x: 0.3, y: 0.8, width: 0.2, height: 0.05)
         let otherType = Self.read(.code128, "ABC-123", x: 0.3, y: 0.4, width: 0.2, height: 0.1)
         let detector = BarcodeDetector()
-        let kept = try detector.checkRetailReads([a, b, elsewhere, otherType], image: blank, frameSize: size).compactMap(\.stringValue)
+        let kept = try detector.still.checkRetailReads([a, b, elsewhere, otherType], image: blank, frameSize: size).compactMap(\.stringValue)
         #expect(kept == ["0100012345678905", "ABC-123"], "kept \(kept)")
-        #expect(detector.dropConflicts([a, b, otherType]).compactMap(\.stringValue) == ["ABC-123"])
+        #expect(detector.still.dropConflicts([a, b, otherType]).compactMap(\.stringValue) == ["ABC-123"])
         var off = BarcodeConfiguration()
         off.resolveConflictingReads = false
-        #expect(try BarcodeDetector(configuration: off).checkRetailReads([a, b], image: blank, frameSize: size).count == 2)
-        #expect(BarcodeDetector(configuration: off).dropConflicts([a, b]).count == 2)
+        #expect(try BarcodeDetector(configuration: off).still.checkRetailReads([a, b], image: blank, frameSize: size).count == 2)
+        #expect(BarcodeDetector(configuration: off).still.dropConflicts([a, b]).count == 2)
     }
 
     @Test("boxes that touch, overlap or nest count as one symbol's; apart they do not")
@@ -177,21 +177,20 @@ struct CodabarConfirmationTests {
     @Test("a 2-line zxing Codabar of a thresholded stream step is dropped, again from the same step, and kept on 3 lines")
     func stream() throws {
         let detector = BarcodeDetector()
-        detector.streaming = true
         var pending = BarcodeDetector.PendingReads()
         let fp = Self.read(.codabar, "D4212C", quality: 2)
         for stamp in 1...3 {
-            #expect(try detector.confirm([fp], pass: Self.blank, base: Self.blank, engine: .zxing, frameSize: Self.size,
+            #expect(try detector.stream.confirm([fp], pass: Self.blank, base: Self.blank, engine: .zxing, frameSize: Self.size,
                                          source: "thresholded/0/zxing", pending: &pending, stamp: stamp).isEmpty)
         }
         #expect(detector.unconfirmedReads == 3)
         let strong = Self.read(.codabar, "A40156B", quality: 3)
-        #expect(try detector.confirm([strong], pass: Self.blank, base: Self.blank, engine: .zxing, frameSize: Self.size,
+        #expect(try detector.stream.confirm([strong], pass: Self.blank, base: Self.blank, engine: .zxing, frameSize: Self.size,
                                      source: "thresholded/0/zxing", pending: &pending, stamp: 4).count == 1)
         #expect(detector.confirmations["quality"] == 1)
         // A Code 128 on 2 lines from the same step stands on its own (its check character).
         let c128 = Self.read(.code128, "D4212C", quality: 2)
-        #expect(try detector.confirm([c128], pass: Self.blank, base: Self.blank, engine: .zxing, frameSize: Self.size,
+        #expect(try detector.stream.confirm([c128], pass: Self.blank, base: Self.blank, engine: .zxing, frameSize: Self.size,
                                      source: "thresholded/0/zxing", pending: &pending, stamp: 5).count == 1)
     }
 
@@ -199,7 +198,7 @@ struct CodabarConfirmationTests {
     func still() throws {
         let detector = BarcodeDetector()
         var pending = BarcodeDetector.PendingReads()
-        #expect(try detector.confirm([Self.read(.codabar, "D4212C", quality: 2)], pass: Self.blank, base: Self.blank,
+        #expect(try detector.still.confirm([Self.read(.codabar, "D4212C", quality: 2)], pass: Self.blank, base: Self.blank,
                                      engine: .zxing, frameSize: Self.size, source: "thresholded/0", pending: &pending).isEmpty)
     }
 }

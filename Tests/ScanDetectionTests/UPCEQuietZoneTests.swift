@@ -348,13 +348,12 @@ struct RecentFrameConflictTests {
     /// A detector in stream mode, for driving ``BarcodeDetector/checkAgainstRecentFrames(_:)`` frame by frame.
     static func streamingDetector() -> BarcodeDetector {
         let d = BarcodeDetector()
-        d.streaming = true
         return d
     }
     /// The next stream frame with `objects` read on it: the values the conflict rule across frames lets through.
     static func nextFrame(_ d: BarcodeDetector, _ objects: [MetadataObject]) -> [String] {
-        d.streamFrames += 1
-        return d.checkAgainstRecentFrames(objects).map { $0.stringValue ?? "" }
+        d.stream.streamFrames += 1
+        return d.stream.checkAgainstRecentFrames(objects).map { $0.stringValue ?? "" }
     }
     static let whole = NormalizedRect(x: 0.464, y: 0.435, width: 0.156, height: 0.1)
     static let leftEnd = NormalizedRect(x: 0.464063, y: 0.48125, width: 0.001563, height: 0.01875)
@@ -375,15 +374,14 @@ struct RecentFrameConflictTests {
         // frames (3 against 2) and the boxes overlap, so still held back.
         #expect(frame([Self.read(.upce, "01212167", Self.leftEnd)]) == [])
         // Past the window (15 frames) a new code where the old one was is reported at once.
-        d.streamFrames += BarcodeDetector.recentFrames + 1
+        d.stream.streamFrames += BarcodeDetector.recentFrames + 1
         #expect(frame([Self.read(.upce, "07623422", Self.whole)]) == ["07623422"])
         // With the conflict rule off nothing is held back.
         var off = BarcodeConfiguration(); off.resolveConflictingReads = false
         let plain = BarcodeDetector(configuration: off)
-        plain.streaming = true
         for value in ["01952162", "01952162", "01212167"] {
-            plain.streamFrames += 1
-            #expect(plain.checkAgainstRecentFrames([Self.read(.upce, value, Self.whole)]).count == 1)
+            plain.stream.streamFrames += 1
+            #expect(plain.stream.checkAgainstRecentFrames([Self.read(.upce, value, Self.whole)]).count == 1)
         }
     }
 
@@ -467,8 +465,8 @@ struct RecentFrameConflictTests {
         let right = "7395192626934", other = "2387192626934"
         var asked = 0
         func frame(_ objects: [MetadataObject], zxing: [MetadataObject]) -> [String] {
-            d.streamFrames += 1
-            return d.checkAgainstRecentFrames(objects) { _ in asked += 1; return zxing }.map { $0.stringValue ?? "" }
+            d.stream.streamFrames += 1
+            return d.stream.checkAgainstRecentFrames(objects) { _ in asked += 1; return zxing }.map { $0.stringValue ?? "" }
         }
         let a = Self.read(.ean13, right, Self.whole), b = Self.read(.ean13, other, Self.leftEnd)
         // One reading: zxing is not asked.
@@ -493,17 +491,16 @@ struct RecentFrameConflictTests {
         let pair = Self.streamingDetector()
         let left = NormalizedRect(x: 0.1, y: 0.4, width: 0.3, height: 0.1), beside = NormalizedRect(x: 0.43, y: 0.4, width: 0.3, height: 0.1)
         for _ in 0..<20 {
-            pair.streamFrames += 1
-            let got = pair.checkAgainstRecentFrames([Self.read(.ean13, right, left), Self.read(.ean13, "4006381333931", beside)]) { _ in [] }
+            pair.stream.streamFrames += 1
+            let got = pair.stream.checkAgainstRecentFrames([Self.read(.ean13, right, left), Self.read(.ean13, "4006381333931", beside)]) { _ in [] }
             #expect(got.count == 2)
         }
         // With zbar alone there is no verdict to ask for, and no tie rule.
         var zbar = BarcodeConfiguration(); zbar.engine = .zbar
         let z = BarcodeDetector(configuration: zbar)
-        z.streaming = true
         for (o, expected) in [(a, [right]), (b, [other])] {
-            z.streamFrames += 1
-            #expect(z.checkAgainstRecentFrames([o]) { _ in asked += 1; return [a] }.map { $0.stringValue ?? "" } == expected)
+            z.stream.streamFrames += 1
+            #expect(z.stream.checkAgainstRecentFrames([o]) { _ in asked += 1; return [a] }.map { $0.stringValue ?? "" } == expected)
         }
         #expect(asked == before)
     }
@@ -521,12 +518,11 @@ struct RecentFrameConflictTests {
     @Test("an Interleaved 2 of 5 fragment where an ITF-14 was read is held back (one kind)")
     func fragmentOfITF14() {
         let d = BarcodeDetector()
-        d.streaming = true
         for _ in 0..<2 {
-            d.streamFrames += 1
-            #expect(d.checkAgainstRecentFrames([Self.read(.itf14, "84690741669325", Self.whole)]).count == 1)
+            d.stream.streamFrames += 1
+            #expect(d.stream.checkAgainstRecentFrames([Self.read(.itf14, "84690741669325", Self.whole)]).count == 1)
         }
-        d.streamFrames += 1
-        #expect(d.checkAgainstRecentFrames([Self.read(.interleaved2of5, "846907", Self.leftEnd)]).isEmpty)
+        d.stream.streamFrames += 1
+        #expect(d.stream.checkAgainstRecentFrames([Self.read(.interleaved2of5, "846907", Self.leftEnd)]).isEmpty)
     }
 }

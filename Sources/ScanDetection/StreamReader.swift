@@ -1,0 +1,286 @@
+internal import Foundation
+internal import ScanCore
+
+/// Reads the frames of a stream (video, Y4M, camera) within a budget: the plain zbar pass and the QR look on
+/// every frame, then steps taken in rotation (``StreamScheduler``), with what recent frames tell (the conflict
+/// rule across frames, reads waiting for a second sighting, the deskewed pass's bar directions).
+final class StreamReader: PassReader {
+    init(configuration: BarcodeConfiguration) { super.init(configuration: configuration, streaming: true) }
+
+    /// Reads one stream frame (``BarcodeDetector/readStream(in:rectOfInterest:steps:deadline:)``).
+    func read(in frame: Frame, rectOfInterest: NormalizedRect, steps: Int, deadline: Double?) throws -> BarcodeRead {
+        try failingOnZBarErrors {
+            try readStreamChecked(in: frame, rectOfInterest: rectOfInterest, steps: steps, deadline: deadline)
+        }
+    }
+
+    /// Stream steps put off so far because they would have missed the frame's deadline.
+    var deferredSteps: Int { scheduler.deferredSteps }
+
+    /// Forgets what earlier frames tell (``BarcodeDetector/startStream()``).
+    func start() {
+        crossFrame.forget()
+        streamPending = PendingReads()
+        deskewMemo = nil
+        conflictChecked.removeAll()
+        retailChecked.removeAll()
+        textReader.forget()
+    }
+
+    /// The stream step scheduler: the steps' rotation, their costs and deferrals, the step that last read.
+    private lazy var scheduler = StreamScheduler(
+        configuration: configuration, passes: effectivePasses, zbar: !zbarEnabled.isEmpty,
+        zxing: !zxingEnabled.isEmpty)
+
+    /// Every step after the plain zbar pass (``StreamScheduler/steps``).
+    var streamSteps: [StreamStep] { scheduler.steps }
+
+    /// ``StreamScheduler/largeFrameSteps``.
+    var largeFrameStreamSteps: [StreamStep] { scheduler.largeFrameSteps }
+
+    /// On streams: the bar directions the deskewed pass found, on which stream frame, for images of which size.
+    private var deskewMemo: (frame: Int, size: PixelSize, degrees: [Double])?
+
+    /// The steps a stream frame of `width`×`height` pixels rotates through (``StreamScheduler/steps(width:height:)``).
+    func streamSteps(width: Int, height: Int) -> [StreamStep] { scheduler.steps(width: width, height: height) }
+
+    /// ``StreamScheduler/downscaleDivisors(width:height:)``.
+    func streamDownscaleDivisors(width: Int, height: Int) -> [Int] {
+        scheduler.downscaleDivisors(width: width, height: height)
+    }
+
+    /// ``StreamScheduler/isLargeFrame(longSide:)``.
+    func isLargeStreamFrame(longSide: Int) -> Bool { scheduler.isLargeFrame(longSide: longSide) }
+
+    /// ``StreamScheduler/zbarDensity(_:density:large:)``.
+    func zbarStepDensity(_ pass: ReaderPass, density: Int, large: Bool) -> Int {
+        scheduler.zbarDensity(pass, density: density, large: large)
+    }
+
+    private func readStreamChecked(in frame: Frame, rectOfInterest: NormalizedRect, steps: Int, deadline: Double?)
+        throws -> BarcodeRead
+    {
+        var read = try readStreamFrame(in: frame, rectOfInterest: rectOfInterest, steps: steps, deadline: deadline)
+        // zxing's reads of the frame, made at most once per set of types however many reads ask.
+        var base: PassImage?
+        var zxingReads: [Set<MetadataObjectType>: [MetadataObject]] = [:]
+        read.objects = try checkAgainstRecentFrames(read.objects) { types in
+            if let known = zxingReads[types] { return known }
+            if base == nil { base = self.startFrame(frame, rectOfInterest: rectOfInterest) }
+            guard let image = base else { return [] }
+            let symbols = try ZXingReader.read(image.plane, types: types).filter { types.contains($0.type) }
+            let found = self.objects(in: symbols, pass: image, frameSize: frame.size)
+            zxingReads[types] = found
+            return found
+        }
+        if read.objects.isEmpty {
+            read.pass = nil
+            read.engine = nil
+        }
+        return read
+    }
+
+    /// On streams: the 1-D reads of recent frames and the conflict rule across them.
+    private var crossFrame = CrossFrameMemory()
+
+    /// ``checkAgainstRecentFrames(_:zxing:)`` with a zxing-cpp that reads nothing (for tests).
+    func checkAgainstRecentFrames(_ objects: [MetadataObject]) -> [MetadataObject] {
+        checkAgainstRecentFrames(objects, zxing: { _ in [] })
+    }
+
+    /// The conflict rule across stream frames (``CrossFrameMemory/check(_:frame:engine:capacity:held:zxing:)``)
+    /// on this stream frame's reads, when ``BarcodeConfiguration/resolveConflictingReads`` is on.
+    func checkAgainstRecentFrames(
+        _ objects: [MetadataObject],
+        zxing: (Set<MetadataObjectType>) throws -> [MetadataObject]
+    ) rethrows -> [MetadataObject] {
+        guard configuration.resolveConflictingReads else { return objects }
+        return try crossFrame.check(
+            objects, frame: streamFrames, engine: configuration.engine, capacity: BarcodeDetector.rereadCacheSize,
+            held: { self.confirmations[$0, default: 0] += 1 }, zxing: zxing)
+    }
+
+    private func readStreamFrame(
+        in frame: Frame, rectOfInterest: NormalizedRect, steps: Int,
+        deadline: Double?
+    ) throws -> BarcodeRead {
+        streamFrames += 1
+        guard let base = startFrame(frame, rectOfInterest: rectOfInterest) else { return BarcodeRead() }
+        let density = streamDensity(for: frame.size)
+        var plain: [MetadataObject] = []
+        if !zbarEnabled.isEmpty {
+            plain = BarcodeDetector.suppressFragments(
+                try zbarReads(
+                    base, pass: .plain, base: base, frameSize: frame.size,
+                    density: density, matrixOnly: false),
+                upceInsideEAN13: configuration.checkUPCEQuietZone)
+        }
+        let looked = try streamQRLook(base, frameSize: frame.size, after: plain)
+        if !plain.isEmpty || !looked.isEmpty {
+            return BarcodeRead(objects: plain + looked, pass: .plain, engine: plain.isEmpty ? .zxing : .zbar)
+        }
+        let longSide = max(base.plane.width, base.plane.height)
+        let all = streamSteps(width: base.plane.width, height: base.plane.height)
+        guard !all.isEmpty else { return BarcodeRead() }
+        let large = isLargeStreamFrame(longSide: longSide)
+        var images = StreamFrameImages()
+        let (queue, sticky) = scheduler.queue(from: all, count: steps)
+        for step in queue {
+            if scheduler.putsOff(step, sticky: sticky, deadline: deadline) { continue }
+            let started = monotonicSeconds()
+            defer { scheduler.record(step, seconds: monotonicSeconds() - started) }
+            guard let (image, levelDivisor) = streamStepImage(step, base: base, made: &images) else { continue }
+            var found = try streamStepReads(
+                step, image: image, levelDivisor: levelDivisor, base: base, frameSize: frame.size, density: density,
+                large: large)
+            found = BarcodeDetector.suppressFragments(
+                found.filter(accept), upceInsideEAN13: configuration.checkUPCEQuietZone)
+            if step.pass != .plain {
+                // On a stream the second sighting may come from another step on a later frame: a candidate
+                // is remembered for ``streamConfirmationFrames`` frames.
+                streamPending.forget(olderThan: streamFrames - BarcodeDetector.streamConfirmationFrames)
+                found = try confirm(
+                    found, pass: image, base: base, engine: step.engine, frameSize: frame.size,
+                    source: "\(step.pass.rawValue)/\(step.image)/\(step.engine)", pending: &streamPending,
+                    stamp: streamFrames)
+            }
+            if !found.isEmpty {
+                scheduler.read(by: step)
+                return BarcodeRead(objects: found, pass: step.pass, engine: step.engine)
+            }
+        }
+        return BarcodeRead()
+    }
+
+    /// The images of one stream frame's steps, each made at most once: the pass images, the pyramid's levels,
+    /// the deskewed pass's plan.
+    private struct StreamFrameImages {
+        var passes: [StreamImageKey: PassImage] = [:]
+        var levels: [Int: PassImage] = [:]
+        var deskew: (base: PassImage, degrees: [Double], border: UInt8)?
+    }
+
+    /// The image `step` reads on `base` (the frame or its rect of interest), and the divisor of the pyramid
+    /// level it is (2 unless a level below half size); nil when it cannot be made.
+    private func streamStepImage(_ step: StreamStep, base: PassImage, made: inout StreamFrameImages) -> (
+        PassImage, Int
+    )? {
+        if step.pass == .deskewed {
+            // Only the image this step reads is turned, and the bar directions found on one frame serve
+            // the deskewed steps of the next few (the pass's steps follow one another in the rotation).
+            let size = PixelSize(width: base.plane.width, height: base.plane.height)
+            if made.deskew == nil {
+                if let memo = deskewMemo, memo.size == size,
+                    streamFrames - memo.frame < BarcodeDetector.deskewMemoryFrames
+                {
+                    made.deskew = deskewPlan(base, degrees: memo.degrees)
+                } else {
+                    made.deskew = deskewPlan(base)
+                    deskewMemo = (streamFrames, size, made.deskew?.degrees ?? [])
+                }
+            }
+            guard let plan = made.deskew else { return nil }
+            guard step.image < plan.degrees.count,
+                let turned = plan.base.turned(by: -plan.degrees[step.image], border: plan.border)
+            else { return nil }
+            return (turned, 2)
+        } else if step.pass == .downscaled {
+            // Only the level this step reads (pixel-averaged from the frame), and its inverted twin only
+            // when that is the image.
+            let twins = configuration.tryInverted ? 2 : 1
+            let divisors = streamDownscaleDivisors(width: base.plane.width, height: base.plane.height)
+            guard step.image < twins * divisors.count else { return nil }
+            let divisor = divisors[step.image / twins]
+            guard
+                let level = made.levels[divisor]
+                    ?? base.resized(
+                        width: base.plane.width / divisor,
+                        height: base.plane.height / divisor, interpolation: 0)
+            else { return nil }
+            made.levels[divisor] = level
+            return (step.image % twins == 1 ? level.inverted() : level, divisor)
+        } else {
+            let key = StreamImageKey(pass: step.pass, image: step.image)
+            guard let image = made.passes[key] ?? passImage(step.pass, index: step.image, base: base) else {
+                return nil
+            }
+            made.passes[key] = image
+            return (image, 2)
+        }
+    }
+
+    /// What `step`'s engine reads on `image` (a level of divisor `levelDivisor`), before the checks: zbar at the
+    /// step's line spacing, or zxing-cpp for the step's formats.
+    private func streamStepReads(
+        _ step: StreamStep, image: PassImage, levelDivisor: Int, base: PassImage, frameSize: PixelSize, density: Int,
+        large: Bool
+    ) throws -> [MetadataObject] {
+        if step.engine == .zbar {
+            // (A level below half size keeps the half-size image's lines in frame pixels.)
+            let lines = zbarStepDensity(step.pass, density: density, large: large)
+            return try zbarReads(
+                image, pass: step.pass, base: base, frameSize: frameSize,
+                density: levelDivisor > 2 ? max(1, lines * 2 / levelDivisor) : lines,
+                matrixOnly: step.pass.matrixOnly)
+        } else {
+            // zbar's spacing for this image as the checks that re-read with zbar expect it (`large` not applied:
+            // those checks scan the frame, not this step's image).
+            return try zxingPassReads(
+                image, pass: step.pass, base: base, types: zxingTypes(step), frameSize: frameSize,
+                density: zbarStepDensity(step.pass, density: density, large: false))
+        }
+    }
+
+    /// The QR look of a stream frame (``BarcodeConfiguration/streamQRLookLines``): QR codes in `base` (the frame
+    /// or its rect of interest) when the plain pass read none, from zxing-cpp (zbar's QR reader on every line
+    /// with `--engine zbar`) on `base` scaled down (pixel-averaged) to at most that many lines. The plain pass's
+    /// lines are `streamDensity` pixels apart, and zbar's QR finder keeps a cluster of finder lines only when
+    /// they number at least a fifth of their length in pixels (qrdec.c, `qr_finder_cluster_lines`): lines 5 or
+    /// more pixels apart never find a QR code, whatever its size, and 3–4 apart lose blurred ones. Geometry is
+    /// relative to the whole frame.
+    func streamQRLook(_ base: PassImage, frameSize: PixelSize, after plain: [MetadataObject]) throws -> [MetadataObject]
+    {
+        guard let lines = configuration.streamQRLookLines, lines > 0, enabledTypes.contains(.qr),
+            !plain.contains(where: { $0.type == .qr })
+        else { return [] }
+        var image = base
+        let width = base.plane.width
+        let height = base.plane.height
+        let short = min(width, height)
+        if short > lines {
+            let scale = Double(lines) / Double(short)
+            guard
+                let level = base.resized(
+                    width: max(1, Int((Double(width) * scale).rounded())),
+                    height: max(1, Int((Double(height) * scale).rounded())), interpolation: 0)
+            else { return [] }
+            image = level
+        }
+        if zxingEnabled.contains(.qr) {
+            return dropConflicts(try scanZXing(image, types: [.qr], frameSize: frameSize)).filter(accept)
+        }
+        return scanZBar(image, frameSize: frameSize, density: 1, matrixOnly: true).filter(accept)
+    }
+
+    /// A pass image a stream frame has made, for another step on the same frame.
+    private struct StreamImageKey: Hashable {
+        var pass: ReaderPass
+        var image: Int
+    }
+
+    /// Candidates from transformed stream steps, across frames.
+    private var streamPending = PendingReads()
+}
+
+extension BarcodeDetector {
+    /// Stream frames for which the deskewed pass's bar directions are used (the frame they were found on and the
+    /// next ones): its steps (2 images × 2 engines) follow one another in the rotation, and a code in view
+    /// turns little in 4 frames. Finding them costs 6 ms at 1280×720 on this machine.
+    static let deskewMemoryFrames = 4
+
+    /// Stream frames a read is remembered for (``CrossFrameMemory/rememberedFrames``).
+    static var recentFrames: Int { CrossFrameMemory.rememberedFrames }
+
+    /// Frames within which a second sighting confirms a transformed 1-D read on a stream.
+    static let streamConfirmationFrames = 3
+}
