@@ -31,13 +31,61 @@ public protocol FrameSource: AnyObject, Sendable {
     func close()
 }
 
-/// Finds metadata objects in frames. A detector owns its C handles and is used by one thread at a time.
-public protocol MetadataDetector: AnyObject {
-    /// The types this detector can report (contributes to `availableMetadataObjectTypes`).
-    var availableTypes: Set<MetadataObjectType> { get }
-    /// Finds objects of the enabled types within `rectOfInterest` (normalized device coordinates).
-    /// Returned geometry is relative to the whole frame.
-    func detect(in frame: Frame, rectOfInterest: NormalizedRect) throws -> [MetadataObject]
+/// What a detector stage is told about the frame it reads, besides its pixels (``DetectorStage``).
+public struct StageContext: Sendable {
+    /// Where the frame comes from.
+    public var source: SourceInfo
+    /// The part of the frame to read (normalized device coordinates); results stay relative to the whole frame.
+    public var rectOfInterest: NormalizedRect
+    /// The previous frame of this live source took longer than 90 % of its frame interval: shed optional work
+    /// (`OutputConfiguration.shedLoadWhenLate`). Always false for files.
+    public var late: Bool
+    /// Live sources: when the stage's optional work must be done by (``monotonicSeconds()``); nil for files.
+    public var deadline: Double?
+
+    public init(source: SourceInfo, rectOfInterest: NormalizedRect = .unit, late: Bool = false, deadline: Double? = nil)
+    {
+        self.source = source
+        self.rectOfInterest = rectOfInterest
+        self.late = late
+        self.deadline = deadline
+    }
+}
+
+/// What a detector stage found on one frame.
+public struct StageResult: Sendable {
+    /// The objects found; geometry in normalized device coordinates of the whole frame.
+    public var objects: [MetadataObject]
+    /// Presence changes the stage decided itself (the face tracker's `appeared` and `lost`).
+    public var presence: [PresenceEvent]
+
+    public init(objects: [MetadataObject] = [], presence: [PresenceEvent] = []) {
+        self.objects = objects
+        self.presence = presence
+    }
+}
+
+/// One detector of the pipeline (codes, faces, and whatever comes next). `MetadataOutput` runs every enabled
+/// stage on each frame, the stages at the same time on separate threads: a stage is used by one thread at a
+/// time, owns its detector's C handles and keeps its own state between frames (stream memory, tracks).
+/// A new detector is one type conforming to this protocol and one line where `MetadataOutput` registers its
+/// stages.
+public protocol DetectorStage: AnyObject {
+    /// The stage's name in stage timings ("codes", "faces").
+    var name: String { get }
+    /// The types whose presence this stage decides itself; the daemon's generic presence stage leaves them out.
+    var presenceTypes: Set<MetadataObjectType> { get }
+    /// Finds the stage's objects on `frame`.
+    /// - Throws: ``ScanError`` when the detector fails on this frame.
+    func detect(_ frame: Frame, context: StageContext) throws -> StageResult
+    /// Ends what the stage tracks for the source named `sourceName` (end of input or shutdown): the `lost`
+    /// events of its presence, stamped with `frame` and `time` (seconds).
+    func finish(sourceName: String, frame: Int, time: Double) -> [PresenceEvent]
+}
+
+extension DetectorStage {
+    public var presenceTypes: Set<MetadataObjectType> { [] }
+    public func finish(sourceName: String, frame: Int, time: Double) -> [PresenceEvent] { [] }
 }
 
 /// Receives encoded events. Sinks must not block the pipeline: slow consumers lose events, not frames.

@@ -49,11 +49,9 @@ public struct OutputConfiguration: Sendable {
     }
 }
 
-/// Runs the detectors on frames and produces one ``MetadataEvent`` per frame
-/// (`AVCaptureMetadataOutput`). Owns its detectors; use from one thread at a time.
+/// Runs the detector stages on frames and produces one ``MetadataEvent`` per frame
+/// (`AVCaptureMetadataOutput`). Owns its stages (``DetectorStage``: codes, faces); use from one thread at a time.
 public final class MetadataOutput {
-    static let logger = Logger(label: "scand.faces")
-
     /// Every type this build can report (`availableMetadataObjectTypes`), with every engine, faces included.
     public static var availableMetadataObjectTypes: Set<MetadataObjectType> {
         BarcodeDetector.availableTypes(engine: .both).union([.face])
@@ -68,18 +66,16 @@ public final class MetadataOutput {
     public static var defaultTypes: Set<MetadataObjectType> { BarcodeDetector.availableTypes(engine: .both) }
 
     public let configuration: OutputConfiguration
-    private let barcodes: BarcodeDetector?
+    /// The detector stages, in the order their objects are reported (``makeStages(_:continuing:)``).
+    let stages: [any DetectorStage]
     /// Preview geometry and rect of interest per frame size (sources rarely change size, so this stays tiny).
     var perFrameSize: [PixelSize: FrameSizeSettings] = [:]
-    private let faces: FaceDetector?
-    private let faceTracker: FaceTracker?
-    private var confirmation: LinearCodeConfirmation?
-    /// The stream source whose frames the code reader's stream state (``BarcodeDetector/startStream()``) and the
-    /// 1-D confirmation are about.
-    private var streamSource: String?
 
     /// Why the neural face detector was asked for but the cascades work instead (missing model); nil otherwise.
-    public var faceDetectorFallback: String? { faces?.fallbackReason }
+    public var faceDetectorFallback: String? { stage(FaceStage.self)?.fallbackReason }
+
+    /// This output's stage of type `T`, if it has one.
+    func stage<T: DetectorStage>(_: T.Type) -> T? { stages.lazy.compactMap { $0 as? T }.first }
 
     /// - Parameter previous: the output this one replaces (a configuration reload): its face tracker, with its
     ///   tracks, faceIDs and presence, carries over (with the new face settings), so IDs never restart or repeat.
@@ -105,77 +101,31 @@ public final class MetadataOutput {
             throw ScanError.invalidArgument("rect of interest must be a non-empty rectangle inside 0...1")
         }
         try Self.validatePreview(configuration)
-        let codeTypes = configuration.metadataObjectTypes.filter(\.isMachineReadableCode)
-        if codeTypes.isEmpty {
-            barcodes = nil
-        } else {
-            var barcode = configuration.barcode
-            barcode.types = codeTypes
-            barcodes = BarcodeDetector(configuration: barcode)
-        }
-        if configuration.metadataObjectTypes.contains(.face) {
-            if let problem = configuration.face.validationError { throw ScanError.invalidArgument(problem) }
-            let directory = try ModelLocator.directory(configuration.models)
-            let detector = try FaceDetector(configuration: configuration.face, modelDirectory: directory)
-            if let note = detector.fallbackReason { Self.logger.warning("\(note)") }
-            faces = detector
-            if let kept = previous?.faceTracker {
-                kept.configuration = configuration.face
-                faceTracker = kept
-            } else {
-                faceTracker = FaceTracker(configuration: configuration.face)
-            }
-        } else {
-            faces = nil
-            faceTracker = nil
-        }
+        stages = try Self.makeStages(configuration, continuing: previous)
         self.configuration = configuration
-        if configuration.barcode.confirmLinearCodes {
-            confirmation = LinearCodeConfirmation(window: configuration.barcode.confirmationWindow)
-        }
     }
 
-    /// Codes on `frame` (all passes or the stream budget, then the 1-D confirmation filter on streams).
-    func readCodes(_ frame: Frame, source: SourceInfo, rectOfInterest: NormalizedRect) throws -> [MetadataObject] {
-        guard let barcodes else { return [] }
-        let isStream = source.isStream
-        // Each stream input starts fresh: nothing read on another input's frames carries over to this one's.
-        if isStream, streamSource != source.name {
-            barcodes.startStream()
-            confirmation?.reset()
-            streamSource = source.name
-        }
-        var codes: [MetadataObject]
-        if isStream, var steps = configuration.barcode.streamStepsPerFrame {
-            if isLate(source) {
-                steps = 0
-                shedFrames += 1
-            }
-            codes = try barcodes.detectStream(
-                in: frame, rectOfInterest: rectOfInterest, steps: steps,
-                deadline: stepDeadline(source))
-        } else {
-            codes = try barcodes.detect(in: frame, rectOfInterest: rectOfInterest)
-        }
-        // Streams only (video, Y4M, cameras): a still image has no second frame to confirm with.
-        if let confirmation, isStream {
-            codes = confirmation.filter(codes, frame: frame.index)
-        }
-        return codes
+    /// An output that runs `stages` as they are, in that order (tests: stages the library does not register).
+    init(configuration: OutputConfiguration, stages: [any DetectorStage]) {
+        self.configuration = configuration
+        self.stages = stages
     }
 
-    /// Faces on `frame` (detector driven by the tracker) and the tracker's presence transitions.
-    func readFaces(_ frame: Frame, source: SourceInfo, rectOfInterest: NormalizedRect) throws
-        -> (objects: [MetadataObject], transitions: [FacePresenceTransition])
+    /// The stages `configuration` enables, one line each: a new detector is registered here.
+    static func makeStages(_ configuration: OutputConfiguration, continuing previous: MetadataOutput?) throws
+        -> [any DetectorStage]
     {
-        guard let faces, let faceTracker else { return ([], []) }
-        let skip = isLate(source) && !skippedFaceSearch
-        skippedFaceSearch = skip
-        if skip { skippedFaceSearches += 1 }
-        let result = try faceTracker.process(
-            frame, source: source.name, detector: faces, rectOfInterest: rectOfInterest,
-            stream: source.isStream, skipSearch: skip)
-        return (result.objects, result.transitions)
+        var stages: [any DetectorStage] = []
+        var codes = configuration.barcode
+        codes.types = configuration.metadataObjectTypes.filter(\.isMachineReadableCode)
+        if !codes.types.isEmpty { stages.append(CodeStage(configuration: codes)) }
+        if configuration.metadataObjectTypes.contains(.face) {
+            stages.append(
+                try FaceStage(
+                    configuration: configuration.face, models: configuration.models,
+                    continuing: previous?.stage(FaceStage.self)))
+        }
+        return stages
     }
 
     /// Ends every tracked face of `source` (end of input or shutdown) and returns their `lost` events.
@@ -185,21 +135,17 @@ public final class MetadataOutput {
 
     /// ``finishPresence(source:frame:time:)`` by source name.
     public func finishPresence(sourceName: String, frame: Int, time: Double) -> [PresenceEvent] {
-        (faceTracker?.finish(frame: frame, time: time) ?? []).map { Self.presenceEvent($0, source: sourceName) }
-    }
-
-    static func presenceEvent(_ t: FacePresenceTransition, source: String) -> PresenceEvent {
-        PresenceEvent(
-            transition: t.transition, type: .face, faceID: t.faceID, source: source,
-            frame: t.frame, time: t.time, bounds: t.bounds)
+        stages.flatMap { $0.finish(sourceName: sourceName, frame: frame, time: time) }
     }
 
     /// Seconds spent in each stage of one ``processFrame(_:source:)`` call (for benchmarks).
     public struct StageTimings: Sendable {
+        /// Each detector stage's seconds, by the stage's name (``DetectorStage/name``).
+        public var seconds: [String: Double] = [:]
         /// Code detection (all passes, all engines).
-        public var barcode = 0.0
+        public var barcode: Double { seconds["codes"] ?? 0 }
         /// Face detection and tracking together (the tracker drives the detector).
-        public var face = 0.0
+        public var face: Double { seconds["faces"] ?? 0 }
         /// Presence bookkeeping and view geometry.
         public var tracking = 0.0
     }
@@ -218,12 +164,10 @@ public final class MetadataOutput {
     /// Wall seconds the previous ``process(_:source:)`` call took (for ``OutputConfiguration/shedLoadWhenLate``).
     private var previousFrameSeconds = 0.0
     /// Frames on which the code reader's extra steps were skipped because the pipeline was late.
-    public private(set) var shedFrames = 0
+    public var shedFrames: Int { stage(CodeStage.self)?.shedFrames ?? 0 }
     /// Frames on which the face tracker skipped its slice of the search for new faces because the pipeline
     /// was late (``OutputConfiguration/shedLoadWhenLate``).
-    public private(set) var skippedFaceSearches = 0
-    /// Whether the previous frame skipped its face search (a search is never skipped twice in a row).
-    private var skippedFaceSearch = false
+    public var skippedFaceSearches: Int { stage(FaceStage.self)?.skippedSearches ?? 0 }
 
     /// The frame interval (seconds) of a live source while ``OutputConfiguration/shedLoadWhenLate`` is on;
     /// nil otherwise (files, or shedding off): the one place both shedding rules below ask.
@@ -259,21 +203,19 @@ public final class MetadataOutput {
         frameStarted = monotonicSeconds()
         defer { previousFrameSeconds = monotonicSeconds() - frameStarted }
         let settings = try frameSizeSettings(for: frame.size, source: source)
+        let context = StageContext(
+            source: source, rectOfInterest: settings.rectOfInterest, late: isLate(source),
+            deadline: stepDeadline(source))
+        let runs = runStages(stages, on: frame, context: context, parallel: configuration.parallelDetectors)
         var objects: [MetadataObject] = []
+        var facePresence: [PresenceEvent] = []
         var timings = StageTimings()
-        let work = DetectionWork(output: self, frame: frame, source: source, rectOfInterest: settings.rectOfInterest)
-        if barcodes != nil && faces != nil && configuration.parallelDetectors {
-            DispatchQueue.concurrentPerform(iterations: 2) { i in
-                if i == 0 { work.runCodes() } else { work.runFaces() }
-            }
-        } else {
-            work.runCodes()
-            work.runFaces()
+        for (stage, run) in zip(stages, runs) {
+            let result = try run.result.get()
+            objects += result.objects
+            facePresence += result.presence
+            timings.seconds[stage.name] = run.seconds
         }
-        objects = try work.codes.get() + work.faces.get().objects
-        let facePresence = try work.faces.get().transitions.map { Self.presenceEvent($0, source: source.name) }
-        timings.barcode = work.codeSeconds
-        timings.face = work.faceSeconds
         let t2 = monotonicSeconds()
         if let geometry = settings.geometry {
             objects = objects.map(geometry.transformed)
@@ -287,47 +229,8 @@ public final class MetadataOutput {
     }
 }
 
-/// One frame's detection work, shared by the two threads of ``MetadataOutput/processFrame(_:source:)``.
-private final class DetectionWork: @unchecked Sendable {
-    // Invariant for @unchecked Sendable: both threads write, to disjoint state. The code thread
-    // (runCodes) writes `codes`, `codeSeconds` and, in `output`, the code reader, `shedFrames`, the
-    // 1-D confirmation and `streamSource`; the face thread (runFaces) writes `faces`,
-    // `faceSeconds` and, in `output`, the face detector, the tracker, `skippedFaceSearch` and
-    // `skippedFaceSearches`. Both only read the rest of `output` (configuration, `frameStarted`,
-    // `previousFrameSeconds`, written before the threads start). `concurrentPerform` returns after both,
-    // which orders their writes before the caller reads them.
-    let output: MetadataOutput
-    let frame: Frame
-    let source: SourceInfo
-    let rectOfInterest: NormalizedRect
-    var codes: Result<[MetadataObject], any Error> = .success([])
-    var faces: Result<(objects: [MetadataObject], transitions: [FacePresenceTransition]), any Error> = .success(
-        ([], []))
-    var codeSeconds = 0.0
-    var faceSeconds = 0.0
-
-    init(output: MetadataOutput, frame: Frame, source: SourceInfo, rectOfInterest: NormalizedRect) {
-        self.output = output
-        self.frame = frame
-        self.source = source
-        self.rectOfInterest = rectOfInterest
-    }
-
-    func runCodes() {
-        let t = monotonicSeconds()
-        codes = Result { try output.readCodes(frame, source: source, rectOfInterest: rectOfInterest) }
-        codeSeconds = monotonicSeconds() - t
-    }
-
-    func runFaces() {
-        let t = monotonicSeconds()
-        faces = Result { try output.readFaces(frame, source: source, rectOfInterest: rectOfInterest) }
-        faceSeconds = monotonicSeconds() - t
-    }
-}
-
 /// The face tracker decides face presence (`appeared` when a faceID is confirmed, `lost` after
 /// ``FaceConfiguration/presenceGrace``); the daemon publishes these instead of its generic presence stage.
 extension MetadataOutput: PresenceSource {
-    public var presenceTypes: Set<MetadataObjectType> { faceTracker == nil ? [] : [.face] }
+    public var presenceTypes: Set<MetadataObjectType> { stages.reduce(into: []) { $0.formUnion($1.presenceTypes) } }
 }
