@@ -67,7 +67,7 @@ public struct DaemonStatistics: Sendable {
 public final class Daemon: @unchecked Sendable {
     // Invariant for @unchecked Sendable: every `var` below is read and written only under `monitor`
     // (the source thread, the pipeline thread and the control side all go through it); `source`,
-    // `logger`, `events`, `frameOutput` and `onEnd` are immutable and Sendable themselves.
+    // `logger`, `events`, `frameOutput`, `frameObserver` and `onEnd` are immutable and Sendable themselves.
     private struct Item: Sendable {
         var frame: Frame
         var info: SourceInfo
@@ -90,7 +90,7 @@ public final class Daemon: @unchecked Sendable {
     private var stats = DaemonStatistics()
     private var frames: BlockingQueue<Item>?
     private var threads: [WorkerThread] = []
-    private var frameObserver: FrameObserver?
+    private let frameObserver: FrameObserver?
     /// When the pipeline thread began the frame it is working on (monotonic seconds); nil while it waits.
     private var frameStartedAt: Double?
     /// Test hook (docs/testing.md): `SCAND_TEST_HANG_PIPELINE_AFTER=N` makes the pipeline thread hang for
@@ -110,23 +110,34 @@ public final class Daemon: @unchecked Sendable {
     public typealias FrameObserver =
         @Sendable (Frame, MetadataEvent, MetadataOutput.StageTimings, DaemonStatistics) -> Void
 
-    /// Sets (or clears) the ``FrameObserver``; takes effect from the next frame.
-    public func setFrameObserver(_ observer: FrameObserver?) { monitor.withLock { frameObserver = observer } }
-
     /// The configuration in force (the last one given to ``reload(_:)``, or the initial one).
     public var currentConfiguration: DaemonConfiguration { monitor.withLock { configuration } }
 
     /// - Parameters:
+    ///   - bus: the event bus the daemon publishes on; sinks and services subscribe to it, before or after the
+    ///     daemon is made (but before ``start()``, to see every event).
+    ///   - frameObserver: sees every processed frame (the HTTP server's metrics); nil: none.
     ///   - onEnd: called once, from a pipeline thread, when the pipeline stops on its own or is stopped.
     public init(
-        configuration: DaemonConfiguration, source: DaemonSource, sinks: [any EventSink], logger: Logger,
-        onEnd: @escaping @Sendable (DaemonEnd) -> Void
+        configuration: DaemonConfiguration, source: DaemonSource, bus: EventFanOut,
+        frameObserver: FrameObserver? = nil, logger: Logger, onEnd: @escaping @Sendable (DaemonEnd) -> Void
     ) {
         self.configuration = configuration
         self.source = source
         self.logger = logger
-        self.emitter = EventFanOut(sinks: sinks, logger: logger)
+        self.emitter = bus
+        self.frameObserver = frameObserver
         self.onEnd = onEnd
+    }
+
+    /// A daemon publishing to `sinks` on a bus of its own.
+    public convenience init(
+        configuration: DaemonConfiguration, source: DaemonSource, sinks: [any EventSink], logger: Logger,
+        onEnd: @escaping @Sendable (DaemonEnd) -> Void
+    ) {
+        self.init(
+            configuration: configuration, source: source, bus: EventFanOut(sinks: sinks, logger: logger),
+            logger: logger, onEnd: onEnd)
     }
 
     /// True once the source was opened and is a camera.
@@ -407,8 +418,8 @@ public final class Daemon: @unchecked Sendable {
             }
             emitter.emit(events)
             // The observer and the counters it is shown, under one lock.
-            if let (observer, counters) = monitor.withLock({ frameObserver.map { ($0, stats) } }) {
-                var s = counters
+            if let observer = frameObserver {
+                var s = monitor.withLock { stats }
                 s.events = emitter.count
                 observer(item.frame, event, result.timings, s)
             }

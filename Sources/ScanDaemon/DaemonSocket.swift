@@ -10,11 +10,11 @@ public enum DaemonSocket {
     }
 
     /// Listens on the sockets passed by systemd, else on `path` (bound with `group`, replacing a stale file);
-    /// nil when there are neither. `path` is ignored (with a log line) under socket activation.
+    /// nil when there are neither. `state` answers the clients' snapshots (the pipeline). `path` is ignored (with a log line) under socket activation.
     /// - Throws: ``ScanError`` when the socket cannot be bound or listened on.
     public static func open(
         path: String?, group: String?, configuration: SocketServerConfiguration, banner: ServerBanner,
-        logger: Logger
+        state: any ServerStateProvider, logger: Logger
     ) throws -> Opened? {
         let activated = try UnixSocketListener.activatedSockets()
         var fds: [Int32] = activated
@@ -33,7 +33,7 @@ public enum DaemonSocket {
             fds = [bound.fd]
         }
         guard !fds.isEmpty else { return nil }
-        let server = SocketServer(configuration: configuration, banner: banner, logger: logger)
+        let server = SocketServer(configuration: configuration, banner: banner, state: state, logger: logger)
         for fd in fds { try server.listen(fd: fd) }
         logger.notice("listening", metadata: ["socket": "\(owned?.path ?? "socket activation")"])
         return Opened(server: server, ownedSocket: owned)

@@ -1,5 +1,5 @@
 public import Logging
-import ScanCore
+public import ScanCore
 public import ScanKit
 public import ScanMQTT
 public import ServiceLifecycle
@@ -35,17 +35,15 @@ public final class MQTTService: Service, Sendable {
     }
 }
 
-extension Daemon {
-    /// Publishes the MQTT client's connection changes as device-style events (`device` = the broker URL):
+extension MQTTService {
+    /// The MQTT client's connection change as a device-style event (`device` = the broker URL):
     /// `deviceConnected`, `deviceDisconnected` with the reason, `runtimeError` for a failed attempt.
-    public func publish(_ event: MQTTConnectionEvent, broker: String) {
-        let device: DeviceEvent
+    public static func deviceEvent(_ event: MQTTConnectionEvent, broker: String) -> DeviceEvent {
         switch event {
-        case .connected: device = DeviceEvent(kind: .connected, device: broker)
-        case .disconnected(let why): device = DeviceEvent(kind: .disconnected, device: broker, reason: why)
+        case .connected: return DeviceEvent(kind: .connected, device: broker)
+        case .disconnected(let why): return DeviceEvent(kind: .disconnected, device: broker, reason: why)
         case .failed(let why), .spoolFailed(let why):
-            device = DeviceEvent(kind: .runtimeError, device: broker, reason: why)
+            return DeviceEvent(kind: .runtimeError, device: broker, reason: why)
         }
-        events.emit([.device(device)])
     }
 }

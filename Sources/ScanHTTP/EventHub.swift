@@ -117,14 +117,17 @@ public final class EventHub: EventSink, @unchecked Sendable {
     let queueLimit: Int
     let banner: ServerBanner
 
-    public init(banner: ServerBanner, queueLimit: Int = 1024, metrics: ScandMetrics? = nil) {
+    /// - Parameter state: what answers the connect snapshot, `poll` and `devices` (the pipeline; held weakly:
+    ///   it publishes to this hub).
+    public init(
+        banner: ServerBanner, queueLimit: Int = 1024, metrics: ScandMetrics? = nil, state: any ServerStateProvider
+    ) {
         self.banner = banner
         self.queueLimit = queueLimit
         self.metrics = metrics
+        self.stateProvider = state
     }
 
-    /// What answers the connect snapshot, `poll` and `devices` (the daemon).
-    public func setStateProvider(_ provider: any ServerStateProvider) { lock.withLock { stateProvider = provider } }
     var provider: (any ServerStateProvider)? { lock.withLock { stateProvider } }
 
     public var clientCount: Int { lock.withLock { clients.count } }

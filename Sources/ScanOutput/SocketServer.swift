@@ -248,17 +248,20 @@ public final class SocketServer: EventSink, @unchecked Sendable {
     private var acceptPauses: [AcceptPause] = []
     private var nextClientID = 1
     private var banner: ServerBanner
-    /// Set once the daemon exists; read under `lock`.
+    /// What answers snapshots (on connect, `poll`) and `devices`; set at init (weak: the provider, the
+    /// pipeline, publishes to this server).
     private weak var stateProvider: (any ServerStateProvider)?
     private var stopped = false
     private var finished = false
 
+    /// - Parameter state: what answers snapshots (on connect, `poll`) and `devices`: the pipeline.
     public init(
         configuration: SocketServerConfiguration = SocketServerConfiguration(), banner: ServerBanner,
-        logger: Logger
+        state: any ServerStateProvider, logger: Logger
     ) {
         self.configuration = configuration
         self.banner = banner
+        self.stateProvider = state
         self.logger = logger
         self.group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         self.loop = group.next()
@@ -357,12 +360,7 @@ public final class SocketServer: EventSink, @unchecked Sendable {
         }
     }
 
-    /// Sets what answers snapshots (on connect, `poll`) and `devices`. Before it is set, snapshots are empty.
-    public func setStateProvider(_ provider: any ServerStateProvider) {
-        lock.withLock { stateProvider = provider }
-    }
-
-    /// The present objects now (empty without a provider).
+    /// The present objects now (empty once the provider is gone).
     fileprivate func snapshot() -> PresenceSnapshot {
         lock.withLock { stateProvider }?.presenceSnapshot() ?? PresenceSnapshot()
     }

@@ -60,113 +60,44 @@ public enum DaemonRunner {
         // runs, not the default action that ends the process.
         let hangups: HangupTrap
         if let installed = options.hangups { hangups = installed } else { hangups = await HangupTrap.install() }
-        // Test hook (docs/testing.md): `SCAND_TEST_SLOW_START=SECONDS` stands for a slow start (a model on a
-        // slow disk, a camera that takes seconds to open), so a test can signal scand while it starts.
-        if let slow = getenv("SCAND_TEST_SLOW_START").flatMap({ Double(String(cString: $0)) }), slow > 0 {
-            logger.warning("test hook: starting slowly (SCAND_TEST_SLOW_START=\(slow))")
-            try? await Task.sleep(for: .seconds(slow))
-        }
+        await slowStartHook(logger: logger)
         let mailbox = DaemonMailbox()
         let script = plan.script
         // OpenCV's own size cap is an environment variable it reads once; set it before any decoding
         // (no other thread exists yet).
         ImageDecoder.prepareCodecsPlugin(limits: plan.limits)
 
-        // A camera that is not there yet (boot, USB re-enumeration) is waited for, unless --fail-fast.
-        let camera = plan.capture.map { configuration -> CaptureSession in
-            var c = configuration
-            c.waitForDevice = !options.failFast
-            let session = CaptureSession(configuration: c)
-            // At the default log level too: otherwise an absent camera looks like a hang.
-            session.addEventHandler { event in
-                if event.kind == .waiting {
-                    logger.warning(
-                        "\(event.device): no such device yet; waiting for it to appear (--fail-fast exits instead)")
-                }
-            }
-            return session
-        }
-        let source: DaemonSource
-        do {
-            source = try makeSource(plan, camera: camera, inputPath: options.inputPath)
-        } catch let error as ScanError {
-            if case .invalidArgument(let m) = error { throw DaemonRunError.usage(m) }
-            logger.critical("\(error)")
-            throw DaemonRunError.exit(ExitStatus.failure)
-        }
+        let camera = makeCamera(plan, failFast: options.failFast, logger: logger)
+        let source = try openSource(plan, camera: camera, inputPath: options.inputPath, logger: logger)
 
-        var sinks: [any EventSink] = []
-        var printed: (@Sendable () -> Int)?
-        if plan.stdout {
-            let stdout = DaemonStdout.sinkCountingLines(
-                queueCapacity: plan.stdoutQueue, mode: script.mode, oneshot: script.oneshot,
-                mailbox: mailbox, logger: logger)
-            sinks.append(stdout.sink)
-            printed = stdout.printed
-        }
-        let ownedSinks = sinks
+        let stdout =
+            plan.stdout
+            ? DaemonStdout.sinkCountingLines(
+                queueCapacity: plan.stdoutQueue, mode: script.mode, oneshot: script.oneshot, mailbox: mailbox,
+                logger: logger) : nil
+        let stdoutSinks: [any EventSink] = stdout.map { [$0.sink] } ?? []
+        // The event bus first: the daemon publishes on it, every sink and service is built from it (and from
+        // the daemon as their state provider) and subscribes to it before the daemon starts.
+        let bus = EventFanOut(sinks: stdoutSinks, logger: logger)
         let banner = ServerBanner(version: options.version, types: plan.daemon.output.metadataObjectTypes.sorted())
-
-        let opened: DaemonSocket.Opened?
-        do {
-            opened = try DaemonSocket.open(
-                path: plan.socketPath, group: plan.socketGroup, configuration: plan.server,
-                banner: banner, logger: logger)
-        } catch let error as ScanError {
-            logger.critical("\(error)")
-            throw DaemonRunError.exit(ExitStatus.failure)
-        }
-        let server = opened?.server
-        let ownedSocket = opened?.ownedSocket
-        if let server { sinks.append(server) }
-        /// The run cannot start after the socket was bound (HTTP or MQTT settings, the daemon's start): stop
-        /// listening and remove the socket file, which is ours.
-        func abandonSocket() {
-            server?.finish()
-            ownedSocket?.removeIfStillOurs()
-        }
-        let httpLink = DaemonLink()
-        let http: HTTPServer?
-        do {
-            http = try DaemonHTTP.makeServer(
-                address: plan.httpAddress, tokenPath: plan.httpTokenPath, maxFps: plan.httpMaxFps,
-                output: plan.daemon.output, banner: banner,
-                clientQueue: plan.server.clientQueueLimit, link: httpLink, logger: logger)
-        } catch let error as ScanError {
-            abandonSocket()
-            throw DaemonRunError.usage(error.description)
-        }
-        if let http { sinks.append(http.events) }
-        // MQTT: the client queues in its own outbox and owns its libmosquitto handle on its own thread.
-        var mqttClient: MQTTClient?
-        let mqttRelay = MQTTConnectionRelay(broker: plan.mqtt?.endpoint.description ?? "mqtt")
-        if let config = plan.mqtt {
-            do {
-                mqttClient = try MQTTClient(configuration: config, logger: logger) { mqttRelay.report($0) }
-            } catch let error as ScanError {
-                abandonSocket()
-                throw DaemonRunError.usage(error.description)
-            }
-        }
-        guard !sinks.isEmpty || mqttClient != nil else {
+        let metrics = plan.httpAddress != nil ? DaemonHTTP.makeMetrics(banner: banner) : nil
+        let daemon = Daemon(
+            configuration: plan.daemon, source: source, bus: bus, frameObserver: metrics.map(DaemonHTTP.frameObserver),
+            logger: logger, onEnd: { mailbox.post(.ended($0)) })
+        let outputs = try makeOutputs(plan, bus: bus, daemon: daemon, banner: banner, metrics: metrics, logger: logger)
+        guard plan.stdout || outputs.server != nil || outputs.http != nil || outputs.mqtt != nil else {
             throw DaemonRunError.usage(
                 "nothing to deliver to: give --stdout, --socket PATH, --http HOST:PORT and/or --mqtt URL (or start by socket activation)"
             )
         }
-
-        let daemon = Daemon(
-            configuration: plan.daemon, source: source, sinks: sinks, logger: logger,
-            onEnd: { mailbox.post(.ended($0)) })
-        server?.setStateProvider(daemon)
-        mqttRelay.attach(daemon)
-        // Subscribes to the fan-out now, before the first event.
-        let mqttService = mqttClient.map { MQTTService(client: $0, events: daemon.events, logger: logger) }
+        let server = outputs.server
+        // Subscribes to the bus now, before the first event.
+        let mqttService = outputs.mqtt.map { MQTTService(client: $0, events: bus, logger: logger) }
         do {
-            http?.attach(daemon: daemon, socket: server, mqtt: mqttClient, link: httpLink)
             try daemon.start()
         } catch {
             logger.critical("\(error)")
-            abandonSocket()
+            outputs.abandonSocket()
             throw DaemonRunError.exit(ExitStatus.failure)
         }
 
@@ -175,27 +106,20 @@ public enum DaemonRunner {
         let notifier = SystemdNotifier()
         let control = RunControl(
             plan: plan, options: options, daemon: daemon, server: server, camera: camera,
-            notifier: notifier, logger: logger, mqtt: mqttClient != nil,
-            rawPrinted: script.mode != .json ? printed : nil)
+            notifier: notifier, logger: logger, mqtt: outputs.mqtt != nil,
+            rawPrinted: script.mode != .json ? stdout?.printed : nil)
         let pipeline = PipelineService(
-            daemon: daemon, mailbox: mailbox, ownedSinks: ownedSinks, logger: logger,
+            daemon: daemon, mailbox: mailbox, ownedSinks: stdoutSinks, logger: logger,
             onReady: {
                 notifier.notify("READY=1\nSTATUS=serving \(source.name)")
                 logger.notice("ready", metadata: ["source": "\(source.name)"])
             },
-            onStopping: { notifier.notify("STOPPING=1") },
-            hangups: hangups,
-            handle: { await control.handle($0) })
-        var others: [any Service] = []
-        if let server { others.append(SocketServerService(server: server, ownedSocket: ownedSocket, logger: logger)) }
-        if let http { others.append(http) }
-        if let mqttService { others.append(mqttService) }
-        if let watchdog = WatchdogService(daemon: daemon, notifier: notifier, logger: logger) {
-            others.append(watchdog)
-        }
+            onStopping: { notifier.notify("STOPPING=1") }, hangups: hangups, handle: { await control.handle($0) })
         let group = ServiceGroup(
             configuration: .daemon(
-                pipeline: pipeline, otherServices: others,
+                pipeline: pipeline,
+                otherServices: otherServices(
+                    outputs, mqtt: mqttService, daemon: daemon, notifier: notifier, logger: logger),
                 stopTimeout: plan.daemon.stopTimeout, logger: logger))
         // --oneshot --timeout: the control loop gives up when the time runs out first.
         let timer = plan.script.timeout.map { seconds in
@@ -206,16 +130,141 @@ public enum DaemonRunner {
         }
         try await group.run()
         timer?.cancel()
+        logStopped(daemon.statistics, logger: logger)
+        let status = await control.status
+        if status != ExitStatus.success { throw DaemonRunError.exit(status) }
+    }
 
-        let stats = daemon.statistics
+    /// Test hook (docs/testing.md): `SCAND_TEST_SLOW_START=SECONDS` stands for a slow start (a model on a slow
+    /// disk, a camera that takes seconds to open), so a test can signal scand while it starts.
+    private static func slowStartHook(logger: Logger) async {
+        if let slow = getenv("SCAND_TEST_SLOW_START").flatMap({ Double(String(cString: $0)) }), slow > 0 {
+            logger.warning("test hook: starting slowly (SCAND_TEST_SLOW_START=\(slow))")
+            try? await Task.sleep(for: .seconds(slow))
+        }
+    }
+
+    /// The run's last log line: frames processed and dropped, events published.
+    private static func logStopped(_ stats: DaemonStatistics, logger: Logger) {
         logger.notice(
             "stopped",
             metadata: [
                 "frames": "\(stats.framesProcessed)", "dropped": "\(stats.framesDropped)",
                 "events": "\(stats.events)",
             ])
-        let status = await control.status
-        if status != ExitStatus.success { throw DaemonRunError.exit(status) }
+    }
+
+    /// The camera session `--device` asks for (not started yet): a camera that is not there yet (boot, USB
+    /// re-enumeration) is waited for, unless `failFast`.
+    private static func makeCamera(_ plan: DaemonPlan, failFast: Bool, logger: Logger) -> CaptureSession? {
+        plan.capture.map { configuration -> CaptureSession in
+            var c = configuration
+            c.waitForDevice = !failFast
+            let session = CaptureSession(configuration: c)
+            // At the default log level too: otherwise an absent camera looks like a hang.
+            session.addEventHandler { event in
+                if event.kind == .waiting {
+                    logger.warning(
+                        "\(event.device): no such device yet; waiting for it to appear (--fail-fast exits instead)")
+                }
+            }
+            return session
+        }
+    }
+
+    /// ``makeSource(_:camera:inputPath:)``, its errors as ``DaemonRunError``: a usage error, or exit 1 logged.
+    private static func openSource(
+        _ plan: DaemonPlan, camera: CaptureSession?, inputPath: InputPath?, logger: Logger
+    ) throws -> DaemonSource {
+        do {
+            return try makeSource(plan, camera: camera, inputPath: inputPath)
+        } catch let error as ScanError {
+            if case .invalidArgument(let m) = error { throw DaemonRunError.usage(m) }
+            logger.critical("\(error)")
+            throw DaemonRunError.exit(ExitStatus.failure)
+        }
+    }
+
+    /// The services beside the pipeline: the socket server, HTTP and MQTT, and the systemd watchdog.
+    private static func otherServices(
+        _ outputs: Outputs, mqtt: MQTTService?, daemon: Daemon, notifier: SystemdNotifier, logger: Logger
+    ) -> [any Service] {
+        var others: [any Service] = []
+        if let server = outputs.server {
+            others.append(SocketServerService(server: server, ownedSocket: outputs.ownedSocket, logger: logger))
+        }
+        if let http = outputs.http { others.append(http) }
+        if let mqtt { others.append(mqtt) }
+        if let watchdog = WatchdogService(daemon: daemon, notifier: notifier, logger: logger) {
+            others.append(watchdog)
+        }
+        return others
+    }
+
+    /// The daemon's outputs besides stdout, each subscribed to `bus` (MQTT subscribes through its service).
+    struct Outputs {
+        var server: SocketServer?
+        /// The socket file this run bound (nil under socket activation or without a socket).
+        var ownedSocket: BoundSocket?
+        var http: HTTPServer?
+        var mqtt: MQTTClient?
+
+        /// The run cannot start after the socket was bound: stop listening and remove the socket file, which
+        /// is ours.
+        func abandonSocket() {
+            server?.finish()
+            ownedSocket?.removeIfStillOurs()
+        }
+    }
+
+    /// Opens the socket (`daemon` answers its clients' snapshots), then makes the MQTT client (its connection
+    /// changes published on `bus`) and the HTTP server (its event hub subscribed to `bus`).
+    /// - Throws: ``DaemonRunError`` (a usage error for the HTTP or MQTT settings, exit 1 when the socket
+    ///   cannot be opened), the socket abandoned.
+    private static func makeOutputs(
+        _ plan: DaemonPlan, bus: EventFanOut, daemon: Daemon, banner: ServerBanner, metrics: ScandMetrics?,
+        logger: Logger
+    ) throws -> Outputs {
+        var outputs = Outputs()
+        do {
+            let opened = try DaemonSocket.open(
+                path: plan.socketPath, group: plan.socketGroup, configuration: plan.server,
+                banner: banner, state: daemon, logger: logger)
+            outputs.server = opened?.server
+            outputs.ownedSocket = opened?.ownedSocket
+        } catch let error as ScanError {
+            logger.critical("\(error)")
+            throw DaemonRunError.exit(ExitStatus.failure)
+        }
+        if let server = outputs.server { _ = bus.subscribe(server) }
+        do {
+            let httpConfiguration = try DaemonHTTP.configuration(
+                address: plan.httpAddress, tokenPath: plan.httpTokenPath, output: plan.daemon.output,
+                clientQueue: plan.server.clientQueueLimit, logger: logger)
+            // MQTT: the client queues in its own outbox and owns its libmosquitto handle on its own thread.
+            if let config = plan.mqtt {
+                let broker = config.endpoint.description
+                outputs.mqtt = try MQTTClient(configuration: config, logger: logger) { event in
+                    bus.emit([.device(MQTTService.deviceEvent(event, broker: broker))])
+                }
+            }
+            if let httpConfiguration, let metrics {
+                let http = DaemonHTTP.makeServer(
+                    configuration: httpConfiguration, maxFps: plan.httpMaxFps, banner: banner, metrics: metrics,
+                    state: daemon, frames: daemon.frameOutput,
+                    setRectOfInterest: { [weak daemon] rect in
+                        guard let daemon else { throw ScanError.invalidArgument("the pipeline is not running") }
+                        try daemon.setRectOfInterest(rect, origin: "http")
+                    },
+                    socket: outputs.server, mqtt: outputs.mqtt, logger: logger)
+                _ = bus.subscribe(http.events)
+                outputs.http = http
+            }
+        } catch let error as ScanError {
+            outputs.abandonSocket()
+            throw DaemonRunError.usage(error.description)
+        }
+        return outputs
     }
 
     /// The frame source: the camera session, or the file (or stdin) replayed.
