@@ -8,59 +8,6 @@ public import ScanOutput
     import Glibc
 #endif
 
-/// What `scand run` does with frames: detection, presence, and how a file source is replayed.
-public struct DaemonConfiguration: Sendable {
-    /// Detectors and their settings (`AVCaptureMetadataOutput`).
-    public var output: OutputConfiguration
-    /// `appeared` / `lost` rules.
-    public var presence: PresenceConfiguration
-    /// Publish one `metadata` event per frame; off for consumers that only want presence and device events.
-    public var emitMetadata: Bool
-    /// Replay files at their own frame rate (as a camera would deliver them); off: as fast as detection goes,
-    /// without dropping frames.
-    public var pacing: Bool
-    /// Start a file again when it ends.
-    public var loop: Bool
-    /// At shutdown, how long the pipeline may take to finish the frame it is on, in seconds, before the
-    /// daemon stops without it (`device stopped` is published either way).
-    public var stopTimeout: Double = 30
-
-    public init(
-        output: OutputConfiguration = OutputConfiguration(), presence: PresenceConfiguration = PresenceConfiguration(),
-        emitMetadata: Bool = true, pacing: Bool = true, loop: Bool = false
-    ) {
-        self.output = output
-        self.presence = presence
-        self.emitMetadata = emitMetadata
-        self.pacing = pacing
-        self.loop = loop
-    }
-}
-
-/// Why the pipeline stopped on its own.
-public enum DaemonEnd: Sendable, Equatable {
-    /// The file source ended (and is not looping).
-    case sourceEnded
-    /// The source failed; the message names it.
-    case sourceFailed(String)
-    /// A sink's reader went away (stdout EPIPE): a normal end.
-    case outputClosed
-    /// A sink failed to write (a full disk, an I/O error); the message names the output and the error.
-    case outputFailed(String)
-    /// ``Daemon/stop()`` was called.
-    case stopped
-    /// The run got what it was asked for (`--oneshot`: the first object) and can stop: a normal end.
-    case completed
-}
-
-/// Counters for logs.
-public struct DaemonStatistics: Sendable {
-    public var framesRead = 0
-    public var framesDropped = 0
-    public var framesProcessed = 0
-    public var events: UInt64 = 0
-}
-
 /// `scand run`'s pipeline: a source thread (paced file replay or camera) → a frame hand-off (newest wins
 /// when paced or live, lossless otherwise) → a pipeline thread running ``MetadataOutput`` and a
 /// ``PresenceTracker`` → numbered events (`seq`, `timestamp`) → every sink.
@@ -340,37 +287,13 @@ public final class Daemon: @unchecked Sendable {
         let tracker = PresenceTracker(configuration: config.presence)
         var last: (source: String, frame: Int, time: Double) = (source.name, 0, 0)
         var outputClosed = false
-        // A reload is applied before the next frame, or at once when no frame comes (a stalled pipe, an
-        // unplugged camera: ``reload(_:)`` nudges the queue), so SIGHUP is acknowledged whatever the source
-        // does, and nothing wakes this thread while no frame comes (issue 52: it woke 4 times a second).
-        func applyPendingConfiguration() {
-            guard
-                let newConfig = monitor.withLock({ () -> DaemonConfiguration? in
-                    defer { pendingConfiguration = nil }
-                    return pendingConfiguration
-                })
-            else { return }
-            do {
-                // The face tracker (faceIDs, presence) carries over: IDs never restart after a SIGHUP.
-                output = try MetadataOutput(configuration: newConfig.output, continuing: output)
-                config = newConfig
-                tracker.configuration = newConfig.presence
-                logger.notice(
-                    "configuration applied",
-                    metadata: [
-                        "types":
-                            "\(newConfig.output.metadataObjectTypes.map(\.rawValue).sorted().joined(separator: ","))",
-                        "metadata": "\(newConfig.emitMetadata)",
-                    ])
-            } catch {
-                logger.error("reloaded configuration not applied: \(error)")
-            }
-        }
-        // Frames the detectors failed on (a C library out of memory): a `runtimeError` device event for the
-        // first, then at most one a second saying how many failed since, so clients learn of it without a flood.
         var failureReports = ReportThrottle(interval: 1)
         while true {
-            applyPendingConfiguration()
+            if let (newConfig, newOutput) = pendingOutput(after: output) {
+                config = newConfig
+                output = newOutput
+                tracker.configuration = newConfig.presence
+            }
             guard let item = queue.take() else {
                 if queue.isDrained { break } else { continue }
             }
@@ -387,13 +310,7 @@ public final class Daemon: @unchecked Sendable {
                 result = try output.processFrame(item.frame, source: item.info)
             } catch {
                 monitor.withLock { frameStartedAt = nil }
-                logger.error("frame \(item.frame.index) of \(item.info.name): \(error)")
-                if let failed = failureReports.record() {
-                    let reason =
-                        "frame \(item.frame.index) not scanned: \(error)"
-                        + (failed > 1 ? " (\(failed) frames failed since the last report)" : "")
-                    emitter.emit([.device(DeviceEvent(kind: .runtimeError, device: item.info.name, reason: reason))])
-                }
+                reportFailedFrame(item, error: error, reports: &failureReports)
                 continue
             }
             let event = result.event
@@ -401,22 +318,8 @@ public final class Daemon: @unchecked Sendable {
                 stats.framesProcessed += 1
                 frameStartedAt = nil
             }
-            var events: [ScanEvent] = []
-            if config.emitMetadata { events.append(.metadata(event)) }
             frameOutput.publish { VideoFrame(frame: item.frame, metadata: event) }
-            // A detector that tracks (faces) decides its own presence; the tracker handles the rest.
-            tracker.externallyTracked = output.presenceTypes
-            if config.presence.enabled {
-                events += result.facePresence.map(ScanEvent.presence)
-            }
-            for p in tracker.update(
-                objects: event.objects, source: event.source, frame: event.frame, time: item.streamTime)
-            {
-                var p = p
-                p.time = event.time
-                events.append(.presence(p))
-            }
-            emitter.emit(events)
+            emitter.emit(frameEvents(result, item: item, config: config, output: output, tracker: tracker))
             // The observer and the counters it is shown, under one lock.
             if let observer = frameObserver {
                 var s = monitor.withLock { stats }
@@ -429,7 +332,80 @@ public final class Daemon: @unchecked Sendable {
                 break
             }
         }
-        // Faces still present end with the face tracker's own `lost` (it decides face presence), then the rest.
+        endPipeline(
+            queue: queue, output: output, tracker: tracker, config: config, last: last, outputClosed: outputClosed)
+    }
+
+    /// The configuration a reload left waiting, with its output (the face tracker, with its faceIDs and
+    /// presence, carried over from `output`: IDs never restart after a SIGHUP); nil when none waits, or when
+    /// it cannot be applied (logged; the running one is kept). A reload is applied before the next frame, or
+    /// at once when no frame comes (a stalled pipe, an unplugged camera: ``reload(_:)`` nudges the queue), so
+    /// SIGHUP is acknowledged whatever the source does, and nothing wakes the pipeline thread while no frame
+    /// comes (issue 52: it woke 4 times a second).
+    private func pendingOutput(after output: MetadataOutput) -> (DaemonConfiguration, MetadataOutput)? {
+        guard
+            let newConfig = monitor.withLock({ () -> DaemonConfiguration? in
+                defer { pendingConfiguration = nil }
+                return pendingConfiguration
+            })
+        else { return nil }
+        do {
+            let next = try MetadataOutput(configuration: newConfig.output, continuing: output)
+            logger.notice(
+                "configuration applied",
+                metadata: [
+                    "types": "\(newConfig.output.metadataObjectTypes.map(\.rawValue).sorted().joined(separator: ","))",
+                    "metadata": "\(newConfig.emitMetadata)",
+                ])
+            return (newConfig, next)
+        } catch {
+            logger.error("reloaded configuration not applied: \(error)")
+            return nil
+        }
+    }
+
+    /// A frame the detectors failed on (a C library out of memory): logged, and a `runtimeError` device event
+    /// for the first, then at most one a second saying how many failed since, so clients learn of it without
+    /// a flood.
+    private func reportFailedFrame(_ item: Item, error: any Error, reports: inout ReportThrottle) {
+        logger.error("frame \(item.frame.index) of \(item.info.name): \(error)")
+        if let failed = reports.record() {
+            let reason =
+                "frame \(item.frame.index) not scanned: \(error)"
+                + (failed > 1 ? " (\(failed) frames failed since the last report)" : "")
+            emitter.emit([.device(DeviceEvent(kind: .runtimeError, device: item.info.name, reason: reason))])
+        }
+    }
+
+    /// The events of one processed frame: its `metadata` (when emitted), then the presence changes: the face
+    /// tracker's (a detector that tracks decides its own presence), then the presence tracker's for the rest.
+    private func frameEvents(
+        _ result: MetadataOutput.FrameResult, item: Item, config: DaemonConfiguration, output: MetadataOutput,
+        tracker: PresenceTracker
+    ) -> [ScanEvent] {
+        let event = result.event
+        var events: [ScanEvent] = []
+        if config.emitMetadata { events.append(.metadata(event)) }
+        tracker.externallyTracked = output.presenceTypes
+        if config.presence.enabled {
+            events += result.facePresence.map(ScanEvent.presence)
+        }
+        for p in tracker.update(objects: event.objects, source: event.source, frame: event.frame, time: item.streamTime)
+        {
+            var p = p
+            p.time = event.time
+            events.append(.presence(p))
+        }
+        return events
+    }
+
+    /// After the last frame: `lost` for everything still present (the faces with the face tracker's own, then
+    /// the rest), `device stopped`, then the pipeline's end: its output went away, or the source thread's
+    /// verdict.
+    private func endPipeline(
+        queue: BlockingQueue<Item>, output: MetadataOutput, tracker: PresenceTracker, config: DaemonConfiguration,
+        last: (source: String, frame: Int, time: Double), outputClosed: Bool
+    ) {
         let facesLost =
             config.presence.enabled
             ? output.finishPresence(sourceName: last.source, frame: last.frame, time: last.time)

@@ -310,6 +310,16 @@ private struct Coded: Decodable {
 
     init(from decoder: any Decoder) throws {
         var r = KeyReader(try decoder.container(keyedBy: Key.self))
+        try Self.readSourcesAndOutputs(&r, into: &value)
+        try Self.readReader(&r, into: &value)
+        try Self.readCaptureAndPreview(&r, into: &value)
+        try Self.readFaces(&r, into: &value)
+        try Self.readScriptOutput(&r, into: &value)
+        try r.finish()
+    }
+
+    /// The sources, stdout, the socket, MQTT, the camera's controls and presence.
+    private static func readSourcesAndOutputs(_ r: inout KeyReader, into value: inout DaemonConfigFile) throws {
         value.input = try r.get(.input)
         value.device = try r.get(.device)
         value.types = try r.list(.types)
@@ -353,7 +363,10 @@ private struct Coded: Decodable {
                 value.presence.cooldown = try p.get(.cooldown)
                 value.presence.faceLostAfter = try p.get(.faceLostAfter)
             })
-        // Reader
+    }
+
+    /// The code reader's settings.
+    private static func readReader(_ r: inout KeyReader, into value: inout DaemonConfigFile) throws {
         value.engine = try r.choice(.engine)
         if let text = try r.list(.passes) {
             var list: [ReaderPass] = []
@@ -382,7 +395,10 @@ private struct Coded: Decodable {
         value.streamQRLines = try r.get(.streamQRLines)
         value.parallelDetectors = try r.get(.parallelDetectors)
         value.loadShedding = try r.get(.loadShedding)
-        // Camera
+    }
+
+    /// The camera's format, the preview geometry and HTTP.
+    private static func readCaptureAndPreview(_ r: inout KeyReader, into value: inout DaemonConfigFile) throws {
         value.preset = try r.choice(.preset)
         value.size = try r.size(.size, parsePixelSize)
         value.fps = try r.get(.fps)
@@ -393,11 +409,14 @@ private struct Coded: Decodable {
         value.orientation = try r.choice(.orientation)
         value.mirrored = try r.get(.mirrored)
         value.rectOfInterestView = try r.rect(.rectOfInterestView)
-        // Faces
         // HTTP
         value.http = try r.get(.http)
         value.httpToken = try r.get(.httpToken)
         value.httpMaxFps = try r.get(.httpMaxFps)
+    }
+
+    /// The face detector and tracker.
+    private static func readFaces(_ r: inout KeyReader, into value: inout DaemonConfigFile) throws {
         value.faceDetector = try r.choice(.faceDetector)
         value.faceCascade = try r.choice(.faceCascade)
         value.faceNeuralWidth = try r.get(.faceNeuralWidth)
@@ -414,13 +433,15 @@ private struct Coded: Decodable {
         value.faceGrace = try r.get(.faceGrace)
         value.faceScaleFactor = try r.get(.faceScaleFactor)
         value.faceMinNeighbors = try r.get(.faceMinNeighbors)
-        // Script output
+    }
+
+    /// The script options (`--raw`, `--oneshot`, `--timeout`, …).
+    private static func readScriptOutput(_ r: inout KeyReader, into value: inout DaemonConfigFile) throws {
         value.raw = try r.get(.raw)
         value.rawBytes = try r.get(.rawBytes)
         value.oneshot = try r.get(.oneshot)
         value.timeout = try r.get(.timeout)
         try DaemonConfigFile.bounded(.timeout, value.timeout)
         value.keepRunning = try r.get(.keepRunning)
-        try r.finish()
     }
 }

@@ -146,14 +146,7 @@ extension FileScanner {
                 if sink.hasFailed { break inputs }
                 if done { break }
             }
-            let s = board.monitor.withLock { board.slots[index].summary }
-            total.inputs += s.inputs
-            total.frames += s.frames
-            total.objects += s.objects
-            total.skippedBinary += s.skippedBinary
-            total.printedValues += s.printedValues
-            total.failedInputs += s.failedInputs
-            total.inputsWithoutObjects += s.inputsWithoutObjects
+            total.add(board.monitor.withLock { board.slots[index].summary })
         }
         board.monitor.withLock {
             board.stopped = true
@@ -167,5 +160,18 @@ extension FileScanner {
         case nil: break
         }
         return total
+    }
+}
+
+extension ScanSummary {
+    /// Adds one input's counts and lists (a worker's summary of the input it scanned) to this run's.
+    mutating func add(_ s: ScanSummary) {
+        inputs += s.inputs
+        frames += s.frames
+        objects += s.objects
+        skippedBinary += s.skippedBinary
+        printedValues += s.printedValues
+        failedInputs += s.failedInputs
+        inputsWithoutObjects += s.inputsWithoutObjects
     }
 }

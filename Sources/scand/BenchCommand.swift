@@ -81,15 +81,7 @@ struct BenchCommand: ParsableCommand {
         }
         let cascade = try ModelLocator.file("haarcascade_frontalface_default.xml", in: configuration.models)
         let codes = Set(MetadataOutput.availableMetadataObjectTypes.filter(\.isMachineReadableCode))
-        // (case name, clip, types). "idle": the faces clip (no code in it) with every detector on, as a
-        // kiosk camera sees most of the time: every frame pays the reader's extra steps.
-        var cases: [(String, String, Set<MetadataObjectType>)] = []
-        for size in sizes.split(separator: ",").map(String.init) {
-            cases.append(("\(size)-codes", "\(size)-codes", codes))
-            cases.append(("\(size)-faces", "\(size)-faces", [.face]))
-            cases.append(("\(size)-both", "\(size)-both", codes.union([.face])))
-            cases.append(("\(size)-idle", "\(size)-faces", codes.union([.face])))
-        }
+        let cases = benchCases(codes: codes)
         var rows: [[String: BenchmarkResult]] = []
         var all: [BenchmarkResult] = []
         for (name, clipName, types) in cases where only.map({ name.contains($0) }) ?? true {
@@ -145,6 +137,19 @@ struct BenchCommand: ParsableCommand {
             _ = data.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, f) }
             fclose(f)
         }
+    }
+
+    /// The cases of `--sizes`, each (case name, clip, types). "idle": the faces clip (no code in it) with every
+    /// detector on, as a kiosk camera sees most of the time: every frame pays the reader's extra steps.
+    func benchCases(codes: Set<MetadataObjectType>) -> [(String, String, Set<MetadataObjectType>)] {
+        var cases: [(String, String, Set<MetadataObjectType>)] = []
+        for size in sizes.split(separator: ",").map(String.init) {
+            cases.append(("\(size)-codes", "\(size)-codes", codes))
+            cases.append(("\(size)-faces", "\(size)-faces", [.face]))
+            cases.append(("\(size)-both", "\(size)-both", codes.union([.face])))
+            cases.append(("\(size)-idle", "\(size)-faces", codes.union([.face])))
+        }
+        return cases
     }
 
     /// The run whose median figure is reported for each field: fps, CPU, latency and RSS each take their
