@@ -101,6 +101,11 @@ public enum Benchmark {
         return c
     }
 
+    /// A frame's codes as `type:text`, sorted (``BenchmarkResult/frameCodes``).
+    static func codeTexts(_ objects: [MetadataObject]) -> [String] {
+        objects.filter(\.type.isMachineReadableCode).map { "\($0.type.rawValue):\($0.stringValue ?? "")" }.sorted()
+    }
+
     public static func run(
         _ c: BenchmarkCase, pipeline: Pipeline, configuration: OutputConfiguration,
         faceCascade: String?
@@ -121,10 +126,7 @@ public enum Benchmark {
         var tracking = SampleSeries()
         var encode = SampleSeries()
         var latency = SampleSeries()
-        var codeHits = 0
-        var codeTotal = 0
-        var faceHits = 0
-        var faceTotal = 0
+        var recall = RecallCount()
         let total = c.frames ?? truth.frames.count
         ProcessStats.resetPeak()
         let startRSS = ProcessStats.residentBytes()
@@ -161,25 +163,8 @@ public enum Benchmark {
             encode.add(e1 - e0)
             if let arrived = frame.captureClock { latency.add(e1 - arrived) }
             processed += 1
-            if !c.live {
-                frameCodes.append(
-                    objects.filter(\.type.isMachineReadableCode).map { "\($0.type.rawValue):\($0.stringValue ?? "")" }
-                        .sorted())
-            }
-            let gt = truth.frames[index % truth.frames.count]
-            for code in gt.codes where c.types.contains(code.type) {
-                codeTotal += 1
-                if objects.contains(where: { $0.type == code.type && $0.stringValue == code.value }) { codeHits += 1 }
-            }
-            if c.types.contains(.face) {
-                for box in gt.faces {
-                    faceTotal += 1
-                    let r = NormalizedRect(
-                        x: box[0] / Double(frame.width), y: box[1] / Double(frame.height),
-                        width: box[2] / Double(frame.width), height: box[3] / Double(frame.height))
-                    if objects.contains(where: { $0.type == .face && $0.bounds.iou(r) >= 0.3 }) { faceHits += 1 }
-                }
-            }
+            if !c.live { frameCodes.append(codeTexts(objects)) }
+            recall.score(objects, truth: truth.frames[index % truth.frames.count], types: c.types, frame: frame)
         }
         let seconds = monotonicSeconds() - t0
         let cpu = ProcessStats.cpuSeconds() - cpu0
@@ -194,10 +179,39 @@ public enum Benchmark {
             stagesP99: stageSeries.mapValues { $0.percentile(99) * 1000 },
             peakRSSMB: Double(ProcessStats.peakResidentBytes()) / 1e6, startRSSMB: Double(startRSS) / 1e6,
             endRSSMB: Double(ProcessStats.residentBytes()) / 1e6,
-            codeRecall: codeTotal > 0 ? Double(codeHits) / Double(codeTotal) : nil,
-            faceRecall: faceTotal > 0 ? Double(faceHits) / Double(faceTotal) : nil)
+            codeRecall: recall.codes, faceRecall: recall.faces)
         result.frameCodes = frameCodes
         return result
+    }
+}
+
+/// Recall against the clip's ground truth: codes by type and text, faces by IoU ≥ 0.3 with a true box.
+struct RecallCount {
+    var codeHits = 0
+    var codeTotal = 0
+    var faceHits = 0
+    var faceTotal = 0
+    /// Codes found of those in view (nil when none was in view).
+    var codes: Double? { codeTotal > 0 ? Double(codeHits) / Double(codeTotal) : nil }
+    /// Faces found of those in view (nil when none was in view).
+    var faces: Double? { faceTotal > 0 ? Double(faceHits) / Double(faceTotal) : nil }
+
+    /// Counts what `objects` (found on `frame`) got of `truth`'s codes and faces of `types`.
+    mutating func score(
+        _ objects: [MetadataObject], truth: Truth.FrameTruth, types: Set<MetadataObjectType>, frame: Frame
+    ) {
+        for code in truth.codes where types.contains(code.type) {
+            codeTotal += 1
+            if objects.contains(where: { $0.type == code.type && $0.stringValue == code.value }) { codeHits += 1 }
+        }
+        guard types.contains(.face) else { return }
+        for box in truth.faces {
+            faceTotal += 1
+            let r = NormalizedRect(
+                x: box[0] / Double(frame.width), y: box[1] / Double(frame.height),
+                width: box[2] / Double(frame.width), height: box[3] / Double(frame.height))
+            if objects.contains(where: { $0.type == .face && $0.bounds.iou(r) >= 0.3 }) { faceHits += 1 }
+        }
     }
 }
 

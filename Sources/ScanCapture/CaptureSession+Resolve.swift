@@ -36,4 +36,27 @@ extension CaptureSession {
         }
         return Resolved(configuration: c, size: size, offered: device.offeredSummary)
     }
+
+    /// The `started` event's text: the negotiated format, and the rate asked for when the device gives another.
+    static func openedSummary(_ format: ActiveFormat, stream s: V4L2Stream, asked c: CaptureConfiguration)
+        -> String
+    {
+        var summary = format.summary
+        if let want = c.frameRate, let got = s.frameRate, abs(want - got) / want > 0.01 {
+            summary += " (asked \(formatRate(want)) fps)"
+        }
+        if s.frameRateIgnored { summary += " (the driver cannot set a frame rate)" }
+        return summary
+    }
+
+    /// What a failure to open the stream tells ``CaptureLoopMachine``.
+    static func openFailure(_ failure: any Error) -> CaptureLoopMachine.OpenFailure {
+        switch failure {
+        case ScanError.device(_, let why): return .absent(why)
+        case StreamFailure.busy(let why): return .busy(why)
+        case StreamFailure.refused(let why): return .refused(why)
+        case StreamFailure.other(let why): return .other(why)
+        default: return .quiet  // gone / not a capture device now: wait quietly for it to return
+        }
+    }
 }

@@ -285,12 +285,10 @@ public final class CaptureSession: FrameSource, @unchecked Sendable {
         var stream: V4L2Stream?
         var (resolved, waiting) = cond.withLock { (committed, waitingForDevice) }
         var machine = CaptureLoopMachine(
-            waitingForDevice: waiting,
-            eioReopenThreshold: resolved.configuration.eioReopenThreshold)
+            waitingForDevice: waiting, eioReopenThreshold: resolved.configuration.eioReopenThreshold)
         var retry = 0.05
         var lastFrame = monotonicSeconds()
         var index = 0
-
         /// Performs the machine's actions; false when the session failed.
         func perform(_ actions: [CaptureLoopMachine.Action]) -> Bool {
             let interrupted = machine.isInterrupted
@@ -312,24 +310,15 @@ public final class CaptureSession: FrameSource, @unchecked Sendable {
             }
             return true
         }
-        let controls = SessionControls(resolved.configuration.controls) { [self] kind, reason, control, value in
-            emit(kind, reason, control: control, value: value)
-        }
+        let controls = makeControls(resolved.configuration.controls)
 
         guard perform(machine.started()) else { return finishLoop(stream: &stream) }
         while true {
-            let (stop, restart, controlsOnly, current) = cond.withLock { () -> (Bool, Bool, Bool, Resolved) in
-                defer {
-                    restartRequested = false
-                    controlsChanged = false
-                }
-                return (stopRequested, restartRequested, controlsChanged, committed)
-            }
+            let (stop, restart, controlsOnly, current) = takeRequests()
             if stop { break }
             if restart {
                 stream?.close()
                 stream = nil
-                resolved = current
                 machine.restarted()
                 retry = 0.05
             }
@@ -341,89 +330,28 @@ public final class CaptureSession: FrameSource, @unchecked Sendable {
             if stream == nil {
                 // Waiting for a device that was absent at start: check it (and the configuration) each turn.
                 if waiting {
-                    do {
-                        resolved = try Self.resolve(resolved.configuration)
-                        cond.withLock {
-                            committed = resolved
-                            waitingForDevice = false
-                        }
-                        waiting = false
-                    } catch ScanError.device {
-                        if perform(machine.openFailed(.quiet)) { continue } else { break }
-                    } catch {
-                        if perform(machine.openFailed(.refused("\(error)"))) { continue } else { break }
+                    if let failure = resolveAwaitedDevice(&resolved) {
+                        if perform(machine.openFailed(failure)) { continue } else { break }
                     }
+                    waiting = false
                 }
-                let c = resolved.configuration
                 do {
-                    let path = try DiscoverySession.resolve(c.device)
-                    let s = try openStream(path: path, resolved: resolved)
+                    let (path, s, format) = try startStream(resolved)
                     stream = s
-                    let format = ActiveFormat(
-                        path: path, size: s.size, sourceFourcc: s.sourceFourcc, frameRate: s.frameRate)
-                    cond.withLock {
-                        _activeFormat = format
-                        _statistics.streamStarts += 1
-                        if _state == .starting { _state = .running }
-                    }
-                    var summary = format.summary
-                    if let want = c.frameRate, let got = s.frameRate, abs(want - got) / want > 0.01 {
-                        summary += " (asked \(formatRate(want)) fps)"
-                    }
-                    if s.frameRateIgnored { summary += " (the driver cannot set a frame rate)" }
+                    let summary = Self.openedSummary(format, stream: s, asked: resolved.configuration)
                     _ = perform(machine.opened(path: path, summary: summary))
                     controls.opened(s)  // apply controls: first start, reopen, re-plug
                     lastFrame = monotonicSeconds()
                 } catch let failure {
-                    let kind: CaptureLoopMachine.OpenFailure
-                    switch failure {
-                    case ScanError.device(_, let why): kind = .absent(why)
-                    case StreamFailure.busy(let why): kind = .busy(why)
-                    case StreamFailure.refused(let why): kind = .refused(why)
-                    case StreamFailure.other(let why): kind = .other(why)
-                    default: kind = .quiet  // gone / not a capture device now: wait quietly for it to return
-                    }
-                    if perform(machine.openFailed(kind)) { continue } else { break }
+                    if perform(machine.openFailed(Self.openFailure(failure))) { continue } else { break }
                 }
             }
 
             guard let s = stream else { continue }
             let stallTimeout = resolved.configuration.stallTimeout
-            let now = monotonicSeconds()
-            let read: CaptureLoopMachine.Read
-            let result = s.next(timeout: max(0.01, min(0.1, lastFrame + stallTimeout - now)))
+            let result = s.next(timeout: max(0.01, min(0.1, lastFrame + stallTimeout - monotonicSeconds())))
             controls.drainEvents(s)
-            switch result {
-            case .frame(let plane, let sequence, let timestamp):
-                let t = monotonicSeconds()
-                lastFrame = t
-                let clock = timestamp ?? t
-                let frame = Frame(
-                    luma: plane, index: index, time: max(0, clock - startClock), sequence: sequence, captureClock: clock
-                )
-                index += 1
-                cond.withLock {
-                    if slot != nil { _statistics.framesDroppedLate += 1 }
-                    slot = frame
-                    _statistics.framesCaptured += 1
-                    cond.broadcast()
-                }
-                read = .frame
-                controls.frame(plane, stream: s)  // exposure metering
-            case .corrupt:
-                cond.withLock { _statistics.errorBuffers += 1 }
-                read = .corrupt
-            case .timeout:
-                read = .timeout
-            case .eio:
-                cond.withLock { _statistics.eioErrors += 1 }
-                read = .eio
-            case .gone:
-                read = .gone
-                lastFrame = monotonicSeconds()
-            case .error(let why):
-                read = .error(why)
-            }
+            let read = record(result, stream: s, controls: controls, index: &index, lastFrame: &lastFrame)
             _ = perform(machine.read(read))
 
             if stream != nil, monotonicSeconds() - lastFrame > stallTimeout {
@@ -432,6 +360,97 @@ public final class CaptureSession: FrameSource, @unchecked Sendable {
             }
         }
         finishLoop(stream: &stream)
+    }
+
+    /// The camera controls the capture thread applies (``SessionControls``), reporting through this session's
+    /// events.
+    private func makeControls(_ configuration: ControlConfiguration) -> SessionControls {
+        SessionControls(configuration) { [self] kind, reason, control, value in
+            emit(kind, reason, control: control, value: value)
+        }
+    }
+
+    /// The control side's requests since the last turn (stop, restart, new controls), taken, and the committed
+    /// configuration.
+    private func takeRequests() -> (stop: Bool, restart: Bool, controlsOnly: Bool, current: Resolved) {
+        cond.withLock { () -> (Bool, Bool, Bool, Resolved) in
+            defer {
+                restartRequested = false
+                controlsChanged = false
+            }
+            return (stopRequested, restartRequested, controlsChanged, committed)
+        }
+    }
+
+    /// For a device absent at start: checks it (and the configuration) again, and commits `resolved` when it is
+    /// there. nil when it is; otherwise what the failure tells ``CaptureLoopMachine``: still absent (quiet), or
+    /// refused (the configuration does not fit it).
+    private func resolveAwaitedDevice(_ resolved: inout Resolved) -> CaptureLoopMachine.OpenFailure? {
+        do {
+            resolved = try Self.resolve(resolved.configuration)
+            let now = resolved
+            cond.withLock {
+                committed = now
+                waitingForDevice = false
+            }
+            return nil
+        } catch ScanError.device {
+            return .quiet
+        } catch {
+            return .refused("\(error)")
+        }
+    }
+
+    /// Opens and starts streaming `resolved`'s device, and records its format (the session is running).
+    private func startStream(_ resolved: Resolved) throws -> (path: String, stream: V4L2Stream, format: ActiveFormat) {
+        let path = try DiscoverySession.resolve(resolved.configuration.device)
+        let s = try openStream(path: path, resolved: resolved)
+        let format = ActiveFormat(path: path, size: s.size, sourceFourcc: s.sourceFourcc, frameRate: s.frameRate)
+        cond.withLock {
+            _activeFormat = format
+            _statistics.streamStarts += 1
+            if _state == .starting { _state = .running }
+        }
+        return (path, s, format)
+    }
+
+    /// What the capture thread makes of one dequeue of `stream`: a frame goes into the slot (the one there, not
+    /// taken yet, counts as dropped late) with the next `index`, and the counters follow; `lastFrame` (monotonic
+    /// seconds) moves on a frame and when the device is gone.
+    private func record(
+        _ result: DequeueResult, stream: V4L2Stream, controls: SessionControls, index: inout Int,
+        lastFrame: inout Double
+    ) -> CaptureLoopMachine.Read {
+        switch result {
+        case .frame(let plane, let sequence, let timestamp):
+            let t = monotonicSeconds()
+            lastFrame = t
+            let clock = timestamp ?? t
+            let frame = Frame(
+                luma: plane, index: index, time: max(0, clock - startClock), sequence: sequence, captureClock: clock)
+            index += 1
+            cond.withLock {
+                if slot != nil { _statistics.framesDroppedLate += 1 }
+                slot = frame
+                _statistics.framesCaptured += 1
+                cond.broadcast()
+            }
+            controls.frame(plane, stream: stream)  // exposure metering
+            return .frame
+        case .corrupt:
+            cond.withLock { _statistics.errorBuffers += 1 }
+            return .corrupt
+        case .timeout:
+            return .timeout
+        case .eio:
+            cond.withLock { _statistics.eioErrors += 1 }
+            return .eio
+        case .gone:
+            lastFrame = monotonicSeconds()
+            return .gone
+        case .error(let why):
+            return .error(why)
+        }
     }
 
     /// Closes the stream, marks the session stopped and reports `stopped` (not after a fatal error).

@@ -122,15 +122,7 @@ struct RunCommand: AsyncParsableCommand {
             throw ScanError.invalidArgument("--http-token needs --http HOST:PORT (or \"http\" in the config file)")
         }
         r.socketGroup = outputs.socketGroup ?? file.socket.group
-        if let q = outputs.clientQueue ?? file.socket.clientQueue {
-            try checked(.clientQueue, q)
-            r.server.clientQueueLimit = q
-        }
-        if let t = outputs.clientStallTimeout ?? file.socket.stallTimeout {
-            try checked(.clientStallTimeout, t)
-            r.server.clientStallTimeout = t
-        }
-        if let b = file.socket.sendBuffer { r.server.clientSendBufferBytes = b }
+        try resolveServer(file: file, into: &r.server)
         try checked(.stdoutQueue, r.stdoutQueue)
         if let device = r.device {
             do { r.capture = try capture.captureConfiguration(device: device, file: file) } catch let e
@@ -156,24 +148,7 @@ struct RunCommand: AsyncParsableCommand {
             r.capture?.controls = r.deviceControls
         }
 
-        var p = PresenceConfiguration()
-        file.apply(to: &p)
-        presenceOptions.apply(to: &p)
-        // One face grace setting (issue 14): --face-grace, else its alias --face-lost-after, else the file's
-        // faceGrace, else its alias presence.faceLostAfter; the presence stage and the face tracker share it.
-        if face.faceGrace == nil, file.faceGrace == nil || presenceOptions.faceLostAfter != nil,
-            let grace = presenceOptions.faceLostAfter ?? file.presence.faceLostAfter
-        {
-            r.daemon.output.face.presenceGrace = grace
-        }
-        p.faceLostAfter = r.daemon.output.face.presenceGrace
-        do { try p.validate() } catch { throw ScanError.invalidArgument(error.description) }
-        r.daemon.presence = p
-        if scripted && !p.enabled {
-            throw ScanError.invalidArgument(
-                "--raw and --oneshot print appeared events: they need presence (the config file sets presence.enabled false)"
-            )
-        }
+        r.daemon.presence = try resolvePresence(file: file, face: &r.daemon.output.face, scripted: scripted)
         r.daemon.emitMetadata = outputs.metadata ?? file.metadata ?? true
         r.daemon.pacing = sources.pacing ?? file.pacing ?? true
         r.daemon.loop = sources.loop ?? file.loop ?? false
@@ -188,6 +163,46 @@ struct RunCommand: AsyncParsableCommand {
         r.mqtt = try mqtt.configuration(file: file.mqtt, device: r.device ?? r.input ?? "-")
         r.failFast = sources.failFast || file.failFast == true
         return r
+    }
+
+    /// The socket clients' limits: the flags, else the file's `socket` section.
+    private func resolveServer(file: DaemonConfigFile, into server: inout SocketServerConfiguration) throws {
+        if let q = outputs.clientQueue ?? file.socket.clientQueue {
+            try checked(.clientQueue, q)
+            server.clientQueueLimit = q
+        }
+        if let t = outputs.clientStallTimeout ?? file.socket.stallTimeout {
+            try checked(.clientStallTimeout, t)
+            server.clientStallTimeout = t
+        }
+        if let b = file.socket.sendBuffer { server.clientSendBufferBytes = b }
+    }
+
+    /// The presence rules: the file's, then the flags; the face grace (shared with the face tracker, `face`) as
+    /// issue 14 set it. `scripted` (`--raw`, `--oneshot`) needs presence on.
+    private func resolvePresence(
+        file: DaemonConfigFile, face faceConfiguration: inout FaceConfiguration, scripted: Bool
+    )
+        throws -> PresenceConfiguration
+    {
+        var p = PresenceConfiguration()
+        file.apply(to: &p)
+        presenceOptions.apply(to: &p)
+        // One face grace setting (issue 14): --face-grace, else its alias --face-lost-after, else the file's
+        // faceGrace, else its alias presence.faceLostAfter; the presence stage and the face tracker share it.
+        if face.faceGrace == nil, file.faceGrace == nil || presenceOptions.faceLostAfter != nil,
+            let grace = presenceOptions.faceLostAfter ?? file.presence.faceLostAfter
+        {
+            faceConfiguration.presenceGrace = grace
+        }
+        p.faceLostAfter = faceConfiguration.presenceGrace
+        do { try p.validate() } catch { throw ScanError.invalidArgument(error.description) }
+        if scripted && !p.enabled {
+            throw ScanError.invalidArgument(
+                "--raw and --oneshot print appeared events: they need presence (the config file sets presence.enabled false)"
+            )
+        }
+        return p
     }
 
     /// `--check-config FILE`: parses and validates the file with the flags given, reports on stderr, and exits
