@@ -4,7 +4,9 @@ import ScanDetection
 /// The code stage: the reader (``BarcodeDetector``; every pass on a still image, the stream budget on a stream)
 /// and, on streams, the 1-D confirmation filter (``LinearCodeConfirmation``).
 public final class CodeStage: DetectorStage {
-    public let name = "codes"
+    /// The stage's name in ``MetadataOutput/StageTimings``.
+    public static let stageName = "codes"
+    public var name: String { Self.stageName }
     private let configuration: BarcodeConfiguration
     private let reader: BarcodeDetector
     private let confirmation: LinearCodeConfirmation?

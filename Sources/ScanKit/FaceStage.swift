@@ -7,7 +7,9 @@ import ScanDetection
 public final class FaceStage: DetectorStage {
     static let logger = Logger(label: "scand.faces")
 
-    public let name = "faces"
+    /// The stage's name in ``MetadataOutput/StageTimings``.
+    public static let stageName = "faces"
+    public var name: String { Self.stageName }
     private let detector: FaceDetector
     /// The tracker; carried over to the stage that replaces this one on a reload.
     let tracker: FaceTracker

@@ -143,9 +143,9 @@ public final class MetadataOutput {
         /// Each detector stage's seconds, by the stage's name (``DetectorStage/name``).
         public var seconds: [String: Double] = [:]
         /// Code detection (all passes, all engines).
-        public var barcode: Double { seconds["codes"] ?? 0 }
+        public var barcode: Double { seconds[CodeStage.stageName] ?? 0 }
         /// Face detection and tracking together (the tracker drives the detector).
-        public var face: Double { seconds["faces"] ?? 0 }
+        public var face: Double { seconds[FaceStage.stageName] ?? 0 }
         /// Presence bookkeeping and view geometry.
         public var tracking = 0.0
     }
