@@ -247,19 +247,23 @@ struct Truth: Decodable {
 /// Offers frames of a clip (repeated as needed). Live: a thread decodes at the clip's frame rate into a
 /// one-slot hand-off where the newest frame wins, as a camera would deliver them; the consumer takes
 /// whatever is newest. Otherwise: frames are decoded on demand, none dropped.
-final class FrameFeeder: @unchecked Sendable {
-    // Invariant for @unchecked Sendable: `source`, `produced`, `slot`, `finished`, `offered` and `dropped`
-    // are touched only under `lock` (the decoding thread and the consumer); `clip`, `total`, `live` are immutable.
+final class FrameFeeder: Sendable {
     private let clip: String
     private let total: Int
     private let live: Bool
-    private var source: Y4MSource?
-    private var produced = 0
-    private let lock = Lock()
-    private var slot: (Frame, Int, Double)?
-    private var finished = false
-    private(set) var offered = 0
-    private(set) var dropped = 0
+    /// The decoder and how many frames it produced: used by one thread at a time (the decoding thread when
+    /// live, the consumer otherwise), so its lock is never contended.
+    private let decoder = Locked<(source: Y4MSource?, produced: Int)>((nil, 0))
+    /// The live hand-off: the newest decoded frame, whether decoding ended, and the counts.
+    private struct Handoff {
+        var slot: (Frame, Int, Double)?
+        var finished = false
+        var offered = 0
+        var dropped = 0
+    }
+    private let handoff = Locked(Handoff())
+    var offered: Int { handoff.withLock { $0.offered } }
+    var dropped: Int { handoff.withLock { $0.dropped } }
 
     init(clip: String, total: Int, live: Bool) {
         self.clip = clip
@@ -271,48 +275,50 @@ final class FrameFeeder: @unchecked Sendable {
     }
 
     private func decodeNext() throws -> (Frame, Int, Double)? {
-        guard produced < total else { return nil }
-        let t0 = monotonicSeconds()
-        if source == nil { source = try Y4MSource(path: clip) }
-        var frame = try source!.nextFrame()
-        if frame == nil {
-            source = try Y4MSource(path: clip)
-            frame = try source!.nextFrame()
+        try decoder.withLock { d in
+            guard d.produced < total else { return nil }
+            let t0 = monotonicSeconds()
+            if d.source == nil { d.source = try Y4MSource(path: clip) }
+            var frame = try d.source!.nextFrame()
+            if frame == nil {
+                d.source = try Y4MSource(path: clip)
+                frame = try d.source!.nextFrame()
+            }
+            guard var f = frame else { return nil }
+            let index = d.produced
+            d.produced += 1
+            f.captureClock = monotonicSeconds()
+            return (f, index, f.captureClock! - t0)
         }
-        guard var f = frame else { return nil }
-        let index = produced
-        produced += 1
-        f.captureClock = monotonicSeconds()
-        return (f, index, f.captureClock! - t0)
     }
 
     private func produce() {
         let fps = (try? Y4MSource(path: clip).info.frameRate ?? 30) ?? 30
         let start = monotonicSeconds()
         while true {
-            let due = start + Double(produced) / fps
+            let due = start + Double(decoder.withLock { $0.produced }) / fps
             let wait = due - monotonicSeconds()
             if wait > 0 { usleep(UInt32(wait * 1e6)) }
             guard let item = try? decodeNext() else { break }
-            lock.withLock {
-                if slot != nil { dropped += 1 }
-                slot = item
-                offered += 1
+            handoff.withLock {
+                if $0.slot != nil { $0.dropped += 1 }
+                $0.slot = item
+                $0.offered += 1
             }
         }
-        lock.withLock { finished = true }
+        handoff.withLock { $0.finished = true }
     }
 
     func next() throws -> (Frame, Int, Double)? {
         if !live {
             let item = try decodeNext()
-            if item != nil { offered += 1 }
+            if item != nil { handoff.withLock { $0.offered += 1 } }
             return item
         }
         while true {
-            let (item, done) = lock.withLock { () -> ((Frame, Int, Double)?, Bool) in
-                defer { slot = nil }
-                return (slot, finished)
+            let (item, done) = handoff.withLock { h -> ((Frame, Int, Double)?, Bool) in
+                defer { h.slot = nil }
+                return (h.slot, h.finished)
             }
             if let item { return item }
             if done { return nil }

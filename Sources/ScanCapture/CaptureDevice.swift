@@ -299,16 +299,15 @@ extension String {
     }
 }
 
-/// The descriptor of ``CaptureDevice/lockForConfiguration()``.
-/// Invariant (`@unchecked Sendable`): `fd` is read and written only inside `lock`.
-final class ConfigurationLock: @unchecked Sendable {
-    private let lock = Lock()
-    private var fd: Int32 = -1
+/// The descriptor of ``CaptureDevice/lockForConfiguration()`` (-1 while unlocked), in a ``Locked``: every use
+/// holds its lock.
+final class ConfigurationLock: Sendable {
+    private let descriptor = Locked<Int32>(-1)
 
-    deinit { if fd >= 0 { scan_v4l2_close(fd) } }
+    deinit { descriptor.withLock { if $0 >= 0 { scan_v4l2_close($0) } } }
 
     func lock(path: String) throws {
-        try lock.withLock {
+        try descriptor.withLock { fd in
             guard fd < 0 else { return }
             let f = scan_v4l2_open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC)
             guard f >= 0 else {
@@ -326,7 +325,7 @@ final class ConfigurationLock: @unchecked Sendable {
     }
 
     func unlock() {
-        lock.withLock {
+        descriptor.withLock { fd in
             guard fd >= 0 else { return }
             scan_v4l2_close(fd)  // closing drops the flock
             fd = -1
@@ -335,7 +334,7 @@ final class ConfigurationLock: @unchecked Sendable {
 
     /// Runs `body` with the locked descriptor (lent for the call only).
     func withDescriptor(path: String, _ body: (Int32) throws(ControlError) -> Void) throws(ControlError) {
-        let result: Result<Void, ControlError> = lock.withLock {
+        let result: Result<Void, ControlError> = descriptor.withLock { fd in
             guard fd >= 0 else { return .failure(.notLocked(device: path)) }
             do throws(ControlError) {
                 try body(fd)
@@ -346,6 +345,6 @@ final class ConfigurationLock: @unchecked Sendable {
     }
 
     func query() -> [CaptureDeviceControl]? {
-        lock.withLock { fd >= 0 ? V4L2Controls.query(fd: fd, ioctl: libIoctl) : nil }
+        descriptor.withLock { fd in fd >= 0 ? V4L2Controls.query(fd: fd, ioctl: libIoctl) : nil }
     }
 }

@@ -4,11 +4,10 @@ public import ScanCore
 /// A single still image as a one-frame source. PNG and JPEG are decoded with libpng/libjpeg-turbo,
 /// PGM/PPM/PBM in Swift, anything else through OpenCV's imgcodecs (loaded on demand). Colour becomes luma
 /// (BT.601 weights).
-public final class ImageSource: FrameSource, @unchecked Sendable {
-    // Invariant for @unchecked Sendable: `frame` is touched only under `lock`; `info` is immutable.
+public final class ImageSource: FrameSource, Sendable {
     public let info: SourceInfo
-    private var frame: Frame?
-    private let lock = Lock()
+    /// The one frame, until it is taken.
+    private let frame: Locked<Frame?>
 
     /// Decodes the image at `path` now, with the default ``DecoderLimits``.
     /// - Throws: ``ScanError`` naming `path` when it cannot be read or decoded.
@@ -39,7 +38,7 @@ public final class ImageSource: FrameSource, @unchecked Sendable {
                 + "(--max-pixels); read at \(plane.width)x\(plane.height), \(n)/\(d) of its size"
         }
         info = SourceInfo(name: name, note: note)
-        frame = Frame(luma: plane, index: 0, time: 0, captureClock: monotonicSeconds())
+        frame = Locked(Frame(luma: plane, index: 0, time: 0, captureClock: monotonicSeconds()))
     }
 
     /// Decodes an image held in memory with the default ``DecoderLimits``; `name` is used in errors and events.
@@ -48,13 +47,13 @@ public final class ImageSource: FrameSource, @unchecked Sendable {
     }
 
     public func nextFrame() throws -> Frame? {
-        lock.withLock {
+        frame.withLock { frame in
             defer { frame = nil }
             return frame
         }
     }
 
-    public func close() { lock.withLock { frame = nil } }
+    public func close() { frame.withLock { $0 = nil } }
 }
 
 /// Decodes still images to luma.

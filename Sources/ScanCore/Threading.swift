@@ -53,102 +53,75 @@ public final class Monitor: @unchecked Sendable {
 
 /// A FIFO queue whose `take()` blocks. With `capacity`, `put` either waits for room (`lossless`) or
 /// drops the oldest item (newest wins), returning how many were dropped.
-public final class BlockingQueue<Element: Sendable>: @unchecked Sendable {
-    // Invariant for @unchecked Sendable: `items`, `head`, `closed` and `nudged` are read and written only under
-    // `monitor`; `capacity` and `lossless` are immutable.
-    private let monitor = Monitor()
-    /// Slots before `head` were taken and are nil, so a taken item (a frame: a megabyte or more) is
-    /// released at once, not when the array is next compacted.
-    private var items: [Element?] = []
-    private var head = 0
-    private var closed = false
-    /// Set by ``nudge()``: the next `take` that finds the queue empty returns nil at once.
-    private var nudged = false
+public final class BlockingQueue<Element: Sendable>: Sendable {
+    private struct State {
+        var items: DropOldestQueue<Element>
+        var closed = false
+        /// Set by ``nudge()``: the next `take` that finds the queue empty returns nil at once.
+        var nudged = false
+    }
+    private let state: Locked<State>
     public let capacity: Int
     public let lossless: Bool
 
     public init(capacity: Int = .max, lossless: Bool = true) {
         self.capacity = capacity
         self.lossless = lossless
+        state = Locked(State(items: DropOldestQueue(capacity: capacity)))
     }
-
-    private var count: Int { items.count - head }
 
     /// Adds `item`; returns the number of old items dropped to make room (newest-wins mode), or nil when
     /// the queue is closed.
     @discardableResult
     public func put(_ item: Element) -> Int? {
-        monitor.withLock {
-            var dropped = 0
-            while !closed && count >= capacity {
-                if lossless {
-                    monitor.wait()
-                } else {
-                    items[head] = nil
-                    head += 1
-                    dropped += 1
-                }
-            }
-            guard !closed else { return nil }
-            items.append(item)
-            monitor.broadcast()
-            return dropped
+        let lossless = self.lossless
+        let canPut: (State) -> Bool = { $0.closed || !lossless || !$0.items.isFull }
+        let dropped = state.withLock(waitingUntil: canPut) { state -> Int? in
+            guard !state.closed else { return nil }
+            return state.items.append(item)
         }
+        if dropped != nil { state.broadcast() }
+        return dropped
     }
 
     /// Removes the oldest item, waiting for one; nil once closed and empty, at `deadline`, or when
     /// ``nudge()`` is called while it waits (or before, with the queue empty).
     public func take(until deadline: Double? = nil) -> Element? {
-        monitor.withLock {
-            while count == 0 && !closed {
-                if nudged {
-                    nudged = false
-                    return nil
-                }
-                if let deadline, monotonicSeconds() >= deadline { return nil }
-                monitor.wait(until: deadline)
+        let canTake: (State) -> Bool = { !$0.items.isEmpty || $0.closed || $0.nudged }
+        let item = state.withLock(waitingUntil: canTake, deadline: deadline) { state -> Element? in
+            if state.items.isEmpty && state.nudged && !state.closed {
+                state.nudged = false
+                return nil
             }
-            guard count > 0 else { return nil }
-            let item = items[head]
-            items[head] = nil
-            head += 1
-            if head > 64 && head * 2 > items.count {
-                items.removeFirst(head)
-                head = 0
-            }
-            monitor.broadcast()
-            return item!
+            return state.items.popFirst()
         }
+        if item != nil { state.broadcast() }
+        return item
     }
 
     /// Makes a waiting `take` (or the next one, should the queue still be empty then) return nil without
     /// an item, so its caller can act on something else (a reload) with no timer waking it meanwhile.
     public func nudge() {
-        monitor.withLock {
-            nudged = true
-            monitor.broadcast()
-        }
+        state.withLock { $0.nudged = true }
+        state.broadcast()
     }
 
     /// True once the queue is closed and everything in it was taken: `take` will only return nil.
-    public var isDrained: Bool { monitor.withLock { closed && count == 0 } }
+    public var isDrained: Bool { state.withLock { $0.closed && $0.items.isEmpty } }
 
     /// Wakes every waiter; later `put`s are refused, `take` returns what is left then nil.
     public func close() {
-        monitor.withLock {
-            closed = true
-            monitor.broadcast()
-        }
+        state.withLock { $0.closed = true }
+        state.broadcast()
     }
 
     /// Closes and discards what is queued.
     public func cancel() {
-        monitor.withLock {
-            closed = true
-            items.removeAll()
-            head = 0
-            monitor.broadcast()
+        state.withLock {
+            $0.closed = true
+            _ = $0.items.removeAll()
         }
+        state.broadcast()
     }
 }
 
@@ -245,10 +218,13 @@ public func onDedicatedThread<T: Sendable>(_ body: sending @escaping () -> T) as
     }
 }
 
-/// Moves a value to another thread.
-private struct HandOver<Value>: @unchecked Sendable {
+/// Moves a non-Sendable value (a detector pipeline, a closure over one) to the one thread that will use it.
+public struct HandOver<Value>: @unchecked Sendable {
     // Invariant for @unchecked Sendable: built from a `sending` value, which the caller no longer
     // reaches; only the one thread it is handed to uses it.
-    let value: Value
-    init(_ value: sending Value) { self.value = value }
+    public let value: Value
+    public init(_ value: sending Value) { self.value = value }
+    /// For a value the compiler cannot prove unreachable by the caller (a copy of the caller's own scanner):
+    /// the caller promises that it no longer uses it, nor anything it shares state with, from now on.
+    public init(promisingUnusedByCaller value: Value) { self.value = value }
 }

@@ -10,20 +10,15 @@ import ScanOutput
 ///
 /// `deliver` is called under the daemon's emitter lock: it only decodes one line and queues it on `target`
 /// (a ``QueuedSink``, which never blocks).
-final class ScriptStdoutSink: EventSink, @unchecked Sendable {
-    // Invariant for @unchecked Sendable: `done`, `notedBinary` and `printed` are touched only under `lock`; the
-    // other stored properties are immutable, and `target` is itself thread-safe.
+final class ScriptStdoutSink: EventSink, Sendable {
     private let target: QueuedSink
     private let mode: ScanOutputMode
     private let oneshot: Bool
     private let logger: Logger
     private let onDone: @Sendable () -> Void
-    private let lock = Lock()
-    private var done = false
-    private var notedBinary = false
-    private var printed = 0
+    private let state = Locked((done: false, notedBinary: false, printed: 0))
     /// Lines handed to stdout so far (`run --raw` that printed nothing exits 4, as `scan --raw` does).
-    var linesPrinted: Int { lock.withLock { printed } }
+    var linesPrinted: Int { state.withLock { $0.printed } }
 
     init(
         target: QueuedSink, mode: ScanOutputMode, oneshot: Bool, logger: Logger, onDone: @escaping @Sendable () -> Void
@@ -44,8 +39,8 @@ final class ScriptStdoutSink: EventSink, @unchecked Sendable {
 
     func deliver(_ event: EncodedEvent) {
         guard event.name == "appeared" else { return }
-        let finished = lock.withLock { () -> Bool in
-            guard !done else { return false }
+        let finished = state.withLock { state -> Bool in
+            guard !state.done else { return false }
             let line: [UInt8]
             switch mode {
             case .json:
@@ -56,16 +51,16 @@ final class ScriptStdoutSink: EventSink, @unchecked Sendable {
                 else { return false }
                 let payload = a.bytes.flatMap { Data(base64Encoded: $0) }.map { [UInt8]($0) }
                 let (raw, binary) = RawValue.line(type: type, value: a.value, payload: payload, rawBytes: rawBytes)
-                if binary && !notedBinary {
-                    notedBinary = true
+                if binary && !state.notedBinary {
+                    state.notedBinary = true
                     logger.warning("\(RawValue.skippedNote(input: a.source ?? "input"))")
                 }
                 guard let raw else { return false }
                 line = raw
             }
             target.deliver(EncodedEvent(name: event.name, objectTypes: event.objectTypes, line: line, seq: event.seq))
-            printed += 1
-            if oneshot { done = true }
+            state.printed += 1
+            if oneshot { state.done = true }
             return oneshot
         }
         if finished { onDone() }

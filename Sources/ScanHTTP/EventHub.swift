@@ -4,37 +4,43 @@ public import ScanOutput
 /// One WebSocket `/events` client: its subscription and its own bounded queue of lines. The emitter's
 /// ``push(_:)`` never blocks: when the queue is full the oldest line goes, and the client is told with an
 /// `overflow` line before the next one, as on the Unix socket.
-final class EventClient: @unchecked Sendable {
-    // Invariant for @unchecked Sendable: every `var` is touched only under `lock`; `id` and `limit` are immutable.
+final class EventClient: Sendable {
     let id: Int
-    private let limit: Int
-    private let lock = Lock()
-    private var queue: [[UInt8]] = []
-    private var head = 0
-    private var dropped = 0
-    private(set) var totalDropped = 0
-    private var subscription = Subscription()
-    private var snapshotSeq: UInt64 = 0
-    private var waiter: CheckedContinuation<Void, Never>?
-    private var closed = false
+    private struct State {
+        var queue: DropOldestQueue<[UInt8]>
+        var subscription = Subscription()
+        var snapshotSeq: UInt64 = 0
+        var waiter: CheckedContinuation<Void, Never>?
+        var closed = false
+        var hasLines: Bool { !queue.isEmpty || queue.overflow > 0 }
+
+        /// Queues `line`; returns the waiter to wake and whether an older line was dropped.
+        mutating func append(_ line: [UInt8]) -> (CheckedContinuation<Void, Never>?, Bool) {
+            let overflowed = queue.append(line) > 0
+            defer { waiter = nil }
+            return (waiter, overflowed)
+        }
+    }
+    private let state: Locked<State>
 
     init(id: Int, limit: Int) {
         self.id = id
-        self.limit = max(1, limit)
+        self.state = Locked(State(queue: DropOldestQueue(capacity: limit)))
     }
 
-    var currentSubscription: Subscription { lock.withLock { subscription } }
-    func setSubscription(_ s: Subscription) { lock.withLock { subscription = s } }
+    var totalDropped: Int { state.withLock { $0.queue.totalDropped } }
+    var currentSubscription: Subscription { state.withLock { $0.subscription } }
+    func setSubscription(_ s: Subscription) { state.withLock { $0.subscription = s } }
     /// Events up to `seq` were reflected in the connect snapshot: not sent again.
-    func setSnapshotSeq(_ seq: UInt64) { lock.withLock { snapshotSeq = seq } }
+    func setSnapshotSeq(_ seq: UInt64) { state.withLock { $0.snapshotSeq = seq } }
 
     /// Queues an event if the subscription passes it. Returns true when an older line had to be dropped.
     @discardableResult
     func push(_ event: EncodedEvent) -> Bool {
-        let (wake, overflowed) = lock.withLock { () -> (CheckedContinuation<Void, Never>?, Bool) in
-            guard !closed, subscription.matches(event) else { return (nil, false) }
-            if let seq = event.seq, seq <= snapshotSeq { return (nil, false) }
-            return append(event.line)
+        let (wake, overflowed) = state.withLock { state -> (CheckedContinuation<Void, Never>?, Bool) in
+            guard !state.closed, state.subscription.matches(event) else { return (nil, false) }
+            if let seq = event.seq, seq <= state.snapshotSeq { return (nil, false) }
+            return state.append(event.line)
         }
         wake?.resume()
         return overflowed
@@ -42,49 +48,28 @@ final class EventClient: @unchecked Sendable {
 
     /// Queues a reply line (replies share the bound, so a client cannot make the server buffer without limit).
     func control(_ line: [UInt8]) {
-        let wake = lock.withLock { append(line).0 }
+        let wake = state.withLock { $0.append(line).0 }
         wake?.resume()
-    }
-
-    private func append(_ line: [UInt8]) -> (CheckedContinuation<Void, Never>?, Bool) {
-        var overflowed = false
-        if queue.count - head >= limit {
-            head += 1
-            dropped += 1
-            totalDropped += 1
-            overflowed = true
-        }
-        queue.append(line)
-        if head > 1024 && head * 2 > queue.count {
-            queue.removeFirst(head)
-            head = 0
-        }
-        defer { waiter = nil }
-        return (waiter, overflowed)
     }
 
     /// Waits for lines; returns them in order (an `overflow` line first when some were dropped), or nil
     /// once closed.
     func next() async -> [[UInt8]]? {
         while true {
-            let batch: [[UInt8]]?? = lock.withLock {
-                if closed { return .some(nil) }
-                guard head < queue.count || dropped > 0 else { return .none }
+            let batch: [[UInt8]]?? = state.withLock { state in
+                if state.closed { return .some(nil) }
+                guard state.hasLines else { return .none }
                 var out: [[UInt8]] = []
-                if dropped > 0 {
-                    out.append(ClientLines.overflow(dropped: dropped))
-                    dropped = 0
-                }
-                out += queue[head...]
-                queue.removeAll(keepingCapacity: true)
-                head = 0
+                let dropped = state.queue.takeOverflow()
+                if dropped > 0 { out.append(ClientLines.overflow(dropped: dropped)) }
+                out += state.queue.removeAll()
                 return .some(out)
             }
             if let batch { return batch }
             await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
-                let ready = lock.withLock { () -> Bool in
-                    if closed || head < queue.count || dropped > 0 { return true }
-                    waiter = c
+                let ready = state.withLock { state -> Bool in
+                    if state.closed || state.hasLines { return true }
+                    state.waiter = c
                     return false
                 }
                 if ready { c.resume() }
@@ -93,10 +78,10 @@ final class EventClient: @unchecked Sendable {
     }
 
     func close() {
-        let wake = lock.withLock { () -> CheckedContinuation<Void, Never>? in
-            closed = true
-            defer { waiter = nil }
-            return waiter
+        let wake = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            state.closed = true
+            defer { state.waiter = nil }
+            return state.waiter
         }
         wake?.resume()
     }
@@ -105,14 +90,15 @@ final class EventClient: @unchecked Sendable {
 /// The HTTP server's event sink: every event the daemon publishes goes to each WebSocket client whose
 /// subscription passes it (``EventClient``), and into the metrics (detections by type, device reconnects).
 /// ``deliver(_:)`` returns at once.
-public final class EventHub: EventSink, @unchecked Sendable {
-    // Invariant for @unchecked Sendable: `clients`, `nextID`, `finished` and `stateProvider` are touched only
-    // under `lock`; `metrics`, `queueLimit` and `banner` are immutable.
-    private let lock = Lock()
-    private var clients: [Int: EventClient] = [:]
-    private var nextID = 1
-    private var finished = false
-    private weak var stateProvider: (any ServerStateProvider)?
+public final class EventHub: EventSink, Sendable {
+    private struct State {
+        var clients: [Int: EventClient] = [:]
+        var nextID = 1
+        var finished = false
+        weak var stateProvider: (any ServerStateProvider)?
+        var droppedEvents = 0
+    }
+    private let state: Locked<State>
     let metrics: ScandMetrics?
     let queueLimit: Int
     let banner: ServerBanner
@@ -125,42 +111,41 @@ public final class EventHub: EventSink, @unchecked Sendable {
         self.banner = banner
         self.queueLimit = queueLimit
         self.metrics = metrics
-        self.stateProvider = state
+        self.state = Locked(State(stateProvider: state))
     }
 
-    var provider: (any ServerStateProvider)? { lock.withLock { stateProvider } }
+    var provider: (any ServerStateProvider)? { state.withLock { $0.stateProvider } }
 
-    public var clientCount: Int { lock.withLock { clients.count } }
+    public var clientCount: Int { state.withLock { $0.clients.count } }
     /// Events dropped for slow WebSocket clients since start (summed over clients).
-    public var droppedEvents: Int { lock.withLock { _droppedEvents } }
-    private var _droppedEvents = 0  // under `lock`
+    public var droppedEvents: Int { state.withLock { $0.droppedEvents } }
 
     public func deliver(_ event: EncodedEvent) {
         metrics?.observe(event)
-        let list = lock.withLock { Array(clients.values) }
+        let list = state.withLock { Array($0.clients.values) }
         var overflows = 0
         for c in list where c.push(event) { overflows += 1 }
         if overflows > 0 {
-            lock.withLock { _droppedEvents += overflows }
+            state.withLock { $0.droppedEvents += overflows }
             metrics?.overflows.increment(by: overflows)
         }
     }
 
     public func finish() {
-        let list = lock.withLock { () -> [EventClient] in
-            finished = true
-            return Array(clients.values)
+        let list = state.withLock { state -> [EventClient] in
+            state.finished = true
+            return Array(state.clients.values)
         }
         for c in list { c.close() }
     }
 
     /// A new client with the connect lines already queued: `hello`, then what is present now.
     func connect() -> EventClient? {
-        let client: EventClient? = lock.withLock {
-            guard !finished else { return nil }
-            defer { nextID += 1 }
-            let c = EventClient(id: nextID, limit: queueLimit)
-            clients[nextID] = c
+        let client: EventClient? = state.withLock { state in
+            guard !state.finished else { return nil }
+            defer { state.nextID += 1 }
+            let c = EventClient(id: state.nextID, limit: queueLimit)
+            state.clients[state.nextID] = c
             return c
         }
         guard let client else { return nil }
@@ -177,7 +162,7 @@ public final class EventHub: EventSink, @unchecked Sendable {
 
     func disconnect(_ client: EventClient) {
         client.close()
-        lock.withLock { _ = clients.removeValue(forKey: client.id) }
+        state.withLock { _ = $0.clients.removeValue(forKey: client.id) }
         metrics?.webSocketClients.record(clientCount)
     }
 

@@ -21,7 +21,8 @@ public final class HTTPServer: Service, Sendable {
     public let metrics: ScandMetrics
     let hooks: HTTPDaemonHooks
     let logger: Logger
-    let started = Date()
+    /// When the server was made (monotonic seconds), for `uptime`.
+    let started = monotonicSeconds()
     /// Called with the bound port once listening.
     let onListening: @Sendable (Int) -> Void
 
@@ -192,7 +193,7 @@ public final class HTTPServer: Service, Sendable {
     /// Wall-clock seconds when `frame` was captured (its monotonic capture clock moved to the wall clock),
     /// or when it was offered when the source gave no capture time.
     func wallClockOfCapture(_ frame: PreviewFrame) -> Double {
-        let now = Date().timeIntervalSince1970
+        let now = wallClockSeconds()
         let mono = monotonicSeconds()
         return now - (mono - (frame.frame.captureClock ?? frame.offeredAt))
     }
@@ -281,7 +282,7 @@ public final class HTTPServer: Service, Sendable {
         if let device = source?.device { doc["device"] = device }
         doc["state"] = source?.state ?? "starting"
         doc["live"] = source?.live ?? false
-        doc["uptime"] = (Date().timeIntervalSince(started) * 1000).rounded() / 1000
+        doc["uptime"] = ((monotonicSeconds() - started) * 1000).rounded() / 1000
         doc["frames"] = [
             "captured": source?.framesRead ?? 0, "processed": source?.framesProcessed ?? 0,
             "dropped": source?.framesDropped ?? 0,

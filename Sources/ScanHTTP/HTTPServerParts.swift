@@ -26,17 +26,15 @@ enum ObjectsJSON {
 }
 
 /// A counter shared by request tasks.
-final class AtomicCount: @unchecked Sendable {
-    // Invariant for @unchecked Sendable: `count` is touched only under `lock`.
-    private let lock = Lock()
-    private var count = 0
+final class AtomicCount: Sendable {
+    private let count = Locked(0)
     func add(_ n: Int) -> Int {
-        lock.withLock {
-            count += n
-            return count
+        count.withLock {
+            $0 += n
+            return $0
         }
     }
-    var value: Int { lock.withLock { count } }
+    var value: Int { count.withLock { $0 } }
 }
 
 /// Refuses every request without the bearer token (401), except the page shell `GET /`, which holds no
@@ -102,15 +100,13 @@ struct HeadroomGuardedChannel<Base: ServerChildChannel>: ServerChildChannel {
 struct HeadroomRefused: Error {}
 
 /// Logs refused HTTP connections at most once a minute (a client retrying at the limit would flood the log).
-final class HeadroomRefusals: @unchecked Sendable {
-    // Invariant for @unchecked Sendable: `throttle` is read and written only under `lock`.
+final class HeadroomRefusals: Sendable {
     private let logger: Logger
-    private let lock = Lock()
-    private var throttle = ReportThrottle(interval: 60)
+    private let throttle = Locked(ReportThrottle(interval: 60))
     init(logger: Logger) { self.logger = logger }
 
     func refused(free: Int) {
-        if let count = lock.withLock({ throttle.record() }) {
+        if let count = throttle.withLock({ $0.record() }) {
             logger.warning(
                 "http: refusing new connections: only \(free) descriptors left below the limit (\(DescriptorHeadroom.reserve) are kept free; logged at most once a minute)",
                 metadata: ["refused": "\(count)"])

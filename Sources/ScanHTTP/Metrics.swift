@@ -21,17 +21,18 @@ import ScanOutput
 /// - `scand_mqtt_connections_total`, `scand_mqtt_dropped_total`, `scand_mqtt_acknowledged_total`
 /// - `scand_device_reconnects_total`: a camera came back after a disconnect (`deviceConnected`)
 /// - `scand_jpeg_encodes_total`: preview JPEGs encoded (0 while nobody watches)
-public final class ScandMetrics: @unchecked Sendable {
-    // Invariant for @unchecked Sendable: `last*`, `detections` and `brokerMetrics` are touched only under `lock`; the
-    // swift-metrics handles are thread-safe; `registry` and `factory` are immutable.
+public final class ScandMetrics: Sendable {
     public let registry: PrometheusCollectorRegistry
     private let factory: PrometheusMetricsFactory
-    private let lock = Lock()
-    private var lastCaptured = 0, lastProcessed = 0, lastDropped = 0
-    private var detections: [MetadataObjectType: Metrics.Counter] = [:]
-    private var lastSocketOverflows = 0
-    private var lastBroker: BrokerState?
-    private var brokerMetrics: BrokerMetrics?
+    /// The cumulative counts last recorded (counters take the increments), and the series made on first use.
+    private struct State {
+        var lastCaptured = 0, lastProcessed = 0, lastDropped = 0
+        var detections: [MetadataObjectType: Metrics.Counter] = [:]
+        var lastSocketOverflows = 0
+        var lastBroker: BrokerState?
+        var brokerMetrics: BrokerMetrics?
+    }
+    private let state = Locked(State())
 
     /// The MQTT sink's series, made at the first scrape that has a broker (absent without `--mqtt`).
     private struct BrokerMetrics {
@@ -131,13 +132,13 @@ public final class ScandMetrics: @unchecked Sendable {
     /// At each `/metrics` request: the Unix socket's dropped events (cumulative since start) and the MQTT
     /// sink's state (cumulative counts since start), turned into counter increments and gauges.
     public func recordScrape(socketOverflows total: Int, broker: BrokerState?) {
-        let (socketDelta, series, previous) = lock.withLock { () -> (Int, BrokerMetrics?, BrokerState?) in
+        let (socketDelta, series, previous) = state.withLock { s -> (Int, BrokerMetrics?, BrokerState?) in
             defer {
-                lastSocketOverflows = max(lastSocketOverflows, total)
-                if let broker { lastBroker = broker }
+                s.lastSocketOverflows = max(s.lastSocketOverflows, total)
+                if let broker { s.lastBroker = broker }
             }
-            if broker != nil && brokerMetrics == nil {
-                brokerMetrics = BrokerMetrics(
+            if broker != nil && s.brokerMetrics == nil {
+                s.brokerMetrics = BrokerMetrics(
                     connected: Metrics.Gauge(label: "scand_mqtt_connected", factory: factory),
                     queuedMessages: Metrics.Gauge(label: "scand_mqtt_outbox_messages", factory: factory),
                     queuedBytes: Metrics.Gauge(label: "scand_mqtt_outbox_bytes", factory: factory),
@@ -145,7 +146,7 @@ public final class ScandMetrics: @unchecked Sendable {
                     dropped: Metrics.Counter(label: "scand_mqtt_dropped_total", factory: factory),
                     acknowledged: Metrics.Counter(label: "scand_mqtt_acknowledged_total", factory: factory))
             }
-            return (total - lastSocketOverflows, brokerMetrics, lastBroker)
+            return (total - s.lastSocketOverflows, s.brokerMetrics, s.lastBroker)
         }
         if socketDelta > 0 { socketOverflows.increment(by: socketDelta) }
         guard let broker, let series else { return }
@@ -169,20 +170,20 @@ public final class ScandMetrics: @unchecked Sendable {
         captured: Int, processed: Int, dropped: Int, barcodeSeconds: Double, faceSeconds: Double,
         trackingSeconds: Double, latencySeconds: Double?, objects: [MetadataObject]
     ) {
-        let (dc, dp, dd, counters) = lock.withLock { () -> (Int, Int, Int, [Metrics.Counter]) in
+        let (dc, dp, dd, counters) = state.withLock { s -> (Int, Int, Int, [Metrics.Counter]) in
             defer {
-                lastCaptured = captured
-                lastProcessed = processed
-                lastDropped = dropped
+                s.lastCaptured = captured
+                s.lastProcessed = processed
+                s.lastDropped = dropped
             }
             let counters = objects.map { o -> Metrics.Counter in
-                if let c = detections[o.type] { return c }
+                if let c = s.detections[o.type] { return c }
                 let c = Metrics.Counter(
                     label: "scand_detections_total", dimensions: [("type", o.type.rawValue)], factory: factory)
-                detections[o.type] = c
+                s.detections[o.type] = c
                 return c
             }
-            return (captured - lastCaptured, processed - lastProcessed, dropped - lastDropped, counters)
+            return (captured - s.lastCaptured, processed - s.lastProcessed, dropped - s.lastDropped, counters)
         }
         if dc > 0 { framesCaptured.increment(by: dc) }
         if dp > 0 { framesProcessed.increment(by: dp) }

@@ -47,29 +47,26 @@ public func openDeviceSource(_ configuration: CaptureConfiguration) -> DaemonSou
 }
 
 /// Adapts a `CaptureSession`'s event handlers to the daemon's ``DeviceEventSource``.
-public final class SessionEvents: DeviceEventSource, @unchecked Sendable {
-    // Invariant for @unchecked Sendable: `handler` and `registered` are touched only under `lock`;
-    // `session` is immutable (and Sendable).
+public final class SessionEvents: DeviceEventSource, Sendable {
     private let session: CaptureSession
-    private let lock = Lock()
-    private var handler: (@Sendable (DeviceEvent) -> Void)?
-    private var registered = false
+    /// The handler to call, and whether the session already calls this object.
+    private let handler = Locked<(call: (@Sendable (DeviceEvent) -> Void)?, registered: Bool)>((nil, false))
 
     public init(_ session: CaptureSession) { self.session = session }
 
     public func startReporting(_ handler: @escaping @Sendable (DeviceEvent) -> Void) {
-        let register = lock.withLock { () -> Bool in
-            self.handler = handler
-            defer { registered = true }
-            return !registered
+        let register = self.handler.withLock { state -> Bool in
+            state.call = handler
+            defer { state.registered = true }
+            return !state.registered
         }
         if register {
             session.addEventHandler { [weak self] event in
-                guard let self, let h = self.lock.withLock({ self.handler }) else { return }
+                guard let self, let h = self.handler.withLock({ $0.call }) else { return }
                 h(event)
             }
         }
     }
 
-    public func stopReporting() { lock.withLock { handler = nil } }
+    public func stopReporting() { handler.withLock { $0.call = nil } }
 }

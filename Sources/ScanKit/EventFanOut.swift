@@ -30,31 +30,10 @@ public struct EventSubscription: Hashable, Sendable {
 /// ``QueuedSink``; a stream drops its oldest buffered event): the lock is held while delivering so that
 /// every sink sees the same `seq` order, and a device event emitted from a camera's thread never waits on
 /// an output.
-public final class EventFanOut: @unchecked Sendable {
-    // Invariant for @unchecked Sendable: `seq`, `closed`, `present`, `deviceKinds`, `subscribers`, `earlySubscribers`,
-    // `streams` and `nextID` are touched only under `lock`, `published` only under `countLock`; `sinks`,
-    // `encoder` and `logger` are immutable.
-    private let lock = Lock()
-    private var seq: UInt64 = 0
+public final class EventFanOut: Sendable {
     private let sinks: [any EventSink]
-    private var subscribers: [(id: UInt64, sink: any EventSink)] = []
-    private var earlySubscribers: [(id: UInt64, sink: any EventSink)] = []
-    private var streams: [(id: UInt64, continuation: AsyncStream<PublishedEvent>.Continuation)] = []
-    private var nextID: UInt64 = 0
     private let encoder = JSONLinesEncoder()
     private let logger: Logger
-
-    public init(sinks: [any EventSink], logger: Logger) {
-        self.sinks = sinks
-        self.logger = logger
-    }
-
-    /// Events published so far (does not wait for a sink that is blocked).
-    public var count: UInt64 { countLock.withLock { published } }
-    private let countLock = Lock()
-    private var published: UInt64 = 0
-
-    private var closed = false
 
     /// Identifies one presence (a code value of a type, or a face) across its `appeared` and `lost`.
     private struct PresenceKey: Hashable {
@@ -66,36 +45,62 @@ public final class EventFanOut: @unchecked Sendable {
             value = p.payload == nil ? p.value : nil
         }
     }
-    private var present: [PresenceKey: (order: UInt64, event: PresenceEvent)] = [:]
-    private var deviceKinds: [String: DeviceEvent.Kind] = [:]
+
+    /// Everything that changes as events are published and subscribers come and go. Its lock is held while
+    /// delivering, so every sink sees the same `seq` order.
+    private struct State {
+        var seq: UInt64 = 0
+        var subscribers: [(id: UInt64, sink: any EventSink)] = []
+        var earlySubscribers: [(id: UInt64, sink: any EventSink)] = []
+        var streams: [(id: UInt64, continuation: AsyncStream<PublishedEvent>.Continuation)] = []
+        var nextID: UInt64 = 0
+        var closed = false
+        var present: [PresenceKey: (order: UInt64, event: PresenceEvent)] = [:]
+        var deviceKinds: [String: DeviceEvent.Kind] = [:]
+    }
+    private let state = Locked(State())
+    /// The `seq` of the last event delivered: its own lock, so ``count`` never waits for a blocked sink.
+    private let published = Locked<UInt64>(0)
+
+    public init(sinks: [any EventSink], logger: Logger) {
+        self.sinks = sinks
+        self.logger = logger
+    }
+
+    /// Events published so far (does not wait for a sink that is blocked).
+    public var count: UInt64 { published.withLock { $0 } }
 
     /// What is present after the last published event (its `seq`), oldest `appeared` first.
     public func snapshot() -> PresenceSnapshot {
-        lock.withLock {
-            PresenceSnapshot(seq: seq, present: present.values.sorted { $0.order < $1.order }.map(\.event))
+        state.withLock {
+            PresenceSnapshot(seq: $0.seq, present: $0.present.values.sorted { $0.order < $1.order }.map(\.event))
         }
     }
 
     /// The kind of the last `device` event published for `device`.
-    public func lastDeviceKind(_ device: String) -> DeviceEvent.Kind? { lock.withLock { deviceKinds[device] } }
+    public func lastDeviceKind(_ device: String) -> DeviceEvent.Kind? { state.withLock { $0.deviceKinds[device] } }
 
     /// Adds a sink that gets every later event (its `deliver` must return at once). `finish()` is not
     /// called by the fan-out: the subscriber owns its sink.
     /// - Parameter beforeSinks: deliver to it before the daemon's own sinks (stdout), so that an event on
     ///   stdout was already handed to it (the MQTT spool: printed implies spooled, even across a SIGKILL).
     public func subscribe(_ sink: any EventSink, beforeSinks: Bool = false) -> EventSubscription {
-        lock.withLock {
-            nextID += 1
-            if beforeSinks { earlySubscribers.append((nextID, sink)) } else { subscribers.append((nextID, sink)) }
-            return EventSubscription(id: nextID)
+        state.withLock { state in
+            state.nextID += 1
+            if beforeSinks {
+                state.earlySubscribers.append((state.nextID, sink))
+            } else {
+                state.subscribers.append((state.nextID, sink))
+            }
+            return EventSubscription(id: state.nextID)
         }
     }
 
     /// Ends a subscription; no delivery to it starts after this returns.
     public func unsubscribe(_ subscription: EventSubscription) {
-        lock.withLock {
-            subscribers.removeAll { $0.id == subscription.id }
-            earlySubscribers.removeAll { $0.id == subscription.id }
+        state.withLock { state in
+            state.subscribers.removeAll { $0.id == subscription.id }
+            state.earlySubscribers.removeAll { $0.id == subscription.id }
         }
     }
 
@@ -105,18 +110,18 @@ public final class EventFanOut: @unchecked Sendable {
     public func events(bufferingNewest limit: Int = 1024) -> AsyncStream<PublishedEvent> {
         let (stream, continuation) = AsyncStream.makeStream(
             of: PublishedEvent.self, bufferingPolicy: .bufferingNewest(limit))
-        let registered = lock.withLock { () -> UInt64? in
-            guard !closed else { return nil }
-            nextID += 1
-            streams.append((nextID, continuation))
-            return nextID
+        let registered = state.withLock { state -> UInt64? in
+            guard !state.closed else { return nil }
+            state.nextID += 1
+            state.streams.append((state.nextID, continuation))
+            return state.nextID
         }
         guard let id = registered else {
             continuation.finish()
             return stream
         }
         continuation.onTermination = { [weak self] _ in
-            self?.lock.withLock { self?.streams.removeAll { $0.id == id } }
+            self?.state.withLock { $0.streams.removeAll { $0.id == id } }
         }
         return stream
     }
@@ -125,10 +130,10 @@ public final class EventFanOut: @unchecked Sendable {
     /// stopped, before the sinks finish, so a pipeline thread that was abandoned mid-frame cannot deliver
     /// to a finished sink.
     public func close() {
-        let ending = lock.withLock { () -> [AsyncStream<PublishedEvent>.Continuation] in
-            closed = true
-            defer { streams = [] }
-            return streams.map(\.continuation)
+        let ending = state.withLock { state -> [AsyncStream<PublishedEvent>.Continuation] in
+            state.closed = true
+            defer { state.streams = [] }
+            return state.streams.map(\.continuation)
         }
         for c in ending { c.finish() }
     }
@@ -136,29 +141,31 @@ public final class EventFanOut: @unchecked Sendable {
     /// Gives each event the next `seq` and the current wall-clock `timestamp`, then delivers it.
     public func emit(_ events: [ScanEvent]) {
         guard !events.isEmpty else { return }
-        lock.withLock {
-            guard !closed else { return }
+        state.withLock { state in
+            guard !state.closed else { return }
             for event in events {
-                seq += 1
+                state.seq += 1
+                let seq = state.seq
                 let timestamp = wallClockSeconds()
                 let encoded = encoder.encode(event, seq: seq, timestamp: timestamp)
                 log(event, seq: seq)
                 switch event {
-                case .presence(let p) where p.transition == .appeared: present[PresenceKey(p)] = (seq, p)
-                case .presence(let p): present[PresenceKey(p)] = nil
+                case .presence(let p) where p.transition == .appeared: state.present[PresenceKey(p)] = (seq, p)
+                case .presence(let p): state.present[PresenceKey(p)] = nil
                 case .device(let d)
                 where ![.controlChanged, .adjustingExposureStarted, .adjustingExposureEnded].contains(d.kind):
-                    deviceKinds[d.device] = d.kind  // the device's state; control events (issue 18) leave it alone
+                    // The device's state; control events (issue 18) leave it alone.
+                    state.deviceKinds[d.device] = d.kind
                 case .device, .metadata, .configuration: break
                 }
-                for s in earlySubscribers { s.sink.deliver(encoded) }
+                for s in state.earlySubscribers { s.sink.deliver(encoded) }
                 for sink in sinks { sink.deliver(encoded) }
-                for s in subscribers { s.sink.deliver(encoded) }
-                if !streams.isEmpty {
-                    let published = PublishedEvent(event: event, seq: seq, timestamp: timestamp, encoded: encoded)
-                    for s in streams { s.continuation.yield(published) }
+                for s in state.subscribers { s.sink.deliver(encoded) }
+                if !state.streams.isEmpty {
+                    let event = PublishedEvent(event: event, seq: seq, timestamp: timestamp, encoded: encoded)
+                    for s in state.streams { s.continuation.yield(event) }
                 }
-                countLock.withLock { published = seq }
+                published.withLock { $0 = seq }
             }
         }
     }

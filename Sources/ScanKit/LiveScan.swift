@@ -93,24 +93,22 @@ public struct LiveScanFailure: Error, Sendable { public var message: String }
 /// Scans a running `CaptureSession` on a dedicated thread (its reads block) until the scan ends by itself,
 /// `duration` seconds pass, or the group shuts down gracefully; the last two stop the session, which ends
 /// the scan after its current frame.
-public final class LiveScanService: Service, @unchecked Sendable {
-    // Invariant for @unchecked Sendable: `scan` is called once, on one thread, and is the only user of the
-    // state it captured; `outcome` is touched only under `lock`; `session` is Sendable, `duration` immutable.
+public final class LiveScanService: Service, Sendable {
     private let session: CaptureSession
     private let duration: Double?
-    private let scan: () -> Result<Int, LiveScanFailure>
-    private let lock = Lock()
-    private var outcome: Result<Int, LiveScanFailure>?
+    /// Called once, by ``run()``, on a thread of its own: the only user of the state it captured.
+    private let scan: HandOver<() -> Result<Int, LiveScanFailure>>
+    private let outcome = Locked<Result<Int, LiveScanFailure>?>(nil)
 
     public init(session: CaptureSession, duration: Double?, scan: sending @escaping () -> Result<Int, LiveScanFailure>)
     {
         self.session = session
         self.duration = duration
-        self.scan = scan
+        self.scan = HandOver(scan)
     }
 
     /// The scan's result (frames scanned, or its failure) once ``run()`` returned.
-    public var result: Result<Int, LiveScanFailure>? { lock.withLock { outcome } }
+    public var result: Result<Int, LiveScanFailure>? { outcome.withLock { $0 } }
 
     public func run() async throws {
         let session = self.session
@@ -118,8 +116,8 @@ public final class LiveScanService: Service, @unchecked Sendable {
         await withTaskGroup(of: Void.self) { group in
             group.addTask { [self] in
                 let scan = self.scan
-                let r = await onDedicatedThread { scan() }
-                self.lock.withLock { self.outcome = r }
+                let r = await onDedicatedThread { scan.value() }
+                self.outcome.withLock { $0 = r }
             }
             group.addTask {
                 // Ends on graceful shutdown (stop the session) or when cancelled (the scan ended first).

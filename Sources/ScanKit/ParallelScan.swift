@@ -22,10 +22,8 @@ public enum ParallelScan {
         var summary = ScanSummary()
     }
 
-    /// What the workers and the writer share.
-    final class Board: @unchecked Sendable {
-        // Invariant for @unchecked Sendable: every stored property is read and written only under `monitor`.
-        let monitor = Monitor()
+    /// What the workers and the writer share (in a ``Locked``: ``Board``).
+    struct BoardState: Sendable {
         var slots: [Slot]
         var nextToTake = 0
         var head = 0
@@ -39,10 +37,10 @@ public enum ParallelScan {
             self.bufferedBytesPerInput = bufferedBytesPerInput
         }
     }
+    typealias Board = Locked<BoardState>
 
     /// The sink a worker scans one input into: its slot on the board.
-    final class SlotSink: EventSink, @unchecked Sendable {
-        // Invariant for @unchecked Sendable: `board` is itself safe; `index` is immutable.
+    final class SlotSink: EventSink, Sendable {
         let board: Board
         let index: Int
         init(board: Board, index: Int) {
@@ -51,30 +49,22 @@ public enum ParallelScan {
         }
 
         /// True once the writer stopped (its output failed): the worker ends the input early.
-        var isStopped: Bool { board.monitor.withLock { board.stopped } }
+        var isStopped: Bool { board.withLock { $0.stopped } }
 
         func deliver(_ event: EncodedEvent) {
-            board.monitor.withLock {
-                while !board.stopped && board.head != index
-                    && board.slots[index].bufferedBytes >= board.bufferedBytesPerInput
-                {
-                    board.monitor.wait()
-                }
+            let index = self.index
+            let hasRoom: (ParallelScan.BoardState) -> Bool = {
+                $0.stopped || $0.head == index || $0.slots[index].bufferedBytes < $0.bufferedBytesPerInput
+            }
+            board.withLock(waitingUntil: hasRoom) { board in
                 if board.stopped { return }
                 board.slots[index].lines.append(event.line)
                 board.slots[index].bufferedBytes += event.line.count
-                board.monitor.broadcast()
             }
+            board.broadcast()
         }
 
         func finish() {}
-    }
-
-    /// A worker's own scanner. Invariant for @unchecked Sendable: handed to exactly one worker thread, which
-    /// alone uses it (and its ``MetadataOutput``) from then on.
-    final class WorkerScanner: @unchecked Sendable {
-        let scanner: FileScanner
-        init(_ scanner: FileScanner) { self.scanner = scanner }
     }
 }
 
@@ -94,65 +84,67 @@ extension FileScanner {
         let workers = min(max(1, jobs), inputs.count)
         guard workers > 1 else { return scan(inputs: inputs, sink: sink) }
         precondition(!oneshot && frameObserver == nil, "--jobs is not for --oneshot or --annotate")
-        var scanners: [ParallelScan.WorkerScanner] = []
+        // Each worker's own scanner, handed to its thread, which alone uses it (and its MetadataOutput: the first
+        // worker's is this scanner's, which this function does not touch again).
+        var scanners: [HandOver<FileScanner>] = []
         for w in 0..<workers {
             var s = self
             if w > 0 { s.output = try makeOutput() }
             s.onFrame = nil
-            scanners.append(ParallelScan.WorkerScanner(s))
+            scanners.append(HandOver(promisingUnusedByCaller: s))
         }
         let board = ParallelScan.Board(
-            inputs: inputs.count, workers: workers, bufferedBytesPerInput: bufferedBytesPerInput)
+            ParallelScan.BoardState(
+                inputs: inputs.count, workers: workers, bufferedBytesPerInput: bufferedBytesPerInput))
         let threads = scanners.map { worker in
             WorkerThread(name: "scand-scan") {
                 while true {
-                    let index: Int? = board.monitor.withLock {
+                    let index: Int? = board.withLock { board in
                         guard !board.stopped, board.nextToTake < inputs.count else { return nil }
                         defer { board.nextToTake += 1 }
                         return board.nextToTake
                     }
                     guard let index else { break }
                     var summary = ScanSummary()
-                    worker.scanner.scan(
+                    worker.value.scan(
                         input: inputs[index], sink: ParallelScan.SlotSink(board: board, index: index), summary: &summary
                     )
-                    board.monitor.withLock {
-                        board.slots[index].summary = summary
-                        board.slots[index].done = true
-                        board.monitor.broadcast()
+                    board.withLock {
+                        $0.slots[index].summary = summary
+                        $0.slots[index].done = true
                     }
+                    board.broadcast()
                 }
-                board.monitor.withLock {
-                    board.workersLeft -= 1
-                    board.monitor.broadcast()
-                }
+                board.withLock { $0.workersLeft -= 1 }
+                board.broadcast()
             }
         }
         var total = ScanSummary()
         inputs: for index in inputs.indices {
             while true {
-                let (lines, done): ([[UInt8]], Bool) = board.monitor.withLock {
-                    board.head = index
-                    board.monitor.broadcast()
-                    while board.slots[index].lines.isEmpty && !board.slots[index].done { board.monitor.wait() }
+                board.withLock { $0.head = index }
+                board.broadcast()
+                let hasLines: (ParallelScan.BoardState) -> Bool = {
+                    !$0.slots[index].lines.isEmpty || $0.slots[index].done
+                }
+                let (lines, done): ([[UInt8]], Bool) = board.withLock(waitingUntil: hasLines) { board in
                     defer {
                         board.slots[index].lines = []
                         board.slots[index].bufferedBytes = 0
-                        board.monitor.broadcast()
                     }
                     return (board.slots[index].lines, board.slots[index].done)
                 }
+                board.broadcast()
                 for line in lines where !sink.write(line) { break }
                 if sink.hasFailed { break inputs }
                 if done { break }
             }
-            total.add(board.monitor.withLock { board.slots[index].summary })
+            total.add(board.withLock { $0.slots[index].summary })
         }
-        board.monitor.withLock {
-            board.stopped = true
-            board.monitor.broadcast()
-            while board.workersLeft > 0 { board.monitor.wait() }
-        }
+        board.withLock { $0.stopped = true }
+        board.broadcast()
+        let workersEnded: (ParallelScan.BoardState) -> Bool = { $0.workersLeft == 0 }
+        board.withLock(waitingUntil: workersEnded) { _ in }
         for thread in threads { thread.join() }
         switch sink.failure {
         case .readerGone?: total.outputClosed = true

@@ -8,17 +8,13 @@ public import ScanOutput
 /// full, the OLDEST waiting event is dropped, and before the next line it writes the output gets
 /// `{"event":"overflow","dropped":N,"timestamp":…}` (no `seq`; the `seq` gap says which were lost).
 /// After the target fails (EPIPE or a write error) everything queued is discarded.
-public final class QueuedSink: EventSink, @unchecked Sendable {
-    // Invariant for @unchecked Sendable: `items`, `head`, `dropped`, `totalDropped` and `closed` are touched only
-    // while holding `monitor`; `target` is itself thread-safe; `writer` is set once in init.
+public final class QueuedSink: EventSink, Sendable {
     private let target: FileDescriptorSink
-    private let monitor = Monitor()
-    private var items: [EncodedEvent?] = []
-    private var head = 0
-    private var dropped = 0
-    private var totalDropped = 0
-    private var closed = false
-    private var writer: WorkerThread?
+    /// The events waiting (with the count dropped since the last `overflow` line), and whether the sink is
+    /// closed.
+    private let queue: Locked<(events: DropOldestQueue<EncodedEvent>, closed: Bool)>
+    /// The writing thread, set once in init.
+    private let writer = Locked<WorkerThread?>(nil)
     /// The most events that wait; older ones are dropped first.
     public let capacity: Int
 
@@ -29,54 +25,45 @@ public final class QueuedSink: EventSink, @unchecked Sendable {
         precondition(capacity >= 1)
         self.target = target
         self.capacity = capacity
-        writer = WorkerThread(name: "scand-writer") { [self] in drain() }
+        queue = Locked((DropOldestQueue(capacity: capacity), false))
+        let thread = WorkerThread(name: "scand-writer") { [self] in drain() }
+        writer.withLock { $0 = thread }
     }
 
     /// Events dropped so far because the output did not keep up.
-    public var droppedEvents: Int { monitor.withLock { totalDropped } }
-
-    private var count: Int { items.count - head }
+    public var droppedEvents: Int { queue.withLock { $0.events.totalDropped } }
 
     /// Queues `event`; never blocks.
     public func deliver(_ event: EncodedEvent) {
-        monitor.withLock {
-            guard !closed else { return }
-            if count >= capacity {
-                items[head] = nil
-                head += 1
-                dropped += 1
-                totalDropped += 1
-            }
-            items.append(event)
-            monitor.broadcast()
+        queue.withLock {
+            guard !$0.closed else { return }
+            $0.events.append(event)
         }
+        queue.broadcast()
+    }
+
+    private static let hasWork: @Sendable ((events: DropOldestQueue<EncodedEvent>, closed: Bool)) -> Bool = {
+        !$0.events.isEmpty || $0.events.overflow > 0 || $0.closed
     }
 
     private func drain() {
         while true {
-            let next = monitor.withLock { () -> (batch: [EncodedEvent], lost: Int)? in
-                while count == 0 && dropped == 0 && !closed { monitor.wait() }
-                if count == 0 && dropped == 0 { return nil }
-                let batch = items[head...].compactMap { $0 }
-                items.removeAll(keepingCapacity: true)
-                head = 0
-                defer { dropped = 0 }
-                return (batch, dropped)
+            let next = queue.withLock(waitingUntil: Self.hasWork) { q -> (batch: [EncodedEvent], lost: Int)? in
+                if q.events.isEmpty && q.events.overflow == 0 { return nil }
+                return (q.events.removeAll(), q.events.takeOverflow())
             }
             guard let (batch, lost) = next else { return }
             if lost > 0 {
                 target.write(JSONLinesEncoder().encodeLine(Overflow(dropped: lost, timestamp: wallClockSeconds())))
             }
             for event in batch where !target.hasFailed { target.deliver(event) }
-            monitor.withLock {
-                if target.hasFailed {
-                    closed = true
-                    items.removeAll()
-                    head = 0
+            if target.hasFailed {
+                queue.withLock {
+                    $0.closed = true
+                    _ = $0.events.removeAll()
                 }
-                monitor.broadcast()
+                return
             }
-            if target.hasFailed { return }
         }
     }
 
@@ -90,11 +77,9 @@ public final class QueuedSink: EventSink, @unchecked Sendable {
     /// Returns false when the output did not take everything in time (it is then abandoned).
     @discardableResult
     public func finish(timeout: Double) -> Bool {
-        monitor.withLock {
-            closed = true
-            monitor.broadcast()
-        }
-        return writer?.join(timeout: timeout) ?? true
+        queue.withLock { $0.closed = true }
+        queue.broadcast()
+        return writer.withLock { $0 }?.join(timeout: timeout) ?? true
     }
 
     /// Stops taking events; gives the output up to 2 s to take what is queued.

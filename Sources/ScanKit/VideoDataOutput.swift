@@ -29,28 +29,29 @@ public struct VideoFrame: Sendable {
 /// The frame output, in the spirit of `AVCaptureVideoDataOutput`: any number of subscribers each get the
 /// newest processed frame through their own bounded, newest-wins buffer. Publishing never waits: a slow
 /// subscriber misses frames, detection never slows down. With no subscriber, publishing costs one lock.
-public final class VideoDataOutput: @unchecked Sendable {
-    // Invariant for @unchecked Sendable: `subscribers`, `nextID` and `closed` are touched only under `lock`.
-    private let lock = Lock()
-    private var subscribers: [(id: UInt64, continuation: AsyncStream<VideoFrame>.Continuation)] = []
-    private var nextID: UInt64 = 0
-    private var closed = false
+public final class VideoDataOutput: Sendable {
+    private struct State {
+        var subscribers: [(id: UInt64, continuation: AsyncStream<VideoFrame>.Continuation)] = []
+        var nextID: UInt64 = 0
+        var closed = false
+    }
+    private let state = Locked(State())
 
     public init() {}
 
     /// True while at least one subscriber iterates ``frames(bufferingNewest:)``.
-    public var hasSubscribers: Bool { lock.withLock { !subscribers.isEmpty } }
+    public var hasSubscribers: Bool { state.withLock { !$0.subscribers.isEmpty } }
 
     /// Every later processed frame; at most `limit` frames wait for a slow reader (older ones are dropped).
     /// Ends when the output is closed (the pipeline stopped) or the reader stops iterating.
     public func frames(bufferingNewest limit: Int = 1) -> AsyncStream<VideoFrame> {
         let (stream, continuation) = AsyncStream.makeStream(
             of: VideoFrame.self, bufferingPolicy: .bufferingNewest(max(1, limit)))
-        let id = lock.withLock { () -> UInt64? in
-            guard !closed else { return nil }
-            nextID += 1
-            subscribers.append((nextID, continuation))
-            return nextID
+        let id = state.withLock { state -> UInt64? in
+            guard !state.closed else { return nil }
+            state.nextID += 1
+            state.subscribers.append((state.nextID, continuation))
+            return state.nextID
         }
         guard let id else {
             continuation.finish()
@@ -60,11 +61,11 @@ public final class VideoDataOutput: @unchecked Sendable {
         return stream
     }
 
-    private func remove(_ id: UInt64) { lock.withLock { subscribers.removeAll { $0.id == id } } }
+    private func remove(_ id: UInt64) { state.withLock { $0.subscribers.removeAll { $0.id == id } } }
 
     /// Hands a frame to every subscriber; `make` runs only when there is one.
     public func publish(_ make: () -> VideoFrame) {
-        let targets = lock.withLock { subscribers.map(\.continuation) }
+        let targets = state.withLock { $0.subscribers.map(\.continuation) }
         guard !targets.isEmpty else { return }
         let frame = make()
         for t in targets { t.yield(frame) }
@@ -72,10 +73,10 @@ public final class VideoDataOutput: @unchecked Sendable {
 
     /// Ends every subscriber's stream; later subscriptions end at once.
     public func close() {
-        let ending = lock.withLock { () -> [AsyncStream<VideoFrame>.Continuation] in
-            closed = true
-            defer { subscribers = [] }
-            return subscribers.map(\.continuation)
+        let ending = state.withLock { state -> [AsyncStream<VideoFrame>.Continuation] in
+            state.closed = true
+            defer { state.subscribers = [] }
+            return state.subscribers.map(\.continuation)
         }
         for c in ending { c.finish() }
     }

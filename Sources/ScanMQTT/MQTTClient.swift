@@ -469,7 +469,7 @@ public final class MQTTClient: EventSink, @unchecked Sendable {
         let s = Status(
             status: online ? "online" : "offline", id: configuration.id, device: configuration.device,
             version: configuration.version, reason: reason,
-            timestamp: (Date().timeIntervalSince1970 * 1000).rounded() / 1000)
+            timestamp: (wallClockSeconds() * 1000).rounded() / 1000)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return Array((try? encoder.encode(s)) ?? Data())

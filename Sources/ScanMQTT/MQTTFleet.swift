@@ -38,12 +38,11 @@ public struct MQTTFleetTopics: Sendable, Equatable {
 
 /// Turns the event stream into the retained state topics and the tag topic, and makes the start-up messages
 /// (discovery configs or their removal, the face state). Called from any thread that delivers events.
-final class MQTTFleetState: @unchecked Sendable {
-    // Invariant for @unchecked Sendable: `faces` is touched only while holding `lock`; the rest is immutable.
+final class MQTTFleetState: Sendable {
     let topics: MQTTFleetTopics
     private let configuration: MQTTConfiguration
-    private let lock = Lock()
-    private var faces: Set<Int> = []
+    /// The face IDs in view.
+    private let faces = Locked<Set<Int>>([])
 
     init(configuration: MQTTConfiguration) {
         self.configuration = configuration
@@ -67,7 +66,7 @@ final class MQTTFleetState: @unchecked Sendable {
         else { return [] }
         if type == MetadataObjectType.face.rawValue {
             guard let id = object["faceID"] as? Int else { return [] }
-            let change = lock.withLock { () -> String? in
+            let change = faces.withLock { faces -> String? in
                 let before = faces.isEmpty
                 if event.name == "appeared" { faces.insert(id) } else { faces.remove(id) }
                 return before == faces.isEmpty ? nil : (faces.isEmpty ? "OFF" : "ON")

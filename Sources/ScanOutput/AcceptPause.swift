@@ -17,10 +17,9 @@ import ScanCore
 /// the server) or after `retryInterval` seconds (a descriptor may be freed elsewhere). It logs a warning
 /// when accepting stops and a notice when it works again, at most once a minute each (a daemon at its limit
 /// pauses again as soon as the next pending connection takes the freed descriptor), never a line per failure.
-/// Loop-confined: every method runs on the listening channel's event loop.
-final class AcceptPause: ChannelInboundHandler, @unchecked Sendable {
-    // Invariant for @unchecked Sendable: loop-confined, every mutable field is touched only on the
-    // listening channel's event loop (NIO calls handlers there; the retry is scheduled there).
+/// Loop-confined: every method runs on the listening channel's event loop (NIO calls handlers there; the retry
+/// reaches it through a `NIOLoopBound`, which checks that at run time).
+final class AcceptPause: ChannelInboundHandler {
     typealias InboundIn = any Channel
     typealias InboundOut = any Channel
 
@@ -31,7 +30,7 @@ final class AcceptPause: ChannelInboundHandler, @unchecked Sendable {
     /// Accepting is switched off (autoRead false).
     private(set) var isPaused = false
     /// When the last warning was logged.
-    private var lastWarning: NIODeadline?
+    private var lastWarning: Double?
     /// The last warning has not been followed by an "accepting again" notice yet.
     private var owesNotice = false
     /// Failed accepts since the last warning.
@@ -89,8 +88,8 @@ final class AcceptPause: ChannelInboundHandler, @unchecked Sendable {
     /// Logs (at most once a minute) and pauses accepting; `failed`: an accept failed or was refused (counted).
     private func refuse(_ why: String, _ context: ChannelHandlerContext, failed: Bool = true) {
         if failed { failures += 1 }
-        let now = NIODeadline.now()
-        if lastWarning.map({ now - $0 >= .seconds(60) }) ?? true {
+        let now = monotonicSeconds()
+        if lastWarning.map({ now - $0 >= 60 }) ?? true {
             lastWarning = now
             owesNotice = true
             logger.warning(
@@ -111,9 +110,10 @@ final class AcceptPause: ChannelInboundHandler, @unchecked Sendable {
 
     private func scheduleRetry(_ context: ChannelHandlerContext) {
         retry?.cancel()
-        retry = context.eventLoop.scheduleTask(in: .nanoseconds(Int64(retryInterval * 1e9))) { [self] in
-            retry = nil
-            retryNow()
+        let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
+        retry = context.eventLoop.scheduleTask(in: .nanoseconds(Int64(retryInterval * 1e9))) {
+            bound.value.retry = nil
+            bound.value.retryNow()
         }
     }
 

@@ -14,27 +14,35 @@ public import ScanCore
 /// own bounded queue: ``deliver(_:)`` never blocks, a slow client loses its oldest events (and is told
 /// with an `overflow` line), and a client stuck past ``SocketServerConfiguration/clientStallTimeout`` is
 /// disconnected. Other clients and the pipeline are never slowed.
-public final class SocketServer: EventSink, @unchecked Sendable {
-    // Invariant for @unchecked Sendable: `listeners` and the other fields marked below as under `lock`
-    // are touched only under `lock`; the fields marked loop-confined only on `loop`; the rest is immutable.
+public final class SocketServer: EventSink, Sendable {
     public let configuration: SocketServerConfiguration
     private let logger: Logger
     private let group: MultiThreadedEventLoopGroup
     private let loop: any EventLoop
     /// The event loop every client handler runs on.
     var eventLoop: any EventLoop { loop }
-    private let lock = Lock()
-    private var listeners: [any Channel] = []
-    // Loop-confined: touched only on `loop`.
-    private var clients: [ObjectIdentifier: ClientHandler] = [:]
-    private var acceptPauses: [AcceptPause] = []
-    private var nextClientID = 1
-    private var banner: ServerBanner
-    /// What answers snapshots (on connect, `poll`) and `devices`; set at init (weak: the provider, the
-    /// pipeline, publishes to this server).
-    private weak var stateProvider: (any ServerStateProvider)?
-    private var stopped = false
-    private var finished = false
+
+    /// What any thread may touch, under its lock.
+    private struct Shared {
+        var listeners: [any Channel] = []
+        var finished = false
+        /// Events dropped for slow clients since start, summed over clients.
+        var droppedEvents = 0
+        /// What answers snapshots (on connect, `poll`) and `devices`; set at init (weak: the provider, the
+        /// pipeline, publishes to this server).
+        weak var stateProvider: (any ServerStateProvider)?
+    }
+    private let shared: Locked<Shared>
+
+    /// What only the event loop touches (`NIOLoopBoundBox` checks it at run time).
+    private struct OnLoop {
+        var clients: [ObjectIdentifier: ClientHandler] = [:]
+        var acceptPauses: [AcceptPause] = []
+        var nextClientID = 1
+        var banner: ServerBanner
+        var stopped = false
+    }
+    private let onLoop: NIOLoopBoundBox<OnLoop>
 
     /// - Parameter state: what answers snapshots (on connect, `poll`) and `devices`: the pipeline.
     public init(
@@ -42,11 +50,11 @@ public final class SocketServer: EventSink, @unchecked Sendable {
         state: any ServerStateProvider, logger: Logger
     ) {
         self.configuration = configuration
-        self.banner = banner
-        self.stateProvider = state
+        self.shared = Locked(Shared(stateProvider: state))
         self.logger = logger
         self.group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         self.loop = group.next()
+        self.onLoop = NIOLoopBoundBox.makeBoxSendingValue(OnLoop(banner: banner), eventLoop: loop)
     }
 
     static func encodeBanner(_ banner: ServerBanner) -> [UInt8] { ClientLines.hello(banner) }
@@ -79,7 +87,7 @@ public final class SocketServer: EventSink, @unchecked Sendable {
                     }
                     let pause = AcceptPause(retryInterval: config.acceptRetryInterval, logger: self.logger)
                     try channel.pipeline.syncOperations.addHandler(pause)
-                    self.acceptPauses.append(pause)
+                    self.onLoop.value.acceptPauses.append(pause)
                 }
             }
             .childChannelInitializer { [self] channel in
@@ -88,88 +96,88 @@ public final class SocketServer: EventSink, @unchecked Sendable {
                 }
             }
             .withBoundSocket(fd).wait()
-        lock.withLock { listeners.append(channel) }
+        shared.withLock { $0.listeners.append(channel) }
     }
 
     private func makeClient(_ channel: any Channel) -> ClientHandler {
-        loop.preconditionInEventLoop()
-        let id = nextClientID
-        nextClientID += 1
+        let id = onLoop.value.nextClientID
+        onLoop.value.nextClientID += 1
         return ClientHandler(id: id, server: self, configuration: configuration, logger: logger)
     }
 
     // Loop-confined bookkeeping, called by handlers.
     fileprivate func added(_ client: ClientHandler) -> ByteBuffer? {
-        if stopped { return nil }
-        clients[ObjectIdentifier(client)] = client
-        logger.info("client connected", metadata: ["client": "\(client.id)", "clients": "\(clients.count)"])
-        return ByteBuffer(bytes: Self.encodeBanner(banner))
+        if onLoop.value.stopped { return nil }
+        onLoop.value.clients[ObjectIdentifier(client)] = client
+        logger.info(
+            "client connected", metadata: ["client": "\(client.id)", "clients": "\(onLoop.value.clients.count)"])
+        return ByteBuffer(bytes: Self.encodeBanner(onLoop.value.banner))
     }
 
     fileprivate func removed(_ client: ClientHandler, reason: String) {
-        guard clients.removeValue(forKey: ObjectIdentifier(client)) != nil else { return }
+        guard onLoop.value.clients.removeValue(forKey: ObjectIdentifier(client)) != nil else { return }
         logger.info(
             "client disconnected",
             metadata: [
                 "client": "\(client.id)", "reason": "\(reason)",
-                "clients": "\(clients.count)",
+                "clients": "\(onLoop.value.clients.count)",
             ])
         // A descriptor is being freed: a paused acceptor tries again (on the next loop turn, once the
         // connection's descriptor is closed).
-        if acceptPauses.contains(where: \.isPaused) {
-            loop.execute { for pause in self.acceptPauses { pause.retryNow() } }
+        if onLoop.value.acceptPauses.contains(where: \.isPaused) {
+            loop.execute { for pause in self.onLoop.value.acceptPauses { pause.retryNow() } }
         }
     }
 
     /// Events dropped since start for slow clients, summed over every client (each client got an `overflow`
     /// line saying how many of its own). For `/metrics`.
-    public var droppedEvents: Int { lock.withLock { _droppedEvents } }
-    private var _droppedEvents = 0  // under `lock`
+    public var droppedEvents: Int { shared.withLock { $0.droppedEvents } }
 
     /// Counts one event dropped for a slow client (any thread).
-    func countDropped() { lock.withLock { _droppedEvents += 1 } }
+    func countDropped() { shared.withLock { $0.droppedEvents += 1 } }
 
     /// Number of connected clients (for logs and tests; waits for the event loop).
     public var clientCount: Int {
-        (try? loop.submit { self.clients.count }.wait()) ?? 0
+        (try? loop.submit { self.onLoop.value.clients.count }.wait()) ?? 0
     }
 
     /// Queues `event` for every client whose subscription passes it. Never blocks.
     public func deliver(_ event: EncodedEvent) {
         let buffer = ByteBuffer(bytes: event.line)
         loop.execute {
-            for client in self.clients.values { client.enqueue(event, buffer) }
+            for client in self.onLoop.value.clients.values { client.enqueue(event, buffer) }
         }
     }
 
     /// The present objects now (empty once the provider is gone).
     fileprivate func snapshot() -> PresenceSnapshot {
-        lock.withLock { stateProvider }?.presenceSnapshot() ?? PresenceSnapshot()
+        shared.withLock { $0.stateProvider }?.presenceSnapshot() ?? PresenceSnapshot()
     }
 
     fileprivate func sourceStates() -> [SourceState] {
-        lock.withLock { stateProvider }?.sourceStates() ?? []
+        shared.withLock { $0.stateProvider }?.sourceStates() ?? []
     }
 
     /// Changes what new clients are told in the banner (after a configuration reload).
     public func updateBanner(_ banner: ServerBanner) {
-        loop.execute { self.banner = banner }
+        loop.execute { self.onLoop.value.banner = banner }
     }
 
     /// Stops accepting, gives each client up to ``SocketServerConfiguration/drainTimeout`` to receive what
     /// is queued for it, closes every connection and the listening sockets, and stops the event loop.
     public func finish() {
-        let (listeners, already) = lock.withLock { () -> ([any Channel], Bool) in
-            let l = self.listeners
-            self.listeners = []
-            defer { finished = true }
-            return (l, finished)
+        let (listeners, already) = shared.withLock { shared -> ([any Channel], Bool) in
+            let l = shared.listeners
+            shared.listeners = []
+            defer { shared.finished = true }
+            return (l, shared.finished)
         }
         guard !already else { return }
         for l in listeners { try? l.close().wait() }
         let drained: EventLoopFuture<Void> = loop.flatSubmit {
-            self.stopped = true
-            let futures = self.clients.values.map { $0.drainAndClose(timeout: self.configuration.drainTimeout) }
+            self.onLoop.value.stopped = true
+            let timeout = self.configuration.drainTimeout
+            let futures = self.onLoop.value.clients.values.map { $0.drainAndClose(timeout: timeout) }
             return EventLoopFuture.andAllComplete(futures, on: self.loop)
         }
         try? drained.wait()
@@ -177,10 +185,10 @@ public final class SocketServer: EventSink, @unchecked Sendable {
     }
 }
 
-/// One client connection. Loop-confined (all methods run on the server's event loop).
-private final class ClientHandler: ChannelInboundHandler, @unchecked Sendable {
-    // Invariant for @unchecked Sendable: loop-confined, every mutable field is touched only on the
-    // server's event loop (deliveries from the pipeline are hopped onto it with `execute`).
+/// One client connection. Loop-confined: all methods run on the server's event loop (NIO calls handlers there;
+/// deliveries from the pipeline are hopped onto it with `execute`, and the server keeps its handlers in a
+/// `NIOLoopBoundBox`).
+private final class ClientHandler: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
@@ -192,9 +200,8 @@ private final class ClientHandler: ChannelInboundHandler, @unchecked Sendable {
     private var subscription = Subscription()
     /// Events numbered up to this were reflected in the snapshot sent on connect: not delivered again.
     private var snapshotSeq: UInt64 = 0
-    private var queue = CircularBuffer<ByteBuffer>(initialCapacity: 16)
-    private var dropped = 0
-    private var totalDropped = 0
+    /// Lines waiting for the socket to take them; the oldest go first when the client is too slow.
+    private var queue: DropOldestQueue<ByteBuffer>
     private var stalledSince: Double?
     private var pendingLine: [UInt8] = []
     private var discardingLongLine = false
@@ -205,6 +212,7 @@ private final class ClientHandler: ChannelInboundHandler, @unchecked Sendable {
         self.server = server
         self.configuration = configuration
         self.logger = logger
+        self.queue = DropOldestQueue(capacity: configuration.clientQueueLimit)
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -230,7 +238,7 @@ private final class ClientHandler: ChannelInboundHandler, @unchecked Sendable {
 
     func channelInactive(context: ChannelHandlerContext) {
         server.removed(self, reason: closing ? "closed by server" : "closed by client")
-        queue.removeAll()
+        _ = queue.removeAll()
         self.context = nil
     }
 
@@ -340,10 +348,7 @@ private final class ClientHandler: ChannelInboundHandler, @unchecked Sendable {
 
     private func push(_ buffer: ByteBuffer) {
         guard let context, !closing else { return }
-        if queue.count >= configuration.clientQueueLimit {
-            queue.removeFirst()
-            dropped += 1
-            totalDropped += 1
+        if queue.append(buffer) > 0 {
             server.countDropped()
             let now = monotonicSeconds()
             if stalledSince == nil { stalledSince = now }
@@ -351,16 +356,15 @@ private final class ClientHandler: ChannelInboundHandler, @unchecked Sendable {
                 logger.warning(
                     "disconnecting stalled client",
                     metadata: [
-                        "client": "\(id)", "dropped": "\(totalDropped)",
+                        "client": "\(id)", "dropped": "\(queue.totalDropped)",
                         "stalledSeconds": "\(Int(now - since))",
                     ])
                 closing = true
-                queue.removeAll()
+                _ = queue.removeAll()
                 context.close(promise: nil)
                 return
             }
         }
-        queue.append(buffer)
         pump()
     }
 
@@ -368,12 +372,12 @@ private final class ClientHandler: ChannelInboundHandler, @unchecked Sendable {
         guard let context else { return }
         var wrote = false
         while context.channel.isWritable {
-            if dropped > 0 {
+            if queue.overflow > 0 {
+                let dropped = queue.takeOverflow()
                 let line = ClientLines.overflow(dropped: dropped)
                 logger.notice(
                     "client too slow, dropped its oldest events",
                     metadata: ["client": "\(id)", "dropped": "\(dropped)"])
-                dropped = 0
                 context.write(wrapOutboundOut(ByteBuffer(bytes: line)), promise: nil)
             } else if let next = queue.popFirst() {
                 context.write(wrapOutboundOut(next), promise: nil)
@@ -389,7 +393,7 @@ private final class ClientHandler: ChannelInboundHandler, @unchecked Sendable {
     func drainAndClose(timeout: Double) -> EventLoopFuture<Void> {
         guard let context else { return server.eventLoop.makeSucceededVoidFuture() }
         closing = true
-        if dropped > 0 { pump() }
+        if queue.overflow > 0 { pump() }
         while let next = queue.popFirst() { context.write(wrapOutboundOut(next), promise: nil) }
         let channel = context.channel
         let closed = channel.closeFuture

@@ -28,14 +28,12 @@ public enum OutputFailure: Sendable, Equatable, CustomStringConvertible {
 /// back-pressured). In `scand run` wrap it in a queue of its own so it never blocks the pipeline.
 /// The first failure stops all further writes; `EPIPE` is ``OutputFailure/readerGone``, any other error
 /// ``OutputFailure/writeFailed(output:reason:)``; `onFailure` is called once with it.
-public final class FileDescriptorSink: EventSink, @unchecked Sendable {
-    // Invariant for @unchecked Sendable: `fd`, `name` and `onFailure` are immutable; `failureState` is read
-    // and written only while holding `lock`. Writes happen under `lock`, so lines never interleave.
+public final class FileDescriptorSink: EventSink, Sendable {
     private let fd: Int32
     private let name: String
     private let onFailure: @Sendable (OutputFailure) -> Void
-    private let lock = Lock()
-    private var failureState: OutputFailure?
+    /// The first failure; writes happen under its lock, so lines never interleave.
+    private let failureState = Locked<OutputFailure?>(nil)
 
     /// - Parameters:
     ///   - fd: the descriptor to write to (not closed by the sink).
@@ -50,7 +48,7 @@ public final class FileDescriptorSink: EventSink, @unchecked Sendable {
     }
 
     /// The failure that stopped this output, if any.
-    public var failure: OutputFailure? { lock.withLock { failureState } }
+    public var failure: OutputFailure? { failureState.withLock { $0 } }
 
     /// True once the reader has gone away (`EPIPE`).
     public var readerGone: Bool { failure == .readerGone }
@@ -63,7 +61,8 @@ public final class FileDescriptorSink: EventSink, @unchecked Sendable {
     /// Writes one whole line, or records the failure. Returns false when the line was not written.
     @discardableResult
     public func write(_ line: [UInt8]) -> Bool {
-        let failure: OutputFailure? = lock.withLock {
+        let fd = self.fd
+        let failure: OutputFailure? = failureState.withLock { failureState in
             guard failureState == nil else { return nil }
             let code = line.withUnsafeBytes { raw -> Int32 in
                 var offset = 0

@@ -8,15 +8,17 @@ import ScanKit
 /// `scand scan`'s progress line on a terminal: once an input has taken more than ``delay`` seconds, a line
 /// `scanning NAME: frame N (T s), E s` is redrawn at most every ``interval`` seconds on stderr, and erased
 /// when the input ends. Nothing is written when stderr is not a terminal.
-final class ProgressLine: @unchecked Sendable {
-    // Invariant: called only from the thread that runs FileScanner.scan (one input at a time); the state is
-    // never touched by another thread.
+final class ProgressLine: Sendable {
     let delay: Double
     let interval: Double
-    private var input = ""
-    private var started = 0.0
-    private var lastDraw = 0.0
-    private var shown = false
+    /// The input being scanned, when it started and when the line was last drawn (monotonic seconds).
+    private struct State {
+        var input = ""
+        var started = 0.0
+        var lastDraw = 0.0
+        var shown = false
+    }
+    private let state = Locked(State())
 
     init(delay: Double = 2, interval: Double = 0.25) {
         self.delay = delay
@@ -28,30 +30,28 @@ final class ProgressLine: @unchecked Sendable {
 
     /// One frame of `name` was scanned.
     func frame(input name: String, frames: Int, time: Double) {
-        let now = ProgressLine.now()
-        if name != input || frames == 1 {
-            finishInput()
-            input = name
-            started = now
+        let now = monotonicSeconds()
+        let text = state.withLock { state -> String? in
+            if name != state.input || frames == 1 {
+                Self.erase(&state)
+                state.input = name
+                state.started = now
+            }
+            guard now - state.started >= delay, now - state.lastDraw >= interval else { return nil }
+            state.lastDraw = now
+            state.shown = true
+            return
+                "scanning \(InputPath.escapedText(Array(name.utf8))): frame \(frames) (\(format1(time)) s), \(format1(now - state.started)) s"
         }
-        guard now - started >= delay, now - lastDraw >= interval else { return }
-        lastDraw = now
-        shown = true
-        let text =
-            "scanning \(InputPath.escapedText(Array(name.utf8))): frame \(frames) (\(format1(time)) s), \(format1(now - started)) s"
-        writeStderr("\r\u{1B}[K" + text)
+        if let text { writeStderr("\r\u{1B}[K" + text) }
     }
 
     /// Erases the line, if one was drawn.
-    func finishInput() {
-        if shown { writeStderr("\r\u{1B}[K") }
-        shown = false
-    }
+    func finishInput() { state.withLock { Self.erase(&$0) } }
 
-    static func now() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    private static func erase(_ state: inout State) {
+        if state.shown { writeStderr("\r\u{1B}[K") }
+        state.shown = false
     }
 }
 
