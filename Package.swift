@@ -190,6 +190,7 @@ let package = Package(
         .testTarget(name: "ScanDaemonTests", dependencies: ["ScanDaemon", "ScanKit", "ScanCapture", "ScanOutput", "ScanTestSupport", .product(name: "Logging", package: "swift-log"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")], swiftSettings: strict),
         .testTarget(name: "ScanHTTPTests", dependencies: ["ScanHTTP", "ScanCore", "ScanOutput", "ScanTestSupport"], swiftSettings: strict),
         .testTarget(name: "ScanMQTTTests", dependencies: ["ScanMQTT", "ScanCore", "ScanTestSupport", .product(name: "Logging", package: "swift-log")], swiftSettings: strict),
+        .testTarget(name: "ScanRunTests", dependencies: ["ScanRun", "ScanDaemon", "ScanKit", "ScanCapture", "ScanOutput", "ScanCore", "ScanTestSupport", .product(name: "Logging", package: "swift-log")], swiftSettings: strict),
         .testTarget(name: "scandTests", dependencies: ["scand", "ScanCore", "ScanDaemon", "ScanTestSupport"], swiftSettings: strict),
     ],
     cxxLanguageStandard: .cxx17

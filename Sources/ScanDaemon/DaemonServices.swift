@@ -36,11 +36,30 @@ public enum DaemonDecision: Sendable { case keepRunning, stop }
 /// sent while it starts (models loading, a camera opening, a slow broker) is applied once it runs instead of
 /// killing it.
 public struct HangupTrap: Sendable {
-    fileprivate let signals: UnixSignalsSequence
+    fileprivate enum Source: Sendable {
+        case signals(UnixSignalsSequence)
+        case memory(AsyncStream<Void>)
+    }
+    fileprivate let source: Source
 
     /// Traps SIGHUP (libdispatch's signal source) and returns once the trap is registered.
     public static func install() async -> HangupTrap {
-        HangupTrap(signals: await UnixSignalsSequence(trapping: .sighup))
+        HangupTrap(source: .signals(await UnixSignalsSequence(trapping: .sighup)))
+    }
+
+    /// A trap no signal reaches: each call of `send` stands for one SIGHUP (the assembly test drives a daemon
+    /// built in its own process this way, where a real SIGHUP would reach every test).
+    public static func inMemory() -> (trap: HangupTrap, send: @Sendable () -> Void) {
+        let (stream, continuation) = AsyncStream.makeStream(of: Void.self)
+        return (HangupTrap(source: .memory(stream)), { continuation.yield() })
+    }
+
+    /// Calls `body` for each hangup until the task is cancelled.
+    fileprivate func onEachHangup(_ body: () -> Void) async {
+        switch source {
+        case .signals(let signals): for await _ in signals { body() }
+        case .memory(let stream): for await _ in stream { body() }
+        }
     }
 }
 
@@ -86,13 +105,13 @@ public final class PipelineService: Service, Sendable {
     }
 
     public func run() async throws {
-        let hangups = self.hangups.signals
+        let hangups = self.hangups
         onReady()
         let mailbox = self.mailbox
         var decided = false
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
-                for await _ in hangups { mailbox.post(.reload) }
+                await hangups.onEachHangup { mailbox.post(.reload) }
             }
             for await command in mailbox.commands.cancelOnGracefulShutdown() {
                 if await handle(command) == .stop {
@@ -146,9 +165,11 @@ extension ServiceGroupConfiguration {
     /// The daemon's group: SIGTERM and SIGINT shut down gracefully (pipeline first, then the other
     /// services in reverse order), bounded by `stopTimeout` plus 10 s for the other services; after that
     /// the services' tasks are cancelled.
+    /// - Parameter signals: false: no signal is trapped (the assembly test stops the group itself, with
+    ///   `triggerGracefulShutdown()`, the path SIGTERM takes).
     public static func daemon(
         pipeline: PipelineService, otherServices: [any Service], stopTimeout: Double,
-        logger: Logger
+        signals: Bool = true, logger: Logger
     ) -> ServiceGroupConfiguration {
         var services = otherServices.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) }
         services.append(
@@ -156,7 +177,7 @@ extension ServiceGroupConfiguration {
                 service: pipeline, successTerminationBehavior: .gracefullyShutdownGroup,
                 failureTerminationBehavior: .gracefullyShutdownGroup))
         var configuration = ServiceGroupConfiguration(
-            services: services, gracefulShutdownSignals: [.sigterm, .sigint],
+            services: services, gracefulShutdownSignals: signals ? [.sigterm, .sigint] : [],
             logger: logger)
         configuration.maximumGracefulShutdownDuration = .milliseconds(Int64((stopTimeout + 10) * 1000))
         return configuration

@@ -61,78 +61,14 @@ public enum DaemonRunner {
         let hangups: HangupTrap
         if let installed = options.hangups { hangups = installed } else { hangups = await HangupTrap.install() }
         await slowStartHook(logger: logger)
-        let mailbox = DaemonMailbox()
-        let script = plan.script
         // OpenCV's own size cap is an environment variable it reads once; set it before any decoding
         // (no other thread exists yet).
         ImageDecoder.prepareCodecsPlugin(limits: plan.limits)
-
         let camera = makeCamera(plan, failFast: options.failFast, logger: logger)
         let source = try openSource(plan, camera: camera, inputPath: options.inputPath, logger: logger)
-
-        let stdout =
-            plan.stdout
-            ? DaemonStdout.sinkCountingLines(
-                queueCapacity: plan.stdoutQueue, mode: script.mode, oneshot: script.oneshot, mailbox: mailbox,
-                logger: logger) : nil
-        let stdoutSinks: [any EventSink] = stdout.map { [$0.sink] } ?? []
-        // The event bus first: the daemon publishes on it, every sink and service is built from it (and from
-        // the daemon as their state provider) and subscribes to it before the daemon starts.
-        let bus = EventFanOut(sinks: stdoutSinks, logger: logger)
-        let banner = ServerBanner(version: options.version, types: plan.daemon.output.metadataObjectTypes.sorted())
-        let metrics = plan.httpAddress != nil ? DaemonHTTP.makeMetrics(banner: banner) : nil
-        let daemon = Daemon(
-            configuration: plan.daemon, source: source, bus: bus, frameObserver: metrics.map(DaemonHTTP.frameObserver),
-            logger: logger, onEnd: { mailbox.post(.ended($0)) })
-        let outputs = try makeOutputs(plan, bus: bus, daemon: daemon, banner: banner, metrics: metrics, logger: logger)
-        guard plan.stdout || outputs.server != nil || outputs.http != nil || outputs.mqtt != nil else {
-            throw DaemonRunError.usage(
-                "nothing to deliver to: give --stdout, --socket PATH, --http HOST:PORT and/or --mqtt URL (or start by socket activation)"
-            )
-        }
-        let server = outputs.server
-        // Subscribes to the bus now, before the first event.
-        let mqttService = outputs.mqtt.map { MQTTService(client: $0, events: bus, logger: logger) }
-        do {
-            try daemon.start()
-        } catch {
-            logger.critical("\(error)")
-            outputs.abandonSocket()
-            throw DaemonRunError.exit(ExitStatus.failure)
-        }
-
-        // The services: the socket server, HTTP and MQTT serve until the group shuts down; the pipeline is
-        // last so it stops first. Its control loop (RunControl) decides the exit status.
-        let notifier = SystemdNotifier()
-        let control = RunControl(
-            plan: plan, options: options, daemon: daemon, server: server, camera: camera,
-            notifier: notifier, logger: logger, mqtt: outputs.mqtt != nil,
-            rawPrinted: script.mode != .json ? stdout?.printed : nil)
-        let pipeline = PipelineService(
-            daemon: daemon, mailbox: mailbox, ownedSinks: stdoutSinks, logger: logger,
-            onReady: {
-                notifier.notify("READY=1\nSTATUS=serving \(source.name)")
-                logger.notice("ready", metadata: ["source": "\(source.name)"])
-            },
-            onStopping: { notifier.notify("STOPPING=1") }, hangups: hangups, handle: { await control.handle($0) })
-        let group = ServiceGroup(
-            configuration: .daemon(
-                pipeline: pipeline,
-                otherServices: otherServices(
-                    outputs, mqtt: mqttService, daemon: daemon, notifier: notifier, logger: logger),
-                stopTimeout: plan.daemon.stopTimeout, logger: logger))
-        // --oneshot --timeout: the control loop gives up when the time runs out first.
-        let timer = plan.script.timeout.map { seconds in
-            Task {
-                try await Task.sleep(for: .seconds(seconds))
-                mailbox.post(.timedOut(seconds: seconds))
-            }
-        }
-        try await group.run()
-        timer?.cancel()
-        logStopped(daemon.statistics, logger: logger)
-        let status = await control.status
-        if status != ExitStatus.success { throw DaemonRunError.exit(status) }
+        let assembly = try DaemonAssembly(
+            plan: plan, options: options, source: source, camera: camera, hangups: hangups, logger: logger)
+        try await assembly.run()
     }
 
     /// Test hook (docs/testing.md): `SCAND_TEST_SLOW_START=SECONDS` stands for a slow start (a model on a slow
@@ -142,16 +78,6 @@ public enum DaemonRunner {
             logger.warning("test hook: starting slowly (SCAND_TEST_SLOW_START=\(slow))")
             try? await Task.sleep(for: .seconds(slow))
         }
-    }
-
-    /// The run's last log line: frames processed and dropped, events published.
-    private static func logStopped(_ stats: DaemonStatistics, logger: Logger) {
-        logger.notice(
-            "stopped",
-            metadata: [
-                "frames": "\(stats.framesProcessed)", "dropped": "\(stats.framesDropped)",
-                "events": "\(stats.events)",
-            ])
     }
 
     /// The camera session `--device` asks for (not started yet): a camera that is not there yet (boot, USB
@@ -186,7 +112,7 @@ public enum DaemonRunner {
     }
 
     /// The services beside the pipeline: the socket server, HTTP and MQTT, and the systemd watchdog.
-    private static func otherServices(
+    static func otherServices(
         _ outputs: Outputs, mqtt: MQTTService?, daemon: Daemon, notifier: SystemdNotifier, logger: Logger
     ) -> [any Service] {
         var others: [any Service] = []
@@ -221,7 +147,7 @@ public enum DaemonRunner {
     /// changes published on `bus`) and the HTTP server (its event hub subscribed to `bus`).
     /// - Throws: ``DaemonRunError`` (a usage error for the HTTP or MQTT settings, exit 1 when the socket
     ///   cannot be opened), the socket abandoned.
-    private static func makeOutputs(
+    static func makeOutputs(
         _ plan: DaemonPlan, bus: EventFanOut, daemon: Daemon, banner: ServerBanner, metrics: ScandMetrics?,
         logger: Logger
     ) throws -> Outputs {

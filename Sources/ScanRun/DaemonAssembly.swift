@@ -1,0 +1,132 @@
+public import Logging
+public import ScanCapture
+public import ScanCore
+public import ScanDaemon
+import ScanHTTP
+public import ScanKit
+import ScanMQTT
+import ScanOutput
+import ServiceLifecycle
+
+/// `scand run`'s service graph, built and not yet running: the event bus first, then the daemon publishing on
+/// it, then every sink and service built from the bus, the daemon (their state provider) and the plan, in a
+/// swift-service-lifecycle `ServiceGroup` with the pipeline last (docs/architecture.md, "The assembly").
+///
+/// ``DaemonRunner/run(_:options:logger:)`` builds one from the plan's own source and runs it. The assembly
+/// test builds one around an in-memory source and sinks, sends hangups through ``HangupTrap/inMemory()``
+/// and stops it with ``stop()``, which is what SIGTERM does.
+public final class DaemonAssembly: Sendable {
+    /// The pipeline: source → detector stages → presence → ``bus``.
+    public let daemon: Daemon
+    /// The event bus every sink is subscribed to.
+    public let bus: EventFanOut
+    private let group: ServiceGroup
+    private let control: RunControl
+    private let mailbox: DaemonMailbox
+    private let timeout: Double?
+    private let logger: Logger
+
+    /// Builds the graph and starts the daemon's source (frames flow to the bus once ``run()`` runs the group;
+    /// events published before are kept by the sinks).
+    /// - Parameters:
+    ///   - source: the frame source (the plan's file, stdin or camera; in a test, one in memory).
+    ///   - camera: the camera session behind `source`, if any (SIGHUP applies camera settings to it).
+    ///   - sinks: sinks beside the plan's (stdout, socket, HTTP, MQTT): they get every event, and are
+    ///     finished when the pipeline stops, as stdout is.
+    ///   - hangups: where reloads come from (``HangupTrap/install()``, or ``HangupTrap/inMemory()``).
+    ///   - signals: whether SIGTERM and SIGINT stop the group (false in a process that runs other work).
+    /// - Throws: ``DaemonRunError`` (a usage error, or exit 1 logged when the daemon cannot start).
+    public init(
+        plan: DaemonPlan, options: DaemonRunOptions, source: DaemonSource, camera: CaptureSession? = nil,
+        sinks: [any EventSink] = [], hangups: HangupTrap, signals: Bool = true, logger: Logger
+    ) throws {
+        let mailbox = DaemonMailbox()
+        let script = plan.script
+        let stdout =
+            plan.stdout
+            ? DaemonStdout.sinkCountingLines(
+                queueCapacity: plan.stdoutQueue, mode: script.mode, oneshot: script.oneshot, mailbox: mailbox,
+                logger: logger) : nil
+        let ownedSinks: [any EventSink] = (stdout.map { [$0.sink] } ?? []) + sinks
+        // The event bus first: the daemon publishes on it, every sink and service is built from it (and from
+        // the daemon as their state provider) and subscribes to it before the daemon starts.
+        let bus = EventFanOut(sinks: ownedSinks, logger: logger)
+        let banner = ServerBanner(version: options.version, types: plan.daemon.output.metadataObjectTypes.sorted())
+        let metrics = plan.httpAddress != nil ? DaemonHTTP.makeMetrics(banner: banner) : nil
+        let daemon = Daemon(
+            configuration: plan.daemon, source: source, bus: bus, frameObserver: metrics.map(DaemonHTTP.frameObserver),
+            logger: logger, onEnd: { mailbox.post(.ended($0)) })
+        let outputs = try DaemonRunner.makeOutputs(
+            plan, bus: bus, daemon: daemon, banner: banner, metrics: metrics, logger: logger)
+        guard !ownedSinks.isEmpty || outputs.server != nil || outputs.http != nil || outputs.mqtt != nil else {
+            throw DaemonRunError.usage(
+                "nothing to deliver to: give --stdout, --socket PATH, --http HOST:PORT and/or --mqtt URL (or start by socket activation)"
+            )
+        }
+        // Subscribes to the bus now, before the first event.
+        let mqttService = outputs.mqtt.map { MQTTService(client: $0, events: bus, logger: logger) }
+        do {
+            try daemon.start()
+        } catch {
+            logger.critical("\(error)")
+            outputs.abandonSocket()
+            throw DaemonRunError.exit(ExitStatus.failure)
+        }
+
+        // The services: the socket server, HTTP and MQTT serve until the group shuts down; the pipeline is
+        // last so it stops first. Its control loop (RunControl) decides the exit status.
+        let notifier = SystemdNotifier()
+        let control = RunControl(
+            plan: plan, options: options, daemon: daemon, server: outputs.server, camera: camera,
+            notifier: notifier, logger: logger, mqtt: outputs.mqtt != nil,
+            rawPrinted: script.mode != .json ? stdout?.printed : nil)
+        let pipeline = PipelineService(
+            daemon: daemon, mailbox: mailbox, ownedSinks: ownedSinks, logger: logger,
+            onReady: {
+                notifier.notify("READY=1\nSTATUS=serving \(source.name)")
+                logger.notice("ready", metadata: ["source": "\(source.name)"])
+            },
+            onStopping: { notifier.notify("STOPPING=1") }, hangups: hangups, handle: { await control.handle($0) })
+        group = ServiceGroup(
+            configuration: .daemon(
+                pipeline: pipeline,
+                otherServices: DaemonRunner.otherServices(
+                    outputs, mqtt: mqttService, daemon: daemon, notifier: notifier, logger: logger),
+                stopTimeout: plan.daemon.stopTimeout, signals: signals, logger: logger))
+        self.daemon = daemon
+        self.bus = bus
+        self.control = control
+        self.mailbox = mailbox
+        self.timeout = script.timeout
+        self.logger = logger
+    }
+
+    /// Runs the services until the pipeline decides to stop (the input ended with `exitAtEnd`, stdout went
+    /// away, `--oneshot` got its object), ``stop()`` is called or a signal stops the group.
+    /// - Throws: ``DaemonRunError/exit(_:)`` with an exit status other than 0; errors of the group.
+    public func run() async throws {
+        // --oneshot --timeout: the control loop gives up when the time runs out first.
+        let mailbox = self.mailbox
+        let timer = timeout.map { seconds in
+            Task {
+                try await Task.sleep(for: .seconds(seconds))
+                mailbox.post(.timedOut(seconds: seconds))
+            }
+        }
+        try await group.run()
+        timer?.cancel()
+        let stats = daemon.statistics
+        logger.notice(
+            "stopped",
+            metadata: [
+                "frames": "\(stats.framesProcessed)", "dropped": "\(stats.framesDropped)",
+                "events": "\(stats.events)",
+            ])
+        let status = await control.status
+        if status != ExitStatus.success { throw DaemonRunError.exit(status) }
+    }
+
+    /// Stops the group gracefully, as SIGTERM does: the pipeline first (its last `lost` and `device stopped`
+    /// events published, its sinks finished), then the other services in reverse order.
+    public func stop() async { await group.triggerGracefulShutdown() }
+}
