@@ -139,12 +139,11 @@ public func sleep(until deadline: Double, shouldStop: () -> Bool) {
 /// A joinable pthread running `body`; detached instead if it is never joined.
 public final class WorkerThread: @unchecked Sendable {
     // Invariant for @unchecked Sendable: `thread` is written once by pthread_create in init, before the
-    // object is shared; `done` and `joined` are touched only under `monitor`; `body` is immutable.
+    // object is shared; `body` is immutable; `ending` is a `Locked`.
     private var thread = pthread_t()
     private let body: @Sendable () -> Void
-    private let monitor = Monitor()
-    private var done = false
-    private var joined = false
+    /// Whether `body` returned, and whether the thread was joined (or detached by `join`).
+    private let ending = Locked((done: false, joined: false))
 
     /// The thread's name as `top -H`, `ps -L` and `/proc/PID/task/TID/comm` show it (at most 15 bytes of ASCII:
     /// longer names are cut), so a thread count can be read by kind. A thread nobody names carries the name of
@@ -169,10 +168,8 @@ public final class WorkerThread: @unchecked Sendable {
                 let me = Unmanaged<WorkerThread>.fromOpaque(arg!).takeRetainedValue()
                 me.name.withCString { _ = WorkerThread.setName?(pthread_self(), $0) }
                 me.body()
-                me.monitor.withLock {
-                    me.done = true
-                    me.monitor.broadcast()
-                }
+                me.ending.withLock { $0.done = true }
+                me.ending.broadcast()
                 return nil
             }, box.toOpaque())
         precondition(rc == 0, "pthread_create failed: \(rc)")
@@ -182,7 +179,7 @@ public final class WorkerThread: @unchecked Sendable {
     /// goes, so the system frees its stack when it ends; before, every such thread stayed a zombie until the
     /// process exited (ThreadSanitizer's "thread leak"). The lock orders this read after `join`'s write.
     deinit {
-        let unjoined = monitor.withLock { !joined }
+        let unjoined = ending.withLock { !$0.joined }
         if unjoined { pthread_detach(thread) }
     }
 
@@ -194,13 +191,10 @@ public final class WorkerThread: @unchecked Sendable {
     @discardableResult
     public func join(timeout: Double? = nil) -> Bool {
         let deadline = timeout.map { monotonicSeconds() + $0 }
-        let (finished, first) = monitor.withLock { () -> (Bool, Bool) in
-            while !done {
-                if let deadline, monotonicSeconds() >= deadline { break }
-                monitor.wait(until: deadline)
-            }
-            defer { joined = true }
-            return (done, !joined)
+        let done: ((done: Bool, joined: Bool)) -> Bool = { $0.done }
+        let (finished, first) = ending.withLock(waitingUntil: done, deadline: deadline) { state -> (Bool, Bool) in
+            defer { state.joined = true }
+            return (state.done, !state.joined)
         }
         guard first else { return finished }
         if finished { pthread_join(thread, nil) } else { pthread_detach(thread) }
