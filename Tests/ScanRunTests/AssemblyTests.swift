@@ -37,30 +37,20 @@ final class MemorySource: FrameSource {
     var isClosed: Bool { closedState.withLock { $0 } }
 }
 
-/// An event sink in memory: keeps every event delivered and whether the pipeline finished it.
-final class MemorySink: EventSink {
-    private let state = Locked<(lines: [String], finished: Bool)>(([], false))
-
-    func deliver(_ event: EncodedEvent) {
-        let line = String(decoding: event.line, as: UTF8.self)
-        state.withLock { $0.lines.append(line) }
-    }
-
-    func finish() { state.withLock { $0.finished = true } }
-
-    var lines: [String] { state.withLock { $0.lines } }
-    var finished: Bool { state.withLock { $0.finished } }
-
+extension CollectingSink {
     /// The events as JSON objects.
-    var events: [[String: Any]] {
-        lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+    var objects: [[String: Any]] {
+        events.compactMap { try? JSONSerialization.jsonObject(with: Data($0.line)) as? [String: Any] }
     }
+
+    /// Every event's line as text (for failure messages).
+    var lines: [String] { events.map { String(decoding: $0.line, as: UTF8.self) } }
 
     /// Waits (at most `seconds`) until an event passes `test`; returns it.
     func wait(seconds: Double = 120, for test: ([String: Any]) -> Bool) async -> [String: Any]? {
         let deadline = monotonicSeconds() + seconds
         while monotonicSeconds() < deadline {
-            if let e = events.first(where: test) { return e }
+            if let e = objects.first(where: test) { return e }
             try? await Task.sleep(for: .milliseconds(20))
         }
         return nil
@@ -92,7 +82,7 @@ final class MemorySink: EventSink {
         let options = DaemonRunOptions(version: "assembly-test", configPath: "memory.conf") { replanned }
 
         let memory = MemorySource()
-        let sink = MemorySink()
+        let sink = CollectingSink()
         let (hangups, sendHangup) = HangupTrap.inMemory()
         let source = DaemonSource(name: "memory", canReopen: false) { memory }
         var logger = Logger(label: "assembly-test")
@@ -115,19 +105,19 @@ final class MemorySink: EventSink {
         let processed = { assembly.daemon.statistics.framesProcessed }
 
         // Start: frames flow from the source through the stages to the sink.
-        let appeared = try await feed(qr) { sink.events.contains(where: Self.appeared("qr", "LOGIN:ab12")) }
+        let appeared = try await feed(qr) { sink.objects.contains(where: Self.appeared("qr", "LOGIN:ab12")) }
         #expect(appeared, "the QR code appeared: \(sink.lines)")
         // Before the reload, EAN-13 is not a type this run reads.
         let before = processed()
         #expect(try await feed(ean) { processed() >= before + 3 }, "EAN-13 frames were processed")
-        #expect(!sink.events.contains(where: Self.appeared("ean13", "4006381333931")))
+        #expect(!sink.objects.contains(where: Self.appeared("ean13", "4006381333931")))
 
         // Reload (what SIGHUP does): the new types apply to the running pipeline, and every sink is told.
         sendHangup()
         let configuration = await sink.wait { $0["event"] as? String == "configuration" }
         let changed = try #require(configuration?["changed"] as? [String: Any], "\(sink.lines)")
         #expect(Set(changed.keys) == ["types"], "only the types changed: \(changed)")
-        let ean13 = try await feed(ean) { sink.events.contains(where: Self.appeared("ean13", "4006381333931")) }
+        let ean13 = try await feed(ean) { sink.objects.contains(where: Self.appeared("ean13", "4006381333931")) }
         #expect(ean13, "after the reload the EAN-13 is read: \(sink.lines)")
 
         // Graceful stop (what SIGTERM does): the pipeline stops first, closes its source, tells the sink what
@@ -141,9 +131,9 @@ final class MemorySink: EventSink {
         while !memory.isClosed && monotonicSeconds() < closeDeadline { try await Task.sleep(for: .milliseconds(10)) }
         #expect(memory.isClosed, "the source was closed once its read returned")
         #expect(sink.finished, "the sink was finished")
-        let lost = sink.events.filter { $0["event"] as? String == "lost" }.compactMap { $0["value"] as? String }
+        let lost = sink.objects.filter { $0["event"] as? String == "lost" }.compactMap { $0["value"] as? String }
         #expect(Set(lost) == ["LOGIN:ab12", "4006381333931"], "both codes were reported lost: \(sink.lines)")
-        let seqs = sink.events.compactMap { $0["seq"] as? Int }
+        let seqs = sink.objects.compactMap { $0["seq"] as? Int }
         #expect(seqs == Array(1...seqs.count), "the sink saw every event once, in order")
     }
 }

@@ -4,16 +4,16 @@ public import ScanKit
 // The fakes the tests share. Real parts are the rule (real detectors, sockets, processes, drivers); a
 // fake stands in only at an edge a test must drive or observe.
 
-/// An event sink that keeps every delivered event, for assertions.
-public final class CollectingSink: EventSink, @unchecked Sendable {
-    // Invariant for @unchecked Sendable: `items` is touched only under `lock`.
-    private let lock = Lock()
-    private var items: [EncodedEvent] = []
+/// An event sink that keeps every delivered event, and whether it was finished, for assertions.
+public final class CollectingSink: EventSink, Sendable {
+    private let state = Locked<(items: [EncodedEvent], finished: Bool)>(([], false))
     public init() {}
     /// Every event delivered so far, in order.
-    public var events: [EncodedEvent] { lock.withLock { items } }
-    public func deliver(_ event: EncodedEvent) { lock.withLock { items.append(event) } }
-    public func finish() {}
+    public var events: [EncodedEvent] { state.withLock { $0.items } }
+    /// True once `finish()` was called.
+    public var finished: Bool { state.withLock { $0.finished } }
+    public func deliver(_ event: EncodedEvent) { state.withLock { $0.items.append(event) } }
+    public func finish() { state.withLock { $0.finished = true } }
 }
 
 /// Stands in for the capture layer's device-event reporting (the seam `--device` plugs into): the test
