@@ -106,6 +106,8 @@ public enum Benchmark {
         objects.filter(\.type.isMachineReadableCode).map { "\($0.type.rawValue):\($0.stringValue ?? "")" }.sorted()
     }
 
+    /// Runs `c` through the ``FramePipeline`` (``PipelineSettings/bench(live:frames:)``: a live case is a paced
+    /// replay where the newest frame wins, as from a camera) with `pipeline`'s detectors, and measures it.
     public static func run(
         _ c: BenchmarkCase, pipeline: Pipeline, configuration: OutputConfiguration,
         faceCascade: String?
@@ -113,75 +115,128 @@ public enum Benchmark {
         let truth = try Truth.load(c.truth)
         var config = pipeline == .fullFrame ? fullFrameConfiguration(configuration) : configuration
         config.metadataObjectTypes = c.types
-        let output = pipeline != .baseline ? try MetadataOutput(configuration: config) : nil
-        let baseline =
-            pipeline == .baseline
-            ? try NaiveBaseline(
-                codes: c.types.contains { $0.isMachineReadableCode },
-                faceCascadePath: c.types.contains(.face) ? faceCascade : nil) : nil
-        let encoder = JSONLinesEncoder()
-        var decode = SampleSeries()
-        var barcode = SampleSeries()
-        var face = SampleSeries()
-        var tracking = SampleSeries()
-        var encode = SampleSeries()
-        var latency = SampleSeries()
-        var recall = RecallCount()
-        let total = c.frames ?? truth.frames.count
+        // The clip stands in for a camera in a live case: the detectors are told the source is live.
+        let info = SourceInfo(name: c.clip, frameRate: Double(truth.fps), isLive: c.live)
+        let processor: BenchProcessor =
+            pipeline != .baseline
+            ? .scand(try MetadataOutput(configuration: config), info)
+            : .baseline(
+                try NaiveBaseline(
+                    codes: c.types.contains { $0.isMachineReadableCode },
+                    faceCascadePath: c.types.contains(.face) ? faceCascade : nil), info)
         ProcessStats.resetPeak()
         let startRSS = ProcessStats.residentBytes()
-        let feeder = FrameFeeder(clip: c.clip, total: total, live: c.live)
+        let first = try Y4MSource(path: c.clip)
+        let clip = c.clip
+        let counts = Locked((offered: 0, dropped: 0))
+        let observer = ReadObserver(frameRead: { dropped in
+            counts.withLock {
+                $0.offered += 1
+                $0.dropped += dropped
+            }
+        })
+        var frames = FramePipeline(
+            settings: .bench(live: c.live, frames: c.frames), processor: processor)
+        var m = Measurements(case: c, truth: truth)
         let cpu0 = ProcessStats.cpuSeconds()
         let t0 = monotonicSeconds()
-        var processed = 0
-        var sink = 0
-        var frameCodes: [[String]] = []
-        while let (frame, index, decodeSeconds) = try feeder.next() {
-            decode.add(decodeSeconds)
-            let objects: [MetadataObject]
-            var event: MetadataEvent
-            if let output {
-                let result = try output.processFrame(
-                    frame, source: SourceInfo(name: c.clip, frameRate: Double(truth.fps), isLive: c.live))
-                event = result.event
-                objects = event.objects
-                barcode.add(result.timings.barcode)
-                face.add(result.timings.face)
-                tracking.add(result.timings.tracking)
-            } else {
-                let result = try baseline!.process(frame)
-                objects = result.objects
-                barcode.add(result.codeSeconds)
-                face.add(result.faceSeconds)
-                event = MetadataEvent(
-                    source: c.clip, frame: frame.index, time: frame.time, width: frame.width, height: frame.height,
-                    objects: objects)
-            }
-            let e0 = monotonicSeconds()
-            sink &+= encoder.encode(.metadata(event)).line.count
-            let e1 = monotonicSeconds()
-            encode.add(e1 - e0)
-            if let arrived = frame.captureClock { latency.add(e1 - arrived) }
-            processed += 1
-            if !c.live { frameCodes.append(codeTexts(objects)) }
-            recall.score(objects, truth: truth.frames[index % truth.frames.count], types: c.types, frame: frame)
+        if case .sourceFailed(_, let error) = try frames.run(
+            source: first, reopen: { try Y4MSource(path: clip) }, observer: observer, consumer: &m)
+        {
+            throw error
         }
         let seconds = monotonicSeconds() - t0
         let cpu = ProcessStats.cpuSeconds() - cpu0
-        precondition(sink > 0 || processed == 0)
-        let stageSeries = ["decode": decode, "barcode": barcode, "face": face, "tracking": tracking, "encode": encode]
+        precondition(m.encodedBytes > 0 || m.processed == 0)
+        let (offered, dropped) = counts.withLock { ($0.offered, $0.dropped) }
+        let stageSeries = [
+            "decode": m.decode, "barcode": m.barcode, "face": m.face, "tracking": m.tracking, "encode": m.encode,
+        ]
         var result = BenchmarkResult(
-            name: c.name, pipeline: pipeline.rawValue, framesOffered: feeder.offered, framesProcessed: processed,
-            framesDropped: feeder.dropped, seconds: seconds, fps: Double(processed) / seconds,
-            cpuSecondsPerFrame: cpu / Double(max(1, processed)),
-            latencyP50: latency.percentile(50) * 1000, latencyP99: latency.percentile(99) * 1000,
+            name: c.name, pipeline: pipeline.rawValue, framesOffered: offered, framesProcessed: m.processed,
+            framesDropped: dropped, seconds: seconds, fps: Double(m.processed) / seconds,
+            cpuSecondsPerFrame: cpu / Double(max(1, m.processed)),
+            latencyP50: m.latency.percentile(50) * 1000, latencyP99: m.latency.percentile(99) * 1000,
             stages: stageSeries.mapValues { $0.median * 1000 },
             stagesP99: stageSeries.mapValues { $0.percentile(99) * 1000 },
             peakRSSMB: Double(ProcessStats.peakResidentBytes()) / 1e6, startRSSMB: Double(startRSS) / 1e6,
             endRSSMB: Double(ProcessStats.residentBytes()) / 1e6,
-            codeRecall: recall.codes, faceRecall: recall.faces)
-        result.frameCodes = frameCodes
+            codeRecall: m.recall.codes, faceRecall: m.recall.faces)
+        result.frameCodes = m.frameCodes
         return result
+    }
+}
+
+/// The benchmark's detectors: scand's (``MetadataOutput``) or the naive baseline, each told `info` as the
+/// source (live for a live case), with the seconds each stage took.
+enum BenchProcessor: FrameProcessor {
+    case scand(MetadataOutput, SourceInfo)
+    case baseline(NaiveBaseline, SourceInfo)
+
+    struct Result {
+        var event: MetadataEvent
+        var barcode: Double
+        var face: Double
+        var tracking: Double?
+    }
+
+    func processFrame(_ frame: Frame, source: SourceInfo) throws -> Result {
+        switch self {
+        case .scand(let output, let info):
+            let r = try output.processFrame(frame, source: info)
+            return Result(
+                event: r.event, barcode: r.timings.barcode, face: r.timings.face, tracking: r.timings.tracking)
+        case .baseline(let baseline, let info):
+            let r = try baseline.process(frame)
+            let event = MetadataEvent(
+                source: info.name, frame: frame.index, time: frame.time, width: frame.width, height: frame.height,
+                objects: r.objects)
+            return Result(event: event, barcode: r.codeSeconds, face: r.faceSeconds, tracking: nil)
+        }
+    }
+}
+
+/// `scand bench`'s consumer: per-stage times, latency from capture to encoded line, recall against the
+/// clip's truth, and (unpaced) each frame's codes.
+struct Measurements: FrameConsumer {
+    typealias Processor = BenchProcessor
+    let c: BenchmarkCase
+    let truth: Truth
+    let encoder = JSONLinesEncoder()
+    var decode = SampleSeries()
+    var barcode = SampleSeries()
+    var face = SampleSeries()
+    var tracking = SampleSeries()
+    var encode = SampleSeries()
+    var latency = SampleSeries()
+    var recall = RecallCount()
+    var processed = 0
+    var encodedBytes = 0
+    var frameCodes: [[String]] = []
+
+    init(case c: BenchmarkCase, truth: Truth) {
+        self.c = c
+        self.truth = truth
+    }
+
+    func processingFailed(_ item: PipelineFrame, error: any Error) throws { throw error }
+
+    mutating func consume(_ item: PipelineFrame, _ result: BenchProcessor.Result) -> Bool {
+        decode.add(item.readSeconds)
+        barcode.add(result.barcode)
+        face.add(result.face)
+        if let t = result.tracking { tracking.add(t) }
+        let e0 = monotonicSeconds()
+        encodedBytes &+= encoder.encode(.metadata(result.event)).line.count
+        let e1 = monotonicSeconds()
+        encode.add(e1 - e0)
+        if let arrived = item.frame.captureClock { latency.add(e1 - arrived) }
+        processed += 1
+        let objects = result.event.objects
+        if !c.live { frameCodes.append(Benchmark.codeTexts(objects)) }
+        recall.score(
+            objects, truth: truth.frames[item.number % truth.frames.count], types: c.types, frame: item.frame)
+        return true
     }
 }
 
@@ -240,89 +295,6 @@ struct Truth: Decodable {
         }
         do { return try JSONDecoder().decode(Truth.self, from: Data(bytes)) } catch {
             throw ScanError.undecodableInput(input: path, reason: "ground truth: \(error)")
-        }
-    }
-}
-
-/// Offers frames of a clip (repeated as needed). Live: a thread decodes at the clip's frame rate into a
-/// one-slot hand-off where the newest frame wins, as a camera would deliver them; the consumer takes
-/// whatever is newest. Otherwise: frames are decoded on demand, none dropped.
-final class FrameFeeder: Sendable {
-    private let clip: String
-    private let total: Int
-    private let live: Bool
-    /// The decoder and how many frames it produced: used by one thread at a time (the decoding thread when
-    /// live, the consumer otherwise), so its lock is never contended.
-    private let decoder = Locked<(source: Y4MSource?, produced: Int)>((nil, 0))
-    /// The live hand-off: the newest decoded frame, whether decoding ended, and the counts.
-    private struct Handoff {
-        var slot: (Frame, Int, Double)?
-        var finished = false
-        var offered = 0
-        var dropped = 0
-    }
-    private let handoff = Locked(Handoff())
-    var offered: Int { handoff.withLock { $0.offered } }
-    var dropped: Int { handoff.withLock { $0.dropped } }
-
-    init(clip: String, total: Int, live: Bool) {
-        self.clip = clip
-        self.total = total
-        self.live = live
-        if live {
-            _ = WorkerThread(name: "scand-bench-src") { [self] in self.produce() }
-        }
-    }
-
-    private func decodeNext() throws -> (Frame, Int, Double)? {
-        try decoder.withLock { d in
-            guard d.produced < total else { return nil }
-            let t0 = monotonicSeconds()
-            if d.source == nil { d.source = try Y4MSource(path: clip) }
-            var frame = try d.source!.nextFrame()
-            if frame == nil {
-                d.source = try Y4MSource(path: clip)
-                frame = try d.source!.nextFrame()
-            }
-            guard var f = frame else { return nil }
-            let index = d.produced
-            d.produced += 1
-            f.captureClock = monotonicSeconds()
-            return (f, index, f.captureClock! - t0)
-        }
-    }
-
-    private func produce() {
-        let fps = (try? Y4MSource(path: clip).info.frameRate ?? 30) ?? 30
-        let start = monotonicSeconds()
-        while true {
-            let due = start + Double(decoder.withLock { $0.produced }) / fps
-            let wait = due - monotonicSeconds()
-            if wait > 0 { usleep(UInt32(wait * 1e6)) }
-            guard let item = try? decodeNext() else { break }
-            handoff.withLock {
-                if $0.slot != nil { $0.dropped += 1 }
-                $0.slot = item
-                $0.offered += 1
-            }
-        }
-        handoff.withLock { $0.finished = true }
-    }
-
-    func next() throws -> (Frame, Int, Double)? {
-        if !live {
-            let item = try decodeNext()
-            if item != nil { handoff.withLock { $0.offered += 1 } }
-            return item
-        }
-        while true {
-            let (item, done) = handoff.withLock { h -> ((Frame, Int, Double)?, Bool) in
-                defer { h.slot = nil }
-                return (h.slot, h.finished)
-            }
-            if let item { return item }
-            if done { return nil }
-            usleep(500)
         }
     }
 }

@@ -8,18 +8,15 @@ public import ScanOutput
     import Glibc
 #endif
 
-/// `scand run`'s pipeline: a source thread (paced file replay or camera) → a frame hand-off (newest wins
-/// when paced or live, lossless otherwise) → a pipeline thread running ``MetadataOutput`` and a
-/// ``PresenceTracker`` → numbered events (`seq`, `timestamp`) → every sink.
+/// `scand run`: the ``FramePipeline`` with ``PipelineSettings/run(pacing:loop:live:)`` (a source thread, a
+/// hand-off where the newest frame wins when paced or live, lossless otherwise) on a pipeline thread of its
+/// own, whose consumer adds presence (``PresenceTracker``) and publishes numbered events (`seq`,
+/// `timestamp`) on the bus every sink reads.
 public final class Daemon: @unchecked Sendable {
     // Invariant for @unchecked Sendable: every `var` below is read and written only under `monitor`
     // (the source thread, the pipeline thread and the control side all go through it); `source`,
-    // `logger`, `events`, `frameOutput`, `frameObserver` and `onEnd` are immutable and Sendable themselves.
-    private struct Item: Sendable {
-        var frame: Frame
-        var info: SourceInfo
-        var streamTime: Double
-    }
+    // `logger`, `events`, `frameOutput`, `frameObserver`, `control` and `onEnd` are immutable and Sendable
+    // themselves.
 
     private let source: DaemonSource
     private let logger: Logger
@@ -35,8 +32,9 @@ public final class Daemon: @unchecked Sendable {
     private var stopping = false
     private var ended = false
     private var stats = DaemonStatistics()
-    private var frames: BlockingQueue<Item>?
-    private var threads: [WorkerThread] = []
+    /// Stops the pipeline, or wakes it for a reload.
+    private let control = PipelineControl()
+    private var pipelineThread: WorkerThread?
     private let frameObserver: FrameObserver?
     /// When the pipeline thread began the frame it is working on (monotonic seconds); nil while it waits.
     private var frameStartedAt: Double?
@@ -123,14 +121,13 @@ public final class Daemon: @unchecked Sendable {
         if let note = first.info.note { logger.warning("\(note)") }
         let live = first.info.isLive
         monitor.withLock { sourceIsLive = live }
-        let queue = BlockingQueue<Item>(capacity: (config.pacing || live) ? 1 : 4, lossless: !(config.pacing || live))
-        monitor.withLock { frames = queue }
         if source.deviceEvents == nil {
             emitter.emit([.device(DeviceEvent(kind: .started, device: first.info.name))])
         }
-        let readThread = WorkerThread(name: "scand-read") { [self] in readFrames(first: first, queue: queue) }
-        let pipeThread = WorkerThread(name: "scand-pipeline") { [self] in process(queue: queue, initial: config) }
-        monitor.withLock { threads = [readThread, pipeThread] }
+        let thread = WorkerThread(name: "scand-pipeline") { [self] in
+            runPipeline(first: first, initial: config, live: live)
+        }
+        monitor.withLock { pipelineThread = thread }
     }
 
     /// Applies a new configuration between two frames, or at once when no frame comes (a stalled
@@ -147,7 +144,7 @@ public final class Daemon: @unchecked Sendable {
             pendingConfiguration = c
         }
         // The pipeline thread applies it between frames; when none comes, this wakes it.
-        monitor.withLock { frames }?.nudge()
+        control.nudge()
     }
 
     /// Sets the rect of interest (normalized device coordinates, within the frame) from the next frame on,
@@ -165,23 +162,22 @@ public final class Daemon: @unchecked Sendable {
     /// Stops reading, lets the pipeline finish its current frame, reports `lost` for everything still
     /// present, and waits for both threads. Safe to call more than once.
     public func stop() {
-        let (queue, threads) = monitor.withLock { () -> (BlockingQueue<Item>?, [WorkerThread]) in
+        let thread = monitor.withLock { () -> WorkerThread? in
             stopping = true
-            monitor.broadcast()  // wakes a paced sleep and the pipeline thread waiting for the source's verdict
-            return (frames, self.threads)
+            return pipelineThread
         }
-        queue?.cancel()
+        control.stop()  // wakes a paced sleep, and the pipeline thread waiting for a frame
         source.deviceEvents?.stopReporting()
         // Sinks never block the pipeline thread, so it ends once its current frame is done; a frame can take
         // long (a huge image with every pass), so it gets up to `stopTimeout`. The source thread may be
         // blocked in a read nothing interrupts (stdin with no data); it does not keep the process from stopping.
-        if threads.count == 2 {
+        if let thread {
             let timeout = monitor.withLock { configuration.stopTimeout }
-            if !threads[1].join(timeout: timeout) {
+            if !thread.join(timeout: timeout) {
                 logger.warning("pipeline still busy with a frame after \(Int(timeout)) s; stopping without it")
                 publishStopped(device: source.name)
             }
-            if !threads[0].join(timeout: 1) { logger.notice("source still blocked in a read; not waiting for it") }
+            if !control.joinReader(timeout: 1) { logger.notice("source still blocked in a read; not waiting for it") }
         }
         emitter.close()
         frameOutput.close()
@@ -207,133 +203,133 @@ public final class Daemon: @unchecked Sendable {
         if first { onEnd(end) }
     }
 
-    // MARK: source thread
-
-    private func readFrames(first: any FrameSource, queue: BlockingQueue<Item>) {
-        var current: any FrameSource = first
-        var offset = 0.0
-        var lastTime = 0.0
-        let start = monotonicSeconds()
-        var failure: String?
-        let config = monitor.withLock { configuration }
-        readLoop: while true {
-            let info = current.info
-            let frameDuration = 1.0 / (info.frameRate ?? 1.0)
-            do {
-                while !isStopping, var frame = try current.nextFrame() {
-                    let streamTime = offset + frame.time
-                    if config.pacing && !info.isLive {
-                        waitUnlessStopping(until: start + streamTime)
-                        // A paced file frame is "captured" when it is due, as a camera's would be: latency
-                        // figures then leave out the wait for its turn.
-                        frame.captureClock = monotonicSeconds()
-                    }
-                    lastTime = frame.time
-                    guard let dropped = queue.put(Item(frame: frame, info: info, streamTime: streamTime)) else { break }
-                    monitor.withLock {
-                        stats.framesRead += 1
-                        stats.framesDropped += dropped
-                    }
-                    if dropped > 0 { logger.debug("pipeline busy: dropped \(dropped) late frame(s)") }
-                }
-            } catch {
-                failure = "\(error)"
-                emitter.emit([.device(DeviceEvent(kind: .runtimeError, device: info.name, reason: "\(error)"))])
-            }
-            current.close()
-            if isStopping || failure != nil { break readLoop }
-            guard config.loop && source.canReopen else { break readLoop }
-            offset += lastTime + frameDuration
-            do {
-                current = try source.open()
-                logger.debug("looping", metadata: ["source": "\(source.name)"])
-            } catch {
-                failure = "\(error)"
-                emitter.emit([.device(DeviceEvent(kind: .runtimeError, device: source.name, reason: "\(error)"))])
-                break readLoop
-            }
-        }
-        queue.close()
-        let stopping = isStopping
-        monitor.withLock {
-            if pendingEnd == nil {
-                pendingEnd = stopping ? .stopped : (failure.map { .sourceFailed($0) } ?? .sourceEnded)
-            }
-            monitor.broadcast()
-        }
-    }
-
-    /// Sleeps until the monotonic clock reaches `deadline` (seconds), or until ``stop()`` wakes it.
-    private func waitUnlessStopping(until deadline: Double) {
-        monitor.withLock {
-            while !stopping && monotonicSeconds() < deadline { monitor.wait(until: deadline) }
-        }
-    }
-
-    private var pendingEnd: DaemonEnd?
-
     // MARK: pipeline thread
 
-    private func process(queue: BlockingQueue<Item>, initial: DaemonConfiguration) {
-        var config = initial
-        var output: MetadataOutput
+    private func runPipeline(first: any FrameSource, initial: DaemonConfiguration, live: Bool) {
+        let output: MetadataOutput
         do {
-            output = try MetadataOutput(configuration: config.output)
+            output = try MetadataOutput(configuration: initial.output)
         } catch {
+            first.close()
             logger.critical("\(error)")
             finish(.sourceFailed("\(error)"))
             return
         }
-        let tracker = PresenceTracker(configuration: config.presence)
-        var last: (source: String, frame: Int, time: Double) = (source.name, 0, 0)
-        var outputClosed = false
+        var pipeline = FramePipeline(
+            settings: .run(pacing: initial.pacing, loop: initial.loop, live: live), processor: output,
+            control: control)
+        var frames = PublishFrames(daemon: self, config: initial, output: output)
+        let observer = ReadObserver(
+            frameRead: { [self] dropped in
+                monitor.withLock {
+                    stats.framesRead += 1
+                    stats.framesDropped += dropped
+                }
+                if dropped > 0 { logger.debug("pipeline busy: dropped \(dropped) late frame(s)") }
+            })
+        let reopen: (@Sendable () throws -> any FrameSource)? =
+            source.canReopen
+            ? { @Sendable [source, logger] in
+                let next = try source.open()
+                logger.debug("looping", metadata: ["source": "\(source.name)"])
+                return next
+            } : nil
+        // PublishFrames never rethrows a frame's failure: it reports it and the pipeline goes on.
+        let end = (try? pipeline.run(source: first, reopen: reopen, observer: observer, consumer: &frames)) ?? .stopped
+        // A source's failure takes its place after the frames read before it, on every run alike.
+        if case .sourceFailed(let name, let error) = end {
+            emitter.emit([.device(DeviceEvent(kind: .runtimeError, device: name, reason: "\(error)"))])
+        }
+        endPipeline(frames, end: end)
+    }
+
+    /// `scand run`'s consumer: each processed frame's events (its `metadata`, then presence changes) numbered
+    /// onto the bus, the frame for the preview, the observer with the counters; a reload applied between frames.
+    private struct PublishFrames: FrameConsumer {
+        typealias Processor = MetadataOutput
+        let daemon: Daemon
+        var config: DaemonConfiguration
+        /// The detectors in use (the pipeline's processor, replaced on reload).
+        var output: MetadataOutput
+        let tracker: PresenceTracker
+        var last: (source: String, frame: Int, time: Double)
         var failureReports = ReportThrottle(interval: 1)
-        while true {
-            if let (newConfig, newOutput) = pendingOutput(after: output) {
-                config = newConfig
-                output = newOutput
-                tracker.configuration = newConfig.presence
+        var outputClosed = false
+
+        init(daemon: Daemon, config: DaemonConfiguration, output: MetadataOutput) {
+            self.daemon = daemon
+            self.config = config
+            self.output = output
+            tracker = PresenceTracker(configuration: config.presence)
+            last = (daemon.source.name, 0, 0)
+        }
+
+        mutating func prepare(_ processor: inout MetadataOutput) {
+            guard let (newConfig, newOutput) = daemon.pendingOutput(after: processor) else { return }
+            config = newConfig
+            processor = newOutput
+            output = newOutput
+            tracker.configuration = newConfig.presence
+        }
+
+        func willProcess(_ item: PipelineFrame) {
+            let processedBefore = daemon.monitor.withLock { () -> Int in
+                daemon.frameStartedAt = monotonicSeconds()
+                return daemon.stats.framesProcessed
             }
-            guard let item = queue.take() else {
-                if queue.isDrained { break } else { continue }
-            }
-            let result: MetadataOutput.FrameResult
-            let processedBefore = monitor.withLock { () -> Int in
-                frameStartedAt = monotonicSeconds()
-                return stats.framesProcessed
-            }
-            if let hangAfterFrames, processedBefore >= hangAfterFrames {
-                logger.warning("test hook: the pipeline hangs now (SCAND_TEST_HANG_PIPELINE_AFTER=\(hangAfterFrames))")
+            if let hangAfterFrames = daemon.hangAfterFrames, processedBefore >= hangAfterFrames {
+                daemon.logger.warning(
+                    "test hook: the pipeline hangs now (SCAND_TEST_HANG_PIPELINE_AFTER=\(hangAfterFrames))")
                 while true { Glibc.sleep(3600) }
             }
-            do {
-                result = try output.processFrame(item.frame, source: item.info)
-            } catch {
-                monitor.withLock { frameStartedAt = nil }
-                reportFailedFrame(item, error: error, reports: &failureReports)
-                continue
-            }
+        }
+
+        mutating func processingFailed(_ item: PipelineFrame, error: any Error) {
+            daemon.monitor.withLock { daemon.frameStartedAt = nil }
+            daemon.reportFailedFrame(item, error: error, reports: &failureReports)
+        }
+
+        mutating func consume(_ item: PipelineFrame, _ result: MetadataOutput.FrameResult) -> Bool {
             let event = result.event
-            monitor.withLock {
-                stats.framesProcessed += 1
-                frameStartedAt = nil
+            daemon.monitor.withLock {
+                daemon.stats.framesProcessed += 1
+                daemon.frameStartedAt = nil
             }
-            frameOutput.publish { VideoFrame(frame: item.frame, metadata: event) }
-            emitter.emit(frameEvents(result, item: item, config: config, output: output, tracker: tracker))
+            daemon.frameOutput.publish { VideoFrame(frame: item.frame, metadata: event) }
+            daemon.emitter.emit(frameEvents(result, item: item))
             // The observer and the counters it is shown, under one lock.
-            if let observer = frameObserver {
-                var s = monitor.withLock { stats }
-                s.events = emitter.count
+            if let observer = daemon.frameObserver {
+                var s = daemon.monitor.withLock { daemon.stats }
+                s.events = daemon.emitter.count
                 observer(item.frame, event, result.timings, s)
             }
             last = (event.source, event.frame, event.time)
-            if outputGone() {
+            if daemon.outputGone() {
                 outputClosed = true
-                break
+                return false
             }
+            return true
         }
-        endPipeline(
-            queue: queue, output: output, tracker: tracker, config: config, last: last, outputClosed: outputClosed)
+
+        /// The events of one processed frame: its `metadata` (when emitted), then the presence changes: the face
+        /// tracker's (a detector that tracks decides its own presence), then the presence tracker's for the rest.
+        private func frameEvents(_ result: MetadataOutput.FrameResult, item: PipelineFrame) -> [ScanEvent] {
+            let event = result.event
+            var events: [ScanEvent] = []
+            if config.emitMetadata { events.append(.metadata(event)) }
+            tracker.externallyTracked = output.presenceTypes
+            if config.presence.enabled {
+                events += result.facePresence.map(ScanEvent.presence)
+            }
+            for p in tracker.update(
+                objects: event.objects, source: event.source, frame: event.frame, time: item.streamTime)
+            {
+                var p = p
+                p.time = event.time
+                events.append(.presence(p))
+            }
+            return events
+        }
     }
 
     /// The configuration a reload left waiting, with its output (the face tracker, with its faceIDs and
@@ -367,7 +363,7 @@ public final class Daemon: @unchecked Sendable {
     /// A frame the detectors failed on (a C library out of memory): logged, and a `runtimeError` device event
     /// for the first, then at most one a second saying how many failed since, so clients learn of it without
     /// a flood.
-    private func reportFailedFrame(_ item: Item, error: any Error, reports: inout ReportThrottle) {
+    private func reportFailedFrame(_ item: PipelineFrame, error: any Error, reports: inout ReportThrottle) {
         logger.error("frame \(item.frame.index) of \(item.info.name): \(error)")
         if let failed = reports.record() {
             let reason =
@@ -377,63 +373,34 @@ public final class Daemon: @unchecked Sendable {
         }
     }
 
-    /// The events of one processed frame: its `metadata` (when emitted), then the presence changes: the face
-    /// tracker's (a detector that tracks decides its own presence), then the presence tracker's for the rest.
-    private func frameEvents(
-        _ result: MetadataOutput.FrameResult, item: Item, config: DaemonConfiguration, output: MetadataOutput,
-        tracker: PresenceTracker
-    ) -> [ScanEvent] {
-        let event = result.event
-        var events: [ScanEvent] = []
-        if config.emitMetadata { events.append(.metadata(event)) }
-        tracker.externallyTracked = output.presenceTypes
-        if config.presence.enabled {
-            events += result.facePresence.map(ScanEvent.presence)
-        }
-        for p in tracker.update(objects: event.objects, source: event.source, frame: event.frame, time: item.streamTime)
-        {
-            var p = p
-            p.time = event.time
-            events.append(.presence(p))
-        }
-        return events
-    }
-
     /// After the last frame: `lost` for everything still present (the faces with the face tracker's own, then
-    /// the rest), `device stopped`, then the pipeline's end: its output went away, or the source thread's
-    /// verdict.
-    private func endPipeline(
-        queue: BlockingQueue<Item>, output: MetadataOutput, tracker: PresenceTracker, config: DaemonConfiguration,
-        last: (source: String, frame: Int, time: Double), outputClosed: Bool
-    ) {
+    /// the rest), `device stopped`, then the pipeline's end: its output went away, or how the source ended.
+    private func endPipeline(_ frames: PublishFrames, end: PipelineEnd) {
+        let last = frames.last
         let facesLost =
-            config.presence.enabled
-            ? output.finishPresence(sourceName: last.source, frame: last.frame, time: last.time)
+            frames.config.presence.enabled
+            ? frames.output.finishPresence(sourceName: last.source, frame: last.frame, time: last.time)
                 .map { p -> ScanEvent in
                     var p = p
                     p.time = last.time
                     return .presence(p)
                 } : []
         let lost =
-            facesLost + tracker.flush(source: last.source, frame: last.frame, time: last.time).map(ScanEvent.presence)
+            facesLost
+            + frames.tracker.flush(source: last.source, frame: last.frame, time: last.time).map(ScanEvent.presence)
         emitter.emit(lost)
         publishStopped(device: last.source)
-        if outputClosed {
-            queue.cancel()
-            monitor.withLock {
-                stopping = true
-                monitor.broadcast()
-            }
+        if frames.outputClosed || outputGone() {
+            monitor.withLock { stopping = true }
+            control.stop()
             finish(.outputClosed)
-        } else {
-            // Wait for the source thread's verdict (it closes the queue before setting it).
-            let end = monitor.withLock { () -> DaemonEnd in
-                while true {
-                    if let end = pendingEnd ?? (stopping ? .stopped : nil) { return end }
-                    monitor.wait()
-                }
-            }
-            finish(end)
+            return
+        }
+        let stopped = isStopping
+        switch end {
+        case .stopped, .consumerStopped: finish(.stopped)
+        case .sourceEnded: finish(stopped ? .stopped : .sourceEnded)
+        case .sourceFailed(_, let error): finish(stopped ? .stopped : .sourceFailed("\(error)"))
         }
     }
 
@@ -444,7 +411,7 @@ public final class Daemon: @unchecked Sendable {
     /// Tells the pipeline that an output's reader went away (stdout EPIPE): it stops after the current frame.
     public func outputClosed() {
         monitor.withLock { outputClosedFlag = true }
-        monitor.withLock { frames }?.cancel()
+        control.stop()
     }
 
     /// Tells the other sinks that `output` failed to write (a `device` event of kind `runtimeError` whose

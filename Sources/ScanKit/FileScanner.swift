@@ -126,8 +126,7 @@ public struct FileScanner {
     func scan(input: InputPath, sink: any EventSink, summary: inout ScanSummary) {
         summary.inputs += 1
         do {
-            let source = try openFileSource(path: input, limits: limits)
-            defer { source.close() }
+            let source = try openFileSource(path: input, limits: limits)  // the pipeline closes it
             if let note = source.info.note { logger.warning("\(note)") }
             let before = summary.objects
             try scan(source: source, sink: sink, summary: &summary)
@@ -150,65 +149,18 @@ public struct FileScanner {
     }
 
     /// Scans one source to its end (or the frame limit, or the first object with ``oneshot``), delivering
-    /// each event to `sink`.
+    /// each event to `sink`: a ``FramePipeline`` with ``PipelineSettings/scan(frameLimit:)`` (lossless, read on
+    /// this thread) and a ``ScanLines`` consumer. The source is closed at the end.
     ///
     /// In raw mode, a code is printed when it is on a frame and was not on the previous one (same type and
     /// value): an image prints each code it holds; a video prints a code once each time it comes into view,
     /// not on every frame (as zbarcam does).
+    /// - Throws: the source's error, or the detectors' on one of its frames.
     public func scan(source: any FrameSource, sink: any EventSink, summary: inout ScanSummary) throws {
-        var count = 0
-        var previous = Set<RawKey>()
-        var notedBinary = false
-        var observe = frameObserver
-        frames: while let frame = try source.nextFrame() {
-            let event = try output.process(frame, source: source.info)
-            summary.frames += 1
-            var annotated: String?
-            do { annotated = try observe?(frame, event, source.info) } catch {
-                logger.error("\(error.message)")
-                summary.annotationFailures.append(error.file)
-                observe = nil
-            }
-            summary.objects += event.objects.count
-            onFrame?(source.info.name, count + 1, frame.time)
-            switch mode {
-            case .json:
-                var encoded = encoder.encode(.metadata(event))
-                if let annotated { encoded.line = Self.line(encoded.line, naming: annotated) }
-                sink.deliver(encoded)
-                if oneshot && !event.objects.isEmpty {
-                    summary.completed = true
-                    break frames
-                }
-            case .raw(let rawBytes):
-                var current = Set<RawKey>()
-                for object in event.objects {
-                    let key = RawKey(type: object.type, value: object.stringValue, payload: object.payload)
-                    current.insert(key)
-                    if previous.contains(key) { continue }
-                    let (line, binary) = RawValue.line(
-                        type: object.type, value: object.stringValue,
-                        payload: object.payload, rawBytes: rawBytes)
-                    if binary {
-                        summary.skippedBinary += 1
-                        if !notedBinary && !quiet { logger.warning("\(RawValue.skippedNote(input: source.info.name))") }
-                        notedBinary = true
-                    }
-                    guard let line else { continue }
-                    sink.deliver(EncodedEvent(name: "raw", objectTypes: [object.type], line: line, seq: nil))
-                    summary.printedValues += 1
-                    if oneshot {
-                        summary.completed = true
-                        break frames
-                    }
-                }
-                previous = current
-            }
-            count += 1
-            if let frameLimit, count >= frameLimit { break }
-            if let fd = sink as? FileDescriptorSink, fd.hasFailed { break }
-            if let slot = sink as? ParallelScan.SlotSink, slot.isStopped { break }
-        }
+        var pipeline = FramePipeline(settings: .scan(frameLimit: frameLimit), processor: output)
+        var lines = ScanLines(scanner: self, sink: sink, summary: summary)
+        defer { summary = lines.summary }
+        if case .sourceFailed(_, let error) = try pipeline.run(source: source, consumer: &lines) { throw error }
     }
 
     /// A metadata line with `"annotated":PATH` added as its first key (keys stay sorted: it sorts before
@@ -219,8 +171,85 @@ public struct FileScanner {
         value.removeLast()  // its newline
         return [UInt8(ascii: "{")] + Array(#""annotated":"#.utf8) + value + [UInt8(ascii: ",")] + line.dropFirst()
     }
+}
+
+/// `scand scan`'s consumer: each frame's JSON line (or `--raw` values) to the sink, `--annotate`,
+/// `--oneshot` and the progress line.
+struct ScanLines: FrameConsumer {
+    typealias Processor = MetadataOutput
+    let scanner: FileScanner
+    let sink: any EventSink
+    var summary: ScanSummary
+    private var count = 0
+    private var previous = Set<RawKey>()
+    private var notedBinary = false
+    private var observe: ((Frame, MetadataEvent, SourceInfo) throws(FrameObserverError) -> String?)?
+
+    init(scanner: FileScanner, sink: any EventSink, summary: ScanSummary) {
+        self.scanner = scanner
+        self.sink = sink
+        self.summary = summary
+        observe = scanner.frameObserver
+    }
 
     private struct RawKey: Hashable {
         var type: MetadataObjectType, value: String?, payload: [UInt8]?
+    }
+
+    func processingFailed(_ item: PipelineFrame, error: any Error) throws { throw error }
+
+    mutating func consume(_ item: PipelineFrame, _ result: MetadataOutput.FrameResult) -> Bool {
+        let event = result.event
+        summary.frames += 1
+        var annotated: String?
+        do { annotated = try observe?(item.frame, event, item.info) } catch {
+            scanner.logger.error("\(error.message)")
+            summary.annotationFailures.append(error.file)
+            observe = nil
+        }
+        summary.objects += event.objects.count
+        scanner.onFrame?(item.info.name, count + 1, item.frame.time)
+        switch scanner.mode {
+        case .json:
+            var encoded = scanner.encoder.encode(.metadata(event))
+            if let annotated { encoded.line = FileScanner.line(encoded.line, naming: annotated) }
+            sink.deliver(encoded)
+            if scanner.oneshot && !event.objects.isEmpty {
+                summary.completed = true
+                return false
+            }
+        case .raw(let rawBytes):
+            if !writeRaw(event, rawBytes: rawBytes, source: item.info.name) { return false }
+        }
+        count += 1
+        if let fd = sink as? FileDescriptorSink, fd.hasFailed { return false }
+        if let slot = sink as? ParallelScan.SlotSink, slot.isStopped { return false }
+        return true
+    }
+
+    /// Writes the values of the codes that came into view; false when ``FileScanner/oneshot`` is done.
+    private mutating func writeRaw(_ event: MetadataEvent, rawBytes: Bool, source: String) -> Bool {
+        var current = Set<RawKey>()
+        defer { previous = current }
+        for object in event.objects {
+            let key = RawKey(type: object.type, value: object.stringValue, payload: object.payload)
+            current.insert(key)
+            if previous.contains(key) { continue }
+            let (line, binary) = RawValue.line(
+                type: object.type, value: object.stringValue, payload: object.payload, rawBytes: rawBytes)
+            if binary {
+                summary.skippedBinary += 1
+                if !notedBinary && !scanner.quiet { scanner.logger.warning("\(RawValue.skippedNote(input: source))") }
+                notedBinary = true
+            }
+            guard let line else { continue }
+            sink.deliver(EncodedEvent(name: "raw", objectTypes: [object.type], line: line, seq: nil))
+            summary.printedValues += 1
+            if scanner.oneshot {
+                summary.completed = true
+                return false
+            }
+        }
+        return true
     }
 }
