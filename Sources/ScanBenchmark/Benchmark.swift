@@ -139,13 +139,13 @@ public enum Benchmark {
             settings: .bench(live: c.live, frames: c.frames), processor: processor)
         var m = Measurements(case: c, truth: truth)
         let cpu0 = ProcessStats.cpuSeconds()
-        let t0 = monotonicSeconds()
+        let started = MonotonicInstant.now
         if case .sourceFailed(_, let error) = try frames.run(
             source: first, reopen: { try Y4MSource(path: clip) }, observer: observer, consumer: &m)
         {
             throw error
         }
-        let seconds = monotonicSeconds() - t0
+        let seconds = started.elapsed.inSeconds
         let cpu = ProcessStats.cpuSeconds() - cpu0
         precondition(m.encodedBytes > 0 || m.processed == 0)
         let (offered, dropped) = counts.withLock { ($0.offered, $0.dropped) }
@@ -222,15 +222,15 @@ struct Measurements: FrameConsumer {
     func processingFailed(_ item: PipelineFrame, error: any Error) throws { throw error }
 
     mutating func consume(_ item: PipelineFrame, _ result: BenchProcessor.Result) -> Bool {
-        decode.add(item.readSeconds)
+        decode.add(item.readTook.inSeconds)
         barcode.add(result.barcode)
         face.add(result.face)
         if let t = result.tracking { tracking.add(t) }
-        let e0 = monotonicSeconds()
+        let encoding = MonotonicInstant.now
         encodedBytes &+= encoder.encode(.metadata(result.event)).line.count
-        let e1 = monotonicSeconds()
-        encode.add(e1 - e0)
-        if let arrived = item.frame.captureClock { latency.add(e1 - arrived) }
+        let encoded = MonotonicInstant.now
+        encode.add(encoding.duration(to: encoded).inSeconds)
+        if let arrived = item.frame.captureClock { latency.add(arrived.duration(to: encoded).inSeconds) }
         processed += 1
         let objects = result.event.objects
         if !c.live { frameCodes.append(Benchmark.codeTexts(objects)) }

@@ -28,12 +28,13 @@ public final class NaiveBaseline {
 
     /// Scans the whole frame. Geometry is normalized device coordinates.
     public func process(_ frame: Frame) throws -> Result {
-        let t0 = monotonicSeconds()
+        let t0 = MonotonicInstant.now
         var out = codes?.read(frame) ?? []
-        let t1 = monotonicSeconds()
+        let t1 = MonotonicInstant.now
         if let faces { out += try faces.process(frame) }
-        let t2 = monotonicSeconds()
-        return Result(objects: out, codeSeconds: t1 - t0, faceSeconds: t2 - t1)
+        let t2 = MonotonicInstant.now
+        return Result(
+            objects: out, codeSeconds: t0.duration(to: t1).inSeconds, faceSeconds: t1.duration(to: t2).inSeconds)
     }
 }
 

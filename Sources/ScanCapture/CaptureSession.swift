@@ -44,7 +44,7 @@ public final class CaptureSession: FrameSource, @unchecked Sendable {
     private var handlers: [@Sendable (DeviceEvent) -> Void] = []
     private var continuations: [Int: AsyncStream<DeviceEvent>.Continuation] = [:]
     private var nextContinuation = 0
-    private var startClock = 0.0
+    private var startClock = MonotonicInstant(nanoseconds: 0)
     /// Started with the device absent and ``CaptureConfiguration/waitForDevice`` set; cleared once it appeared.
     private var waitingForDevice = false
 
@@ -166,7 +166,7 @@ public final class CaptureSession: FrameSource, @unchecked Sendable {
             slot = nil
             _state = .starting
             _statistics = CaptureStatistics()
-            startClock = monotonicSeconds()
+            startClock = .now
             thread = WorkerThread(name: "scand-capture") { [self] in captureLoop() }
         }
     }
@@ -251,9 +251,9 @@ public final class CaptureSession: FrameSource, @unchecked Sendable {
         try nextFrame(timeout: nil)
     }
 
-    /// Like ``nextFrame()`` but gives up after `timeout` seconds (returning nil while still running).
-    public func nextFrame(timeout: Double?) throws -> Frame? {
-        let deadline = timeout.map { monotonicSeconds() + $0 }
+    /// Like ``nextFrame()`` but gives up after `timeout` (returning nil while still running).
+    public func nextFrame(timeout: Duration?) throws -> Frame? {
+        let deadline = timeout.map { MonotonicInstant.now.advanced(by: $0) }
         return try cond.withLock { () throws -> Frame? in
             while true {
                 if let fatal { throw fatal }
@@ -264,11 +264,10 @@ public final class CaptureSession: FrameSource, @unchecked Sendable {
                     return f
                 }
                 if let deadline {
-                    let left = deadline - monotonicSeconds()
-                    if left <= 0 { return nil }
-                    cond.wait(seconds: left)
+                    if MonotonicInstant.now >= deadline { return nil }
+                    cond.wait(until: deadline)
                 } else {
-                    cond.wait(seconds: 1)
+                    cond.wait(for: .seconds(1))
                 }
             }
         }
@@ -287,7 +286,7 @@ public final class CaptureSession: FrameSource, @unchecked Sendable {
         var machine = CaptureLoopMachine(
             waitingForDevice: waiting, eioReopenThreshold: resolved.configuration.eioReopenThreshold)
         var retry = 0.05
-        var lastFrame = monotonicSeconds()
+        var lastFrame = MonotonicInstant.now
         var index = 0
         /// Performs the machine's actions; false when the session failed.
         func perform(_ actions: [CaptureLoopMachine.Action]) -> Bool {
@@ -341,7 +340,7 @@ public final class CaptureSession: FrameSource, @unchecked Sendable {
                     let summary = Self.openedSummary(format, stream: s, asked: resolved.configuration)
                     _ = perform(machine.opened(path: path, summary: summary))
                     controls.opened(s)  // apply controls: first start, reopen, re-plug
-                    lastFrame = monotonicSeconds()
+                    lastFrame = .now
                 } catch let failure {
                     if perform(machine.openFailed(Self.openFailure(failure))) { continue } else { break }
                 }
@@ -349,17 +348,23 @@ public final class CaptureSession: FrameSource, @unchecked Sendable {
 
             guard let s = stream else { continue }
             let stallTimeout = resolved.configuration.stallTimeout
-            let result = s.next(timeout: max(0.01, min(0.1, lastFrame + stallTimeout - monotonicSeconds())))
+            let result = s.next(timeout: Self.pollTimeout(lastFrame: lastFrame, stallTimeout: stallTimeout))
             controls.drainEvents(s)
             let read = record(result, stream: s, controls: controls, index: &index, lastFrame: &lastFrame)
             _ = perform(machine.read(read))
 
-            if stream != nil, monotonicSeconds() - lastFrame > stallTimeout {
+            if stream != nil, lastFrame.elapsed > .seconds(stallTimeout) {
                 _ = perform(machine.stalled(stallTimeout: stallTimeout))
-                lastFrame = monotonicSeconds()
+                lastFrame = .now
             }
         }
         finishLoop(stream: &stream)
+    }
+
+    /// How long one poll for a buffer waits: until the stall timeout (`stallTimeout` seconds after
+    /// `lastFrame`) would pass, but between 10 and 100 ms, so requests (stop, restart) are seen promptly.
+    private static func pollTimeout(lastFrame: MonotonicInstant, stallTimeout: Double) -> Duration {
+        min(max(.seconds(stallTimeout) - lastFrame.elapsed, .milliseconds(10)), .milliseconds(100))
     }
 
     /// The camera controls the capture thread applies (``SessionControls``), reporting through this session's
@@ -415,19 +420,20 @@ public final class CaptureSession: FrameSource, @unchecked Sendable {
     }
 
     /// What the capture thread makes of one dequeue of `stream`: a frame goes into the slot (the one there, not
-    /// taken yet, counts as dropped late) with the next `index`, and the counters follow; `lastFrame` (monotonic
+    /// taken yet, counts as dropped late) with the next `index`, and the counters follow; `lastFrame`
     /// seconds) moves on a frame and when the device is gone.
     private func record(
         _ result: DequeueResult, stream: V4L2Stream, controls: SessionControls, index: inout Int,
-        lastFrame: inout Double
+        lastFrame: inout MonotonicInstant
     ) -> CaptureLoopMachine.Read {
         switch result {
         case .frame(let plane, let sequence, let timestamp):
-            let t = monotonicSeconds()
+            let t = MonotonicInstant.now
             lastFrame = t
             let clock = timestamp ?? t
             let frame = Frame(
-                luma: plane, index: index, time: max(0, clock - startClock), sequence: sequence, captureClock: clock)
+                luma: plane, index: index, time: max(0, startClock.duration(to: clock).inSeconds), sequence: sequence,
+                captureClock: clock)
             index += 1
             cond.withLock {
                 if slot != nil { _statistics.framesDroppedLate += 1 }
@@ -446,7 +452,7 @@ public final class CaptureSession: FrameSource, @unchecked Sendable {
             cond.withLock { _statistics.eioErrors += 1 }
             return .eio
         case .gone:
-            lastFrame = monotonicSeconds()
+            lastFrame = .now
             return .gone
         case .error(let why):
             return .error(why)
@@ -475,12 +481,11 @@ public final class CaptureSession: FrameSource, @unchecked Sendable {
 
     /// Sleeps up to `seconds`, waking early when stop or a restart is requested.
     private func waitForStop(seconds: Double) {
-        let deadline = monotonicSeconds() + seconds
+        let deadline = MonotonicInstant.now.advanced(by: .seconds(seconds))
         cond.withLock {
             while !stopRequested && !restartRequested {
-                let left = deadline - monotonicSeconds()
-                if left <= 0 { break }
-                cond.wait(seconds: left)
+                if MonotonicInstant.now >= deadline { break }
+                cond.wait(until: deadline)
             }
         }
     }

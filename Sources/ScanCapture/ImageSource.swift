@@ -38,7 +38,7 @@ public final class ImageSource: FrameSource, Sendable {
                 + "(--max-pixels); read at \(plane.width)x\(plane.height), \(n)/\(d) of its size"
         }
         info = SourceInfo(name: name, note: note)
-        frame = Locked(Frame(luma: plane, index: 0, time: 0, captureClock: monotonicSeconds()))
+        frame = Locked(Frame(luma: plane, index: 0, time: 0, captureClock: .now))
     }
 
     /// Decodes an image held in memory with the default ``DecoderLimits``; `name` is used in errors and events.

@@ -21,7 +21,7 @@ enum StreamFailure: Error {
 
 /// What one `poll` + `DQBUF` round gave.
 enum DequeueResult {
-    case frame(LumaPlane, sequence: UInt32, timestamp: Double?)
+    case frame(LumaPlane, sequence: UInt32, timestamp: MonotonicInstant?)
     /// The driver flagged the buffer as bad (`V4L2_BUF_FLAG_ERROR`); it was requeued.
     case corrupt
     case timeout
@@ -267,9 +267,9 @@ final class V4L2Stream {
     }
 
     /// Waits up to `timeout` seconds for a buffer, copies its luma plane out and requeues it.
-    func next(timeout: Double) -> DequeueResult {
+    func next(timeout: Duration) -> DequeueResult {
         var p = pollfd(fd: fd, events: Int16(POLLIN | POLLPRI), revents: 0)
-        let r = poll(&p, 1, Int32(max(1, (timeout * 1000).rounded())))
+        let r = poll(&p, 1, Int32(max(1, (timeout.inSeconds * 1000).rounded())))
         if r == 0 { return .timeout }
         if r < 0 { return errno == EINTR ? .timeout : .error("poll: \(errnoText(errno))") }
         if p.revents & Int16(POLLPRI) != 0 {
@@ -307,9 +307,9 @@ final class V4L2Stream {
             }
         }
         let monotonic = buf.flags & UInt32(V4L2_BUF_FLAG_TIMESTAMP_MASK) == UInt32(V4L2_BUF_FLAG_TIMESTAMP_MONOTONIC)
-        let ts = Double(buf.timestamp.tv_sec) + Double(buf.timestamp.tv_usec) / 1e6
+        let ts = MonotonicInstant(seconds: buf.timestamp.tv_sec, microseconds: buf.timestamp.tv_usec)
         return .frame(
             LumaPlane(width: size.width, height: size.height, bytes: luma), sequence: buf.sequence,
-            timestamp: monotonic && ts > 0 ? ts : nil)
+            timestamp: monotonic && ts.nanoseconds > 0 ? ts : nil)
     }
 }

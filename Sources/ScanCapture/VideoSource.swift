@@ -83,7 +83,7 @@ public final class VideoSource: FrameSource, @unchecked Sendable {
             }
             let t = info.frameRate.map { Double(index) / $0 } ?? time
             defer { index += 1 }
-            return Frame(luma: plane, index: index, time: t, captureClock: monotonicSeconds())
+            return Frame(luma: plane, index: index, time: t, captureClock: .now)
         }
     }
 

@@ -157,7 +157,7 @@ public final class Y4MSource: FrameSource, @unchecked Sendable {
             }
             let frame = Frame(
                 luma: LumaPlane(width: size.width, height: size.height, bytes: luma), index: index,
-                time: Double(index) / (info.frameRate ?? 1), captureClock: monotonicSeconds())
+                time: Double(index) / (info.frameRate ?? 1), captureClock: .now)
             index += 1
             return frame
         }

@@ -40,11 +40,11 @@ public struct MetadataEvent: Sendable {
     public var width: Int
     public var height: Int
     public var objects: [MetadataObject]
-    /// Set when the frame was captured (monotonic seconds); used for latency, not encoded.
-    public var captureClock: Double?
+    /// When the frame was captured; used for latency, not encoded.
+    public var captureClock: MonotonicInstant?
     public init(
         source: String, frame: Int, time: Double, width: Int, height: Int,
-        objects: [MetadataObject], captureClock: Double? = nil
+        objects: [MetadataObject], captureClock: MonotonicInstant? = nil
     ) {
         self.source = source
         self.frame = frame

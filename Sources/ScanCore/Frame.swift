@@ -78,11 +78,12 @@ public struct Frame: Sendable {
     public var time: Double
     /// The driver's sequence number, for live sources.
     public var sequence: UInt32?
-    /// Monotonic clock reading, in seconds, when the frame was captured or decoded
-    /// (used for frame→JSON latency).
-    public var captureClock: Double?
+    /// When the frame was captured (a camera buffer's own stamp) or decoded (used for frame→JSON latency).
+    public var captureClock: MonotonicInstant?
 
-    public init(luma: LumaPlane, index: Int, time: Double, sequence: UInt32? = nil, captureClock: Double? = nil) {
+    public init(
+        luma: LumaPlane, index: Int, time: Double, sequence: UInt32? = nil, captureClock: MonotonicInstant? = nil
+    ) {
         self.luma = luma
         self.index = index
         self.time = time

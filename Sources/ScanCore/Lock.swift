@@ -50,14 +50,14 @@ public final class Locked<State> {
         try monitor.withLock { try body(&state) }
     }
 
-    /// Waits until `ready` holds for the state or the monotonic clock reaches `deadline` (seconds, nil: no
-    /// limit), then runs `body` with the lock still held: `body` sees the state either way and decides.
+    /// Waits until `ready` holds for the state or the monotonic clock reaches `deadline` (nil: no limit),
+    /// then runs `body` with the lock still held: `body` sees the state either way and decides.
     public func withLock<T>(
-        waitingUntil ready: (State) -> Bool, deadline: Double? = nil, _ body: (inout State) throws -> T
+        waitingUntil ready: (State) -> Bool, deadline: MonotonicInstant? = nil, _ body: (inout State) throws -> T
     ) rethrows -> T {
         try monitor.withLock {
             while !ready(state) {
-                if let deadline, monotonicSeconds() >= deadline { break }
+                if let deadline, MonotonicInstant.now >= deadline { break }
                 monitor.wait(until: deadline)
             }
             return try body(&state)

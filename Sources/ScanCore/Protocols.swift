@@ -40,11 +40,13 @@ public struct StageContext: Sendable {
     /// The previous frame of this live source took longer than 90 % of its frame interval: shed optional work
     /// (`OutputConfiguration.shedLoadWhenLate`). Always false for files.
     public var late: Bool
-    /// Live sources: when the stage's optional work must be done by (``monotonicSeconds()``); nil for files.
-    public var deadline: Double?
+    /// Live sources: when the stage's optional work must be done by; nil for files.
+    public var deadline: MonotonicInstant?
 
-    public init(source: SourceInfo, rectOfInterest: NormalizedRect = .unit, late: Bool = false, deadline: Double? = nil)
-    {
+    public init(
+        source: SourceInfo, rectOfInterest: NormalizedRect = .unit, late: Bool = false,
+        deadline: MonotonicInstant? = nil
+    ) {
         self.source = source
         self.rectOfInterest = rectOfInterest
         self.late = late

@@ -33,20 +33,18 @@ public final class Monitor: @unchecked Sendable {
         return try body()
     }
 
-    /// Waits (lock held) until signalled or until `deadline` (monotonic seconds) passes.
-    public func wait(until deadline: Double? = nil) {
+    /// Waits (lock held) until signalled or until `deadline` passes (the condition waits on CLOCK_MONOTONIC).
+    public func wait(until deadline: MonotonicInstant? = nil) {
         guard let deadline else {
             pthread_cond_wait(cond, mutex)
             return
         }
-        var ts = timespec()
-        ts.tv_sec = Int(deadline)
-        ts.tv_nsec = Int((deadline - Double(Int(deadline))) * 1e9)
+        var ts = deadline.monotonicTimespec
         pthread_cond_timedwait(cond, mutex, &ts)
     }
 
-    /// Waits (lock held) until signalled or `seconds` pass.
-    public func wait(seconds: Double) { wait(until: monotonicSeconds() + max(0, seconds)) }
+    /// Waits (lock held) until signalled or `duration` passes.
+    public func wait(for duration: Duration) { wait(until: .now.advanced(by: max(.zero, duration))) }
 
     public func broadcast() { pthread_cond_broadcast(cond) }
 }
@@ -86,7 +84,7 @@ public final class BlockingQueue<Element: Sendable>: Sendable {
 
     /// Removes the oldest item, waiting for one; nil once closed and empty, at `deadline`, or when
     /// ``nudge()`` is called while it waits (or before, with the queue empty).
-    public func take(until deadline: Double? = nil) -> Element? {
+    public func take(until deadline: MonotonicInstant? = nil) -> Element? {
         let canTake: (State) -> Bool = { !$0.items.isEmpty || $0.closed || $0.nudged }
         let item = state.withLock(waitingUntil: canTake, deadline: deadline) { state -> Element? in
             if state.items.isEmpty && state.nudged && !state.closed {
@@ -126,12 +124,12 @@ public final class BlockingQueue<Element: Sendable>: Sendable {
 }
 
 /// Sleeps until the monotonic clock reaches `deadline`, in slices so `shouldStop` is honoured within ~50 ms.
-public func sleep(until deadline: Double, shouldStop: () -> Bool) {
+public func sleep(until deadline: MonotonicInstant, shouldStop: () -> Bool) {
     while !shouldStop() {
-        let left = deadline - monotonicSeconds()
-        if left <= 0 { return }
-        let slice = min(left, 0.05)
-        var ts = timespec(tv_sec: Int(slice), tv_nsec: Int((slice - Double(Int(slice))) * 1e9))
+        let left = MonotonicInstant.now.duration(to: deadline)
+        if left <= .zero { return }
+        let slice = min(left, .milliseconds(50)).nanoseconds
+        var ts = timespec(tv_sec: Int(slice / 1_000_000_000), tv_nsec: Int(slice % 1_000_000_000))
         nanosleep(&ts, nil)
     }
 }
@@ -186,11 +184,11 @@ public final class WorkerThread: @unchecked Sendable {
     /// True when called on this thread.
     public var isCurrent: Bool { pthread_equal(thread, pthread_self()) != 0 }
 
-    /// Waits for the thread to end, at most `timeout` seconds (nil: no limit). Returns false when it is
-    /// still running (it is then detached and left to end with the process).
+    /// Waits for the thread to end, at most `timeout` (nil: no limit). Returns false when it is still running
+    /// (it is then detached and left to end with the process).
     @discardableResult
-    public func join(timeout: Double? = nil) -> Bool {
-        let deadline = timeout.map { monotonicSeconds() + $0 }
+    public func join(timeout: Duration? = nil) -> Bool {
+        let deadline = timeout.map { MonotonicInstant.now.advanced(by: $0) }
         let done: ((done: Bool, joined: Bool)) -> Bool = { $0.done }
         let (finished, first) = ending.withLock(waitingUntil: done, deadline: deadline) { state -> (Bool, Bool) in
             defer { state.joined = true }

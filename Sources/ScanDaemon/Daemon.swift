@@ -36,17 +36,17 @@ public final class Daemon: @unchecked Sendable {
     private let control = PipelineControl()
     private var pipelineThread: WorkerThread?
     private let frameObserver: FrameObserver?
-    /// When the pipeline thread began the frame it is working on (monotonic seconds); nil while it waits.
-    private var frameStartedAt: Double?
+    /// When the pipeline thread began the frame it is working on; nil while it waits.
+    private var frameStartedAt: MonotonicInstant?
     /// Test hook (docs/testing.md): `SCAND_TEST_HANG_PIPELINE_AFTER=N` makes the pipeline thread hang for
     /// good inside its N+1st frame, as a detector stuck in a C call would, for the watchdog tests.
     private let hangAfterFrames: Int? = getenv("SCAND_TEST_HANG_PIPELINE_AFTER").flatMap { Int(String(cString: $0)) }
 
-    /// How long the pipeline thread has been working on its current frame, in seconds; nil while it waits
-    /// for one (no frame came: a stalled pipe, a camera being waited for, the input's end). The systemd
-    /// watchdog pings only while this stays short (``WatchdogService``).
-    public var busyWithFrameFor: Double? {
-        monitor.withLock { frameStartedAt.map { monotonicSeconds() - $0 } }
+    /// How long the pipeline thread has been working on its current frame; nil while it waits for one (no
+    /// frame came: a stalled pipe, a camera being waited for, the input's end). The systemd watchdog pings only
+    /// while this stays short (``WatchdogService``).
+    public var busyWithFrameFor: Duration? {
+        monitor.withLock { frameStartedAt?.elapsed }
     }
 
     /// Sees every processed frame on the pipeline thread, after its events were published: the frame, what
@@ -173,11 +173,13 @@ public final class Daemon: @unchecked Sendable {
         // blocked in a read nothing interrupts (stdin with no data); it does not keep the process from stopping.
         if let thread {
             let timeout = monitor.withLock { configuration.stopTimeout }
-            if !thread.join(timeout: timeout) {
+            if !thread.join(timeout: .seconds(timeout)) {
                 logger.warning("pipeline still busy with a frame after \(Int(timeout)) s; stopping without it")
                 publishStopped(device: source.name)
             }
-            if !control.joinReader(timeout: 1) { logger.notice("source still blocked in a read; not waiting for it") }
+            if !control.joinReader(timeout: .seconds(1)) {
+                logger.notice("source still blocked in a read; not waiting for it")
+            }
         }
         emitter.close()
         frameOutput.close()
@@ -253,7 +255,7 @@ public final class Daemon: @unchecked Sendable {
         var output: MetadataOutput
         let tracker: PresenceTracker
         var last: (source: String, frame: Int, time: Double)
-        var failureReports = ReportThrottle(interval: 1)
+        var failureReports = ReportThrottle(interval: .seconds(1))
         var outputClosed = false
 
         init(daemon: Daemon, config: DaemonConfiguration, output: MetadataOutput) {
@@ -274,7 +276,7 @@ public final class Daemon: @unchecked Sendable {
 
         func willProcess(_ item: PipelineFrame) {
             let processedBefore = daemon.monitor.withLock { () -> Int in
-                daemon.frameStartedAt = monotonicSeconds()
+                daemon.frameStartedAt = .now
                 return daemon.stats.framesProcessed
             }
             if let hangAfterFrames = daemon.hangAfterFrames, processedBefore >= hangAfterFrames {

@@ -29,7 +29,7 @@ public final class MQTTService: Service, Sendable {
         client.start()
         try? await gracefulShutdown()
         let client = self.client
-        let done = await onDedicatedThread { client.finish(timeout: 5) }
+        let done = await onDedicatedThread { client.finish(timeout: .seconds(5)) }
         events.unsubscribe(subscription)
         if !done { logger.warning("mqtt: the client did not finish in time; leaving it") }
     }

@@ -33,7 +33,7 @@ public final class WatchdogService: Service, Sendable {
         try? await cancelWhenGracefulShutdown { [self] in
             var stuck = false
             while !Task.isCancelled {
-                if let busy = daemon.busyWithFrameFor, busy > period {
+                if let busy = daemon.busyWithFrameFor?.inSeconds, busy > period {
                     if !stuck {
                         stuck = true
                         logger.critical(

@@ -136,13 +136,13 @@ public final class BarcodeDetector {
     /// costs at most `1 + steps` scans, and a code held in view meets every pass within a few frames.
     /// Geometry is relative to the whole frame, as in ``detect(in:rectOfInterest:)``.
     ///
-    /// With a `deadline` (``monotonicSeconds()``; live sources), a step whose recent cost (a moving average of
+    /// With a `deadline` (a ``MonotonicInstant``; live sources), a step whose recent cost (a moving average of
     /// its own timings) would end after the deadline is put off to its next turn, at most
     /// ``maximumDeferrals`` times in a row, so an expensive step still runs every few turns instead of never.
     /// The step that read the last frame is never put off.
     public func detectStream(
         in frame: Frame, rectOfInterest: NormalizedRect = .unit, steps: Int,
-        deadline: Double? = nil
+        deadline: MonotonicInstant? = nil
     ) throws -> [MetadataObject] {
         // Not on streams: following the bars costs each frame with a 1-D code more than the stream's budget
         // allows under load (under the sanitizers the daemon's event rate fell by a sixth); stills only.
@@ -160,7 +160,7 @@ public final class BarcodeDetector {
     /// ``detectStream(in:rectOfInterest:steps:deadline:)``, saying which pass and engine read the codes.
     public func readStream(
         in frame: Frame, rectOfInterest: NormalizedRect = .unit, steps: Int,
-        deadline: Double? = nil
+        deadline: MonotonicInstant? = nil
     ) throws -> BarcodeRead {
         try stream.read(in: frame, rectOfInterest: rectOfInterest, steps: steps, deadline: deadline)
     }

@@ -8,7 +8,9 @@ final class StreamReader: PassReader {
     init(configuration: BarcodeConfiguration) { super.init(configuration: configuration, streaming: true) }
 
     /// Reads one stream frame (``BarcodeDetector/readStream(in:rectOfInterest:steps:deadline:)``).
-    func read(in frame: Frame, rectOfInterest: NormalizedRect, steps: Int, deadline: Double?) throws -> BarcodeRead {
+    func read(in frame: Frame, rectOfInterest: NormalizedRect, steps: Int, deadline: MonotonicInstant?) throws
+        -> BarcodeRead
+    {
         try failingOnZBarErrors {
             try readStreamChecked(in: frame, rectOfInterest: rectOfInterest, steps: steps, deadline: deadline)
         }
@@ -57,7 +59,9 @@ final class StreamReader: PassReader {
         scheduler.zbarDensity(pass, density: density, large: large)
     }
 
-    private func readStreamChecked(in frame: Frame, rectOfInterest: NormalizedRect, steps: Int, deadline: Double?)
+    private func readStreamChecked(
+        in frame: Frame, rectOfInterest: NormalizedRect, steps: Int, deadline: MonotonicInstant?
+    )
         throws -> BarcodeRead
     {
         var read = try readStreamFrame(in: frame, rectOfInterest: rectOfInterest, steps: steps, deadline: deadline)
@@ -102,7 +106,7 @@ final class StreamReader: PassReader {
 
     private func readStreamFrame(
         in frame: Frame, rectOfInterest: NormalizedRect, steps: Int,
-        deadline: Double?
+        deadline: MonotonicInstant?
     ) throws -> BarcodeRead {
         streamFrames += 1
         guard let base = startFrame(frame, rectOfInterest: rectOfInterest) else { return BarcodeRead() }
@@ -127,8 +131,8 @@ final class StreamReader: PassReader {
         let (queue, sticky) = scheduler.queue(from: all, count: steps)
         for step in queue {
             if scheduler.putsOff(step, sticky: sticky, deadline: deadline) { continue }
-            let started = monotonicSeconds()
-            defer { scheduler.record(step, seconds: monotonicSeconds() - started) }
+            let started = MonotonicInstant.now
+            defer { scheduler.record(step, took: started.elapsed) }
             guard let (image, levelDivisor) = streamStepImage(step, base: base, made: &images) else { continue }
             var found = try streamStepReads(
                 step, image: image, levelDivisor: levelDivisor, base: base, frameSize: frame.size, density: density,

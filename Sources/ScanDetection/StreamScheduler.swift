@@ -24,8 +24,8 @@ struct StreamScheduler {
     /// The step lists made for frames with a pyramid, by frame kind.
     private var pyramidSteps: [PyramidKey: [Step]] = [:]
     private var cursor = 0
-    /// Recent seconds each step took (moving average), for deadlines.
-    private var costs: [Step: Double] = [:]
+    /// How long each step took lately (moving average), for deadlines.
+    private var costs: [Step: Duration] = [:]
     /// Turns in a row each step was put off because it would have missed the deadline.
     private var deferrals: [Step: Int] = [:]
     /// The step that last read something: tried first on the next frame (a dark-mode code then reads on every
@@ -135,10 +135,10 @@ struct StreamScheduler {
         return (queue, last)
     }
 
-    /// Whether `step` is put off to its next turn: with a `deadline` (``monotonicSeconds()``), when its recent
-    /// cost would end after it, at most ``maximumDeferrals`` times in a row; never the `sticky` step.
-    mutating func putsOff(_ step: Step, sticky: Step?, deadline: Double?) -> Bool {
-        if let deadline, step != sticky, let cost = costs[step], monotonicSeconds() + cost > deadline,
+    /// Whether `step` is put off to its next turn: with a `deadline`, when its recent cost would end after it,
+    /// at most ``maximumDeferrals`` times in a row; never the `sticky` step.
+    mutating func putsOff(_ step: Step, sticky: Step?, deadline: MonotonicInstant?) -> Bool {
+        if let deadline, step != sticky, let cost = costs[step], MonotonicInstant.now.advanced(by: cost) > deadline,
             deferrals[step, default: 0] < Self.maximumDeferrals
         {
             deferrals[step, default: 0] += 1
@@ -149,9 +149,9 @@ struct StreamScheduler {
         return false
     }
 
-    /// Records that `step` took `seconds` (a moving average: 0.7 of the old, 0.3 of the new).
-    mutating func record(_ step: Step, seconds: Double) {
-        costs[step] = costs[step].map { 0.7 * $0 + 0.3 * seconds } ?? seconds
+    /// Records that `step` took `took` (a moving average: 0.7 of the old, 0.3 of the new).
+    mutating func record(_ step: Step, took: Duration) {
+        costs[step] = costs[step].map { $0 * 0.7 + took * 0.3 } ?? took
     }
 
     /// `step` read this frame: it goes first on the next one.

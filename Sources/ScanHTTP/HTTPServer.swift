@@ -21,8 +21,8 @@ public final class HTTPServer: Service, Sendable {
     public let metrics: ScandMetrics
     let hooks: HTTPDaemonHooks
     let logger: Logger
-    /// When the server was made (monotonic seconds), for `uptime`.
-    let started = monotonicSeconds()
+    /// When the server was made, for `uptime`.
+    let started = MonotonicInstant.now
     /// Called with the bound port once listening.
     let onListening: @Sendable (Int) -> Void
 
@@ -193,9 +193,7 @@ public final class HTTPServer: Service, Sendable {
     /// Wall-clock seconds when `frame` was captured (its monotonic capture clock moved to the wall clock),
     /// or when it was offered when the source gave no capture time.
     func wallClockOfCapture(_ frame: PreviewFrame) -> Double {
-        let now = wallClockSeconds()
-        let mono = monotonicSeconds()
-        return now - (mono - (frame.frame.captureClock ?? frame.offeredAt))
+        wallClockSeconds() - (frame.frame.captureClock ?? frame.offeredAt).elapsed.inSeconds
     }
 
     /// One WebSocket client: the same lines as the Unix socket (one JSON line per text message, without
@@ -282,7 +280,7 @@ public final class HTTPServer: Service, Sendable {
         if let device = source?.device { doc["device"] = device }
         doc["state"] = source?.state ?? "starting"
         doc["live"] = source?.live ?? false
-        doc["uptime"] = ((monotonicSeconds() - started) * 1000).rounded() / 1000
+        doc["uptime"] = (started.elapsed.inSeconds * 1000).rounded() / 1000
         doc["frames"] = [
             "captured": source?.framesRead ?? 0, "processed": source?.framesProcessed ?? 0,
             "dropped": source?.framesDropped ?? 0,

@@ -102,7 +102,7 @@ struct HeadroomRefused: Error {}
 /// Logs refused HTTP connections at most once a minute (a client retrying at the limit would flood the log).
 final class HeadroomRefusals: Sendable {
     private let logger: Logger
-    private let throttle = Locked(ReportThrottle(interval: 60))
+    private let throttle = Locked(ReportThrottle(interval: .seconds(60)))
     init(logger: Logger) { self.logger = logger }
 
     func refused(free: Int) {

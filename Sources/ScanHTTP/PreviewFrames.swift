@@ -11,8 +11,8 @@ public struct PreviewFrame: Sendable {
     public var frame: Frame
     /// What the detectors found on it (device coordinates).
     public var event: MetadataEvent
-    /// When the pipeline offered it (monotonic seconds), for latency figures.
-    public var offeredAt: Double
+    /// When the pipeline offered it, for latency figures.
+    public var offeredAt: MonotonicInstant
     /// Counts offers: a later frame has a larger number.
     public var generation: UInt64
 }
@@ -51,7 +51,7 @@ public final class PreviewFrames: @unchecked Sendable {
         var failed: UInt64 = 0
         var encoderStarted = false
         /// Monotonic seconds before which the encoder starts no stream encoding (the rate cap).
-        var nextEncodeAt = 0.0
+        var nextEncodeAt = MonotonicInstant(nanoseconds: 0)
         var encodes: UInt64 = 0
         var closed = false
     }
@@ -78,7 +78,7 @@ public final class PreviewFrames: @unchecked Sendable {
         let (f, waiters) = monitor.withLock { () -> (PreviewFrame?, [CheckedContinuation<PreviewFrame?, Never>]) in
             guard !s.closed else { return (nil, []) }
             s.generation += 1
-            let f = PreviewFrame(frame: frame, event: event, offeredAt: monotonicSeconds(), generation: s.generation)
+            let f = PreviewFrame(frame: frame, event: event, offeredAt: .now, generation: s.generation)
             s.latest = f
             let w = Array(s.waiters.values)
             s.waiters.removeAll()
@@ -169,15 +169,16 @@ public final class PreviewFrames: @unchecked Sendable {
                     {
                         let cached = s.encoded.flatMap { $0.generation == l.generation ? $0.jpeg : nil }
                         // The rate cap: wait (and take the newest frame then) unless a snapshot already encoded it.
-                        let now = monotonicSeconds()
+                        let now = MonotonicInstant.now
                         if cached == nil && now < s.nextEncodeAt {
                             monitor.wait(until: s.nextEncodeAt)
                             continue
                         }
                         if cached == nil && maxFramesPerSecond > 0 {
                             // On a steady cadence; after an idle spell, no burst (at most half an interval of credit).
-                            s.nextEncodeAt =
-                                max(s.nextEncodeAt, now - 0.5 / maxFramesPerSecond) + 1 / maxFramesPerSecond
+                            let interval = Duration.seconds(1 / maxFramesPerSecond)
+                            s.nextEncodeAt = max(s.nextEncodeAt, now.advanced(by: interval * -0.5)).advanced(
+                                by: interval)
                         }
                         return (l, build, cached)
                     }

@@ -11,8 +11,8 @@ struct FrameFeed: Sendable {
     private var offset = 0.0
     private var lastTime = 0.0
     private var count = 0
-    /// Monotonic seconds at the first read: a paced frame is due at `start + streamTime`.
-    private var start: Double?
+    /// The first read: a paced frame is due `streamTime` after it.
+    private var start: MonotonicInstant?
 
     init(
         first: any FrameSource, reopen: (@Sendable () throws -> any FrameSource)?, settings: PipelineSettings,
@@ -31,11 +31,11 @@ struct FrameFeed: Sendable {
     /// - Throws: the source's error (a read, or a reopen to loop).
     mutating func next() throws -> PipelineFrame? {
         if let limit = settings.frameLimit, count >= limit { return nil }
-        let start = self.start ?? monotonicSeconds()
+        let start = self.start ?? .now
         self.start = start
         while !control.isStopped {
             let info = current.info
-            let t0 = monotonicSeconds()
+            let asked = MonotonicInstant.now
             guard var frame = try current.nextFrame() else {
                 guard settings.loop, let reopen, !control.isStopped else { return nil }
                 current.close()
@@ -43,18 +43,18 @@ struct FrameFeed: Sendable {
                 current = try reopen()
                 continue
             }
-            let readSeconds = monotonicSeconds() - t0
+            let readTook = asked.elapsed
             let streamTime = offset + frame.time
             if settings.pacing && !info.isLive {
-                control.wait(until: start + streamTime)
+                control.wait(until: start.advanced(by: .seconds(streamTime)))
                 // A paced file frame is "captured" when it is due, as a camera's would be: latency figures
                 // then leave out the wait for its turn.
-                frame.captureClock = monotonicSeconds()
+                frame.captureClock = .now
             }
             lastTime = frame.time
             defer { count += 1 }
             return PipelineFrame(
-                frame: frame, info: info, streamTime: streamTime, number: count, readSeconds: readSeconds)
+                frame: frame, info: info, streamTime: streamTime, number: count, readTook: readTook)
         }
         return nil
     }

@@ -18,8 +18,7 @@ public enum FrameHandOff: Sendable, Equatable {
 public struct PipelineSettings: Sendable, Equatable {
     /// See ``FrameHandOff``.
     public var handOff: FrameHandOff
-    /// A file's frames are offered at their stream time (seconds from the pipeline's start on the monotonic
-    /// clock), as a camera would deliver them, and each frame's `captureClock` is the moment it was due.
+    /// A file's frames are offered at their stream time (from the pipeline's start, on the monotonic clock), as a camera would deliver them, and each frame's `captureClock` is the moment it was due.
     /// Live sources pace themselves: ignored for them.
     public var pacing: Bool
     /// At the source's end, reopen it (when the run was given a way to) and go on, stream times continuing
@@ -65,8 +64,8 @@ public struct PipelineFrame: Sendable {
     public var streamTime: Double
     /// How many frames were read before this one, across loop passes (0-based).
     public var number: Int
-    /// Seconds the source took to produce it (the decode, or the wait for a camera), monotonic clock.
-    public var readSeconds: Double
+    /// How long the source took to produce it (the decode, or the wait for a camera).
+    public var readTook: Duration
 }
 
 /// The detector end of a pipeline: what reads one frame. ``MetadataOutput`` is the product's (its stages,
@@ -156,13 +155,13 @@ public final class PipelineControl: Sendable {
     /// reload applied while no frame comes). A pipeline that reads on its own thread is never waiting.
     public func nudge() { state.withLock { $0.queue }?.nudge() }
 
-    /// Waits at most `timeout` seconds for the source thread (if any) to end; false when it is still blocked
+    /// Waits at most `timeout` for the source thread (if any) to end; false when it is still blocked
     /// in a read (stdin with no data), which nothing can interrupt: it is then left to end with the process.
     @discardableResult
-    public func joinReader(timeout: Double) -> Bool { state.withLock { $0.reader }?.join(timeout: timeout) ?? true }
+    public func joinReader(timeout: Duration) -> Bool { state.withLock { $0.reader }?.join(timeout: timeout) ?? true }
 
-    /// Sleeps until the monotonic clock reaches `deadline` (seconds), or ``stop()`` is called.
-    func wait(until deadline: Double) {
+    /// Sleeps until the monotonic clock reaches `deadline`, or ``stop()`` is called.
+    func wait(until deadline: MonotonicInstant) {
         let stopped: (State) -> Bool = { $0.stopped }
         state.withLock(waitingUntil: stopped, deadline: deadline) { _ in }
     }

@@ -162,7 +162,7 @@ public final class MetadataOutput {
         public var timings: StageTimings
     }
     /// Wall seconds the previous ``process(_:source:)`` call took (for ``OutputConfiguration/shedLoadWhenLate``).
-    private var previousFrameSeconds = 0.0
+    private var previousFrameTook = Duration.zero
     /// Frames on which the code reader's extra steps were skipped because the pipeline was late.
     public var shedFrames: Int { stage(CodeStage.self)?.shedFrames ?? 0 }
     /// Frames on which the face tracker skipped its slice of the search for new faces because the pipeline
@@ -176,19 +176,19 @@ public final class MetadataOutput {
         return 1 / rate
     }
 
-    /// Live sources: when the code reader's extra steps must be done by (``monotonicSeconds()``), 85 % of
+    /// Live sources: when the code reader's extra steps must be done by (a ``MonotonicInstant``), 85 % of
     /// the frame interval after the frame started, so a step that would make the frame late waits its next
     /// turn (``BarcodeDetector/detectStream(in:rectOfInterest:steps:deadline:)``). nil for files.
-    func stepDeadline(_ source: SourceInfo) -> Double? {
-        sheddingInterval(source).map { frameStarted + 0.85 * $0 }
+    func stepDeadline(_ source: SourceInfo) -> MonotonicInstant? {
+        sheddingInterval(source).map { frameStarted.advanced(by: .seconds(0.85 * $0)) }
     }
-    /// When the current ``process(_:source:)`` call started (``monotonicSeconds()``).
-    private var frameStarted = 0.0
+    /// When the current ``process(_:source:)`` call started.
+    private var frameStarted = MonotonicInstant.now
 
     /// Whether `source` is a live source whose previous frame took longer than 90 % of its frame interval
     /// and ``OutputConfiguration/shedLoadWhenLate`` is on.
     func isLate(_ source: SourceInfo) -> Bool {
-        sheddingInterval(source).map { previousFrameSeconds > 0.9 * $0 } ?? false
+        sheddingInterval(source).map { previousFrameTook > .seconds(0.9 * $0) } ?? false
     }
 
     /// Detects everything enabled on `frame` from `source`. With both codes and faces enabled (and
@@ -200,8 +200,8 @@ public final class MetadataOutput {
 
     /// Like ``process(_:source:)``, with the face presence changes and stage timings of this frame.
     public func processFrame(_ frame: Frame, source: SourceInfo) throws -> FrameResult {
-        frameStarted = monotonicSeconds()
-        defer { previousFrameSeconds = monotonicSeconds() - frameStarted }
+        frameStarted = .now
+        defer { previousFrameTook = frameStarted.elapsed }
         let settings = try frameSizeSettings(for: frame.size, source: source)
         let context = StageContext(
             source: source, rectOfInterest: settings.rectOfInterest, late: isLate(source),
@@ -216,11 +216,11 @@ public final class MetadataOutput {
             facePresence += result.presence
             timings.seconds[stage.name] = run.seconds
         }
-        let t2 = monotonicSeconds()
+        let mapped = MonotonicInstant.now
         if let geometry = settings.geometry {
             objects = objects.map(geometry.transformed)
         }
-        timings.tracking = monotonicSeconds() - t2
+        timings.tracking = mapped.elapsed.inSeconds
         let event = MetadataEvent(
             source: source.name, frame: frame.index, time: frame.time,
             width: frame.width, height: frame.height, objects: objects,

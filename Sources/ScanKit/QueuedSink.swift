@@ -73,15 +73,15 @@ public final class QueuedSink: EventSink, Sendable {
         var timestamp: Double
     }
 
-    /// Stops taking events and waits up to `timeout` seconds for what is queued to be written.
+    /// Stops taking events and waits up to `timeout` for what is queued to be written.
     /// Returns false when the output did not take everything in time (it is then abandoned).
     @discardableResult
-    public func finish(timeout: Double) -> Bool {
+    public func finish(timeout: Duration) -> Bool {
         queue.withLock { $0.closed = true }
         queue.broadcast()
         return writer.withLock { $0 }?.join(timeout: timeout) ?? true
     }
 
     /// Stops taking events; gives the output up to 2 s to take what is queued.
-    public func finish() { finish(timeout: 2) }
+    public func finish() { finish(timeout: .seconds(2)) }
 }

@@ -12,9 +12,9 @@ struct StageRun {
 /// only. The runs come back in the stages' order.
 func runStages(_ stages: [any DetectorStage], on frame: Frame, context: StageContext, parallel: Bool) -> [StageRun] {
     @Sendable func run(_ stage: any DetectorStage) -> StageRun {
-        let started = monotonicSeconds()
+        let started = MonotonicInstant.now
         let result = Result { try stage.detect(frame, context: context) }
-        return StageRun(result: result, seconds: monotonicSeconds() - started)
+        return StageRun(result: result, seconds: started.elapsed.inSeconds)
     }
     guard parallel, stages.count > 1 else { return stages.map(run) }
     let cells = stages.map(StageCell.init)

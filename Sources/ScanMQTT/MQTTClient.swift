@@ -43,11 +43,12 @@ public final class MQTTClient: EventSink, @unchecked Sendable {
     private let wakeFD: Int32
     private let wakeWriteFD: Int32
     private var stopping = false
-    private var drainDeadline = 0.0
+    private var drainDeadline = MonotonicInstant.now
     private var statsConnected = false
     private var statsConnections = 0
     private var statsLastError: String?
-    private let finished = DispatchSemaphore(value: 0)
+    /// Set when the client thread ended.
+    private let finished = Locked(false)
     private var started = false
 
     // Client thread only.
@@ -56,8 +57,8 @@ public final class MQTTClient: EventSink, @unchecked Sendable {
     private var lostConnection = false
     private var midToSend: [Int32: UInt64] = [:]
     private var lastReported: String?
-    /// When the connection attempt in progress (no CONNACK yet) is given up (monotonic seconds).
-    private var connectDeadline = Double.infinity
+    /// When the connection attempt in progress (no CONNACK yet) is given up; nil before the first.
+    private var connectDeadline: MonotonicInstant?
 
     /// - Parameters:
     ///   - onConnection: called on the client thread at each connection change (see ``MQTTConnectionEvent``);
@@ -119,7 +120,8 @@ public final class MQTTClient: EventSink, @unchecked Sendable {
         // a libdispatch worker's: `oot.default-qos`, which hid it in thread counts by name).
         _ = WorkerThread(name: "scand-mqtt") { [self] in
             run()
-            finished.signal()
+            finished.withLock { $0 = true }
+            finished.broadcast()
         }
     }
 
@@ -151,20 +153,21 @@ public final class MQTTClient: EventSink, @unchecked Sendable {
 
     /// Stops taking events; gives the broker up to 5 s to acknowledge what is queued, publishes the
     /// `offline` status, disconnects, and spools what is left (with `--mqtt-spool`).
-    public func finish() { finish(timeout: 5) }
+    public func finish() { finish(timeout: .seconds(5)) }
 
-    /// Like ``finish()`` with the drain time in seconds. Returns false when the client thread did not end in
-    /// time (it is then abandoned).
+    /// Like ``finish()`` with the drain time given. Returns false when the client thread did not end in time
+    /// (it is then abandoned).
     @discardableResult
-    public func finish(timeout: Double) -> Bool {
+    public func finish(timeout: Duration) -> Bool {
         let wasStarted = lock.withLock { () -> Bool in
             stopping = true
-            drainDeadline = monotonicSeconds() + timeout
+            drainDeadline = .now.advanced(by: timeout)
             return started
         }
         guard wasStarted else { return true }
         wake()
-        return finished.wait(timeout: .now() + timeout + 3) == .success
+        let ended: (Bool) -> Bool = { $0 }
+        return finished.withLock(waitingUntil: ended, deadline: .now.advanced(by: timeout + .seconds(3))) { $0 }
     }
 
     private func wake() {
@@ -181,7 +184,7 @@ public final class MQTTClient: EventSink, @unchecked Sendable {
 
     private func run() {
         var backoff = configuration.reconnectMin
-        var nextAttempt = 0.0
+        var nextAttempt = MonotonicInstant(nanoseconds: 0)
         while true {
             if let why = outbox.takeSpoolError() {
                 logger.error("mqtt: \(why)")
@@ -189,31 +192,31 @@ public final class MQTTClient: EventSink, @unchecked Sendable {
             }
             let (stop, deadline) = lock.withLock { (stopping, drainDeadline) }
             // The spool's records reach the disk within `spoolSync` s (no wake-up when nothing is unsynced).
-            let syncIn = outbox.syncSpoolIfDue() ?? .infinity
-            let now = monotonicSeconds()
+            let syncIn = outbox.syncSpoolIfDue() ?? .seconds(1)
+            let now = MonotonicInstant.now
             if handle == nil {
                 if stop { break }
                 if now < nextAttempt {
-                    waitForWake(timeout: min(nextAttempt - now, syncIn))
+                    waitForWake(timeout: min(now.duration(to: nextAttempt), syncIn))
                     continue
                 }
                 if connect() {
                     // connected at TCP (and TLS) level; CONNACK decides
                 } else {
-                    nextAttempt = monotonicSeconds() + backoff
+                    nextAttempt = .now.advanced(by: .seconds(backoff))
                     backoff = min(backoff * 2, configuration.reconnectMax)
                 }
                 continue
             }
             if stop && (outbox.isEmpty || now >= deadline || connackCode != 0) { break }
-            if connackCode == nil && now >= connectDeadline {
+            if connackCode == nil, let connectDeadline, now >= connectDeadline {
                 // No CONNACK in time: a black-holed broker (SYNs dropped), a TLS handshake or a broker that
                 // never answers. The attempt is abandoned; the next one waits for the backoff.
                 dropConnection(
                     reason:
                         "\(configuration.endpoint): connection failed: no answer within \(formatSeconds(configuration.connectTimeout)) s",
                     wasUp: false)
-                nextAttempt = monotonicSeconds() + backoff
+                nextAttempt = .now.advanced(by: .seconds(backoff))
                 backoff = min(backoff * 2, configuration.reconnectMax)
                 continue
             }
@@ -225,14 +228,16 @@ public final class MQTTClient: EventSink, @unchecked Sendable {
                 backoff = configuration.reconnectMin
                 publishQueued()
             }
-            let rc = pumpNetwork(timeout: min(stop ? min(0.1, max(0, deadline - now)) : 1.0, syncIn))
+            let rc = pumpNetwork(
+                timeout: min(
+                    stop ? min(.milliseconds(100), max(.zero, now.duration(to: deadline))) : .seconds(1), syncIn))
             if let code = connackCode, code != 0 {
                 let reason =
                     "\(configuration.endpoint) refused the connection: \(String(cString: mosquitto_connack_string(code)))"
                     + (code == 4 || code == 5
                         ? (configuration.username.map { " (username '\($0)')" } ?? " (no username given)") : "")
                 dropConnection(reason: reason, wasUp: false)
-                nextAttempt = monotonicSeconds() + backoff
+                nextAttempt = .now.advanced(by: .seconds(backoff))
                 backoff = min(backoff * 2, configuration.reconnectMax)
             } else if rc != MOSQ_ERR_SUCCESS.rawValue || lostConnection {
                 let wasUp = connackCode == 0
@@ -242,7 +247,7 @@ public final class MQTTClient: EventSink, @unchecked Sendable {
                 dropConnection(
                     reason: "\(configuration.endpoint): \(wasUp ? "connection lost" : "connection failed"): \(detail)",
                     wasUp: wasUp)
-                nextAttempt = monotonicSeconds() + (wasUp ? configuration.reconnectMin : backoff)
+                nextAttempt = .now.advanced(by: .seconds(wasUp ? configuration.reconnectMin : backoff))
                 if !wasUp { backoff = min(backoff * 2, configuration.reconnectMax) }
             }
         }
@@ -296,7 +301,7 @@ public final class MQTTClient: EventSink, @unchecked Sendable {
         // Non-blocking: the TCP connect (and TLS handshake) go on in the network loop, which polls the socket
         // and the wake-up pipe, so a stop is never held up; `connectDeadline` bounds the attempt. (The name
         // lookup still blocks: give an address, or a name /etc/hosts resolves, where DNS may be down.)
-        connectDeadline = monotonicSeconds() + configuration.connectTimeout
+        connectDeadline = .now.advanced(by: .seconds(configuration.connectTimeout))
         let rc = mosquitto_connect_async(
             h, configuration.endpoint.host, Int32(configuration.endpoint.port), Int32(configuration.keepalive))
         if rc != MOSQ_ERR_SUCCESS.rawValue {
@@ -328,7 +333,7 @@ public final class MQTTClient: EventSink, @unchecked Sendable {
 
     /// One round of libmosquitto's network loop: waits (poll) for the socket or a wake-up, then reads,
     /// writes and runs keepalive/retry housekeeping. Returns libmosquitto's status.
-    private func pumpNetwork(timeout: Double) -> Int32 {
+    private func pumpNetwork(timeout: Duration) -> Int32 {
         guard let h = handle else { return MOSQ_ERR_NO_CONN.rawValue }
         let sock = mosquitto_socket(h)
         guard sock >= 0 else { return MOSQ_ERR_NO_CONN.rawValue }
@@ -336,7 +341,7 @@ public final class MQTTClient: EventSink, @unchecked Sendable {
             pollfd(fd: sock, events: Int16(POLLIN) | (mosquitto_want_write(h) ? Int16(POLLOUT) : 0), revents: 0),
             pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0),
         ]
-        let n = poll(&fds, 2, Int32(max(0, min(timeout, 1.0)) * 1000))
+        let n = poll(&fds, 2, Int32(max(0, min(timeout.inSeconds, 1.0)) * 1000))
         if n > 0 && fds[1].revents != 0 { drainWake() }
         if n > 0 && fds[0].revents & Int16(POLLIN | POLLERR | POLLHUP) != 0 {
             let rc = mosquitto_loop_read(h, 100)
@@ -349,9 +354,9 @@ public final class MQTTClient: EventSink, @unchecked Sendable {
         return mosquitto_loop_misc(h)
     }
 
-    private func waitForWake(timeout: Double) {
+    private func waitForWake(timeout: Duration) {
         var fd = pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0)
-        if poll(&fd, 1, Int32(max(1, min(timeout, 1.0) * 1000))) > 0 { drainWake() }
+        if poll(&fd, 1, Int32(max(1, min(timeout.inSeconds, 1.0) * 1000))) > 0 { drainWake() }
     }
 
     /// Closes the handle; messages in flight go back to the queue. Reports the change once.
@@ -423,9 +428,9 @@ public final class MQTTClient: EventSink, @unchecked Sendable {
             let rc = publishAvailability(h, "offline", mid: &mid)
             if rc == MOSQ_ERR_SUCCESS.rawValue {
                 offlineMid = mid
-                let end = monotonicSeconds() + 1
-                while !offlineAcked && monotonicSeconds() < end {
-                    if pumpNetwork(timeout: 0.05) != MOSQ_ERR_SUCCESS.rawValue { break }
+                let end = MonotonicInstant.now.advanced(by: .seconds(1))
+                while !offlineAcked && MonotonicInstant.now < end {
+                    if pumpNetwork(timeout: .milliseconds(50)) != MOSQ_ERR_SUCCESS.rawValue { break }
                 }
             }
             _ = mosquitto_disconnect(h)

@@ -92,12 +92,12 @@ public final class MQTTOutbox: @unchecked Sendable {
     }
 
     /// Syncs the spool when its oldest unsynced record is due (``MQTTSpool/syncInterval``): the `fdatasync`
-    /// runs outside the lock, so appends (the pipeline) never wait for the disk. Returns the seconds until
-    /// the next sync is due, nil when nothing waits for one (or no spool).
-    func syncSpoolIfDue() -> Double? {
+    /// runs outside the lock, so appends (the pipeline) never wait for the disk. Returns the time until the
+    /// next sync is due, nil when nothing waits for one (or no spool).
+    func syncSpoolIfDue() -> Duration? {
         guard let spool else { return nil }
-        let now = monotonicSeconds()
-        let (due, taken) = lock.withLock { () -> (Double?, Int32?) in
+        let now = MonotonicInstant.now
+        let (due, taken) = lock.withLock { () -> (Duration?, Int32?) in
             let fd = spool.takeDueSync(now: now)
             return (fd == nil ? spool.syncDue(now: now) : nil, fd)
         }
@@ -105,9 +105,9 @@ public final class MQTTOutbox: @unchecked Sendable {
         let ok = fdatasync(fd) == 0
         let why = ok ? "" : String(cString: strerror(errno))
         close(fd)
-        return lock.withLock { () -> Double? in
+        return lock.withLock { () -> Duration? in
             if !ok { spool.syncFailed(why) }
-            return spool.syncDue(now: monotonicSeconds())
+            return spool.syncDue(now: .now)
         }
     }
 

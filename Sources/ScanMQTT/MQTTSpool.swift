@@ -57,8 +57,8 @@ final class MQTTSpool {
     private var pendingError: String?
     /// Seconds a written record may wait for `fdatasync` (0: synced at once).
     let syncInterval: Double
-    /// When the oldest record not yet synced was written (monotonic seconds); nil when all are synced.
-    private var unsyncedSince: Double?
+    /// When the oldest record not yet synced was written; nil when all are synced.
+    private var unsyncedSince: MonotonicInstant?
     /// `fdatasync` calls made (tests and figures).
     private(set) var syncs = 0
 
@@ -166,22 +166,22 @@ final class MQTTSpool {
                 return nil
             }
         } else if unsyncedSince == nil {
-            unsyncedSince = monotonicSeconds()
+            unsyncedSince = .now
         }
         return segments[segments.count - 1].number
     }
 
-    /// Seconds until the oldest unsynced record is due for `fdatasync`; nil when every record is synced.
-    func syncDue(now: Double) -> Double? {
+    /// The time until the oldest unsynced record is due for `fdatasync`; nil when every record is synced.
+    func syncDue(now: MonotonicInstant) -> Duration? {
         guard let since = unsyncedSince, fd >= 0 else { return nil }
-        return max(0, since + syncInterval - now)
+        return max(.zero, now.duration(to: since.advanced(by: .seconds(syncInterval))))
     }
 
     /// When a sync is due: a duplicate of the segment's descriptor, for the caller to `fdatasync` and close
     /// outside the owner's lock (records written meanwhile count as synced only at the next one). Nil when
     /// nothing is due.
-    func takeDueSync(now: Double) -> Int32? {
-        guard let due = syncDue(now: now), due <= 0 else { return nil }
+    func takeDueSync(now: MonotonicInstant) -> Int32? {
+        guard let due = syncDue(now: now), due <= .zero else { return nil }
         let copy = dup(fd)
         guard copy >= 0 else { return nil }
         unsyncedSince = nil

@@ -30,7 +30,7 @@ final class AcceptPause: ChannelInboundHandler {
     /// Accepting is switched off (autoRead false).
     private(set) var isPaused = false
     /// When the last warning was logged.
-    private var lastWarning: Double?
+    private var lastWarning: MonotonicInstant?
     /// The last warning has not been followed by an "accepting again" notice yet.
     private var owesNotice = false
     /// Failed accepts since the last warning.
@@ -88,8 +88,8 @@ final class AcceptPause: ChannelInboundHandler {
     /// Logs (at most once a minute) and pauses accepting; `failed`: an accept failed or was refused (counted).
     private func refuse(_ why: String, _ context: ChannelHandlerContext, failed: Bool = true) {
         if failed { failures += 1 }
-        let now = monotonicSeconds()
-        if lastWarning.map({ now - $0 >= 60 }) ?? true {
+        let now = MonotonicInstant.now
+        if lastWarning.map({ $0.duration(to: now) >= .seconds(60) }) ?? true {
             lastWarning = now
             owesNotice = true
             logger.warning(

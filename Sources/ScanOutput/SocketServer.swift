@@ -202,7 +202,7 @@ private final class ClientHandler: ChannelInboundHandler {
     private var snapshotSeq: UInt64 = 0
     /// Lines waiting for the socket to take them; the oldest go first when the client is too slow.
     private var queue: DropOldestQueue<ByteBuffer>
-    private var stalledSince: Double?
+    private var stalledSince: MonotonicInstant?
     private var pendingLine: [UInt8] = []
     private var discardingLongLine = false
     private var closing = false
@@ -350,14 +350,14 @@ private final class ClientHandler: ChannelInboundHandler {
         guard let context, !closing else { return }
         if queue.append(buffer) > 0 {
             server.countDropped()
-            let now = monotonicSeconds()
+            let now = MonotonicInstant.now
             if stalledSince == nil { stalledSince = now }
-            if let since = stalledSince, now - since >= configuration.clientStallTimeout {
+            if let since = stalledSince, since.duration(to: now) >= .seconds(configuration.clientStallTimeout) {
                 logger.warning(
                     "disconnecting stalled client",
                     metadata: [
                         "client": "\(id)", "dropped": "\(queue.totalDropped)",
-                        "stalledSeconds": "\(Int(now - since))",
+                        "stalledSeconds": "\(Int(since.duration(to: now).inSeconds))",
                     ])
                 closing = true
                 _ = queue.removeAll()

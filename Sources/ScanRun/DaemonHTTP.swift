@@ -50,7 +50,7 @@ public enum DaemonHTTP {
             metrics.recordFrame(
                 captured: stats.framesRead, processed: stats.framesProcessed, dropped: stats.framesDropped,
                 barcodeSeconds: timings.barcode, faceSeconds: timings.face, trackingSeconds: timings.tracking,
-                latencySeconds: frame.captureClock.map { monotonicSeconds() - $0 }, objects: event.objects)
+                latencySeconds: frame.captureClock.map { $0.elapsed.inSeconds }, objects: event.objects)
         }
     }
 

@@ -11,11 +11,11 @@ import ScanKit
 final class ProgressLine: Sendable {
     let delay: Double
     let interval: Double
-    /// The input being scanned, when it started and when the line was last drawn (monotonic seconds).
+    /// The input being scanned, when it started and when the line was last drawn.
     private struct State {
         var input = ""
-        var started = 0.0
-        var lastDraw = 0.0
+        var started = MonotonicInstant(nanoseconds: 0)
+        var lastDraw = MonotonicInstant(nanoseconds: 0)
         var shown = false
     }
     private let state = Locked(State())
@@ -30,18 +30,19 @@ final class ProgressLine: Sendable {
 
     /// One frame of `name` was scanned.
     func frame(input name: String, frames: Int, time: Double) {
-        let now = monotonicSeconds()
+        let now = MonotonicInstant.now
         let text = state.withLock { state -> String? in
             if name != state.input || frames == 1 {
                 Self.erase(&state)
                 state.input = name
                 state.started = now
             }
-            guard now - state.started >= delay, now - state.lastDraw >= interval else { return nil }
+            let running = state.started.duration(to: now)
+            guard running >= .seconds(delay), state.lastDraw.duration(to: now) >= .seconds(interval) else { return nil }
             state.lastDraw = now
             state.shown = true
             return
-                "scanning \(InputPath.escapedText(Array(name.utf8))): frame \(frames) (\(format1(time)) s), \(format1(now - state.started)) s"
+                "scanning \(InputPath.escapedText(Array(name.utf8))): frame \(frames) (\(format1(time)) s), \(format1(running.inSeconds)) s"
         }
         if let text { writeStderr("\r\u{1B}[K" + text) }
     }

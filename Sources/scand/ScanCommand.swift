@@ -164,7 +164,7 @@ struct ScanCommand: AsyncParsableCommand {
         if !notes.quiet && ProgressLine.stderrIsTerminal && jobs == 1 {
             scanner.onFrame = { progress.frame(input: $0, frames: $1, time: $2) }
         }
-        let started = monotonicSeconds()
+        let started = MonotonicInstant.now
         let summary: ScanSummary
         do {
             summary = try scanner.scan(inputs: all, sink: FileDescriptorSink(), jobs: jobs) {
@@ -176,7 +176,7 @@ struct ScanCommand: AsyncParsableCommand {
         }
         progress.finishInput()
         if !notes.quiet && !summary.outputClosed && summary.outputError == nil && !summary.completed {
-            writeStderr(summaryLine(summary, seconds: monotonicSeconds() - started) + "\n")
+            writeStderr(summaryLine(summary, seconds: started.elapsed.inSeconds) + "\n")
         }
         if let outputError = summary.outputError {
             // A full disk or an I/O error on stdout: what was scanned is not all written. Never exit 0.

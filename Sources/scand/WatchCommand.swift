@@ -170,14 +170,14 @@ struct WatchCommand: ParsableCommand {
         }
 
         let out = FileDescriptorOutput()
-        let deadline = seconds.map { monotonicSeconds() + $0 }
+        let deadline = seconds.map { MonotonicInstant.now.advanced(by: .seconds($0)) }
         var printed = 0
         var buffer: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65536)
         reading: while true {
             var wait: Int32 = -1
             if let deadline {
-                let left = deadline - monotonicSeconds()
+                let left = MonotonicInstant.now.duration(to: deadline).inSeconds
                 if left <= 0 { break }
                 wait = Int32(min(Double(Int32.max), (left * 1000).rounded(.up)))
             }
@@ -205,7 +205,7 @@ struct WatchCommand: ParsableCommand {
             }
         }
         if printed == 0 {
-            if let seconds, let deadline, monotonicSeconds() >= deadline {
+            if let seconds, let deadline, MonotonicInstant.now >= deadline {
                 writeStderr(
                     "scand watch: nothing printed within \(seconds == seconds.rounded() && seconds < 1e15 ? String(Int(seconds)) : String(seconds)) s (-x/--timeout)\n"
                 )

@@ -18,9 +18,9 @@ private final class EventLog: @unchecked Sendable {
 
 /// Waits for a frame of `size`, for at most `seconds`.
 private func frame(of size: PixelSize, from session: CaptureSession, within seconds: Double) throws -> Frame? {
-    let deadline = monotonicSeconds() + seconds
-    while monotonicSeconds() < deadline {
-        if let f = try session.nextFrame(timeout: deadline - monotonicSeconds()), f.size == size { return f }
+    let deadline = MonotonicInstant.now.advanced(by: .seconds(seconds))
+    while MonotonicInstant.now < deadline {
+        if let f = try session.nextFrame(timeout: MonotonicInstant.now.duration(to: deadline)), f.size == size { return f }
     }
     return nil
 }
@@ -36,7 +36,7 @@ struct LiveCaptureTests {
         try session.startRunning()
         defer { session.stopRunning() }
         let first = try #require(try frame(of: vga, from: session, within: 5))
-        let second = try #require(try session.nextFrame(timeout: 2))
+        let second = try #require(try session.nextFrame(timeout: .seconds(2)))
         #expect(second.index > first.index && second.time > first.time)
         #expect(second.sequence! > first.sequence!)
         #expect(session.state == .running)
@@ -55,7 +55,7 @@ struct LiveCaptureTests {
         session.frameSize = PixelSize(width: 1000, height: 701)
         #expect(throws: ScanError.self) { try session.commitConfiguration() }
         #expect(session.frameSize == hd)
-        let after = try #require(try session.nextFrame(timeout: 2))
+        let after = try #require(try session.nextFrame(timeout: .seconds(2)))
         #expect(after.size == hd)
         #expect(session.statistics.streamStarts == 2)
 
@@ -69,10 +69,10 @@ struct LiveCaptureTests {
         let session = CaptureSession(configuration: CaptureConfiguration(device: liveDevice!, sessionPreset: .vga640x480, frameRate: 25))
         try session.startRunning()
         defer { session.stopRunning() }
-        _ = try #require(try session.nextFrame(timeout: 5))
+        _ = try #require(try session.nextFrame(timeout: .seconds(5)))
         usleep(1_000_000)  // do not consume for a second: ~25 frames arrive, one slot keeps the newest
-        let a = try #require(try session.nextFrame(timeout: 1))
-        let b = try #require(try session.nextFrame(timeout: 1))
+        let a = try #require(try session.nextFrame(timeout: .seconds(1)))
+        let b = try #require(try session.nextFrame(timeout: .seconds(1)))
         #expect(session.statistics.framesDroppedLate >= 10)
         #expect(b.sequence! - a.sequence! <= 2)  // nothing queued behind the newest frame
         #expect(b.index - a.index <= 2)

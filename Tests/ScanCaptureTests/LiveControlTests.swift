@@ -51,7 +51,7 @@ struct LiveControlTests {
         defer { session.stopRunning() }
         func mean(after skip: Int) throws -> Double {
             var last = 0.0
-            for _ in 0..<(skip + 3) { last = regionMean(try #require(try session.nextFrame(timeout: 3)), .unit) }
+            for _ in 0..<(skip + 3) { last = regionMean(try #require(try session.nextFrame(timeout: .seconds(3))), .unit) }
             return last
         }
         let low = try mean(after: 4)
@@ -105,7 +105,7 @@ struct LiveControlTests {
         var samples: [(n: Int, mean: Double)] = []
         var firstSequence: UInt32?
         while samples.last.map({ $0.n < 60 }) ?? true {
-            let f = try #require(try session.nextFrame(timeout: 3))
+            let f = try #require(try session.nextFrame(timeout: .seconds(3)))
             let s = f.sequence ?? UInt32(f.index)
             if firstSequence == nil { firstSequence = s }
             samples.append((Int(s - firstSequence!), regionMean(f, region)))

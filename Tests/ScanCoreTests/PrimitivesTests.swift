@@ -45,7 +45,7 @@ import Testing
         #expect(counter.withLock { $0 } == 80_000)
 
         let flag = Locked(false)
-        let started = monotonicSeconds()
+        let started = MonotonicInstant.now
         let waiter = WorkerThread(name: "test-waiter") {
             let ready: (Bool) -> Bool = { $0 }
             flag.withLock(waitingUntil: ready) { state in state = false }
@@ -53,15 +53,37 @@ import Testing
         usleep(50_000)
         flag.withLock { $0 = true }
         flag.broadcast()
-        #expect(waiter.join(timeout: 5), "the waiter woke on the change")
+        #expect(waiter.join(timeout: .seconds(5)), "the waiter woke on the change")
         #expect(flag.withLock { $0 } == false, "the waiter's body ran with the lock held, after the change")
-        #expect(monotonicSeconds() - started < 5)
+        #expect(started.elapsed.inSeconds < 5)
 
         // A deadline ends the wait with the condition still false; the body sees the state and decides.
-        let t0 = monotonicSeconds()
+        let t0 = MonotonicInstant.now
         let ready: (Bool) -> Bool = { $0 }
-        let sawReady = flag.withLock(waitingUntil: ready, deadline: t0 + 0.1) { $0 }
+        let sawReady = flag.withLock(waitingUntil: ready, deadline: t0.advanced(by: .seconds(0.1))) { $0 }
         #expect(!sawReady)
-        #expect(monotonicSeconds() - t0 >= 0.09)
+        #expect(t0.elapsed.inSeconds >= 0.09)
+    }
+
+    @Test("MonotonicInstant is CLOCK_MONOTONIC in nanoseconds; intervals are Durations; far deadlines saturate")
+    func monotonicInstant() {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        let raw = Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
+        let now = MonotonicInstant.now
+        #expect(now.nanoseconds >= raw && now.nanoseconds - raw < 1_000_000_000, "the same clock as clock_gettime's")
+        // A V4L2 buffer's timeval (CLOCK_MONOTONIC) is an instant of the same clock.
+        let buffer = MonotonicInstant(seconds: 12, microseconds: 345_678)
+        #expect(buffer.nanoseconds == 12_345_678_000)
+        #expect(buffer.advanced(by: .milliseconds(1)).nanoseconds == 12_346_678_000)
+        #expect(buffer.duration(to: buffer.advanced(by: .seconds(2.5))) == .milliseconds(2500))
+        #expect(buffer < buffer.advanced(by: .nanoseconds(1)) && buffer.advanced(by: .seconds(-1)) < buffer)
+        #expect(Duration.milliseconds(1500).inSeconds == 1.5)
+        // `scand watch -x 1e15`: a deadline past the clock's range is "never", not an overflow trap.
+        let never = now.advanced(by: .seconds(1e15))
+        #expect(never.nanoseconds == .max && now < never)
+        #expect(Duration.seconds(1e15).nanoseconds == .max && Duration.seconds(-1e15).nanoseconds == .min)
+        usleep(20_000)
+        #expect(now.elapsed >= .milliseconds(19) && now.elapsed < .seconds(10))
     }
 }

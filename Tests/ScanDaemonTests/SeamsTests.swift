@@ -25,8 +25,8 @@ import Logging
         }
         body(daemon)
         try daemon.start()
-        let deadline = monotonicSeconds() + 60
-        ended.withLock { while end == nil && monotonicSeconds() < deadline { ended.wait(until: deadline) } }
+        let deadline = MonotonicInstant.now.advanced(by: .seconds(60))
+        ended.withLock { while end == nil && MonotonicInstant.now < deadline { ended.wait(until: deadline) } }
         #expect(ended.withLock { end } == .sourceEnded)
         daemon.stop()
         return (daemon, sink)

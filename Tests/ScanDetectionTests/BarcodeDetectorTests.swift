@@ -173,11 +173,11 @@ private func detect(_ name: String, types: Set<MetadataObjectType>? = nil, inver
         let rotation = detector.stream.streamSteps(width: 320, height: 240).count
         // A deadline long past: after the first rotation (costs unknown, every step runs and is timed), each
         // step's next four turns are three deferrals and one run.
-        for _ in 0..<(5 * rotation) { #expect(try detector.detectStream(in: frame, steps: 1, deadline: 0).isEmpty) }
+        for _ in 0..<(5 * rotation) { #expect(try detector.detectStream(in: frame, steps: 1, deadline: MonotonicInstant(nanoseconds: 0)).isEmpty) }
         #expect(detector.deferredSteps == 3 * rotation)
         // A deadline that every step meets: nothing is put off.
         let relaxed = BarcodeDetector(configuration: BarcodeConfiguration())
-        for _ in 0..<(3 * rotation) { _ = try relaxed.detectStream(in: frame, steps: 1, deadline: monotonicSeconds() + 60) }
+        for _ in 0..<(3 * rotation) { _ = try relaxed.detectStream(in: frame, steps: 1, deadline: MonotonicInstant.now.advanced(by: .seconds(60))) }
         #expect(relaxed.deferredSteps == 0)
     }
 
@@ -189,7 +189,7 @@ private func detect(_ name: String, types: Set<MetadataObjectType>? = nil, inver
         let rotation = detector.stream.streamSteps.count
         var firstRead: Int?
         var reads = 0
-        for i in 0..<(rotation + 10) where !(try detector.detectStream(in: frame, steps: 1, deadline: 0).isEmpty) {
+        for i in 0..<(rotation + 10) where !(try detector.detectStream(in: frame, steps: 1, deadline: MonotonicInstant(nanoseconds: 0)).isEmpty) {
             firstRead = firstRead ?? i
             reads += 1
         }

@@ -64,11 +64,11 @@ struct ScanHTTPTests {
         // however long that takes (the viewer runs on the shared cooperative pool, which other suites' blocking
         // tests can starve for tens of seconds: a producer that stopped early left it waiting for ever).
         // After 120 s a watchdog closes the frames instead: the wait ends and the expectations below fail.
-        let started = monotonicSeconds()
+        let started = MonotonicInstant.now
         let producer = WorkerThread(name: "test-producer") {
             var i = 0
             while !log.stopped {
-                if monotonicSeconds() - started > 120 { frames.close(); break }
+                if started.elapsed.inSeconds > 120 { frames.close(); break }
                 let (f, e) = Self.frame(i); frames.offer(f, event: e); i += 1; usleep(10_000)
             }
         }
@@ -84,7 +84,7 @@ struct ScanHTTPTests {
         // Uncapped, parts would follow the frames (10 ms apart). With a cap of 10 fps they are 100 ms apart,
         // but the first after an idle spell (a slow viewer) may come 50 ms early; a loaded machine only makes
         // gaps longer.
-        let gaps = zip(t.dropFirst(), t).map { $0 - $1 }
+        let gaps = zip(t.dropFirst(), t).map { $1.duration(to: $0).inSeconds }
         #expect(gaps.allSatisfy { $0 >= 0.045 }, "gaps between encodings: \(gaps)")
         #expect(gaps.reduce(0, +) / Double(gaps.count) >= 0.08, "gaps between encodings: \(gaps)")
     }
@@ -147,14 +147,14 @@ struct ScanHTTPTests {
     }
 }
 
-/// When the encoder built each part (monotonic seconds), and the producer's stop flag.
+/// When the encoder built each part, and the producer's stop flag.
 private final class BuildLog: @unchecked Sendable {
     // Invariant for @unchecked Sendable: `recorded` and `stopFlag` are touched only under `lock`.
     private let lock = Lock()
-    private var recorded: [Double] = []
+    private var recorded: [MonotonicInstant] = []
     private var stopFlag = false
-    func record() { lock.withLock { recorded.append(monotonicSeconds()) } }
-    var times: [Double] { lock.withLock { recorded } }
+    func record() { lock.withLock { recorded.append(.now) } }
+    var times: [MonotonicInstant] { lock.withLock { recorded } }
     func stop() { lock.withLock { stopFlag = true } }
     var stopped: Bool { lock.withLock { stopFlag } }
 }

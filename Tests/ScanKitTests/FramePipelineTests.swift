@@ -42,7 +42,7 @@ private final class ScriptedSource: FrameSource {
         guard let index else { return nil }
         return Frame(
             luma: LumaPlane(width: 4, height: 4, bytes: [UInt8](repeating: 0, count: 16)), index: index,
-            time: Double(index) / fps, captureClock: monotonicSeconds())
+            time: Double(index) / fps, captureClock: .now)
     }
 
     func close() {
@@ -116,7 +116,7 @@ private final class ReadCounts: Sendable {
         #expect(recorder.results == Array(0..<20))
         #expect(recorder.items.map(\.number) == Array(0..<20))
         #expect(counts.read == 20 && counts.dropped == 0)
-        #expect(pipeline.control.joinReader(timeout: 5))
+        #expect(pipeline.control.joinReader(timeout: .seconds(5)))
         #expect(source.isClosed)
     }
 
@@ -141,13 +141,13 @@ private final class ReadCounts: Sendable {
         var pipeline = FramePipeline(
             settings: PipelineSettings(handOff: .newestWins, pacing: true), processor: SleepyProcessor())
         var recorder = Recorder()
-        let t0 = monotonicSeconds()
+        let t0 = MonotonicInstant.now
         _ = try pipeline.run(source: source, consumer: &recorder)
-        #expect(monotonicSeconds() - t0 >= 0.19)
+        #expect(t0.elapsed.inSeconds >= 0.19)
         #expect(recorder.results == Array(0..<11))
         let clocks = recorder.items.compactMap(\.frame.captureClock)
         #expect(clocks.count == 11)
-        #expect(clocks.last! - clocks.first! >= 0.19)
+        #expect(clocks.first!.duration(to: clocks.last!) >= .milliseconds(190))
     }
 
     @Test("loop reopens the source at its end, stream times go on, the frame limit counts across passes")
@@ -226,16 +226,16 @@ private final class ReadCounts: Sendable {
             control.stop()
         }
         var recorder = Recorder()
-        let t0 = monotonicSeconds()
+        let t0 = MonotonicInstant.now
         let end = try pipeline.run(source: source, consumer: &recorder)
         stopper.join()
         guard case .stopped = end else {
             Issue.record("ended \(end)")
             return
         }
-        #expect(monotonicSeconds() - t0 < 5)
-        #expect(!control.joinReader(timeout: 0.1))
+        #expect(t0.elapsed.inSeconds < 5)
+        #expect(!control.joinReader(timeout: .seconds(0.1)))
         source.close()
-        #expect(control.joinReader(timeout: 5))
+        #expect(control.joinReader(timeout: .seconds(5)))
     }
 }

@@ -21,22 +21,22 @@ import Glibc
         let target = FileDescriptorSink(fd: fds[1], name: "test pipe")
         let sink = QueuedSink(target: target, capacity: 8)
         // Nobody reads: the pipe fills after ~400 of these lines; deliver must still return at once.
-        let start = monotonicSeconds()
+        let start = MonotonicInstant.now
         for seq in 1...5000 { sink.deliver(Self.event(UInt64(seq))) }
-        #expect(monotonicSeconds() - start < 1, "deliver never waits for the reader")
+        #expect(start.elapsed.inSeconds < 1, "deliver never waits for the reader")
         usleep(200_000)
         #expect(sink.droppedEvents > 0)
         // Read everything: the lines are whole, in order, with one overflow line before the newest events.
         _ = fcntl(fds[0], F_SETFL, O_NONBLOCK)
         var out: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65536)
-        let deadline = monotonicSeconds() + 3
-        while monotonicSeconds() < deadline {
+        let deadline = MonotonicInstant.now.advanced(by: .seconds(3))
+        while MonotonicInstant.now < deadline {
             let n = read(fds[0], &chunk, chunk.count)
             if n > 0 { out += chunk[0..<n] } else { usleep(10_000) }
             if String(decoding: out, as: UTF8.self).contains("{\"seq\":5000}") { break }
         }
-        #expect(sink.finish(timeout: 2))
+        #expect(sink.finish(timeout: .seconds(2)))
         close(fds[1])
         let lines = String(decoding: out, as: UTF8.self).split(separator: "\n").map(String.init)
         let seqs = lines.compactMap { l -> Int? in
@@ -59,7 +59,7 @@ import Glibc
         let target = FileDescriptorSink(fd: full, name: "full") { failures.add($0) }
         let sink = QueuedSink(target: target, capacity: 4)
         for seq in 1...20 { sink.deliver(Self.event(UInt64(seq))) }
-        #expect(sink.finish(timeout: 2))
+        #expect(sink.finish(timeout: .seconds(2)))
         #expect(failures.values == [.writeFailed(output: "full", reason: "No space left on device")])
     }
 

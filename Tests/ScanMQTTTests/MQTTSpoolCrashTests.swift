@@ -69,13 +69,13 @@ import Logging
         // 0: one fdatasync per record, before append returns.
         let eager = MQTTSpool(directory: dir, id: "e", byteLimit: 1 << 20, syncInterval: 0, logger: .init(label: "t"))
         for n in 1...5 { _ = eager.append(MQTTOutboxTests.message(n)) }
-        #expect(eager.syncs == 5 && eager.syncDue(now: monotonicSeconds()) == nil)
+        #expect(eager.syncs == 5 && eager.syncDue(now: .now) == nil)
         // 0.2 s: none at once; one for the batch once the oldest is due; none while nothing is unsynced.
         let spool = MQTTSpool(directory: dir, id: "b", byteLimit: 1 << 20, syncInterval: 0.2, logger: .init(label: "t"))
         let box = MQTTOutbox(capacity: 1000, byteCapacity: 1 << 20, overflowTopic: "scand/b/events", spool: spool)
         box.append((1...50).map(MQTTOutboxTests.message))
         let due = try #require(box.syncSpoolIfDue())
-        #expect(due > 0 && due <= 0.2 && box.spoolSyncs == 0)
+        #expect(due > .zero && due <= .milliseconds(200) && box.spoolSyncs == 0)
         usleep(250_000)
         #expect(box.syncSpoolIfDue() == nil && box.spoolSyncs == 1)
         #expect(box.syncSpoolIfDue() == nil && box.spoolSyncs == 1)

@@ -23,7 +23,7 @@ final class MemorySource: FrameSource {
             defer { n += 1 }
             return n
         }
-        f.captureClock = monotonicSeconds()
+        f.captureClock = .now
         frames.put(f)
     }
 
@@ -48,8 +48,8 @@ extension CollectingSink {
 
     /// Waits (at most `seconds`) until an event passes `test`; returns it.
     func wait(seconds: Double = 120, for test: ([String: Any]) -> Bool) async -> [String: Any]? {
-        let deadline = monotonicSeconds() + seconds
-        while monotonicSeconds() < deadline {
+        let deadline = MonotonicInstant.now.advanced(by: .seconds(seconds))
+        while MonotonicInstant.now < deadline {
             if let e = objects.first(where: test) { return e }
             try? await Task.sleep(for: .milliseconds(20))
         }
@@ -95,8 +95,8 @@ extension CollectingSink {
         // A live source: the daemon keeps only the newest frame, so frames are fed until what is awaited happens
         // (under a sanitizer a frame takes a second or more).
         func feed(_ frame: Frame, until done: () -> Bool) async throws -> Bool {
-            let deadline = monotonicSeconds() + 120
-            while !done() && monotonicSeconds() < deadline {
+            let deadline = MonotonicInstant.now.advanced(by: .seconds(120))
+            while !done() && MonotonicInstant.now < deadline {
                 memory.push(frame)
                 try await Task.sleep(for: .milliseconds(30))
             }
@@ -127,8 +127,8 @@ extension CollectingSink {
         // The source thread may be blocked in a read nothing interrupts (stdin with no data); the daemon does not
         // wait for it, and it closes the source as soon as that read returns, reading no further frame.
         memory.push(qr)
-        let closeDeadline = monotonicSeconds() + 10
-        while !memory.isClosed && monotonicSeconds() < closeDeadline { try await Task.sleep(for: .milliseconds(10)) }
+        let closeDeadline = MonotonicInstant.now.advanced(by: .seconds(10))
+        while !memory.isClosed && MonotonicInstant.now < closeDeadline { try await Task.sleep(for: .milliseconds(10)) }
         #expect(memory.isClosed, "the source was closed once its read returned")
         #expect(sink.finished, "the sink was finished")
         let lost = sink.objects.filter { $0["event"] as? String == "lost" }.compactMap { $0["value"] as? String }

@@ -14,7 +14,9 @@ import ScanTestSupport
 import Glibc
 #endif
 
-func now() -> Double { monotonicSeconds() }
+/// Monotonic seconds since this process asked first (for the figures printed).
+let processStart = MonotonicInstant.now
+func now() -> Double { processStart.elapsed.inSeconds }
 
 /// Resident set size of this process in bytes (/proc/self/statm, field 2 × page size).
 func rss() -> Int {
@@ -72,7 +74,7 @@ case "throughput":
     let td = now() - t0
     let ok = waitEmpty(c, timeout: 120)
     let t = now() - t0
-    c.finish(timeout: 2)
+    c.finish(timeout: .seconds(2))
     // The same with --mqtt-spool (every message written to a segment file before it is sent), same broker.
     let spoolDir = broker.directory.url.path + "/spool"
     try! FileManager.default.createDirectory(atPath: spoolDir, withIntermediateDirectories: true)
@@ -84,7 +86,7 @@ case "throughput":
     let sd = now() - s0
     let sok = waitEmpty(cs, timeout: 120)
     let st = now() - s0
-    cs.finish(timeout: 2)
+    cs.finish(timeout: .seconds(2))
     let left = (try? FileManager.default.contentsOfDirectory(atPath: spoolDir).count) ?? -1
     // Baseline in the same run: the reference client, mosquitto_pub -l (one message per stdin line), QoS 1.
     let lines = events.map { String(decoding: $0.line, as: UTF8.self) }.joined()
@@ -107,7 +109,7 @@ case "memory":
     let s = c.outbox.statistics
     let after = rss()
     print("{\"mode\":\"memory\",\"delivered\":\(n),\"bytes\":\(bytes),\"queued\":\(s.messages),\"dropped\":\(s.dropped),\"outboxBytes\":\(s.bytes),\"rssGrowth\":\(after - before)}")
-    c.finish(timeout: 0.5)
+    c.finish(timeout: .milliseconds(500))
 case "drain":
     let c = client(broker, queue: n + 10)
     c.start()
@@ -121,7 +123,7 @@ case "drain":
     let ok = waitEmpty(c, timeout: 120)
     let t = now() - t0
     print("{\"mode\":\"drain\",\"queued\":\(queued),\"bytes\":\(bytes),\"complete\":\(ok),\"secondsToConnect\":\(tc),\"secondsToDrain\":\(t)}")  // both from the broker's start
-    c.finish(timeout: 2)
+    c.finish(timeout: .seconds(2))
 default:
     FileHandle.standardError.write(Data("usage: scand-mqtt-bench throughput|memory|drain N BYTES\n".utf8))
     broker.stop()
