@@ -125,7 +125,14 @@ elif cmd == "roi":
     read_lines(ws, lambda l: l.get("event") == "subscribed")
     body = json.dumps({"rect": {"x": x, "y": y, "width": w, "height": h}, "viewSize": {"width": vw, "height": vh},
                        "videoGravity": "resizeAspect"}).encode()
-    status, _, reply = get(base + "/rect-of-interest", token, body, {"Content-Type": "application/json"})
+    # The page draws on a frame: until the pipeline processed its first one the server answers 503 "no frame
+    # yet" (a loaded machine takes a while); the page would wait for a frame, so the client does too.
+    deadline = time.monotonic() + 60
+    while True:
+        status, _, reply = get(base + "/rect-of-interest", token, body, {"Content-Type": "application/json"})
+        if status != 503 or b"no frame yet" not in reply or time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
     event = None
     if status == 200:
         ws.settimeout(5)
