@@ -101,7 +101,9 @@ let package = Package(
             linkerSettings: [.linkedLibrary("v4l2")]),
 
         // MARK: Swift modules (arrows point toward ScanCore)
-        .target(name: "ScanCore", swiftSettings: strict),
+        .target(
+            name: "ScanCore", dependencies: [.product(name: "SystemPackage", package: "swift-system")],
+            swiftSettings: strict),
         .target(
             name: "ScanCapture",
             dependencies: ["ScanCore", "CScanV4L2", "CScanImageIO", "CScanJPEG",
@@ -116,12 +118,14 @@ let package = Package(
             dependencies: ["ScanCore", "CScanStderr",
                            .product(name: "NIOCore", package: "swift-nio"),
                            .product(name: "NIOPosix", package: "swift-nio"),
-                           .product(name: "Logging", package: "swift-log")],
+                           .product(name: "Logging", package: "swift-log"),
+                           .product(name: "SystemPackage", package: "swift-system")],
             swiftSettings: strict),
         // The MQTT client: publishes the event stream into a broker with an outbox (issue 19).
         .target(
             name: "ScanMQTT",
-            dependencies: ["ScanCore", "CScanMosquitto", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["ScanCore", "CScanMosquitto", .product(name: "Logging", package: "swift-log"),
+                           .product(name: "SystemPackage", package: "swift-system")],
             swiftSettings: strict),
         .target(
             name: "ScanKit",
@@ -169,7 +173,8 @@ let package = Package(
             dependencies: ["ScanRun", "ScanDaemon", "ScanBenchmark", "ScanKit", "ScanCapture", "ScanDetection", "ScanOutput", "ScanMQTT",
                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                            .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                           .product(name: "Logging", package: "swift-log")],
+                           .product(name: "Logging", package: "swift-log"),
+                           .product(name: "SystemPackage", package: "swift-system")],
             swiftSettings: strict),
 
         // The MQTT client's figures (bench/mqtt/measure.sh): throughput, outbox memory, drain time.

@@ -266,8 +266,8 @@ func openInput(_ path: InputPath) throws -> ByteReader {
         raw = (path.bytes + [0]).withUnsafeBufferPointer { bytes in
             bytes.withMemoryRebound(to: CChar.self) { open($0.baseAddress!, O_RDONLY | O_CLOEXEC) }
         }
-    } while raw < 0 && errno == EINTR
-    if raw < 0 { throw ScanError.unreadableInput(input: name, reason: describe(Errno(rawValue: errno))) }
+    } while raw < 0 && Errno.last == .interrupted
+    if raw < 0 { throw ScanError.unreadableInput(input: name, reason: describe(Errno.last)) }
     let fd = FileDescriptor(rawValue: raw)
     var st = stat()
     if fstat(raw, &st) == 0 {

@@ -1,5 +1,6 @@
 internal import CScanV4L2
 public import ScanCore
+internal import SystemPackage
 
 #if canImport(Glibc)
     import Glibc
@@ -255,7 +256,7 @@ public struct CaptureDevice: Sendable, Hashable, Encodable {
 func rawIoctl(_ fd: Int32, _ request: UInt, _ arg: UnsafeMutableRawPointer) -> Int32 {
     while true {
         let r = scan_raw_ioctl(fd, request, arg)
-        if r == -1 && errno == EINTR { continue }
+        if r == -1 && Errno.last == .interrupted { continue }
         return r
     }
 }
@@ -264,7 +265,7 @@ func rawIoctl(_ fd: Int32, _ request: UInt, _ arg: UnsafeMutableRawPointer) -> I
 func libIoctl(_ fd: Int32, _ request: UInt, _ arg: UnsafeMutableRawPointer) -> Int32 {
     while true {
         let r = scan_v4l2_ioctl(fd, request, arg)
-        if r == -1 && errno == EINTR { continue }
+        if r == -1 && Errno.last == .interrupted { continue }
         return r
     }
 }
@@ -311,14 +312,14 @@ final class ConfigurationLock: Sendable {
             guard fd < 0 else { return }
             let f = scan_v4l2_open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC)
             guard f >= 0 else {
-                throw ScanError.device(path: path, reason: "cannot open for configuration: \(errnoText(errno))")
+                throw ScanError.device(path: path, reason: "cannot open for configuration: \(Errno.last.text)")
             }
             guard flock(f, LOCK_EX | LOCK_NB) == 0 else {
-                let e = errno
+                let e = Errno.last
                 scan_v4l2_close(f)
                 throw ScanError.device(
                     path: path,
-                    reason: e == EWOULDBLOCK ? "locked for configuration by another process" : "flock: \(errnoText(e))")
+                    reason: e == .wouldBlock ? "locked for configuration by another process" : "flock: \(e.text)")
             }
             fd = f
         }

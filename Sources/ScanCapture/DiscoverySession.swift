@@ -1,5 +1,6 @@
 internal import CScanV4L2
 import ScanCore
+internal import SystemPackage
 
 #if canImport(Glibc)
     import Glibc
@@ -90,11 +91,11 @@ public enum DiscoverySession {
 
     static func describe(path: String, byID: [String: String]) throws -> CaptureDevice {
         let fd = scan_raw_open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else { throw ScanError.device(path: path, reason: "cannot open: \(errnoText(errno))") }
+        guard fd >= 0 else { throw ScanError.device(path: path, reason: "cannot open: \(Errno.last.text)") }
         defer { Glibc.close(fd) }
         var cap = v4l2_capability()
         guard rawIoctl(fd, SCAN_VIDIOC_QUERYCAP, &cap) == 0 else {
-            throw ScanError.device(path: path, reason: "not a V4L2 device (QUERYCAP: \(errnoText(errno)))")
+            throw ScanError.device(path: path, reason: "not a V4L2 device (QUERYCAP: \(Errno.last.text))")
         }
         let caps = (cap.capabilities & UInt32(V4L2_CAP_DEVICE_CAPS)) != 0 ? cap.device_caps : cap.capabilities
         guard caps & UInt32(V4L2_CAP_VIDEO_CAPTURE) != 0 else {

@@ -1,5 +1,6 @@
 internal import CScanV4L2
 import ScanCore
+internal import SystemPackage
 
 #if canImport(Glibc)
     import Glibc
@@ -102,21 +103,21 @@ enum V4L2Controls {
             if w.wide { c.value64 = w.value } else { c.value = Int32(clamping: w.value) }
             return c
         }
-        let (r, e, index) = ctrls.withUnsafeMutableBufferPointer { buf -> (Int32, Int32, Int) in
+        let (r, e, index) = ctrls.withUnsafeMutableBufferPointer { buf -> (Int32, Errno, Int) in
             var cs = v4l2_ext_controls()
             cs.which = UInt32(V4L2_CTRL_WHICH_CUR_VAL)
             cs.count = UInt32(buf.count)
             cs.controls = buf.baseAddress
             let r = ioctl(fd, SCAN_VIDIOC_S_EXT_CTRLS, &cs)
-            return (r, errno, Int(cs.error_idx))
+            return (r, Errno.last, Int(cs.error_idx))
         }
         guard r != 0 else { return }
         let what = index < writes.count ? writes[index].name : writes.map(\.name).joined(separator: ", ")
         let value = index < writes.count ? " = \(writes[index].value)" : ""
-        var why = errnoText(e)
-        if e == EACCES { why += ": the control is read-only or inactive now (an automatic mode may own it)" }
-        if e == EBUSY { why += ": the control is busy (grabbed while streaming)" }
-        if e == ERANGE { why += ": out of range" }
+        var why = e.text
+        if e == .permissionDenied { why += ": the control is read-only or inactive now (an automatic mode may own it)" }
+        if e == .resourceBusy { why += ": the control is busy (grabbed while streaming)" }
+        if e == .outOfRange { why += ": out of range" }
         throw .device(name: what, reason: "the driver refused\(value): \(why)")
     }
 

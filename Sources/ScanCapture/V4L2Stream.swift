@@ -1,5 +1,6 @@
 internal import CScanV4L2
 import ScanCore
+internal import SystemPackage
 
 #if canImport(Glibc)
     import Glibc
@@ -87,11 +88,12 @@ final class V4L2Stream {
     private static func open(_ path: String) throws(StreamFailure) -> Int32 {
         let fd = scan_v4l2_open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else {
-            let e = errno
+            let e = Errno.last
             switch e {
-            case ENOENT, ENODEV, ENXIO: throw .gone("cannot open: \(errnoText(e))")
-            case EBUSY: throw .busy(Self.busyText)
-            default: throw .other("cannot open: \(errnoText(e))")
+            case .noSuchFileOrDirectory, .operationNotSupportedByDevice, .noSuchAddressOrDevice:
+                throw .gone("cannot open: \(e.text)")
+            case .resourceBusy: throw .busy(Self.busyText)
+            default: throw .other("cannot open: \(e.text)")
             }
         }
         return fd
@@ -101,9 +103,9 @@ final class V4L2Stream {
     private static func checkCapabilities(_ fd: Int32) throws(StreamFailure) {
         var cap = v4l2_capability()
         guard libIoctl(fd, SCAN_VIDIOC_QUERYCAP, &cap) == 0 else {
-            let e = errno
-            if e == ENODEV { throw .gone("QUERYCAP: \(errnoText(e))") }
-            throw .other("not a V4L2 device (QUERYCAP: \(errnoText(e)))")
+            let e = Errno.last
+            if e == .operationNotSupportedByDevice { throw .gone("QUERYCAP: \(e.text)") }
+            throw .other("not a V4L2 device (QUERYCAP: \(e.text))")
         }
         let caps = (cap.capabilities & UInt32(V4L2_CAP_DEVICE_CAPS)) != 0 ? cap.device_caps : cap.capabilities
         guard caps & UInt32(V4L2_CAP_VIDEO_CAPTURE) != 0 else {
@@ -135,13 +137,13 @@ final class V4L2Stream {
         fmt.fmt.pix.pixelformat = fourccCode("YU12")
         fmt.fmt.pix.field = V4L2_FIELD_NONE.rawValue
         if libIoctl(fd, SCAN_VIDIOC_S_FMT, &fmt) != 0 {
-            let e = errno
+            let e = Errno.last
             switch e {
-            case EBUSY: throw .busy(Self.busyText)
-            case ENODEV: throw .gone("S_FMT: \(errnoText(e))")
+            case .resourceBusy: throw .busy(Self.busyText)
+            case .operationNotSupportedByDevice: throw .gone("S_FMT: \(e.text)")
             default:
                 throw .refused(
-                    "refuses YU12 \(wanted.width)x\(wanted.height) (S_FMT: \(errnoText(e))); it offers: \(offered())")
+                    "refuses YU12 \(wanted.width)x\(wanted.height) (S_FMT: \(e.text)); it offers: \(offered())")
             }
         }
         let got = PixelSize(width: Int(fmt.fmt.pix.width), height: Int(fmt.fmt.pix.height))
@@ -165,7 +167,9 @@ final class V4L2Stream {
         if let wantedRate, canSet {
             parm.parm.capture.timeperframe.numerator = 1000
             parm.parm.capture.timeperframe.denominator = UInt32((wantedRate * 1000).rounded())
-            if libIoctl(fd, SCAN_VIDIOC_S_PARM, &parm) != 0 && errno == EBUSY { throw .busy(Self.busyText) }
+            if libIoctl(fd, SCAN_VIDIOC_S_PARM, &parm) != 0 && Errno.last == .resourceBusy {
+                throw .busy(Self.busyText)
+            }
             _ = libIoctl(fd, SCAN_VIDIOC_G_PARM, &parm)
         }
         let tpf = parm.parm.capture.timeperframe
@@ -182,10 +186,10 @@ final class V4L2Stream {
         req.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
         req.memory = V4L2_MEMORY_MMAP.rawValue
         if libIoctl(fd, SCAN_VIDIOC_REQBUFS, &req) != 0 {
-            let e = errno
-            if e == EBUSY { throw .busy(Self.busyText) }
-            if e == ENODEV { throw .gone("REQBUFS: \(errnoText(e))") }
-            throw .other("REQBUFS: \(errnoText(e))")
+            let e = Errno.last
+            if e == .resourceBusy { throw .busy(Self.busyText) }
+            if e == .operationNotSupportedByDevice { throw .gone("REQBUFS: \(e.text)") }
+            throw .other("REQBUFS: \(e.text)")
         }
         guard req.count >= 1 else { throw .other("REQBUFS granted no buffers") }
         for i in 0..<req.count {
@@ -194,12 +198,12 @@ final class V4L2Stream {
             buf.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
             buf.memory = V4L2_MEMORY_MMAP.rawValue
             guard libIoctl(fd, SCAN_VIDIOC_QUERYBUF, &buf) == 0 else {
-                throw .other("QUERYBUF \(i): \(errnoText(errno))")
+                throw .other("QUERYBUF \(i): \(Errno.last.text)")
             }
             let p = scan_v4l2_mmap(nil, Int(buf.length), PROT_READ | PROT_WRITE, MAP_SHARED, fd, Int64(buf.m.offset))
-            guard let p, p != MAP_FAILED else { throw .other("v4l2_mmap buffer \(i): \(errnoText(errno))") }
+            guard let p, p != MAP_FAILED else { throw .other("v4l2_mmap buffer \(i): \(Errno.last.text)") }
             buffers.append((p, Int(buf.length)))
-            guard libIoctl(fd, SCAN_VIDIOC_QBUF, &buf) == 0 else { throw .other("QBUF \(i): \(errnoText(errno))") }
+            guard libIoctl(fd, SCAN_VIDIOC_QBUF, &buf) == 0 else { throw .other("QBUF \(i): \(Errno.last.text)") }
         }
     }
 
@@ -207,10 +211,10 @@ final class V4L2Stream {
     private func startStreaming() throws(StreamFailure) {
         var type = Int32(V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue)
         guard libIoctl(fd, SCAN_VIDIOC_STREAMON, &type) == 0 else {
-            let e = errno
-            if e == EBUSY { throw .busy(Self.busyText) }
-            if e == ENODEV { throw .gone("STREAMON: \(errnoText(e))") }
-            throw .other("STREAMON: \(errnoText(e))")
+            let e = Errno.last
+            if e == .resourceBusy { throw .busy(Self.busyText) }
+            if e == .operationNotSupportedByDevice { throw .gone("STREAMON: \(e.text)") }
+            throw .other("STREAMON: \(e.text)")
         }
         streaming = true
     }
@@ -271,7 +275,10 @@ final class V4L2Stream {
         var p = pollfd(fd: fd, events: Int16(POLLIN | POLLPRI), revents: 0)
         let r = poll(&p, 1, Int32(max(1, (timeout.inSeconds * 1000).rounded())))
         if r == 0 { return .timeout }
-        if r < 0 { return errno == EINTR ? .timeout : .error("poll: \(errnoText(errno))") }
+        if r < 0 {
+            let e = Errno.last
+            return e == .interrupted ? .timeout : .error("poll: \(e.text)")
+        }
         if p.revents & Int16(POLLPRI) != 0 {
             pendingControlEvents += V4L2Controls.dequeue(fd: fd, ioctl: libIoctl)
             if p.revents & Int16(POLLIN | POLLERR | POLLHUP | POLLNVAL) == 0 { return .timeout }
@@ -281,11 +288,13 @@ final class V4L2Stream {
         buf.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
         buf.memory = V4L2_MEMORY_MMAP.rawValue
         if libIoctl(fd, SCAN_VIDIOC_DQBUF, &buf) != 0 {
-            let e = errno
-            if e == ENODEV || hangup { return .gone }
-            if e == EAGAIN { return p.revents & Int16(POLLERR) != 0 ? .error("POLLERR without a buffer") : .timeout }
-            if e == EIO { return .eio }
-            return .error("DQBUF: \(errnoText(e))")
+            let e = Errno.last
+            if e == .operationNotSupportedByDevice || hangup { return .gone }
+            if e == .resourceTemporarilyUnavailable {
+                return p.revents & Int16(POLLERR) != 0 ? .error("POLLERR without a buffer") : .timeout
+            }
+            if e == .ioError { return .eio }
+            return .error("DQBUF: \(e.text)")
         }
         defer { _ = libIoctl(fd, SCAN_VIDIOC_QBUF, &buf) }
         if buf.flags & UInt32(V4L2_BUF_FLAG_ERROR) != 0 { return .corrupt }

@@ -1,3 +1,5 @@
+import SystemPackage
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -24,7 +26,7 @@ public enum DescriptorHeadroom {
         var found = 0
         var fd: Int32 = 0
         while rlim_t(fd) < soft && found < atMost {
-            if fcntl(fd, F_GETFD) == -1 && errno == EBADF { found += 1 }
+            if fcntl(fd, F_GETFD) == -1 && Errno.last == .badFileDescriptor { found += 1 }
             fd += 1
         }
         return found

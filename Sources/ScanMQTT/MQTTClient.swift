@@ -2,6 +2,7 @@ internal import CScanMosquitto
 import Foundation
 public import Logging
 public import ScanCore
+internal import SystemPackage
 
 #if canImport(Glibc)
     import Glibc
@@ -83,7 +84,7 @@ public final class MQTTClient: EventSink, @unchecked Sendable {
             overflowTopic: configuration.eventsTopic, spool: spool)
         var fds: [Int32] = [-1, -1]
         guard pipe(&fds) == 0 else {
-            throw ScanError.invalidArgument("MQTT: pipe failed: \(String(cString: strerror(errno)))")
+            throw ScanError.invalidArgument("MQTT: pipe failed: \(Errno.last.description)")
         }
         for fd in fds {
             _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
@@ -243,7 +244,7 @@ public final class MQTTClient: EventSink, @unchecked Sendable {
                 let wasUp = connackCode == 0
                 let detail =
                     rc == MOSQ_ERR_ERRNO.rawValue
-                    ? String(cString: strerror(errno)) : String(cString: mosquitto_strerror(rc))
+                    ? Errno.last.description : String(cString: mosquitto_strerror(rc))
                 dropConnection(
                     reason: "\(configuration.endpoint): \(wasUp ? "connection lost" : "connection failed"): \(detail)",
                     wasUp: wasUp)
@@ -307,7 +308,7 @@ public final class MQTTClient: EventSink, @unchecked Sendable {
         if rc != MOSQ_ERR_SUCCESS.rawValue {
             let detail =
                 rc == MOSQ_ERR_ERRNO.rawValue
-                ? String(cString: strerror(errno)) : String(cString: mosquitto_strerror(rc))
+                ? Errno.last.description : String(cString: mosquitto_strerror(rc))
             dropConnection(reason: "\(configuration.endpoint): cannot connect: \(detail)", wasUp: false)
             return false
         }

@@ -1,4 +1,5 @@
 import ScanCore
+internal import SystemPackage
 
 #if canImport(Glibc)
     import Glibc
@@ -103,7 +104,7 @@ public final class MQTTOutbox: @unchecked Sendable {
         }
         guard let fd = taken else { return due }
         let ok = fdatasync(fd) == 0
-        let why = ok ? "" : String(cString: strerror(errno))
+        let why = ok ? "" : Errno.last.description
         close(fd)
         return lock.withLock { () -> Duration? in
             if !ok { spool.syncFailed(why) }

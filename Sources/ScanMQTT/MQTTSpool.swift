@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import ScanCore
+internal import SystemPackage
 
 #if canImport(Glibc)
     import Glibc
@@ -129,7 +130,7 @@ final class MQTTSpool {
                 + String(number) + Self.suffix
             let opened = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0o600)
             guard opened >= 0 else {
-                fail("cannot create \(path): \(String(cString: strerror(errno)))")
+                fail("cannot create \(path): \(Errno.last.description)")
                 return nil
             }
             fd = opened
@@ -143,7 +144,7 @@ final class MQTTSpool {
             while written < raw.count {
                 let n = write(fd, raw.baseAddress! + written, raw.count - written)
                 if n < 0 {
-                    if errno == EINTR { continue }
+                    if Errno.last == .interrupted { continue }
                     return false
                 }
                 written += n
@@ -151,7 +152,7 @@ final class MQTTSpool {
             return true
         }
         guard ok else {
-            let why = String(cString: strerror(errno))
+            let why = Errno.last.description
             _ = ftruncate(fd, off_t(before))  // back to the last whole record
             fail("cannot write \(segments[segments.count - 1].path): \(why)")
             return nil
@@ -162,7 +163,7 @@ final class MQTTSpool {
         if syncInterval == 0 {
             syncs += 1
             if fdatasync(fd) != 0 {
-                fail("cannot sync \(segments[segments.count - 1].path): \(String(cString: strerror(errno)))")
+                fail("cannot sync \(segments[segments.count - 1].path): \(Errno.last.description)")
                 return nil
             }
         } else if unsyncedSince == nil {
@@ -253,9 +254,9 @@ final class MQTTSpool {
             fd = -1
             unsyncedSince = nil
         }
-        if unlink(segments[i].path) != 0 && errno != ENOENT {
+        if unlink(segments[i].path) != 0 && Errno.last != .noSuchFileOrDirectory {
             logger.warning(
-                "mqtt: cannot remove the spool segment \(segments[i].path): \(String(cString: strerror(errno)))")
+                "mqtt: cannot remove the spool segment \(segments[i].path): \(Errno.last.description)")
         }
         totalBytes -= segments[i].bytes
         segments.remove(at: i)

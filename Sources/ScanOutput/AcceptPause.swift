@@ -1,6 +1,7 @@
 import Logging
 import NIOCore
 import ScanCore
+internal import SystemPackage
 
 #if canImport(Glibc)
     import Glibc
@@ -82,7 +83,7 @@ final class AcceptPause: ChannelInboundHandler {
             context.fireErrorCaught(error)
             return
         }
-        refuse(String(cString: strerror(code)), context)
+        refuse(Errno(rawValue: code).description, context)
     }
 
     /// Logs (at most once a minute) and pauses accepting; `failed`: an accept failed or was refused (counted).

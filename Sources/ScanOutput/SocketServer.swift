@@ -3,6 +3,7 @@ public import Logging
 import NIOCore
 import NIOPosix
 public import ScanCore
+internal import SystemPackage
 
 #if canImport(Glibc)
     import Glibc
@@ -83,7 +84,7 @@ public final class SocketServer: EventSink, Sendable {
                 channel.eventLoop.makeCompletedFuture {
                     if Glibc.listen(fd, config.listenBacklog) != 0 {
                         throw ScanError.output(
-                            "listen(backlog \(config.listenBacklog)): \(String(cString: strerror(errno)))")
+                            "listen(backlog \(config.listenBacklog)): \(Errno.last)")
                     }
                     let pause = AcceptPause(retryInterval: config.acceptRetryInterval, logger: self.logger)
                     try channel.pipeline.syncOperations.addHandler(pause)

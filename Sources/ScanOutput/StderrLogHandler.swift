@@ -1,5 +1,6 @@
 public import Logging
 import ScanCore
+internal import SystemPackage
 
 #if canImport(Glibc)
     import Glibc
@@ -101,7 +102,7 @@ public struct StderrLogHandler: LogHandler {
             var offset = 0
             while offset < raw.count {
                 let n = write(fd, raw.baseAddress! + offset, raw.count - offset)
-                if n > 0 { offset += n } else if n < 0 && errno == EINTR { continue } else { return }
+                if n > 0 { offset += n } else if n < 0 && Errno.last == .interrupted { continue } else { return }
             }
         }
     }

@@ -1,4 +1,5 @@
 public import ScanCore
+public import SystemPackage
 
 #if canImport(Glibc)
     import Glibc
@@ -9,13 +10,13 @@ public enum OutputFailure: Sendable, Equatable, CustomStringConvertible {
     /// The reader went away (`EPIPE`, e.g. `scand … | head`): a normal end, not an error.
     case readerGone
     /// Any other write error (`ENOSPC` on a full disk, `EIO`, `EBADF`, …): an error, never reported as success.
-    /// `output` names the output (`stdout`), `reason` is the system's text.
-    case writeFailed(output: String, reason: String)
+    /// `output` names the output (`stdout`), `errno` is the error `write(2)` gave.
+    case writeFailed(output: String, errno: Errno)
 
     public var description: String {
         switch self {
         case .readerGone: return "the reader went away"
-        case .writeFailed(let output, let reason): return "\(output): write error: \(reason)"
+        case .writeFailed(let output, let errno): return "\(output): write error: \(errno.description)"
         }
     }
 }
@@ -64,7 +65,7 @@ public final class FileDescriptorSink: EventSink, Sendable {
         let fd = self.fd
         let failure: OutputFailure? = failureState.withLock { failureState in
             guard failureState == nil else { return nil }
-            let code = line.withUnsafeBytes { raw -> Int32 in
+            let code = line.withUnsafeBytes { raw -> Errno? in
                 var offset = 0
                 while offset < raw.count {
                     let n = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
@@ -72,22 +73,20 @@ public final class FileDescriptorSink: EventSink, Sendable {
                         offset += n
                         continue
                     }
-                    if n < 0 && errno == EINTR { continue }
-                    if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
+                    let e = n < 0 ? Errno.last : .ioError  // n == 0 on a non-empty write: an I/O error
+                    if e == .interrupted { continue }
+                    if e == .resourceTemporarilyUnavailable || e == .wouldBlock {
                         // A non-blocking descriptor inherited from the parent: wait until it takes more.
                         var p = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
                         _ = poll(&p, 1, 1000)
                         continue
                     }
-                    return n < 0 ? errno : EIO  // n == 0 on a non-empty write: treat as an I/O error
+                    return e
                 }
-                return 0
+                return nil
             }
-            guard code != 0 else { return nil }
-            failureState =
-                code == EPIPE
-                ? .readerGone
-                : .writeFailed(output: name, reason: String(cString: strerror(code)))
+            guard let code else { return nil }
+            failureState = code == .brokenPipe ? .readerGone : .writeFailed(output: name, errno: code)
             return failureState
         }
         if let failure {

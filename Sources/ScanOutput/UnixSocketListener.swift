@@ -1,4 +1,5 @@
 import ScanCore
+internal import SystemPackage
 
 #if canImport(Glibc)
     import Glibc
@@ -53,7 +54,7 @@ public enum UnixSocketListener {
         let preparation = try prepare(path: path)
 
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw ScanError.output("\(path): socket(): \(errnoText())") }
+        guard fd >= 0 else { throw ScanError.output("\(path): socket(): \(Errno.last.text)") }
         var addr = address(path)
         // 0177: the file is created 0600 at most, then widened to `mode` once its group is right.
         let oldMask = umask(0o177)
@@ -62,19 +63,19 @@ public enum UnixSocketListener {
                 Glibc.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
             }
         }
-        let bindErrno = errno
+        let bindErrno = Errno.last
         umask(oldMask)
         guard rc == 0 else {
             close(fd)
             throw ScanError.output(
-                "\(path): cannot bind: \(String(cString: strerror(bindErrno)))"
-                    + (bindErrno == ENOENT ? " (does the directory exist?)" : ""))
+                "\(path): cannot bind: \(bindErrno)"
+                    + (bindErrno == .noSuchFileOrDirectory ? " (does the directory exist?)" : ""))
         }
         // Identify the file bind just created. Until this succeeds nothing at `path` is known to be ours,
         // so a failure here closes the descriptor and removes nothing.
         var st = stat()
         guard lstat(path, &st) == 0 else {
-            let text = errnoText()
+            let text = Errno.last.text
             close(fd)
             throw ScanError.output("\(path): cannot check the new socket file: \(text); left in place")
         }
@@ -87,7 +88,7 @@ public enum UnixSocketListener {
             preparation: preparation)
         do {
             try setPermissions(of: bound, group: group, gid: gid, mode: mode)
-            if listen(fd, backlog) != 0 { throw ScanError.output("\(path): listen: \(errnoText())") }
+            if listen(fd, backlog) != 0 { throw ScanError.output("\(path): listen: \(Errno.last.text)") }
         } catch {
             close(fd)
             bound.removeIfStillOursHoldingLock()
@@ -104,7 +105,7 @@ public enum UnixSocketListener {
         let fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { return -1 }
         while flock(fd, LOCK_EX) != 0 {
-            if errno != EINTR {
+            if Errno.last != .interrupted {
                 close(fd)
                 return -1
             }
@@ -117,7 +118,7 @@ public enum UnixSocketListener {
     static func setPermissions(of bound: BoundSocket, group: String?, gid: gid_t?, mode: UInt32) throws {
         let path = bound.path
         let pfd = open(path, linuxOPath | O_NOFOLLOW | O_CLOEXEC)
-        guard pfd >= 0 else { throw ScanError.output("\(path): cannot open the new socket file: \(errnoText())") }
+        guard pfd >= 0 else { throw ScanError.output("\(path): cannot open the new socket file: \(Errno.last.text)") }
         defer { close(pfd) }
         var st = stat()
         guard fstat(pfd, &st) == 0, (st.st_mode & S_IFMT) == S_IFSOCK,
@@ -126,11 +127,11 @@ public enum UnixSocketListener {
             throw ScanError.output("\(path): replaced by something else after bind; not changing its permissions")
         }
         if let gid, fchownat(pfd, "", uid_t.max, gid, linuxATEmptyPath) != 0 {
-            throw ScanError.output("\(path): cannot set group \(group ?? "\(gid)"): \(errnoText())")
+            throw ScanError.output("\(path): cannot set group \(group ?? "\(gid)"): \(Errno.last.text)")
         }
         // fchmod does not work on an O_PATH descriptor; its /proc/self/fd link names exactly that inode.
         if chmod("/proc/self/fd/\(pfd)", mode_t(mode)) != 0 {
-            throw ScanError.output("\(path): chmod: \(errnoText())")
+            throw ScanError.output("\(path): chmod: \(Errno.last.text)")
         }
     }
 
@@ -139,14 +140,15 @@ public enum UnixSocketListener {
     public static func prepare(path: String) throws -> Preparation {
         var st = stat()
         if lstat(path, &st) != 0 {
-            if errno == ENOENT { return .fresh }
-            throw ScanError.output("\(path): \(errnoText())")
+            let e = Errno.last
+            if e == .noSuchFileOrDirectory { return .fresh }
+            throw ScanError.output("\(path): \(e.text)")
         }
         guard (st.st_mode & S_IFMT) == S_IFSOCK else {
             throw ScanError.output("\(path): exists and is not a socket; refusing to replace it")
         }
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw ScanError.output("\(path): socket(): \(errnoText())") }
+        guard fd >= 0 else { throw ScanError.output("\(path): socket(): \(Errno.last.text)") }
         defer { close(fd) }
         var addr = address(path)
         let rc = withUnsafePointer(to: &addr) {
@@ -159,12 +161,15 @@ public enum UnixSocketListener {
                 "\(path): another scand (or another program) is already serving this socket; stop it first or choose another --socket"
             )
         }
-        let e = errno
-        guard e == ECONNREFUSED else {
-            throw ScanError.output("\(path): cannot check the existing socket file: \(String(cString: strerror(e)))")
+        let e = Errno.last
+        guard e == .connectionRefused else {
+            throw ScanError.output("\(path): cannot check the existing socket file: \(e)")
         }
-        guard unlink(path) == 0 || errno == ENOENT else {
-            throw ScanError.output("\(path): cannot remove stale socket file: \(errnoText())")
+        if unlink(path) != 0 {
+            let e = Errno.last
+            guard e == .noSuchFileOrDirectory else {
+                throw ScanError.output("\(path): cannot remove stale socket file: \(e.text)")
+            }
         }
         return .replacedStale
     }
@@ -307,11 +312,15 @@ public struct BoundSocket: Sendable, Hashable {
     @discardableResult
     func removeIfStillOursHoldingLock() -> Removal {
         var st = stat()
-        guard lstat(path, &st) == 0 else { return errno == ENOENT ? .alreadyGone : .failed(errnoText()) }
+        guard lstat(path, &st) == 0 else {
+            let e = Errno.last
+            return e == .noSuchFileOrDirectory ? .alreadyGone : .failed(e.text)
+        }
         guard (st.st_mode & S_IFMT) == S_IFSOCK, UInt64(st.st_dev) == device, UInt64(st.st_ino) == inode else {
             return .notOurs
         }
         if unlink(path) == 0 { return .removed }
-        return errno == ENOENT ? .alreadyGone : .failed(errnoText())
+        let e = Errno.last
+        return e == .noSuchFileOrDirectory ? .alreadyGone : .failed(e.text)
     }
 }

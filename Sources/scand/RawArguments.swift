@@ -1,4 +1,5 @@
 import ScanCore
+internal import SystemPackage
 
 #if canImport(Glibc)
     import Glibc
@@ -47,7 +48,7 @@ func readPathList(_ list: InputPath, nulSeparated: Bool = false) throws -> [Inpu
             p.baseAddress!.withMemoryRebound(to: CChar.self, capacity: p.count) { open($0, O_RDONLY | O_CLOEXEC) }
         }
         guard fd >= 0 else {
-            throw ScanError.unreadableInput(input: list.displayName, reason: String(cString: strerror(errno)))
+            throw ScanError.unreadableInput(input: list.displayName, reason: Errno.last.description)
         }
     }
     defer { if fd != 0 { close(fd) } }
@@ -66,8 +67,8 @@ func readPathList(_ list: InputPath, nulSeparated: Bool = false) throws -> [Inpu
     while true {
         let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
         if n < 0 {
-            if errno == EINTR { continue }
-            throw ScanError.unreadableInput(input: list.displayName, reason: String(cString: strerror(errno)))
+            if Errno.last == .interrupted { continue }
+            throw ScanError.unreadableInput(input: list.displayName, reason: Errno.last.description)
         }
         if n == 0 { break }
         for b in buffer[0..<n] {

@@ -8,6 +8,7 @@ import ScanKit
 import ScanMQTT
 import ScanOutput
 import ScanRun
+internal import SystemPackage
 
 #if canImport(Glibc)
     import Glibc
@@ -368,7 +369,7 @@ func writeStderr(_ text: String) {
     while offset < bytes.count {
         let n = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress! + offset, $0.count - offset) }
         if n <= 0 {
-            if n < 0 && errno == EINTR { continue }
+            if n < 0 && Errno.last == .interrupted { continue }
             return
         }
         offset += n

@@ -4,6 +4,7 @@ import ScanCore
 import ScanDaemon
 import ScanKit
 import ScanRun
+internal import SystemPackage
 
 #if canImport(Glibc)
     import Glibc
@@ -184,13 +185,13 @@ struct WatchCommand: ParsableCommand {
             var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             let ready = poll(&p, 1, wait)
             if ready < 0 {
-                if errno == EINTR { continue }
+                if Errno.last == .interrupted { continue }
                 break
             }
             if ready == 0 { continue }
             let n = read(fd, &chunk, chunk.count)
             if n < 0 {
-                if errno == EINTR || errno == EAGAIN { continue }
+                if Errno.last == .interrupted || Errno.last == .resourceTemporarilyUnavailable { continue }
                 break
             }
             if n == 0 { break }  // the daemon closed the connection (it stopped)
@@ -290,16 +291,16 @@ struct WatchCommand: ParsableCommand {
             for (i, b) in path.enumerated() { raw[i] = b }
         }
         let fd = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw fail(String(cString: strerror(errno))) }
+        guard fd >= 0 else { throw fail(Errno.last.description) }
         let rc = withUnsafePointer(to: &addr) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
             }
         }
         if rc != 0 {
-            let e = errno
+            let e = Errno.last
             close(fd)
-            throw fail(String(cString: strerror(e)))
+            throw fail(e.description)
         }
         return fd
     }
@@ -312,7 +313,7 @@ private struct FileDescriptorOutput {
         while offset < bytes.count {
             let n = bytes[offset...].withUnsafeBytes { Glibc.write(1, $0.baseAddress, $0.count) }
             if n < 0 {
-                if errno == EINTR { continue }
+                if Errno.last == .interrupted { continue }
                 return false
             }
             offset += n

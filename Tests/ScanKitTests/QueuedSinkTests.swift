@@ -5,6 +5,7 @@ import ScanOutput
 @testable import ScanKit
 #if canImport(Glibc)
 import Glibc
+internal import SystemPackage
 #endif
 
 /// stdout in `run`: a bounded queue of its own, oldest dropped, an overflow line, never blocking.
@@ -60,7 +61,8 @@ import Glibc
         let sink = QueuedSink(target: target, capacity: 4)
         for seq in 1...20 { sink.deliver(Self.event(UInt64(seq))) }
         #expect(sink.finish(timeout: .seconds(2)))
-        #expect(failures.values == [.writeFailed(output: "full", reason: "No space left on device")])
+        #expect(failures.values == [.writeFailed(output: "full", errno: .noSpace)])
+        #expect(failures.values.map(\.description) == ["full: write error: No space left on device"])
     }
 
     final class Counter: @unchecked Sendable {
