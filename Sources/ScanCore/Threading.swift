@@ -137,9 +137,11 @@ public func sleep(until deadline: MonotonicInstant, shouldStop: () -> Bool) {
 /// A joinable pthread running `body`; detached instead if it is never joined.
 public final class WorkerThread: @unchecked Sendable {
     // Invariant for @unchecked Sendable: `thread` is written once by pthread_create in init, before the
-    // object is shared; `body` is immutable; `ending` is a `Locked`.
+    // object is shared; `body` and `ending` are `Locked`.
     private var thread = pthread_t()
-    private let body: @Sendable () -> Void
+    /// What the thread runs; taken (and so released) when it starts, so an object the body holds that holds this
+    /// thread (a pipeline's control holds its source thread) is not kept alive by the finished thread.
+    private let body: Locked<(@Sendable () -> Void)?>
     /// Whether `body` returned, and whether the thread was joined (or detached by `join`).
     private let ending = Locked((done: false, joined: false))
 
@@ -157,7 +159,7 @@ public final class WorkerThread: @unchecked Sendable {
     }()
 
     public init(name: String, _ body: @escaping @Sendable () -> Void) {
-        self.body = body
+        self.body = Locked(body)
         self.name = String(decoding: Array(name.utf8.prefix(15)), as: UTF8.self)
         let box = Unmanaged.passRetained(self)
         let rc = pthread_create(
@@ -165,7 +167,11 @@ public final class WorkerThread: @unchecked Sendable {
             { arg in
                 let me = Unmanaged<WorkerThread>.fromOpaque(arg!).takeRetainedValue()
                 me.name.withCString { _ = WorkerThread.setName?(pthread_self(), $0) }
-                me.body()
+                let body = me.body.withLock { b -> (@Sendable () -> Void)? in
+                    defer { b = nil }
+                    return b
+                }
+                body?()
                 me.ending.withLock { $0.done = true }
                 me.ending.broadcast()
                 return nil

@@ -6,7 +6,7 @@ struct FrameFeed: Sendable {
     private var current: any FrameSource
     private let reopen: (@Sendable () throws -> any FrameSource)?
     private let settings: PipelineSettings
-    private let control: PipelineControl
+    private let stop: StopFlag
     /// Stream seconds of the passes before this one (loop).
     private var offset = 0.0
     private var lastTime = 0.0
@@ -16,12 +16,12 @@ struct FrameFeed: Sendable {
 
     init(
         first: any FrameSource, reopen: (@Sendable () throws -> any FrameSource)?, settings: PipelineSettings,
-        control: PipelineControl
+        stop: StopFlag
     ) {
         current = first
         self.reopen = reopen
         self.settings = settings
-        self.control = control
+        self.stop = stop
     }
 
     /// The name of the source being read (for a failure's `device` event).
@@ -33,11 +33,11 @@ struct FrameFeed: Sendable {
         if let limit = settings.frameLimit, count >= limit { return nil }
         let start = self.start ?? .now
         self.start = start
-        while !control.isStopped {
+        while !stop.isSet {
             let info = current.info
             let asked = MonotonicInstant.now
             guard var frame = try current.nextFrame() else {
-                guard settings.loop, let reopen, !control.isStopped else { return nil }
+                guard settings.loop, let reopen, !stop.isSet else { return nil }
                 current.close()
                 offset += lastTime + 1.0 / (info.frameRate ?? 1.0)
                 current = try reopen()
@@ -46,7 +46,7 @@ struct FrameFeed: Sendable {
             let readTook = asked.elapsed
             let streamTime = offset + frame.time
             if settings.pacing && !info.isLive {
-                control.wait(until: start.advanced(by: .seconds(streamTime)))
+                stop.wait(until: start.advanced(by: .seconds(streamTime)))
                 // A paced file frame is "captured" when it is due, as a camera's would be: latency figures
                 // then leave out the wait for its turn.
                 frame.captureClock = .now

@@ -126,29 +126,46 @@ public enum PipelineEnd: Sendable {
     case sourceFailed(source: String, error: any Error)
 }
 
+/// Whether a pipeline was stopped, and the paced wait that ends when it is. The feed holds this, not the
+/// ``PipelineControl``: the control holds the source thread, whose closure holds the feed, and a feed holding
+/// the control would keep the thread object alive for good (never detached: ThreadSanitizer's "thread leak").
+final class StopFlag: Sendable {
+    private let stopped = Locked(false)
+
+    var isSet: Bool { stopped.withLock { $0 } }
+
+    func set() {
+        stopped.withLock { $0 = true }
+        stopped.broadcast()
+    }
+
+    /// Sleeps until the monotonic clock reaches `deadline`, or the flag is set.
+    func wait(until deadline: MonotonicInstant) {
+        let isSet: (Bool) -> Bool = { $0 }
+        stopped.withLock(waitingUntil: isSet, deadline: deadline) { _ in }
+    }
+}
+
 /// The handle other threads use to stop a running pipeline, or wake it between frames. Thread-safe.
 public final class PipelineControl: Sendable {
     private struct State: Sendable {
-        var stopped = false
         var queue: BlockingQueue<PipelineFrame>?
         var reader: WorkerThread?
     }
     private let state = Locked(State())
+    /// Set by ``stop()``; read by the feed.
+    let flag = StopFlag()
 
     public init() {}
 
     /// True once ``stop()`` was called.
-    public var isStopped: Bool { state.withLock { $0.stopped } }
+    public var isStopped: Bool { flag.isSet }
 
     /// Stops the pipeline: no frame is read after this; the frame being read stays unprocessed, the frame
     /// being processed is finished. Wakes a paced wait at once. Safe to call more than once, from any thread.
     public func stop() {
-        let queue = state.withLock { s -> BlockingQueue<PipelineFrame>? in
-            s.stopped = true
-            return s.queue
-        }
-        state.broadcast()
-        queue?.cancel()
+        flag.set()
+        state.withLock { $0.queue }?.cancel()
     }
 
     /// Wakes the pipeline's thread when it waits for a frame, so ``FrameConsumer/prepare(_:)`` runs now (a
@@ -160,21 +177,15 @@ public final class PipelineControl: Sendable {
     @discardableResult
     public func joinReader(timeout: Duration) -> Bool { state.withLock { $0.reader }?.join(timeout: timeout) ?? true }
 
-    /// Sleeps until the monotonic clock reaches `deadline`, or ``stop()`` is called.
-    func wait(until deadline: MonotonicInstant) {
-        let stopped: (State) -> Bool = { $0.stopped }
-        state.withLock(waitingUntil: stopped, deadline: deadline) { _ in }
-    }
-
     /// Records the source thread's queue and thread, unless the pipeline was already stopped (then the
     /// queue is cancelled at once).
     func attach(queue: BlockingQueue<PipelineFrame>, reader: WorkerThread) {
-        let stopped = state.withLock { s -> Bool in
+        state.withLock { s in
             s.queue = queue
             s.reader = reader
-            return s.stopped
         }
-        if stopped { queue.cancel() }
+        // After recording the queue: a stop() from now on cancels it; one before did not see it.
+        if flag.isSet { queue.cancel() }
     }
 }
 
@@ -204,7 +215,7 @@ public struct FramePipeline<Processor: FrameProcessor> {
         observer: ReadObserver = ReadObserver(), consumer: inout Consumer
     ) throws -> PipelineEnd {
         var handOff = FrameHandOffLine(
-            feed: FrameFeed(first: source, reopen: reopen, settings: settings, control: control),
+            feed: FrameFeed(first: source, reopen: reopen, settings: settings, stop: control.flag),
             mode: settings.handOff, observer: observer, control: control)
         defer { handOff.finish() }
         while true {
