@@ -29,7 +29,6 @@ public final class Daemon: @unchecked Sendable {
     private let monitor = Monitor()
     private var configuration: DaemonConfiguration
     private var pendingConfiguration: DaemonConfiguration?
-    private var stopping = false
     private var ended = false
     private var stats = DaemonStatistics()
     /// Stops the pipeline, or wakes it for a reload.
@@ -162,11 +161,8 @@ public final class Daemon: @unchecked Sendable {
     /// Stops reading, lets the pipeline finish its current frame, reports `lost` for everything still
     /// present, and waits for both threads. Safe to call more than once.
     public func stop() {
-        let thread = monitor.withLock { () -> WorkerThread? in
-            stopping = true
-            return pipelineThread
-        }
         control.stop()  // wakes a paced sleep, and the pipeline thread waiting for a frame
+        let thread = monitor.withLock { pipelineThread }
         source.deviceEvents?.stopReporting()
         // Sinks never block the pipeline thread, so it ends once its current frame is done; a frame can take
         // long (a huge image with every pass), so it gets up to `stopTimeout`. The source thread may be
@@ -194,8 +190,6 @@ public final class Daemon: @unchecked Sendable {
         if first { emitter.emit([.device(DeviceEvent(kind: .stopped, device: device))]) }
     }
     private var stoppedPublished = false
-
-    private var isStopping: Bool { monitor.withLock { stopping } }
 
     private func finish(_ end: DaemonEnd) {
         let first = monitor.withLock { () -> Bool in
@@ -393,12 +387,12 @@ public final class Daemon: @unchecked Sendable {
         emitter.emit(lost)
         publishStopped(device: last.source)
         if frames.outputClosed || outputGone() {
-            monitor.withLock { stopping = true }
             control.stop()
             finish(.outputClosed)
             return
         }
-        let stopped = isStopping
+        // Stopped: by ``stop()`` (an output that went away stopped the control too, and ended above).
+        let stopped = control.isStopped
         switch end {
         case .stopped, .consumerStopped: finish(.stopped)
         case .sourceEnded: finish(stopped ? .stopped : .sourceEnded)
