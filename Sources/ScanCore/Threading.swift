@@ -123,17 +123,6 @@ public final class BlockingQueue<Element: Sendable>: Sendable {
     }
 }
 
-/// Sleeps until the monotonic clock reaches `deadline`, in slices so `shouldStop` is honoured within ~50 ms.
-public func sleep(until deadline: MonotonicInstant, shouldStop: () -> Bool) {
-    while !shouldStop() {
-        let left = MonotonicInstant.now.duration(to: deadline)
-        if left <= .zero { return }
-        let slice = min(left, .milliseconds(50)).nanoseconds
-        var ts = timespec(tv_sec: Int(slice / 1_000_000_000), tv_nsec: Int(slice % 1_000_000_000))
-        nanosleep(&ts, nil)
-    }
-}
-
 /// A joinable pthread running `body`; detached instead if it is never joined.
 public final class WorkerThread: @unchecked Sendable {
     // Invariant for @unchecked Sendable: `thread` is written once by pthread_create in init, before the
