@@ -1,3 +1,5 @@
+import Dispatch
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -214,4 +216,28 @@ public struct HandOver<Value>: @unchecked Sendable {
     /// For a value the compiler cannot prove unreachable by the caller (a copy of the caller's own scanner):
     /// the caller promises that it no longer uses it, nor anything it shares state with, from now on.
     public init(promisingUnusedByCaller value: Value) { self.value = value }
+}
+
+/// Runs `bodies` at the same time, on the calling thread and the threads of Dispatch's pool (one per core), and
+/// returns their results in the order of `bodies` once every one has returned. With one body, or on one core,
+/// they run one after another on the calling thread. Each body is run by exactly one thread; what the bodies
+/// share must be safe to use from several threads at once.
+public func concurrently<T>(_ bodies: [() -> T]) -> [T] {
+    guard bodies.count > 1 else { return bodies.map { $0() } }
+    let cells = bodies.map(ConcurrentCell.init)
+    DispatchQueue.concurrentPerform(iterations: cells.count) { i in cells[i].run() }
+    return cells.map { $0.result! }
+}
+
+/// One body of ``concurrently(_:)`` and its result.
+private final class ConcurrentCell<T>: @unchecked Sendable {
+    // Invariant for @unchecked Sendable: each cell is used by one thread of `concurrentPerform` (the one whose
+    // index is the cell's), which alone calls `body` and writes `result`; `concurrentPerform` returns after every
+    // thread, which orders those writes before the caller reads `result`.
+    private let body: () -> T
+    private(set) var result: T?
+
+    init(_ body: @escaping () -> T) { self.body = body }
+
+    func run() { result = body() }
 }

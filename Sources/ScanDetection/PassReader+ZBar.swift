@@ -10,7 +10,18 @@ extension PassReader {
         _ image: PassImage, pass: ReaderPass, base: PassImage, frameSize: PixelSize, density: Int,
         matrixOnly: Bool
     ) throws -> [MetadataObject] {
-        var found = scanZBar(image, frameSize: frameSize, density: density, matrixOnly: matrixOnly)
+        try checkedZBarReads(
+            scanZBar(image, frameSize: frameSize, density: density, matrixOnly: matrixOnly), on: image, pass: pass,
+            base: base, frameSize: frameSize, density: density)
+    }
+
+    /// ``zbarReads(_:pass:base:frameSize:density:matrixOnly:)`` after its scan: the filters and checks on what zbar
+    /// read (`found`) on `image`.
+    func checkedZBarReads(
+        _ found: [MetadataObject], on image: PassImage, pass: ReaderPass, base: PassImage, frameSize: PixelSize,
+        density: Int
+    ) throws -> [MetadataObject] {
+        var found = found
         if streaming, pass == .plain, density > 1 {
             found = found.map { o in denseReread(o, on: image, density: density, frameSize: frameSize) ?? o }
         }
@@ -116,7 +127,15 @@ extension PassReader {
     func scanZBar(_ pass: PassImage, frameSize: PixelSize, density: Int, matrixOnly: Bool) -> [MetadataObject] {
         guard !zbarEnabled.isEmpty, !matrixOnly || zbarEnabled.contains(.qr) else { return [] }
         let density = streaming ? density : stillDensity(density, for: pass)
-        let scan = zbar.scan(pass.plane, density: density, qrOnly: matrixOnly)
+        return objects(
+            fromZBar: zbar.scan(pass.plane, density: density, qrOnly: matrixOnly), pass: pass, frameSize: frameSize)
+    }
+
+    /// What one zbar scan of `pass` found, as metadata objects (``makeObject(_:pass:frameSize:)``); a failure is
+    /// kept for ``failingOnZBarErrors(_:)``.
+    func objects(fromZBar scan: ZBarReader.Scan, pass: PassImage, frameSize: PixelSize)
+        -> [MetadataObject]
+    {
         if let failure = scan.failure { zbarFailure = failure }
         return scan.symbols.compactMap { makeObject($0, pass: pass, frameSize: frameSize) }
     }

@@ -111,15 +111,7 @@ final class StreamReader: PassReader {
         streamFrames += 1
         guard let base = startFrame(frame, rectOfInterest: rectOfInterest) else { return BarcodeRead() }
         let density = streamDensity(for: frame.size)
-        var plain: [MetadataObject] = []
-        if !zbarEnabled.isEmpty {
-            plain = BarcodeDetector.suppressFragments(
-                try zbarReads(
-                    base, pass: .plain, base: base, frameSize: frame.size,
-                    density: density, matrixOnly: false),
-                upceInsideEAN13: configuration.checkUPCEQuietZone)
-        }
-        let looked = try streamQRLook(base, frameSize: frame.size, after: plain)
+        let (plain, looked) = try plainPassAndQRLook(base, frameSize: frame.size, density: density)
         if !plain.isEmpty || !looked.isEmpty {
             return BarcodeRead(objects: plain + looked, pass: .plain, engine: plain.isEmpty ? .zxing : .zbar)
         }
@@ -235,6 +227,87 @@ final class StreamReader: PassReader {
         }
     }
 
+    /// The plain zbar pass over `base` (the frame or its rect of interest) and the QR look after it
+    /// (``streamQRLook(_:frameSize:after:)``). When the plain pass's lines are
+    /// ``BarcodeDetector/parallelPlainPassDensity`` or more pixels apart (1920×1080 and larger), its rows, its
+    /// columns and the QR look run at the same time (``concurrently(_:)``), and the rows' and columns' symbols are
+    /// merged as one scan gives them (``ZBarReader/merged(rows:columns:)``): zbar's QR reader needs both
+    /// directions in one scanner, so that plain pass reads no QR code, and the look always runs (with lines that
+    /// far apart zbar's QR finder keeps almost no cluster anyway; docs/reader.md). The reads, the checks and
+    /// the order of the objects are those of the plain pass followed by the look.
+    private func plainPassAndQRLook(_ base: PassImage, frameSize: PixelSize, density: Int) throws -> (
+        plain: [MetadataObject], looked: [MetadataObject]
+    ) {
+        guard !zbarEnabled.isEmpty, density >= BarcodeDetector.parallelPlainPassDensity else {
+            var plain: [MetadataObject] = []
+            if !zbarEnabled.isEmpty {
+                plain = BarcodeDetector.suppressFragments(
+                    try zbarReads(
+                        base, pass: .plain, base: base, frameSize: frameSize, density: density, matrixOnly: false),
+                    upceInsideEAN13: configuration.checkUPCEQuietZone)
+            }
+            return (plain, try streamQRLook(base, frameSize: frameSize, after: plain))
+        }
+        /// What one job made: a zbar scan of the plain pass's rows or columns, or the QR look's image and reads.
+        enum Part {
+            case plain(ZBarReader.Scan)
+            case look(image: PassImage, zxing: Result<[ZXingReader.Symbol], any Error>?, zbar: ZBarReader.Scan?)
+            case none
+        }
+        let zbar = self.zbar
+        let plane = base.plane
+        let zxingLook = zxingEnabled.contains(.qr)
+        var jobs: [() -> Part] = [
+            { .plain(zbar.scan(plane, density: density, qrOnly: false, lines: .rows)) },
+            { .plain(zbar.scan(plane, density: density, qrOnly: false, lines: .columns)) },
+        ]
+        if let look = qrLookSize(base, after: []) {
+            jobs.append {
+                var made: PassImage? = base
+                if let size = look { made = base.resized(width: size.width, height: size.height, interpolation: 0) }
+                guard let image = made else { return .none }
+                if zxingLook {
+                    return .look(
+                        image: image, zxing: Result { try ZXingReader.read(image.plane, types: [.qr]) }, zbar: nil)
+                }
+                return .look(image: image, zxing: nil, zbar: zbar.scan(image.plane, density: 1, qrOnly: true))
+            }
+        }
+        let done = concurrently(jobs)
+        guard case .plain(let rows) = done[0], case .plain(let columns) = done[1] else { return ([], []) }
+        let scan = (ZBarReader.merged(rows: rows.symbols, columns: columns.symbols), rows.failure ?? columns.failure)
+        let plain = BarcodeDetector.suppressFragments(
+            try checkedZBarReads(
+                objects(fromZBar: scan, pass: base, frameSize: frameSize), on: base, pass: .plain, base: base,
+                frameSize: frameSize, density: density),
+            upceInsideEAN13: configuration.checkUPCEQuietZone)
+        var looked: [MetadataObject] = []
+        if done.count > 2, case .look(let image, let zxing, let qr) = done[2] {
+            if let zxing {
+                looked = dropConflicts(objects(in: try zxing.get(), pass: image, frameSize: frameSize)).filter(accept)
+            } else if let qr {
+                looked = objects(fromZBar: qr, pass: image, frameSize: frameSize).filter(accept)
+            }
+        }
+        return (plain, looked)
+    }
+
+    /// The size of the image the QR look reads on `base`, after a plain pass that read `plain`: `base`'s own
+    /// (nil size change) or smaller; nil when there is no look (off, QR not wanted, or the plain pass read one).
+    private func qrLookSize(_ base: PassImage, after plain: [MetadataObject]) -> PixelSize?? {
+        guard let lines = configuration.streamQRLookLines, lines > 0, enabledTypes.contains(.qr),
+            !plain.contains(where: { $0.type == .qr })
+        else { return nil }
+        let width = base.plane.width
+        let height = base.plane.height
+        let short = min(width, height)
+        guard short > lines else { return .some(nil) }
+        let scale = Double(lines) / Double(short)
+        return PixelSize(
+            width: max(1, Int((Double(width) * scale).rounded())),
+            height: max(1, Int((Double(height) * scale).rounded())))
+    }
+
     /// The QR look of a stream frame (``BarcodeConfiguration/streamQRLookLines``): QR codes in `base` (the frame
     /// or its rect of interest) when the plain pass read none, from zxing-cpp (zbar's QR reader on every line
     /// with `--engine zbar`) on `base` scaled down (pixel-averaged) to at most that many lines. The plain pass's
@@ -244,20 +317,10 @@ final class StreamReader: PassReader {
     /// relative to the whole frame.
     func streamQRLook(_ base: PassImage, frameSize: PixelSize, after plain: [MetadataObject]) throws -> [MetadataObject]
     {
-        guard let lines = configuration.streamQRLookLines, lines > 0, enabledTypes.contains(.qr),
-            !plain.contains(where: { $0.type == .qr })
-        else { return [] }
+        guard let size = qrLookSize(base, after: plain) else { return [] }
         var image = base
-        let width = base.plane.width
-        let height = base.plane.height
-        let short = min(width, height)
-        if short > lines {
-            let scale = Double(lines) / Double(short)
-            guard
-                let level = base.resized(
-                    width: max(1, Int((Double(width) * scale).rounded())),
-                    height: max(1, Int((Double(height) * scale).rounded())), interpolation: 0)
-            else { return [] }
+        if let size {
+            guard let level = base.resized(width: size.width, height: size.height, interpolation: 0) else { return [] }
             image = level
         }
         if zxingEnabled.contains(.qr) {
@@ -287,4 +350,10 @@ extension BarcodeDetector {
 
     /// Frames within which a second sighting confirms a transformed 1-D read on a stream.
     static let streamConfirmationFrames = 3
+
+    /// The plain pass's line spacing (pixels) from which a stream frame's plain pass and QR look run at the same
+    /// time (``StreamReader``): 5 at 1920×1080 and above (`streamScanDensity` 2 at 480 lines). zbar's QR finder
+    /// reads only crisp QR codes there (zbarimg on clean symbols: up to 5 px apart, never 6), which the QR look
+    /// reads as well; at 1280×720 (3 px) and below zbar's QR reads are kept and the look waits for them.
+    static let parallelPlainPassDensity = 5
 }

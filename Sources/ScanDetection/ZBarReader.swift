@@ -18,6 +18,30 @@ struct ZBarSymbol {
     var quality: Int
     /// zbar saw the GS1 (FNC1) modifier.
     var isGS1: Bool
+    /// zbar's own symbology (`zbar_symbol_type_t`), which with ``bytes`` is what zbar matches a symbol by.
+    var zbarType: UInt32
+
+    /// A symbol's corners (see ``corners``) from zbar's points and orientation.
+    static func corners(type: MetadataObjectType, points: [(Double, Double)], orientation: zbar_orientation_t)
+        -> [(Double, Double)]
+    {
+        guard type.isLinear || points.count != 4 else { return [0, 3, 2, 1].map { points[$0] } }
+        let xs = points.map(\.0)
+        let ys = points.map(\.1)
+        let x0 = xs.min() ?? 0
+        let x1 = (xs.max() ?? 0) + 1
+        let y0 = ys.min() ?? 0
+        let y1 = (ys.max() ?? 0) + 1
+        let box = [(x0, y0), (x1, y0), (x1, y1), (x0, y1)]  // TL TR BR BL as displayed
+        let shift: Int
+        switch orientation {
+        case ZBAR_ORIENT_RIGHT: shift = 1
+        case ZBAR_ORIENT_DOWN: shift = 2
+        case ZBAR_ORIENT_LEFT: shift = 3
+        default: shift = 0
+        }
+        return (0..<4).map { i in box[(i + shift) % 4] }
+    }
 }
 
 /// The zbar reader beside the zxing reader (``ZXingReader``): one scan of one image, with the symbologies and
@@ -32,6 +56,9 @@ struct ZBarSymbol {
 /// (A fresh scanner also ends zbar's growth through QR symbols it never reuses, mchehab/zbar#258.) Making,
 /// configuring and destroying one costs about 6 µs on this machine.
 struct ZBarReader {
+    /// What one scan read, and what zbar could not do (allocate, scan), which must not pass for "no code here".
+    typealias Scan = (symbols: [ZBarSymbol], failure: String?)
+
     /// The types zbar looks for (the enabled ones it can read).
     let types: Set<MetadataObjectType>
     private let uncertainty: Int?
@@ -48,8 +75,55 @@ struct ZBarReader {
     /// The symbols zbar reads on `plane` (stride equal to width) on every `density`th line and column;
     /// `qrOnly` looks for QR codes only. `failure` says what zbar could not do (allocate, scan): the scan then
     /// found nothing, which must not pass for "no code here".
-    func scan(_ plane: LumaPlane, density: Int, qrOnly: Bool) -> (symbols: [ZBarSymbol], failure: String?) {
-        guard let scanner = qrOnly ? Self.makeQRScanner(density: density) : makeScanner(density: density) else {
+    func scan(_ plane: LumaPlane, density: Int, qrOnly: Bool) -> Scan {
+        scan(plane, density: density, qrOnly: qrOnly, lines: .rowsAndColumns)
+    }
+
+    /// The lines of an image one scan reads.
+    enum Lines {
+        /// Every `density`th row, then every `density`th column (zbar's own order).
+        case rowsAndColumns
+        /// Every `density`th row only.
+        case rows
+        /// Every `density`th column only.
+        case columns
+    }
+
+    /// The symbols of a scan of the rows and of one of the columns of the same image, as one scan of both gives
+    /// them (zbar 0.23, `img_scanner.c`): a symbol the columns read again (same zbar type and bytes) is the
+    /// rows' symbol with the columns' lines added to its quality and their points after its own; the symbols only
+    /// the columns read come first, in their own order (zbar puts each new symbol at the head of the list).
+    /// Differs from one scan only where zbar's per-scan rules see the count of one direction: a Codabar read on
+    /// fewer than 4 lines in each direction but 4 or more in all is dropped by both scans (zbar's Codabar
+    /// filter), and EAN halves or DataBar segments read in different directions are not joined.
+    static func merged(rows: [ZBarSymbol], columns: [ZBarSymbol]) -> [ZBarSymbol] {
+        var out = rows
+        var fresh: [ZBarSymbol] = []
+        for c in columns {
+            guard let i = out.firstIndex(where: { $0.zbarType == c.zbarType && $0.bytes == c.bytes }) else {
+                fresh.append(c)
+                continue
+            }
+            out[i].quality += c.quality
+            out[i].points += c.points
+            out[i].corners = ZBarSymbol.corners(
+                type: out[i].type, points: out[i].points,
+                orientation: zbar_orientation_t(rawValue: Int32(out[i].orientation)))
+        }
+        return fresh + out
+    }
+
+    /// ``scan(_:density:qrOnly:)`` of `lines`. A scan of the rows or of the columns alone does not look for QR
+    /// codes unless `qrOnly` (zbar's QR reader needs the finder lines of both directions in one scanner); the two
+    /// can run at the same time and be merged (``merged(rows:columns:)``).
+    func scan(_ plane: LumaPlane, density: Int, qrOnly: Bool, lines: Lines) -> Scan {
+        let rows = lines == .columns ? 0 : density
+        let columns = lines == .rows ? 0 : density
+        guard
+            let scanner = qrOnly
+                ? Self.makeQRScanner(rows: rows, columns: columns)
+                : makeScanner(rows: rows, columns: columns, qr: lines == .rowsAndColumns)
+        else {
             return ([], "cannot allocate an image scanner (out of memory)")
         }
         defer { zbar_image_scanner_destroy(scanner) }
@@ -91,53 +165,36 @@ struct ZBarReader {
             points.append((Double(zbar_symbol_get_loc_x(s, UInt32(i))), Double(zbar_symbol_get_loc_y(s, UInt32(i)))))
         }
         let orientation = zbar_symbol_get_orientation(s)
-        let corners: [(Double, Double)]
-        if type.isLinear || count != 4 {
-            let xs = points.map(\.0)
-            let ys = points.map(\.1)
-            let x0 = xs.min() ?? 0
-            let x1 = (xs.max() ?? 0) + 1
-            let y0 = ys.min() ?? 0
-            let y1 = (ys.max() ?? 0) + 1
-            let box = [(x0, y0), (x1, y0), (x1, y1), (x0, y1)]  // TL TR BR BL as displayed
-            let shift: Int
-            switch orientation {
-            case ZBAR_ORIENT_RIGHT: shift = 1
-            case ZBAR_ORIENT_DOWN: shift = 2
-            case ZBAR_ORIENT_LEFT: shift = 3
-            default: shift = 0
-            }
-            corners = (0..<4).map { i in box[(i + shift) % 4] }
-        } else {
-            corners = [0, 3, 2, 1].map { points[$0] }
-        }
         return ZBarSymbol(
-            type: type, bytes: bytes, points: points, corners: corners, orientation: Int(orientation.rawValue),
-            quality: Int(zbar_symbol_get_quality(s)),
-            isGS1: zbar_symbol_get_modifiers(s) & (1 << ZBAR_MOD_GS1.rawValue) != 0)
+            type: type, bytes: bytes, points: points,
+            corners: ZBarSymbol.corners(type: type, points: points, orientation: orientation),
+            orientation: Int(orientation.rawValue), quality: Int(zbar_symbol_get_quality(s)),
+            isGS1: zbar_symbol_get_modifiers(s) & (1 << ZBAR_MOD_GS1.rawValue) != 0,
+            zbarType: zbar_symbol_get_type(s).rawValue)
     }
 
     /// A zbar scanner reading QR only (raw bytes), on every `density`th line.
-    private static func makeQRScanner(density: Int) -> OpaquePointer? {
+    private static func makeQRScanner(rows: Int, columns: Int) -> OpaquePointer? {
         guard let q = zbar_image_scanner_create() else { return nil }
         zbar_image_scanner_set_config(q, ZBAR_NONE, ZBAR_CFG_ENABLE, 0)
         zbar_image_scanner_set_config(q, ZBAR_QRCODE, ZBAR_CFG_ENABLE, 1)
         zbar_image_scanner_set_config(q, ZBAR_QRCODE, ZBAR_CFG_BINARY, 1)
-        setDensity(q, density)
+        setDensity(q, rows: rows, columns: columns)
         return q
     }
 
-    /// Makes `scanner` read every `density`th pixel row and column.
-    private static func setDensity(_ scanner: OpaquePointer, _ density: Int) {
-        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_X_DENSITY, Int32(density))
-        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_Y_DENSITY, Int32(density))
+    /// Makes `scanner` read every `rows`th pixel row and every `columns`th column (0: none).
+    private static func setDensity(_ scanner: OpaquePointer, rows: Int, columns: Int) {
+        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_X_DENSITY, Int32(columns))
+        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_Y_DENSITY, Int32(rows))
     }
 
     /// A zbar image scanner for ``types`` with this reader's limits.
-    private func makeScanner(density: Int) -> OpaquePointer? {
+    /// `qr`: QR codes too, when ``types`` has them.
+    private func makeScanner(rows: Int, columns: Int, qr: Bool) -> OpaquePointer? {
         guard let scanner = zbar_image_scanner_create() else { return nil }
         zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_ENABLE, 0)
-        for symbology in Symbologies.zbarSymbologies(for: types) {
+        for symbology in Symbologies.zbarSymbologies(for: types) where qr || symbology != ZBAR_QRCODE {
             zbar_image_scanner_set_config(scanner, symbology, ZBAR_CFG_ENABLE, 1)
             if let u = uncertainty, symbology != ZBAR_QRCODE {
                 zbar_image_scanner_set_config(scanner, symbology, ZBAR_CFG_UNCERTAINTY, Int32(max(0, u)))
@@ -148,7 +205,7 @@ struct ZBarReader {
         zbar_image_scanner_set_config(scanner, ZBAR_I25, ZBAR_CFG_MIN_LEN, Int32(minimumI25Length))
         // zbar's Codabar length excludes the start/stop characters.
         zbar_image_scanner_set_config(scanner, ZBAR_CODABAR, ZBAR_CFG_MIN_LEN, Int32(max(1, minimumCodabarLength - 2)))
-        Self.setDensity(scanner, density)
+        Self.setDensity(scanner, rows: rows, columns: columns)
         return scanner
     }
 
