@@ -19,7 +19,8 @@ and reports per cell:
 
   naive     frames on which the naive pass read the code's true value (the companion label is checked too:
             a frame it is missed on counts as missed)
-  missed    of those, frames on which scand did not report it            (the target: 0 in every cell)
+  missed    of those, frames on which scand did not report it            (the target: 0 in every cell; the
+            summary line says how many of them the naive pass read on a single scan line of the frame)
   scand     frames on which scand reported the true value
   wrong     frames on which scand reported a value that is not the truth (the target: 0)
   fps       frames / wall seconds of the scand process (start-up included: ~0.1 s)
@@ -152,7 +153,8 @@ def render_cell(W, H, sym, size, motion, frames, seed, tmp):
 
 
 def naive_reads(frames):
-    """Per frame: the set of (type, value) the naive zbar pass reads."""
+    """Per frame: the (type, value) pairs the naive zbar pass reads, each with the scan lines it was read on
+    (zbar's quality; 1 for QR)."""
     scanner = zbar.ImageScanner()
     scanner.parse_config("enable")
     out = []
@@ -160,8 +162,17 @@ def naive_reads(frames):
         H, W = f.shape
         image = zbar.Image(W, H, "Y800", f.tobytes())
         scanner.scan(image)
-        out.append({(ZBAR_TYPE.get(str(s.type), str(s.type)), s.data) for s in image.symbols})
+        out.append({(ZBAR_TYPE.get(str(s.type), str(s.type)), s.data): s.quality for s in image.symbols})
     return out
+
+
+def one_line_misses(naive, got, values):
+    """Of the frames on which the naive pass read one of `values` and scand did not, those where the naive pass read
+    it on a single scan line of the frame (a 1-D code; scand reports none read on fewer than --min-linear-quality
+    lines, 2, and its own lines are farther apart than one)."""
+    return [i for i, r in enumerate(naive)
+            if any(t in r and t not in got[i] for t in values)
+            and all(r[t] == 1 and t[0] != "qr" for t in values if t in r and t not in got[i])]
 
 
 def scand_reads(binary, frames, extra):
@@ -220,7 +231,8 @@ def check_clip(args):
     for v in values:
         missed = [i for i, r in enumerate(naive) if v in r and v not in got[i]]
         cells.append({"cell": "%s:%s" % v, "naive": sum(v in r for r in naive), "missed": len(missed),
-                      "missedFrames": missed, "scand": sum(v in r for r in got)})
+                      "missedFrames": missed, "missedOneLine": len(one_line_misses(naive, got, (v,))),
+                      "scand": sum(v in r for r in got)})
     wrong = sorted({o for r in got for o in r if o not in values and o[0] in ZBAR_TYPE.values()})
     report = {"clip": args.clip, "frames": len(frames), "values": cells, "otherReads": wrong,
               "fps": len(frames) / wall, "cpuMsPerFrame": 1000 * cpu / len(frames)}
@@ -267,11 +279,12 @@ def main():
                         truth = (sym, value)
                         n_naive = sum(truth in r for r in naive)
                         missed = [i for i, r in enumerate(naive) if any(t in r and t not in got[i] for t in (truth, second))]
+                        one_line = one_line_misses(naive, got, (truth, second))
                         n_scand = sum(truth in r for r in got)
                         wrong = [i for i, r in enumerate(got) if any(o not in (truth, second) for o in r)]
                         cell = {"cell": key, "value": value, "frames": len(frames), "naive": n_naive,
                                 "companionNaive": sum(second in r for r in naive), "companionScand": sum(second in r for r in got),
-                                "missed": len(missed), "missedFrames": missed, "scand": n_scand,
+                                "missed": len(missed), "missedFrames": missed, "missedOneLine": len(one_line), "scand": n_scand,
                                 "wrong": len(wrong), "wrongReads": sorted({o for i in wrong for o in got[i] if o != truth}),
                                 "fps": len(frames) / wall, "cpuMsPerFrame": 1000 * cpu / len(frames)}
                         cells.append(cell)
@@ -280,8 +293,10 @@ def main():
                             "  wrong: %s" % cell["wrongReads"] if wrong else ""), flush=True)
     total_missed = sum(c["missed"] for c in cells)
     total_wrong = sum(c["wrong"] for c in cells)
-    print("cells %d, naive frames %d, missed %d, scand frames %d, wrong %d" % (
-        len(cells), sum(c["naive"] for c in cells), total_missed, sum(c["scand"] for c in cells), total_wrong))
+    print("cells %d, naive frames %d, missed %d (of them read by the naive pass on one scan line: %d), "
+          "scand frames %d, wrong %d" % (
+              len(cells), sum(c["naive"] for c in cells), total_missed, sum(c["missedOneLine"] for c in cells),
+              sum(c["scand"] for c in cells), total_wrong))
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"seed": args.seed, "frames": args.frames, "cells": cells}, f, indent=1)
