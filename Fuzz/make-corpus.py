@@ -165,6 +165,12 @@ def main():
     write("json", "presence-invalid-utf8", enc(1, b"\xff\xfe\xc3(\xe2\x82", b"\xed\xa0\x80", b"\x80\x81\xff"))
     write("json", "device-reason", enc(2, b"ENODEV \x7f\xc2\x85 \xe2\x80\xa8", b"/dev/v4l/by-id/usb-\x01", b""))
     write("json", "metadata-three", enc(0, b"x", b"y", b"\x00" * 20, flags=12, frame=65535, type_index=5))
+    # gs1: a GS1 symbol's payload (GS, 0x1D, ends variable-length fields).
+    write("gs1", "valid", b"01095060001343521726123110ABC123\x1d21SN-42")
+    write("gs1", "decimal-and-gln", b"001061414112345678973103000189410061414100000599anything")
+    write("gs1", "wrong-check", b"0109506000134353\x1d17261332")
+    write("gs1", "unknown-ai", b"\x1d0109506000134352\x1d23XYZ\x1d\x1d")
+    write("gs1", "not-digits", b"\xff\xfe10\x00\x01")
 
 
 if __name__ == "__main__":

@@ -29,6 +29,7 @@ public struct JSONLinesEncoder: Sendable {
                     width: m.width, height: m.height, objects: m.objects.map(ObjectLine.init),
                     seq: seq, timestamp: timestamp.map { r($0, 6) }))
         case .presence(let p):
+            let gs1 = gs1Keys(p.payload, isGS1: p.isGS1)
             line = encodeLine(
                 PresenceLine(
                     event: p.transition.rawValue, type: p.type.rawValue, value: p.value,
@@ -36,6 +37,7 @@ public struct JSONLinesEncoder: Sendable {
                     frame: p.frame, time: r(p.time, 6), bounds: p.bounds.map(RectLine.init),
                     charset: p.textEncoding?.charset,
                     charsetSource: p.textEncoding?.source.rawValue, gs1: p.isGS1 ? true : nil,
+                    gs1Elements: gs1.0, gs1Valid: gs1.1, gs1Error: gs1.2,
                     seq: seq, timestamp: timestamp.map { r($0, 6) }))
         case .device(let d):
             line = encodeLine(
@@ -122,6 +124,9 @@ struct ObjectLine: Encodable {
     var charsetSource: String?
     /// true for a GS1 element string (FNC1 first; fields ended by GS, 0x1D); absent otherwise.
     var gs1: Bool?
+    /// A GS1 element string's Application Identifiers (``GS1ElementString``), whether it is valid, and what is
+    /// wrong with it; absent unless `gs1`.
+    var gs1Elements: [GS1ElementLine]?, gs1Valid: Bool?, gs1Error: String?
     var bounds: RectLine
     var corners: [PointLine]?
     var quality: Int?
@@ -136,6 +141,7 @@ struct ObjectLine: Encodable {
         charset = o.textEncoding?.charset
         charsetSource = o.textEncoding?.source.rawValue
         gs1 = o.isGS1 ? true : nil
+        (gs1Elements, gs1Valid, gs1Error) = gs1Keys(o.payload, isGS1: o.isGS1)
         bounds = RectLine(o.bounds)
         corners = o.corners.isEmpty ? nil : o.corners.map(PointLine.init)
         quality = o.quality
@@ -158,7 +164,24 @@ struct PresenceLine: Encodable {
     var source: String, frame: Int, time: Double
     var bounds: RectLine?
     var charset: String?, charsetSource: String?, gs1: Bool?
+    var gs1Elements: [GS1ElementLine]?, gs1Valid: Bool?, gs1Error: String?
     var seq: UInt64?, timestamp: Double?
+}
+
+/// One Application Identifier of a GS1 element string.
+struct GS1ElementLine: Encodable {
+    var ai: String, value: String, title: String?
+}
+
+/// The `gs1Elements`, `gs1Valid` and `gs1Error` keys of a GS1 element string's line (nil, nil, nil for any other
+/// payload).
+func gs1Keys(_ payload: [UInt8]?, isGS1: Bool) -> ([GS1ElementLine]?, Bool?, String?) {
+    guard isGS1, let payload else { return (nil, nil, nil) }
+    let parsed = GS1ElementString(payload)
+    return (
+        parsed.elements.map { GS1ElementLine(ai: $0.ai, value: $0.value, title: $0.title) }, parsed.isValid,
+        parsed.error
+    )
 }
 
 struct ConfigurationLine: Encodable {

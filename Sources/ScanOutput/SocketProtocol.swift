@@ -198,6 +198,7 @@ struct SnapshotLine: Encodable {
     var source: String, frame: Int, time: Double
     var bounds: RectLine?
     var charset: String?, charsetSource: String?, gs1: Bool?
+    var gs1Elements: [GS1ElementLine]?, gs1Valid: Bool?, gs1Error: String?
     var snapshot = true
     var timestamp: Double
     init(_ p: PresenceEvent, timestamp: Double) {
@@ -212,6 +213,7 @@ struct SnapshotLine: Encodable {
         charset = p.textEncoding?.charset
         charsetSource = p.textEncoding?.source.rawValue
         gs1 = p.isGS1 ? true : nil
+        (gs1Elements, gs1Valid, gs1Error) = gs1Keys(p.payload, isGS1: p.isGS1)
         self.timestamp = r(timestamp, 6)
     }
 }

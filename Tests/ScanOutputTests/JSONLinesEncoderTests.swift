@@ -55,4 +55,13 @@ import ScanCore
         #expect(String(decoding: p.line, as: UTF8.self) == #"{"bytes":"QQ==","event":"appeared","frame":2,"source":"s","time":0.5,"type":"qr","value":"A"}"# + "\n")
         #expect(p.name == "appeared" && p.objectTypes == [.qr])
     }
+
+    /// A GS1 element string's presence line carries its Application Identifiers (issue 50), as its object does.
+    @Test func gs1PresenceLine() {
+        let payload = Array("0109506000134352\u{1D}".utf8) + Array("10A".utf8)
+        let p = encoder.encode(.presence(PresenceEvent(transition: .appeared, type: .dataMatrix, value: "x", payload: payload, source: "s", frame: 1, time: 0, isGS1: true)))
+        let text = String(decoding: p.line, as: UTF8.self)
+        #expect(text.contains(#""gs1":true,"gs1Elements":[{"ai":"01","title":"GTIN","value":"09506000134352"},{"ai":"10","title":"BATCH/LOT","value":"A"}],"gs1Valid":true"#), "\(text)")
+        #expect(!text.contains("gs1Error"))
+    }
 }

@@ -17,7 +17,8 @@ import ScanCore
         let line = String(decoding: JSONLinesEncoder().encode(.metadata(event)).line, as: UTF8.self)
         let expected = #"{"event":"metadata","frame":0,"height":8,"objects":["#
             + #"{"bounds":{"height":0.25,"width":0.25,"x":0.5,"y":0.25},"bytes":"jaGTeA==","charset":"Shift_JIS","charsetSource":"kanji","type":"qr","value":"今度"},"#
-            + #"{"bounds":{"height":0.125,"width":0.5,"x":0,"y":0},"bytes":"MTBBHTIxQg==","charset":"US-ASCII","charsetSource":"symbology","gs1":true,"type":"code128","value":"10A\u001d21B"},"#
+            + #"{"bounds":{"height":0.125,"width":0.5,"x":0,"y":0},"bytes":"MTBBHTIxQg==","charset":"US-ASCII","charsetSource":"symbology","gs1":true,"#
+            + #""gs1Elements":[{"ai":"10","title":"BATCH/LOT","value":"A"},{"ai":"21","title":"SERIAL","value":"B"}],"gs1Valid":true,"type":"code128","value":"10A\u001d21B"},"#
             + #"{"bounds":{"height":1,"width":1,"x":0,"y":0},"bytes":"AP8=","type":"qr"}"#
             + #"],"source":"t","time":0,"width":8}"#
         #expect(line == expected + "\n")

@@ -11,6 +11,7 @@ let targets: [String: @Sendable (UnsafeBufferPointer<UInt8>) -> Void] = [
     "subscribe": SubscribeTarget.run,
     "config": ConfigTarget.run,
     "json": JSONTarget.run,
+    "gs1": GS1Target.run,
 ]
 
 /// The target chosen on the command line; set once in `LLVMFuzzerInitialize`, before any input runs.

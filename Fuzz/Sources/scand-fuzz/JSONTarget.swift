@@ -5,7 +5,8 @@ import ScanOutput
 /// The JSON-lines encoder's round trip. Builds an event from the input (strings decoded from arbitrary
 /// bytes, so with control characters, quotes, backslashes and U+FFFD for invalid UTF-8; raw payload bytes),
 /// encodes it, and checks the contract: exactly one line ending in `\n`, no raw control character, valid
-/// JSON whose strings come back byte for byte and whose `bytes` is the exact payload in base64.
+/// JSON whose strings come back byte for byte and whose `bytes` is the exact payload in base64. Flag 0x40 marks
+/// the payload a GS1 element string, so its `gs1Elements`/`gs1Error` (any bytes) go through the encoder too.
 enum JSONTarget {
     @Sendable static func run(_ data: UnsafeBufferPointer<UInt8>) {
         var input = FuzzInput(data)
@@ -25,12 +26,13 @@ enum JSONTarget {
             let count = Int(flags >> 2) % 4
             let objects = (0..<count).map { i in
                 MetadataObject(type: type, bounds: NormalizedRect(x: 0.25, y: 0.5, width: 0.125, height: 1),
-                               stringValue: i == 0 ? value : b, payload: i == 0 ? bytes : Array(b.utf8))
+                               stringValue: i == 0 ? value : b, payload: i == 0 ? bytes : Array(b.utf8),
+                               isGS1: flags & 0x40 != 0)
             }
             event = .metadata(MetadataEvent(source: b, frame: frame, time: Double(frame) / 30, width: 640, height: 480, objects: objects))
         case 1:
             event = .presence(PresenceEvent(transition: flags & 4 == 0 ? .appeared : .lost, type: type, value: value,
-                                            payload: bytes, source: b, frame: frame, time: 1.5))
+                                            payload: bytes, source: b, frame: frame, time: 1.5, isGS1: flags & 0x40 != 0))
         default:
             event = .device(DeviceEvent(kind: .runtimeError, device: b, reason: value))
         }
