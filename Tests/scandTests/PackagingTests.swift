@@ -128,6 +128,18 @@ extension PackagingTests {
 extension PackagingTests {
     // MARK: the man page
 
+    /// Under the umask the daemon sets while it binds its socket (0177, process-wide, so inherited by anything the
+    /// test process starts meanwhile), `chmod +x` left the man page's stand-in without an execute bit and
+    /// generate-manual failed ("Couldn't run command process ... You don't have permission"; a CI rehearsal,
+    /// 2026-11-29). The script now sets absolute modes.
+    @Test func theManPageIsMadeUnderARestrictiveUmask() throws {
+        let dir = try TemporaryDirectory()
+        let page = dir.url.appendingPathComponent("scand.1").path
+        let make = try run("/bin/sh", ["-c", "umask 0177 && exec \"$0\" \"$1\" \"$2\"", root + "/scripts/make-man-page", binDir, page])
+        #expect(make.status == 0, "\(make.stderr)")
+        #expect(try String(contentsOfFile: page, encoding: .utf8).contains(".Sh NAME"))
+    }
+
     @Test func theManPageHasNoLintWarningsAndKeepsItsUnicode() throws {
         let dir = try TemporaryDirectory()
         let page = dir.url.appendingPathComponent("scand.1").path
