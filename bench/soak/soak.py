@@ -47,6 +47,9 @@ import urllib.request
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MB = 1024 * 1024
 RSS_GROWTH_MAX_MB = 5.0
+# libdispatch's root-queue workers: a default and an overcommit pool per QoS, each about as wide as the cores; more
+# than this many at once would be work piling up, not the pool's usual size (4-5 on 2 cores).
+DISPATCH_POOL_MAX = 4 * (os.cpu_count() or 2) + 2
 WITHOUT = ("sockets", "stalled", "websockets", "polls", "broker", "sighup", "disk", "fdlimit")
 
 
@@ -229,6 +232,7 @@ class Soak:
                 cpu_t = (int(fields[11]) + int(fields[12])) / tick
                 fds = len(os.listdir("/proc/%d/fd" % pid))
                 rss, threads = int(st["VmRSS"].split()[0]) / 1024.0, int(st["Threads"])
+                pool = self.dispatch_pool(pid)
             except (OSError, ValueError, KeyError):  # gone, or a zombie (no VmRSS)
                 return
             t = self.now()
@@ -237,7 +241,7 @@ class Soak:
             with self.lock:
                 changed = self.samples and self.samples[-1]["threads"] != threads
                 self.samples.append({"t": round(t, 2), "rss_mb": rss, "fds": fds, "threads": threads,
-                                     "cpu_pct": round(cpu, 1)})
+                                     "own_threads": threads - pool, "pool_threads": pool, "cpu_pct": round(cpu, 1)})
             if changed:  # which thread came or went: a level change is then named in threads.txt
                 self.record_threads("%d threads" % threads)
             self.stop.wait(1.0)
@@ -417,6 +421,21 @@ class Soak:
         time.sleep(3.0)
         self.paused.clear()
         self.mark("quiet-warm-end")
+
+    @staticmethod
+    def dispatch_pool(pid):
+        """How many of scand's threads are libdispatch's root-queue workers (named com.apple.root.*-qos*, cut to 15
+        characters: "oot.default-qos", "-qos.overcommit"). The pool is libdispatch's: DispatchQueue.concurrentPerform
+        (the codes/faces fan-out) draws on it, and it keeps the workers it grew while work keeps coming, so its
+        size after a busy moment is not a leak of scand's. Every thread scand starts itself is named scand-* or NIO-*."""
+        n = 0
+        for tid in os.listdir("/proc/%d/task" % pid):
+            try:
+                with open("/proc/%d/task/%s/comm" % (pid, tid)) as f:
+                    n += "qos" in f.read()
+            except OSError:
+                pass
+        return n
 
     def record_threads(self, label):
         """Appends scand's threads by name (/proc/PID/task/*/comm) to threads.txt: which thread a level change is
@@ -615,8 +634,10 @@ class Soak:
                 "rss_max_mb": round(max(x["rss_mb"] for x in s), 1),
                 "fds_warm": min(x["fds"] for x in warm), "fds_end": min(x["fds"] for x in end),
                 "fds_max": max(x["fds"] for x in s),
-                "threads_warm": min(x["threads"] for x in warm), "threads_end": min(x["threads"] for x in end),
-                "threads_max": max(x["threads"] for x in s),
+                "threads_warm": min(x["own_threads"] for x in warm), "threads_end": min(x["own_threads"] for x in end),
+                "threads_max": max(x["own_threads"] for x in s),
+                "pool_warm": min(x["pool_threads"] for x in warm), "pool_end": min(x["pool_threads"] for x in end),
+                "pool_max": max(x["pool_threads"] for x in s),
                 "cpu_mean_pct": round(sum(x["cpu_pct"] for x in s[1:]) / max(1, len(s) - 1), 1)}
 
     # -- clean-up ---------------------------------------------------------------------------------------
@@ -672,8 +693,11 @@ def report(soak, res):
         check("descriptors back to their level", res["fds_end"] <= res["fds_warm"],
               "%d after warm-up, %d at the end (max %d)" % (res["fds_warm"], res["fds_end"], res["fds_max"]))
         check("threads back to their level", res["threads_end"] <= res["threads_warm"],
-              "%d after warm-up, %d at the end (max %d)" % (res["threads_warm"], res["threads_end"],
-                                                          res["threads_max"]))
+              "scand's own: %d after warm-up, %d at the end (max %d)" % (
+                  res["threads_warm"], res["threads_end"], res["threads_max"]))
+        check("Dispatch's worker pool bounded", res["pool_max"] <= DISPATCH_POOL_MAX,
+              "%d after warm-up, %d at the end, max %d (at most %d)" % (
+                  res["pool_warm"], res["pool_end"], res["pool_max"], DISPATCH_POOL_MAX))
     else:
         check("levels", False, "not enough samples (run longer than the warm-up + 20 s)")
     g = res["socket"]
@@ -703,7 +727,7 @@ def report(soak, res):
 def write_files(soak):
     out = soak.out
     with open(os.path.join(out, "samples.csv"), "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=["t", "rss_mb", "fds", "threads", "cpu_pct"])
+        w = csv.DictWriter(f, fieldnames=["t", "rss_mb", "fds", "threads", "own_threads", "pool_threads", "cpu_pct"])
         w.writeheader()
         w.writerows(soak.samples)
     with open(os.path.join(out, "chaos.csv"), "w", newline="") as f:
