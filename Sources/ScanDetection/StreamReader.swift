@@ -248,11 +248,10 @@ final class StreamReader: PassReader {
             }
             return (plain, try streamQRLook(base, frameSize: frameSize, after: plain))
         }
-        /// What one job made: a zbar scan of the plain pass's rows or columns, or the QR look's image and reads.
+        /// What one job made: a zbar scan of the plain pass's rows or columns, or the QR look's reads.
         enum Part {
             case plain(ZBarReader.Scan)
-            case look(image: PassImage, zxing: Result<[ZXingReader.Symbol], any Error>?, zbar: ZBarReader.Scan?)
-            case none
+            case look(QRLookRead?)
         }
         let zbar = self.zbar
         let plane = base.plane
@@ -261,17 +260,8 @@ final class StreamReader: PassReader {
             { .plain(zbar.scan(plane, density: density, qrOnly: false, lines: .rows)) },
             { .plain(zbar.scan(plane, density: density, qrOnly: false, lines: .columns)) },
         ]
-        if let look = qrLookSize(base, after: []) {
-            jobs.append {
-                var made: PassImage? = base
-                if let size = look { made = base.resized(width: size.width, height: size.height, interpolation: 0) }
-                guard let image = made else { return .none }
-                if zxingLook {
-                    return .look(
-                        image: image, zxing: Result { try ZXingReader.read(image.plane, types: [.qr]) }, zbar: nil)
-                }
-                return .look(image: image, zxing: nil, zbar: zbar.scan(image.plane, density: 1, qrOnly: true))
-            }
+        if let size = qrLookSize(base, after: []) {
+            jobs.append { .look(Self.qrLookRead(base, size: size, zbar: zbar, zxing: zxingLook)) }
         }
         let done = concurrently(jobs)
         guard case .plain(let rows) = done[0], case .plain(let columns) = done[1] else { return ([], []) }
@@ -282,13 +272,7 @@ final class StreamReader: PassReader {
                 frameSize: frameSize, density: density),
             upceInsideEAN13: configuration.checkUPCEQuietZone)
         var looked: [MetadataObject] = []
-        if done.count > 2, case .look(let image, let zxing, let qr) = done[2] {
-            if let zxing {
-                looked = dropConflicts(objects(in: try zxing.get(), pass: image, frameSize: frameSize)).filter(accept)
-            } else if let qr {
-                looked = objects(fromZBar: qr, pass: image, frameSize: frameSize).filter(accept)
-            }
-        }
+        if done.count > 2, case .look(let read?) = done[2] { looked = try qrLookObjects(read, frameSize: frameSize) }
         return (plain, looked)
     }
 
@@ -317,16 +301,41 @@ final class StreamReader: PassReader {
     /// relative to the whole frame.
     func streamQRLook(_ base: PassImage, frameSize: PixelSize, after plain: [MetadataObject]) throws -> [MetadataObject]
     {
-        guard let size = qrLookSize(base, after: plain) else { return [] }
+        guard let size = qrLookSize(base, after: plain),
+            let read = Self.qrLookRead(base, size: size, zbar: zbar, zxing: zxingEnabled.contains(.qr))
+        else { return [] }
+        return try qrLookObjects(read, frameSize: frameSize)
+    }
+
+    /// What the QR look read on its image, before it becomes metadata objects: zxing-cpp's symbols, or zbar's
+    /// with `--engine zbar`.
+    struct QRLookRead {
+        var image: PassImage
+        var zxing: Result<[ZXingReader.Symbol], any Error>?
+        var zbar: ZBarReader.Scan?
+    }
+
+    /// The QR look's reading of `base` scaled to `size` (nil: its own size): touches no state of the reader, so it
+    /// can run beside the plain pass (``plainPassAndQRLook(_:frameSize:density:)``). nil when the image cannot be
+    /// made.
+    private static func qrLookRead(_ base: PassImage, size: PixelSize?, zbar: ZBarReader, zxing: Bool) -> QRLookRead? {
         var image = base
         if let size {
-            guard let level = base.resized(width: size.width, height: size.height, interpolation: 0) else { return [] }
+            guard let level = base.resized(width: size.width, height: size.height, interpolation: 0) else { return nil }
             image = level
         }
-        if zxingEnabled.contains(.qr) {
-            return dropConflicts(try scanZXing(image, types: [.qr], frameSize: frameSize)).filter(accept)
+        if zxing { return QRLookRead(image: image, zxing: Result { try ZXingReader.read(image.plane, types: [.qr]) }) }
+        guard zbar.types.contains(.qr) else { return nil }
+        return QRLookRead(image: image, zbar: zbar.scan(image.plane, density: 1, qrOnly: true))
+    }
+
+    /// The QR look's reads as metadata objects in frame coordinates, after the misread filters.
+    private func qrLookObjects(_ read: QRLookRead, frameSize: PixelSize) throws -> [MetadataObject] {
+        if let zxing = read.zxing {
+            return dropConflicts(objects(in: try zxing.get(), pass: read.image, frameSize: frameSize)).filter(accept)
         }
-        return scanZBar(image, frameSize: frameSize, density: 1, matrixOnly: true).filter(accept)
+        guard let scan = read.zbar else { return [] }
+        return objects(fromZBar: scan, pass: read.image, frameSize: frameSize).filter(accept)
     }
 
     /// A pass image a stream frame has made, for another step on the same frame.
