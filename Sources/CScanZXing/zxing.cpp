@@ -194,6 +194,10 @@ extern "C" scz_status scz_read(const uint8_t *luma, int width, int height, int s
             dst.segment_count = static_cast<int>(segments.size());
             dst.content_binary = r.contentType() == ZXing::ContentType::Binary ? 1 : 0;
             dst.line_count = r.lineCount();
+            dst.sequence_index = r.isPartOfSequence() ? r.sequenceIndex() : -1;
+            dst.sequence_size = r.isPartOfSequence() ? r.sequenceSize() : -1;
+            const std::string sequenceID = r.isPartOfSequence() ? r.sequenceId() : std::string();
+            std::snprintf(dst.sequence_id, sizeof dst.sequence_id, "%s", sequenceID.c_str());
             const auto &p = r.position();
             const ZXing::PointI pts[4] = {p.topLeft(), p.topRight(), p.bottomRight(), p.bottomLeft()};
             for (int i = 0; i < 4; i++) { dst.corners[2 * i] = pts[i].x; dst.corners[2 * i + 1] = pts[i].y; }

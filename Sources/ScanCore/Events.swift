@@ -67,6 +67,8 @@ public struct PresenceEvent: Sendable {
     public var payload: [UInt8]?
     /// The face's identifier (faces only).
     public var faceID: Int?
+    /// Codes under `--presence instance`: the symbol's track (``MetadataObject/trackID``), whose presence this is.
+    public var trackID: Int?
     public var source: String
     public var frame: Int
     public var time: Double
@@ -79,8 +81,9 @@ public struct PresenceEvent: Sendable {
     public init(
         transition: Transition, type: MetadataObjectType, value: String? = nil, payload: [UInt8]? = nil,
         faceID: Int? = nil, source: String, frame: Int, time: Double, bounds: NormalizedRect? = nil,
-        textEncoding: TextEncoding? = nil, isGS1: Bool = false
+        textEncoding: TextEncoding? = nil, isGS1: Bool = false, trackID: Int? = nil
     ) {
+        self.trackID = trackID
         self.transition = transition
         self.type = type
         self.value = value

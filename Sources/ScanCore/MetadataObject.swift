@@ -22,6 +22,12 @@ public struct MetadataObject: Sendable, Hashable {
     public var quality: Int?
     /// Stable face identifier within a run (`faceID`).
     public var faceID: Int?
+    /// Codes on a stream: the symbol's track identifier, the same while the symbol stays in view; numbered from 1
+    /// per source and never reused within it (`CodeTracker`); nil on a still image.
+    public var trackID: Int?
+    /// Codes of a structured-append sequence (QR; Data Matrix, Aztec and PDF417 macro where zxing-cpp reads
+    /// them): a part, or the whole sequence joined; nil for any other symbol.
+    public var sequence: StructuredAppend?
     /// Degrees, positive clockwise as displayed (y down); nil when unknown (`hasRollAngle` false).
     public var rollAngle: Double?
     /// Degrees, coarse: 0 frontal, 45/90 turned to the image's right, 315/270 to its left; nil when unknown.
@@ -33,9 +39,12 @@ public struct MetadataObject: Sendable, Hashable {
         type: MetadataObjectType, bounds: NormalizedRect, corners: [NormalizedPoint] = [],
         stringValue: String? = nil, payload: [UInt8]? = nil, quality: Int? = nil,
         faceID: Int? = nil, rollAngle: Double? = nil, yawAngle: Double? = nil, view: ViewMetadata? = nil,
-        textEncoding: TextEncoding? = nil, isGS1: Bool = false
+        textEncoding: TextEncoding? = nil, isGS1: Bool = false, trackID: Int? = nil,
+        sequence: StructuredAppend? = nil
     ) {
         self.type = type
+        self.sequence = sequence
+        self.trackID = trackID
         self.bounds = bounds
         self.corners = corners
         self.stringValue = stringValue
@@ -51,6 +60,24 @@ public struct MetadataObject: Sendable, Hashable {
 
     public var hasRollAngle: Bool { rollAngle != nil }
     public var hasYawAngle: Bool { yawAngle != nil }
+}
+
+/// A symbol's place in a structured-append sequence: the symbols of one message, printed apart (QR holds up to
+/// 16), that a reader joins in order.
+public struct StructuredAppend: Sendable, Hashable {
+    /// This part's 0-based place in the sequence; nil for the whole message (every part read and joined).
+    public var index: Int?
+    /// The number of symbols in the sequence.
+    public var size: Int
+    /// What the parts of one sequence share (QR: the parity of the whole message), as zxing-cpp gives it; empty
+    /// when the reader gives none.
+    public var id: String
+
+    public init(index: Int?, size: Int, id: String = "") {
+        self.index = index
+        self.size = size
+        self.id = id
+    }
 }
 
 /// The character set a code's text was decoded with, and what chose it.

@@ -171,7 +171,8 @@ extension PassReader {
         let (text, encoding) = textReader.decode(&payload, type: s.type, segments: segments)
         return MetadataObject(
             type: s.type, bounds: NormalizedRect(boundingPoints: corners), corners: corners,
-            stringValue: text, payload: payload, quality: s.quality, textEncoding: encoding, isGS1: isGS1)
+            stringValue: text, payload: payload, quality: s.quality, textEncoding: encoding, isGS1: isGS1,
+            sequence: s.sequenceSize.map { StructuredAppend(index: nil, size: $0) })
     }
 }
 

@@ -59,7 +59,7 @@ extension PassReader {
                 type: symbol.type, bounds: NormalizedRect(boundingPoints: corners), corners: corners,
                 stringValue: text, payload: payload,
                 quality: symbol.type.isLinear ? symbol.lineCount : nil,
-                textEncoding: encoding, isGS1: symbol.isGS1)
+                textEncoding: encoding, isGS1: symbol.isGS1, sequence: symbol.sequence)
         }
     }
 }

@@ -20,6 +20,9 @@ struct ZBarSymbol {
     var isGS1: Bool
     /// zbar's own symbology (`zbar_symbol_type_t`), which with ``bytes`` is what zbar matches a symbol by.
     var zbarType: UInt32
+    /// A QR structured-append sequence zbar read whole and joined (its parts are the symbol's components):
+    /// the number of parts; nil otherwise.
+    var sequenceSize: Int? = nil
 
     /// A symbol's corners (see ``corners``) from zbar's points and orientation.
     static func corners(type: MetadataObjectType, points: [(Double, Double)], orientation: zbar_orientation_t)
@@ -100,7 +103,11 @@ struct ZBarReader {
         var out = rows
         var fresh: [ZBarSymbol] = []
         for c in columns {
-            guard let i = out.firstIndex(where: { $0.zbarType == c.zbarType && $0.bytes == c.bytes }) else {
+            // Several symbols with one payload (``instances(of:in:density:lines:)``): the one the columns' read
+            // lies on, or none (a symbol of its own).
+            let same = out.indices.filter { out[$0].zbarType == c.zbarType && out[$0].bytes == c.bytes }
+            let at = same.count > 1 ? same.first { ZBarSymbol.boxesTouch(out[$0].corners, c.corners) } : same.first
+            guard let i = at else {
                 fresh.append(c)
                 continue
             }
@@ -117,6 +124,51 @@ struct ZBarReader {
     /// codes unless `qrOnly` (zbar's QR reader needs the finder lines of both directions in one scanner); the two
     /// can run at the same time and be merged (``merged(rows:columns:)``).
     func scan(_ plane: LumaPlane, density: Int, qrOnly: Bool, lines: Lines) -> Scan {
+        let scan = zbarScan(plane, density: density, qrOnly: qrOnly, lines: lines)
+        guard scan.symbols.contains(where: \.type.isLinear) else { return scan }
+        guard lines == .rowsAndColumns else {
+            return (scan.symbols.flatMap { instances(of: $0, in: plane, density: density, lines: lines) }, scan.failure)
+        }
+        // A symbol of a scan of both directions holds the reads of the rows and of the columns, which
+        // ``instances(of:in:density:lines:)`` cannot tell apart (a tilted symbol is read both ways). Where it
+        // finds other than that one symbol, the rows and the columns are scanned apart, their symbols with this
+        // payload told apart each, and merged as one scan merges them; when neither direction's symbols were
+        // parted, the sign was the mix of directions, and the symbol stays as zbar gave it.
+        var apart: (rows: [ZBarSymbol], columns: [ZBarSymbol])?
+        var out: [ZBarSymbol] = []
+        for s in scan.symbols {
+            guard s.type.isLinear else {
+                out.append(s)
+                continue
+            }
+            let parted = instances(of: s, in: plane, density: density, lines: .rowsAndColumns)
+            if parted.count == 1, parted[0].points.count == s.points.count, parted[0].quality == s.quality {
+                out.append(s)
+                continue
+            }
+            if apart == nil {
+                apart = (
+                    zbarScan(plane, density: density, qrOnly: false, lines: .rows).symbols,
+                    zbarScan(plane, density: density, qrOnly: false, lines: .columns).symbols
+                )
+            }
+            var changed = false
+            func alike(_ list: [ZBarSymbol], _ direction: Lines) -> [ZBarSymbol] {
+                list.filter { $0.zbarType == s.zbarType && $0.bytes == s.bytes }.flatMap { one -> [ZBarSymbol] in
+                    let parted = instances(of: one, in: plane, density: density, lines: direction)
+                    if parted.count != 1 || parted[0].points.count != one.points.count { changed = true }
+                    return parted
+                }
+            }
+            let merged = Self.merged(rows: alike(apart!.rows, .rows), columns: alike(apart!.columns, .columns))
+            out += changed ? merged : [s]
+        }
+        return (out, scan.failure)
+    }
+
+    /// One zbar scan of `lines` of `plane`, its symbols as zbar gives them: a 1-D payload read by several symbols
+    /// in the image is one symbol there (``instances(of:in:density:lines:)`` tells them apart).
+    func zbarScan(_ plane: LumaPlane, density: Int, qrOnly: Bool, lines: Lines) -> Scan {
         let rows = lines == .columns ? 0 : density
         let columns = lines == .rows ? 0 : density
         guard
@@ -165,12 +217,20 @@ struct ZBarReader {
             points.append((Double(zbar_symbol_get_loc_x(s, UInt32(i))), Double(zbar_symbol_get_loc_y(s, UInt32(i)))))
         }
         let orientation = zbar_symbol_get_orientation(s)
+        // zbar joins the parts of a QR structured-append sequence it reads whole; they are the components (counted
+        // one by one: zbar 0.23 leaves the set's own count at 0 there).
+        var parts = 0
+        var component = zbar_symbol_get_components(s).flatMap { zbar_symbol_set_first_symbol($0) }
+        while let c = component {
+            parts += 1
+            component = zbar_symbol_next(c)
+        }
         return ZBarSymbol(
             type: type, bytes: bytes, points: points,
             corners: ZBarSymbol.corners(type: type, points: points, orientation: orientation),
             orientation: Int(orientation.rawValue), quality: Int(zbar_symbol_get_quality(s)),
             isGS1: zbar_symbol_get_modifiers(s) & (1 << ZBAR_MOD_GS1.rawValue) != 0,
-            zbarType: zbar_symbol_get_type(s).rawValue)
+            zbarType: zbar_symbol_get_type(s).rawValue, sequenceSize: parts > 1 ? parts : nil)
     }
 
     /// A zbar scanner reading QR only (raw bytes), on every `density`th line.
@@ -191,7 +251,7 @@ struct ZBarReader {
 
     /// A zbar image scanner for ``types`` with this reader's limits.
     /// `qr`: QR codes too, when ``types`` has them.
-    private func makeScanner(rows: Int, columns: Int, qr: Bool) -> OpaquePointer? {
+    func makeScanner(rows: Int, columns: Int, qr: Bool) -> OpaquePointer? {
         guard let scanner = zbar_image_scanner_create() else { return nil }
         zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_ENABLE, 0)
         for symbology in Symbologies.zbarSymbologies(for: types) where qr || symbology != ZBAR_QRCODE {
@@ -209,7 +269,7 @@ struct ZBarReader {
         return scanner
     }
 
-    private static func makeImage() -> OpaquePointer? {
+    static func makeImage() -> OpaquePointer? {
         guard let image = zbar_image_create() else { return nil }
         zbar_image_set_format(image, y800)
         return image

@@ -20,6 +20,17 @@ struct ZXingReader {
         var zxingText: String
         var corners: [(Double, Double)]  // TL TR BR BL in image pixels
         var lineCount: Int
+        /// The symbol's place in a structured-append sequence; nil when it is not part of one.
+        var sequence: StructuredAppend? = nil
+    }
+
+    /// `r`'s place in a structured-append sequence, nil when it is not part of one.
+    private static func sequence(_ r: scz_result) -> StructuredAppend? {
+        guard r.sequence_size > 1, r.sequence_index >= 0, r.sequence_index < r.sequence_size else { return nil }
+        let id = withUnsafeBytes(of: r.sequence_id) { raw in
+            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+        }
+        return StructuredAppend(index: Int(r.sequence_index), size: Int(r.sequence_size), id: id)
     }
 
     /// Reads every symbol of `types` in `plane`.
@@ -102,7 +113,7 @@ struct ZXingReader {
             out.append(
                 Symbol(
                     type: type, bytes: bytes, segments: segments, isGS1: r.gs1 != 0, zxingText: text,
-                    corners: corners, lineCount: Int(r.line_count)))
+                    corners: corners, lineCount: Int(r.line_count), sequence: Self.sequence(r)))
         }
         return out
     }

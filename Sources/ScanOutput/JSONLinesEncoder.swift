@@ -33,7 +33,7 @@ public struct JSONLinesEncoder: Sendable {
             line = encodeLine(
                 PresenceLine(
                     event: p.transition.rawValue, type: p.type.rawValue, value: p.value,
-                    bytes: p.payload.map(base64), faceID: p.faceID, source: p.source,
+                    bytes: p.payload.map(base64), faceID: p.faceID, trackID: p.trackID, source: p.source,
                     frame: p.frame, time: r(p.time, 6), bounds: p.bounds.map(RectLine.init),
                     charset: p.textEncoding?.charset,
                     charsetSource: p.textEncoding?.source.rawValue, gs1: p.isGS1 ? true : nil,
@@ -131,6 +131,10 @@ struct ObjectLine: Encodable {
     var corners: [PointLine]?
     var quality: Int?
     var faceID: Int?
+    /// Codes on a stream: the symbol's track (``MetadataObject/trackID``).
+    var trackID: Int?
+    /// Structured append: the sequence's size (a whole message or a part), and a part's 0-based place in it.
+    var sequenceSize: Int?, sequenceIndex: Int?
     var rollAngle: Double?
     var yawAngle: Double?
     var view: ViewLine?
@@ -146,6 +150,9 @@ struct ObjectLine: Encodable {
         corners = o.corners.isEmpty ? nil : o.corners.map(PointLine.init)
         quality = o.quality
         faceID = o.faceID
+        trackID = o.trackID
+        sequenceSize = o.sequence?.size
+        sequenceIndex = o.sequence?.index
         rollAngle = o.rollAngle.map { r($0, 3) }
         yawAngle = o.yawAngle.map { r($0, 3) }
         view = o.view.map(ViewLine.init)
@@ -160,7 +167,7 @@ struct MetadataLine: Encodable {
 
 struct PresenceLine: Encodable {
     var event: String, type: String
-    var value: String?, bytes: String?, faceID: Int?
+    var value: String?, bytes: String?, faceID: Int?, trackID: Int?
     var source: String, frame: Int, time: Double
     var bounds: RectLine?
     var charset: String?, charsetSource: String?, gs1: Bool?

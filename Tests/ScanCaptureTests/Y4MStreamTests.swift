@@ -5,18 +5,7 @@ import ScanTestSupport
 internal import SystemPackage
 @testable import ScanCapture
 
-/// A small seeded generator (SplitMix64), so every stream and split here is reproducible.
-private struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+// Seeded draws (ScanTestSupport's SplitMix), so every stream and split here is reproducible.
 
 /// A 4:2:0 Y4M stream in memory with seeded noise luma (any misaligned read changes it) and its frames' luma.
 private struct Stream {

@@ -49,6 +49,12 @@ typedef struct scz_result {
     int segment_count;
     int content_binary;     /* zxing's content type says binary */
     int line_count;         /* scan lines that agreed (linear codes), 0 for matrix codes */
+    /* Structured append (QR, Data Matrix, PDF417 macro, Aztec): the symbol's 0-based place in its sequence and
+       the sequence's size, -1 and -1 when it is not part of one; the sequence's identifier (QR: its parity),
+       NUL-terminated, truncated to fit. */
+    int sequence_index;
+    int sequence_size;
+    char sequence_id[64];
     /* The symbol's own top-left, top-right, bottom-right, bottom-left corners, in pixels of the image given. */
     double corners[8];
 } scz_result;
