@@ -202,6 +202,17 @@ extension Setting {
 
     public static let presence = Setting(
         "presence.enabled", flag: "presence", help: "Publish appeared/lost presence events (default on).")
+    public static let presenceBy = Setting(
+        "presence.by", flag: "presence-by", valueName: "value|instance",
+        help:
+            "What one presence of a code is: 'value' (every symbol with that payload together; the default) or 'instance' (each symbol, by its trackID); also written --presence value|instance."
+    )
+    public static let duplicateFilter = Setting(
+        "presence.duplicateFilter", flag: "duplicate-filter", valueName: "off|once|s",
+        bounds: .above(0, atMost: 86_400, unit: "seconds"),
+        help:
+            "Which 'appeared' events of a code value are published: 'off' (every time it appears; default), 'once' (once per run), or seconds (not again within that long of its last one)."
+    )
     public static let lostAfter = Setting(
         "presence.lostAfter", flag: "lost-after", valueName: "s",
         bounds: .range(0...86_400.0, unit: "seconds"),
@@ -251,7 +262,7 @@ extension Setting {
         mqttCa, mqttCert, mqttKey, mqttUsername, mqttPasswordFile, mqttPasswordEnv, mqttId, mqttTopicPrefix, mqttQos,
         mqttKindTopics, mqttMetadata, mqttDiscovery, mqttDiscoveryPrefix, mqttQueue, mqttReconnectMax, mqttSpool,
         mqttSpoolBytes, mqttQueueBytes, mqttInFlight, mqttKeepalive, mqttConnectTimeout, mqttSpoolSync, http, httpToken,
-        httpMaxFps, types, rectOfInterest, presence, lostAfter, cooldown, appearAfter, faceLostAfter, viewSize,
+        httpMaxFps, types, rectOfInterest, presence, presenceBy, duplicateFilter, lostAfter, cooldown, appearAfter, faceLostAfter, viewSize,
         videoGravity, orientation, mirrored, rectOfInterestView,
     ]
 }

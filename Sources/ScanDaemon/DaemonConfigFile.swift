@@ -34,6 +34,8 @@ public struct DaemonConfigFile: Sendable, Equatable {
         public var lostAfter: Double?
         public var cooldown: Double?
         public var faceLostAfter: Double?
+        public var by: PresenceBy?
+        public var duplicateFilter: DuplicateFilter?
         public init() {}
     }
 
@@ -281,6 +283,8 @@ public struct DaemonConfigFile: Sendable, Equatable {
         if let v = presence.lostAfter { p.lostAfter = v }
         if let v = presence.cooldown { p.cooldown = v }
         if let v = presence.faceLostAfter { p.faceLostAfter = v }
+        if let v = presence.by { p.by = v }
+        if let v = presence.duplicateFilter { p.duplicateFilter = v }
     }
 
     static func pathText(_ path: [any CodingKey]) -> String {
@@ -362,6 +366,8 @@ private struct Coded: Decodable {
                 value.presence.lostAfter = try p.get(.lostAfter)
                 value.presence.cooldown = try p.get(.cooldown)
                 value.presence.faceLostAfter = try p.get(.faceLostAfter)
+                value.presence.by = try p.choice(.presenceBy)
+                value.presence.duplicateFilter = try p.get(.duplicateFilter)
             })
     }
 

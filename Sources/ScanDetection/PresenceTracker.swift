@@ -6,7 +6,10 @@ public import ScanCore
 /// after ``PresenceConfiguration/cooldown`` gives a new `appeared`.
 ///
 /// Codes are keyed by type and exact bytes (or text when zbar gives no bytes), so two codes with the same
-/// value are one presence. Faces are keyed by `faceID` as assigned by a face tracker; a face tracker that
+/// value are one presence; with ``PresenceConfiguration/by`` `.instance`, by their `trackID` (``CodeTracker``),
+/// so each symbol is one, with no cooldown (a new track is a new symbol). The duplicate filter
+/// (``PresenceConfiguration/duplicateFilter``) then holds back an `appeared` of a value already reported
+/// (once per run, or within a window), and the `lost` of that presence with it. Faces are keyed by `faceID` as assigned by a face tracker; a face tracker that
 /// computes its own transitions can bypass this and hand ``PresenceEvent`` values to the pipeline instead.
 /// All times are stream seconds (see ``PresenceConfiguration``). Use from one thread at a time.
 public final class PresenceTracker {
@@ -20,6 +23,7 @@ public final class PresenceTracker {
         var bytes: [UInt8]?
         var value: String?
         var faceID: Int?
+        var trackID: Int?
     }
 
     struct Entry {
@@ -32,7 +36,11 @@ public final class PresenceTracker {
         var lastFrame: Int
         /// When the value was first tracked, to order simultaneous transitions deterministically.
         var order = 0
+        /// Its `appeared` was held back by the duplicate filter: its `lost` is too.
+        var silent = false
     }
+    /// When each code value's last `appeared` was published (stream seconds), for the duplicate filter.
+    private var lastReported: [Key: Double] = [:]
     private var nextOrder = 0
 
     private var entries: [Key: Entry] = [:]
@@ -47,15 +55,34 @@ public final class PresenceTracker {
     public var trackedCount: Int { entries.count }
 
     /// Values currently reported present.
-    public var presentCount: Int { entries.values.filter(\.present).count }
+    public var presentCount: Int { entries.values.filter { $0.present && !$0.silent }.count }
 
-    static func key(for object: MetadataObject) -> Key? {
+    func key(for object: MetadataObject) -> Key? {
         if object.type == .face {
             guard let id = object.faceID else { return nil }
             return Key(type: .face, faceID: id)
         }
+        if configuration.by == .instance, let id = object.trackID { return Key(type: object.type, trackID: id) }
+        return Self.valueKey(for: object)
+    }
+
+    /// A code's value: its type and exact bytes (or its text when there are no bytes).
+    static func valueKey(for object: MetadataObject) -> Key? {
         if object.payload == nil && object.stringValue == nil { return nil }
         return Key(type: object.type, bytes: object.payload, value: object.payload == nil ? object.stringValue : nil)
+    }
+
+    /// Whether the duplicate filter publishes an `appeared` of `object` at `time`, and records it when it does.
+    private func passesDuplicateFilter(_ object: MetadataObject, time: Double) -> Bool {
+        guard object.type != .face, let value = Self.valueKey(for: object) else { return true }
+        let last = lastReported[value]
+        switch configuration.duplicateFilter {
+        case .off: break
+        case .once: if last != nil { return false }
+        case .within(let seconds): if let last, time - last < seconds - Self.epsilon { return false }
+        }
+        lastReported[value] = time
+        return true
     }
 
     /// Feeds the objects found on one frame at stream time `time`; returns the transitions, `lost` first
@@ -68,7 +95,7 @@ public final class PresenceTracker {
         var seen = Set<Key>()
         var appeared: [PresenceEvent] = []
         for object in objects where !externallyTracked.contains(object.type) {
-            guard let key = Self.key(for: object), seen.insert(key).inserted else { continue }
+            guard let key = key(for: object), seen.insert(key).inserted else { continue }
             var entry: Entry
             if let existing = entries[key] {
                 entry = existing
@@ -91,7 +118,10 @@ public final class PresenceTracker {
                 entry.sightings += 1
                 if entry.sightings >= configuration.appearAfterFrames {
                     entry.present = true
-                    appeared.append(event(.appeared, object, source: source, frame: frame, time: time))
+                    entry.silent = !passesDuplicateFilter(object, time: time)
+                    if !entry.silent {
+                        appeared.append(event(.appeared, object, source: source, frame: frame, time: time))
+                    }
                 }
             }
             entries[key] = entry
@@ -101,7 +131,7 @@ public final class PresenceTracker {
 
     /// Reports `lost` for everything still present (end of stream, shutdown) and forgets all state.
     public func flush(source: String, frame: Int, time: Double) -> [PresenceEvent] {
-        let out = entries.filter(\.value.present).sorted {
+        let out = entries.filter({ $0.value.present && !$0.value.silent }).sorted {
             ($0.value.lastSeen, $0.value.order) < ($1.value.lastSeen, $1.value.order)
         }.map {
             event(.lost, $0.value.last, source: source, frame: frame, time: time)
@@ -117,12 +147,15 @@ public final class PresenceTracker {
             let absent = now - entry.lastSeen + Self.epsilon
             if entry.present {
                 guard absent >= grace else { continue }
-                lost.append(
-                    (entry.lastSeen, entry.order, event(.lost, entry.last, source: source, frame: frame, time: now)))
-                if key.type == .face || configuration.cooldown <= 0 {
+                if !entry.silent {
+                    lost.append(
+                        (entry.lastSeen, entry.order, event(.lost, entry.last, source: source, frame: frame, time: now)))
+                }
+                if key.type == .face || key.trackID != nil || configuration.cooldown <= 0 {
                     entries[key] = nil
                 } else {
                     entry.present = false
+                    entry.silent = false
                     entry.sightings = 0
                     entry.suppressedUntil = now + configuration.cooldown
                     entries[key] = entry
@@ -143,6 +176,7 @@ public final class PresenceTracker {
         PresenceEvent(
             transition: transition, type: o.type, value: o.stringValue, payload: o.payload,
             faceID: o.faceID, source: source, frame: frame, time: time, bounds: o.bounds,
-            textEncoding: o.textEncoding, isGS1: o.isGS1)
+            textEncoding: o.textEncoding, isGS1: o.isGS1,
+            trackID: configuration.by == .instance && o.type != .face ? o.trackID : nil)
     }
 }

@@ -37,10 +37,11 @@ public final class EventFanOut: Sendable {
 
     /// Identifies one presence (a code value of a type, or a face) across its `appeared` and `lost`.
     private struct PresenceKey: Hashable {
-        var type: MetadataObjectType, bytes: [UInt8]?, value: String?, faceID: Int?
+        var type: MetadataObjectType, bytes: [UInt8]?, value: String?, faceID: Int?, trackID: Int?
         init(_ p: PresenceEvent) {
             type = p.type
             faceID = p.faceID
+            trackID = p.trackID
             bytes = p.payload
             value = p.payload == nil ? p.value : nil
         }

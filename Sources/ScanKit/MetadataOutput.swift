@@ -78,7 +78,8 @@ public final class MetadataOutput {
     func stage<T: DetectorStage>(_: T.Type) -> T? { stages.lazy.compactMap { $0 as? T }.first }
 
     /// - Parameter previous: the output this one replaces (a configuration reload): its face tracker, with its
-    ///   tracks, faceIDs and presence, carries over (with the new face settings), so IDs never restart or repeat.
+    ///   tracks, faceIDs and presence, carries over (with the new face settings), and its code tracker with its
+    ///   `trackID`s, so IDs never restart or repeat.
     /// - Throws: ``ScanError`` when a type is unavailable or a model cannot be loaded.
     public init(configuration: OutputConfiguration, continuing previous: MetadataOutput? = nil) throws {
         var configuration = configuration
@@ -118,7 +119,9 @@ public final class MetadataOutput {
         var stages: [any DetectorStage] = []
         var codes = configuration.barcode
         codes.types = configuration.metadataObjectTypes.filter(\.isMachineReadableCode)
-        if !codes.types.isEmpty { stages.append(CodeStage(configuration: codes)) }
+        if !codes.types.isEmpty {
+            stages.append(CodeStage(configuration: codes, continuing: previous?.stage(CodeStage.self)))
+        }
         if configuration.metadataObjectTypes.contains(.face) {
             stages.append(
                 try FaceStage(

@@ -44,6 +44,8 @@ extension DaemonPlan {
             Setting.lostAfter.key: .double(r.daemon.presence.lostAfter),
             Setting.cooldown.key: .double(r.daemon.presence.cooldown),
             Setting.appearAfter.key: .int(r.daemon.presence.appearAfterFrames),
+            Setting.presenceBy.key: .string(r.daemon.presence.by.rawValue),
+            Setting.duplicateFilter.key: r.daemon.presence.duplicateFilter.settingValue,
         ]
         if let v = b.streamStepsPerFrame {
             settings[Setting.streamSteps.key] = .int(v)
@@ -87,5 +89,13 @@ extension DaemonPlan {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return String(decoding: try encoder.encode(["effective": effectiveSettings]), as: UTF8.self)
+    }
+}
+
+extension DuplicateFilter {
+    /// As `--check-config` and reload events show it: `"off"`, `"once"`, or the seconds.
+    var settingValue: SettingValue {
+        if case .within(let seconds) = self { return .double(seconds) }
+        return .string(description)
     }
 }

@@ -60,6 +60,23 @@ enum CommandLineCheck {
         }
     }
 
+    /// `scand run --presence value|instance` (and `--presence=…`) as `--presence-by …`: `--presence` is also the
+    /// on/off flag (`--[no-]presence`), and ArgumentParser gives a flag no value.
+    static func presenceByValue(_ arguments: [String]) -> [String] {
+        guard subcommand(arguments)?.name == "scand run" else { return arguments }
+        let modes = Set(PresenceBy.allCases.map(\.rawValue))
+        let end = arguments.firstIndex(of: "--") ?? arguments.endIndex
+        var out = arguments
+        for i in arguments.indices where i < end {
+            if arguments[i] == "--presence", i + 1 < end, modes.contains(arguments[i + 1]) {
+                out[i] = "--presence-by"
+            } else if arguments[i].hasPrefix("--presence="), modes.contains(String(arguments[i].dropFirst(11))) {
+                out[i] = "--presence-by=" + arguments[i].dropFirst(11)
+            }
+        }
+        return out
+    }
+
     /// The hint given with every unknown dash argument.
     static func hint(_ argument: String) -> String {
         "A name that begins with '-' is read as an option: write ./\(argument) (or put '--' before scand scan's input files: scand scan -- \(argument))."
@@ -69,6 +86,7 @@ enum CommandLineCheck {
     /// dash argument is a usage error (stderr, status 64) saying how to name a file that begins with `-`,
     /// and help is printed (stdout, status 0) only when asked for.
     static func main(_ arguments: [String]) async -> Never {
+        let arguments = presenceByValue(arguments)
         let sub = subcommand(arguments)
         let name = sub?.name ?? "scand"
         let usage = "Usage: " + (sub.map { Scand.usageString(for: $0.type) } ?? Scand.usageString())

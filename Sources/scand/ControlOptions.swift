@@ -7,6 +7,7 @@ extension FocusMode: ExpressibleByArgument {}
 extension ExposureMode: ExpressibleByArgument {}
 extension WhiteBalanceMode: ExpressibleByArgument {}
 extension TorchMode: ExpressibleByArgument {}
+extension PresenceBy: ExpressibleByArgument {}
 
 /// Camera controls for `scan --device` and `run --device` (issue 18): any V4L2 control by name, the
 /// AVFoundation modes, and software exposure metering. See docs/capture.md.

@@ -336,12 +336,29 @@ struct PresenceOptions: ParsableArguments {
     @Option(name: .setting(.faceLostAfter), help: .setting(.faceLostAfter))
     var faceLostAfter: Double?
 
+    @Option(name: .setting(.presenceBy), help: .setting(.presenceBy))
+    var presenceBy: PresenceBy?
+
+    @Option(name: .setting(.duplicateFilter), help: .setting(.duplicateFilter))
+    var duplicateFilter: DuplicateFilterArgument?
+
     func apply(to p: inout PresenceConfiguration) {
         if let presence { p.enabled = presence }
         if let appearAfter { p.appearAfterFrames = appearAfter }
         if let lostAfter { p.lostAfter = lostAfter }
         if let cooldown { p.cooldown = cooldown }
         if let faceLostAfter { p.faceLostAfter = faceLostAfter }
+        if let presenceBy { p.by = presenceBy }
+        if let duplicateFilter { p.duplicateFilter = duplicateFilter.value }
+    }
+}
+
+/// `--duplicate-filter off|once|SECONDS`.
+struct DuplicateFilterArgument: ExpressibleByArgument {
+    let value: DuplicateFilter
+    init?(argument: String) {
+        guard let value = DuplicateFilter(parsing: argument) else { return nil }
+        self.value = value
     }
 }
 

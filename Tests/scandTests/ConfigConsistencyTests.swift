@@ -29,8 +29,9 @@ struct ConfigConsistencyTests {
         if ["socket", "presence", "mqtt"].contains(flag) { return [flag] }
         if flag.hasPrefix("mqtt-") { return ["mqtt", camel(flag.dropFirst(5))] }
         if flag == "socket-group" { return ["socket", "group"] }
+        if flag == "presence-by" { return ["presence", "by"] }
         if ["client-queue", "client-stall-timeout"].contains(flag) { return ["socket", camel(Substring(flag))] }
-        if ["appear-after", "lost-after", "cooldown", "face-lost-after"].contains(flag) { return ["presence", camel(Substring(flag))] }
+        if ["appear-after", "lost-after", "cooldown", "face-lost-after", "duplicate-filter"].contains(flag) { return ["presence", camel(Substring(flag))] }
         return [camel(Substring(flag))]
     }
 

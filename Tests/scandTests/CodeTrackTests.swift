@@ -1,0 +1,143 @@
+import Foundation
+import Testing
+import ScanTestSupport
+
+/// Issue 50, as a user runs it: `trackID` on stream objects, `--presence instance`, `--duplicate-filter`.
+/// Fixtures: Tests/Fixtures/make_code_tracks.py (the five-card conveyor, a QR that leaves and comes back).
+@Suite("Codes as tracked objects (scand)")
+struct CodeTrackTests {
+    static var conveyor: String { CodeTrackFixtures.path("conveyor.y4m") }
+    static var returning: String { CodeTrackFixtures.path("return.y4m") }
+
+    /// The events of `scand run --input INPUT --no-pacing --stdout --no-metadata` with `extra` flags.
+    static func presence(_ input: String, _ extra: [String], directory: URL? = nil) throws -> [[String: Any]] {
+        let r = try ScandBinary.run(
+            ["run", "--input", input, "--no-pacing", "--stdout", "--exit-at-end", "--no-metadata"] + extra,
+            directory: directory)
+        #expect(r.status == 0, "\(r.stderr)")
+        return try r.jsonLines().filter { $0["event"] as? String == "appeared" || $0["event"] as? String == "lost" }
+    }
+
+    @Test("the conveyor: two objects wherever two labels are whole in view, one trackID per label, none shared")
+    func conveyorObjects() throws {
+        let truth = try CodeTrackFixtures.conveyorTruth()
+        let r = try ScandBinary.run(["scan", Self.conveyor])
+        #expect(r.status == 0, "\(r.stderr)")
+        var twoInView = 0, twoReported = 0
+        var idsByCard: [Int: [Int]] = [:]
+        for line in try r.jsonLines() {
+            let frame = try #require(line["frame"] as? Int)
+            let cards = truth.frames[frame]
+            let objects = line["objects"] as? [[String: Any]] ?? []
+            // A label is in view when it is, with half its quiet zones at least (the card has a 10 px margin, the
+            // label's quiet zones are 22 and 14 px): zbar needs a quiet zone, and so does any reader.
+            if cards.filter({ $0.left + 20 >= 0 && $0.right - 20 <= truth.width }).count == 2 {
+                twoInView += 1
+                if objects.count == 2 { twoReported += 1 }
+            }
+            for o in objects {
+                #expect(o["value"] as? String == truth.value)
+                let b = try #require(o["bounds"] as? [String: Double])
+                let x0 = b["x"]! * truth.width, x1 = (b["x"]! + b["width"]!) * truth.width
+                let card = try #require(cards.first { x0 >= $0.left && x1 <= $0.right }, "frame \(frame): object at \(x0)...\(x1) on no card")
+                idsByCard[card.card, default: []].append(try #require(o["trackID"] as? Int, "a stream object without trackID"))
+            }
+        }
+        #expect(twoInView > 80)
+        #expect(twoReported == twoInView, "two labels in view on \(twoInView) frames, two objects on \(twoReported)")
+        #expect(idsByCard.keys.sorted() == [0, 1, 2, 3, 4])
+        for (card, ids) in idsByCard {
+            let switches = zip(ids, ids.dropFirst()).filter { $0 != $1 }.count
+            #expect(switches <= 1, "card \(card): trackIDs \(ids)")
+        }
+        let owners = idsByCard.flatMap { card, ids in Set(ids).map { ($0, card) } }
+        #expect(Set(owners.map(\.0)).count == owners.count, "a trackID passed from one label to another")
+    }
+
+    @Test("--presence instance: five appeared and five lost, one per label; by value (the default) one")
+    func conveyorPresence() throws {
+        let instance = try Self.presence(Self.conveyor, ["--presence", "instance"])
+        let appeared = instance.filter { $0["event"] as? String == "appeared" }
+        #expect(appeared.count == 5)
+        let ids = appeared.compactMap { $0["trackID"] as? Int }
+        #expect(Set(ids).count == 5)
+        #expect(Set(instance.filter { $0["event"] as? String == "lost" }.compactMap { $0["trackID"] as? Int }) == Set(ids))
+        let value = try Self.presence(Self.conveyor, [])
+        #expect(value.map { $0["event"] as? String } == ["appeared", "lost"])
+        #expect(value.allSatisfy { $0["trackID"] == nil })
+        // The other spellings: --presence=instance, --presence-by instance.
+        #expect(try Self.presence(Self.conveyor, ["--presence=instance"]).count == 10)
+        #expect(try Self.presence(Self.conveyor, ["--presence-by", "instance"]).count == 10)
+    }
+
+    @Test("--duplicate-filter once: one appeared per value in a run, by instance and by value")
+    func once() throws {
+        let conveyor = try Self.presence(Self.conveyor, ["--presence", "instance", "--duplicate-filter", "once"])
+        #expect(conveyor.map { $0["event"] as? String } == ["appeared", "lost"])
+        #expect(try Self.presence(Self.returning, []).filter { $0["event"] as? String == "appeared" }.count == 2)
+        #expect(try Self.presence(Self.returning, ["--duplicate-filter", "once"]).count == 2)
+    }
+
+    @Test("--duplicate-filter SECONDS: not again within that long of the last appeared")
+    func window() throws {
+        // The QR is in view at 0 s and again at 3 s (frames 0-29 and 90-149 at 30 fps).
+        let within5 = try Self.presence(Self.returning, ["--duplicate-filter", "5"])
+        #expect(within5.filter { $0["event"] as? String == "appeared" }.map { $0["frame"] as? Int } == [0])
+        let within2 = try Self.presence(Self.returning, ["--duplicate-filter", "2"])
+        #expect(within2.filter { $0["event"] as? String == "appeared" }.map { $0["frame"] as? Int } == [0, 90])
+    }
+
+    @Test("the config file's presence.by and presence.duplicateFilter, and --check-config shows them")
+    func configFile() throws {
+        let dir = try TemporaryDirectory()
+        let config = dir.url.appendingPathComponent("scand.json")
+        try Data(#"{"presence": {"by": "instance", "duplicateFilter": "once"}}"#.utf8).write(to: config)
+        let events = try Self.presence(Self.conveyor, ["--config", config.path])
+        #expect(events.map { $0["event"] as? String } == ["appeared", "lost"])
+        #expect(events.first?["trackID"] as? Int != nil)
+        let check = try ScandBinary.run(["run", "--check-config", config.path, "--input", Self.conveyor])
+        #expect(check.status == 0, "\(check.stderr)")
+        #expect(check.stdoutText.contains(#""presence.by":"instance""#), "\(check.stdoutText)")
+        #expect(check.stdoutText.contains(#""presence.duplicateFilter":"once""#))
+        try Data(#"{"presence": {"duplicateFilter": 30}}"#.utf8).write(to: config)
+        let seconds = try ScandBinary.run(["run", "--check-config", config.path, "--input", Self.conveyor])
+        #expect(seconds.stdoutText.contains(#""presence.duplicateFilter":30"#), "\(seconds.stdoutText)")
+    }
+
+    @Test("bad values are usage errors that name the setting")
+    func badValues() throws {
+        let word = try ScandBinary.run(["run", "--input", Self.returning, "--duplicate-filter", "never"])
+        #expect(word.status == 64)
+        #expect(word.stderr.contains("--duplicate-filter"), "\(word.stderr)")
+        let zero = try ScandBinary.run(["run", "--input", Self.returning, "--duplicate-filter", "0"])
+        #expect(zero.status != 0)
+        #expect(zero.stderr.contains("--duplicate-filter"), "\(zero.stderr)")
+        let mode = try ScandBinary.run(["run", "--input", Self.returning, "--presence-by", "symbol"])
+        #expect(mode.status == 64)
+        #expect(mode.stderr.contains("--presence-by"), "\(mode.stderr)")
+        let dir = try TemporaryDirectory()
+        let config = dir.url.appendingPathComponent("scand.json")
+        try Data(#"{"presence": {"duplicateFilter": "twice"}}"#.utf8).write(to: config)
+        let file = try ScandBinary.run(["run", "--check-config", config.path, "--input", Self.returning])
+        #expect(file.status == 1)
+        #expect(file.stderr.contains("duplicateFilter"), "\(file.stderr)")
+    }
+
+    @Test("structured append as a user sees it: the whole once with sequenceSize, parts marked, a stream joined")
+    func structuredAppend() throws {
+        let message = "TICKET 2026-11-29 SEAT 14C GATE B7 FLIGHT SK1429"
+        let whole = try ScandBinary.run(["scan", CodeTrackFixtures.path("sequence-whole.png")]).jsonLines()
+        let objects = try #require(whole.first?["objects"] as? [[String: Any]])
+        #expect(objects.count == 1)
+        #expect(objects.first?["value"] as? String == message)
+        #expect(objects.first?["sequenceSize"] as? Int == 3 && objects.first?["sequenceIndex"] == nil)
+        let parts = try ScandBinary.run(["scan", CodeTrackFixtures.path("sequence-parts.png")]).jsonLines()
+        let partObjects = try #require(parts.first?["objects"] as? [[String: Any]])
+        #expect(Set(partObjects.compactMap { $0["sequenceIndex"] as? Int }) == [0, 2])
+        #expect(partObjects.allSatisfy { $0["sequenceSize"] as? Int == 3 })
+        // A stream that shows the parts one after another: the whole message appears once, when the last is read.
+        let events = try Self.presence(CodeTrackFixtures.path("sequence.y4m"), [])
+        let appeared = events.filter { $0["event"] as? String == "appeared" }.compactMap { $0["value"] as? String }
+        #expect(appeared.filter { $0 == message }.count == 1, "\(appeared)")
+    }
+}
