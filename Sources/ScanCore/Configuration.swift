@@ -162,11 +162,13 @@ public struct BarcodeConfiguration: Sendable, Hashable {
     /// still images, the plain pass and the half-size images are unchanged. 1: the plain pass's spacing.
     public var largeFrameStepSpacing: Int = 2
     /// Decode Code 39 as Full ASCII: the pairs `+A`…`+Z`, `%A`…, `/A`…, `$A`… become lower case, punctuation
-    /// and control characters ("E+X+T" → "Ext"); `value` and `bytes` then hold the decoded ASCII. Off by default:
-    /// plain Code 39 data uses those pairs too (HIBC health-care labels start with "+" and a letter), and a
-    /// symbol does not say which it is (docs/reader.md). A symbol with a `$ % / +` that starts no valid pair
-    /// stays plain Code 39.
-    public var code39FullASCII: Bool = false
+    /// and control characters ("E+X+T" → "Ext"); `value` and `bytes` then hold the decoded ASCII and `rawValue`
+    /// the characters as printed. nil (the default): where the symbol is evidently Full ASCII
+    /// (``TextDecoding/isEvidentlyFullASCII(_:)``: every pair valid, lower case spelled, not a HIBC code); where
+    /// it is not but would read as Full ASCII, `value` stays as printed and `fullASCIIValue` gives the other
+    /// reading. true: always; false: never (no `fullASCIIValue` either). A symbol with a `$ % / +` that starts
+    /// no valid pair is plain Code 39 (docs/reader.md).
+    public var code39FullASCII: Bool? = nil
     /// A linear (1-D) read from a transformed pass (inverted, downscaled, upscaled, thresholded) is reported
     /// only once confirmed: a second transformed image (on streams: a second frame) reads it too, it was read
     /// on at least 3 scan lines, the other engine reads the same value on that pass image or on the plain frame
@@ -211,9 +213,10 @@ public struct BarcodeConfiguration: Sendable, Hashable {
     public var checkUPCEQuietZone: Bool = true
     /// Decode Code 39 symbols that are Code 32 (Italian Pharmacode: 6 characters of its base-32 alphabet
     /// spelling 9 digits with a valid check digit) as "A" and the 9 digits, as printed under them; `value` and
-    /// `bytes` then hold that text (the type stays `code39`). Off by default: about 1 in 60 random 6-character
-    /// Code 39 payloads also pass the test (docs/reader.md).
-    public var code32: Bool = false
+    /// `bytes` then hold that text (the type stays `code39`) and `rawValue` the 6 characters as printed, so
+    /// nothing is lost when a 6-character Code 39 passes the test by chance (about 1 in 60 random ones do).
+    /// On by default since 2026-11-29 (zxing-cpp 3 reports such symbols as Code 32 the same way).
+    public var code32: Bool = true
 
     public init(
         types: Set<MetadataObjectType> = Set(MetadataObjectType.allCases.filter(\.isMachineReadableCode)),

@@ -28,6 +28,11 @@ public struct MetadataObject: Sendable, Hashable {
     /// Codes of a structured-append sequence (QR; Data Matrix, Aztec and PDF417 macro where zxing-cpp reads
     /// them): a part, or the whole sequence joined; nil for any other symbol.
     public var sequence: StructuredAppend?
+    /// Code 39 read as Full ASCII or as Code 32: the characters as printed (``stringValue`` is the decoding).
+    public var rawValue: String?
+    /// Code 39 whose characters also read as Full ASCII, reported as printed (not evidently Full ASCII): that
+    /// other reading.
+    public var fullASCIIValue: String?
     /// Degrees, positive clockwise as displayed (y down); nil when unknown (`hasRollAngle` false).
     public var rollAngle: Double?
     /// Degrees, coarse: 0 frontal, 45/90 turned to the image's right, 315/270 to its left; nil when unknown.

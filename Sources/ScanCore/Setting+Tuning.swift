@@ -121,11 +121,13 @@ extension Setting {
         help: "Read codes and faces at the same time on two threads (default on).")
     public static let code39FullASCII = Setting(
         "code39FullASCII", flag: "code39-full-ascii", aliases: ["code39FullAscii"],
-        help: "Decode Code 39 as Full ASCII (+A → a, %J → ?, /A → !); default: plain Code 39 (see docs/reader.md).")
+        help:
+            "Decode Code 39 as Full ASCII (+A → a, %J → ?, /A → !) always (--code39-full-ascii) or never (--no-code39-full-ascii); default: where the symbol is evidently Full ASCII, with the other reading kept (see docs/reader.md)."
+    )
     public static let code32 = Setting(
         "code32", flag: "code32",
         help:
-            "Decode Code 39 symbols that are Code 32 (Italian Pharmacode) as \"A\" + 9 digits; default: off (see docs/reader.md)."
+            "Decode Code 39 symbols that are Code 32 (Italian Pharmacode) as \"A\" + 9 digits, the printed characters kept in rawValue (default on; see docs/reader.md)."
     )
     public static let confirmTransformed = Setting(
         "confirmTransformed", flag: "confirm-transformed",

@@ -25,7 +25,7 @@ extension PassReader {
         if streaming, pass == .plain, density > 1 {
             found = found.map { o in denseReread(o, on: image, density: density, frameSize: frameSize) ?? o }
         }
-        found = found.filter(accept)
+        found = try confirmingGS1DataBar(found.filter(accept), image: image, byZXing: true)
         return try checkRetailReads(
             checkAgainstDeskewed(
                 found, pass: pass, base: base, frameSize: frameSize,
@@ -168,11 +168,14 @@ extension PassReader {
             segments = refined.segments
             isGS1 = isGS1 || refined.isGS1
         }
-        let (text, encoding) = textReader.decode(&payload, type: s.type, segments: segments)
-        return MetadataObject(
+        let other = textReader.code39(&payload, type: s.type)
+        let (text, encoding) = TextDecoding.decode(payload, type: s.type, segments: segments)
+        var object = MetadataObject(
             type: s.type, bounds: NormalizedRect(boundingPoints: corners), corners: corners,
             stringValue: text, payload: payload, quality: s.quality, textEncoding: encoding, isGS1: isGS1,
             sequence: s.sequenceSize.map { StructuredAppend(index: nil, size: $0) })
+        (object.rawValue, object.fullASCIIValue) = other
+        return object
     }
 }
 

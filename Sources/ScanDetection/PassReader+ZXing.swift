@@ -11,9 +11,10 @@ extension PassReader {
         _ image: PassImage, pass: ReaderPass, base: PassImage, types: Set<MetadataObjectType>,
         frameSize: PixelSize, density: Int, bothPolarities: Bool = false
     ) throws -> [MetadataObject] {
-        let found = dropConflicts(
-            try scanZXing(image, types: types, frameSize: frameSize, bothPolarities: bothPolarities)
-        ).filter(accept)
+        let found = try confirmingGS1DataBar(
+            dropConflicts(
+                try scanZXing(image, types: types, frameSize: frameSize, bothPolarities: bothPolarities)
+            ).filter(accept), image: image, byZXing: false)
         return checkAgainstDeskewed(
             found, pass: pass, base: base, frameSize: frameSize, density: BarcodeDetector.frameDensity(pass, density))
     }
@@ -54,12 +55,46 @@ extension PassReader {
                 return NormalizedPoint(x: f.0 / frameWidth, y: f.1 / frameHeight)
             }
             var payload = symbol.bytes
-            let (text, encoding) = textReader.decode(&payload, type: symbol.type, segments: symbol.segments)
-            return MetadataObject(
+            let other = textReader.code39(&payload, type: symbol.type)
+            let (text, encoding) = TextDecoding.decode(payload, type: symbol.type, segments: symbol.segments)
+            var object = MetadataObject(
                 type: symbol.type, bounds: NormalizedRect(boundingPoints: corners), corners: corners,
                 stringValue: text, payload: payload,
                 quality: symbol.type.isLinear ? symbol.lineCount : nil,
                 textEncoding: encoding, isGS1: symbol.isGS1, sequence: symbol.sequence)
+            (object.rawValue, object.fullASCIIValue) = other
+            return object
+        }
+    }
+}
+
+extension PassReader {
+    /// GS1 DataBar Expanded reads whose element string fails GS1's rules (``GS1ElementString``: an unknown AI, a
+    /// field of the wrong length or characters, a wrong check digit, a date that does not exist) stand only when
+    /// the other engine reads the same payload on the same pass image (`byZXing`: zbar's reads, confirmed by
+    /// zxing-cpp; else zxing-cpp's, confirmed by zbar on every line). DataBar Expanded always holds a GS1 element
+    /// string, so data that breaks its rules is most likely a misread (the held-out photographs: one whose data
+    /// after AI 15 was wrong); two engines reading the same broken data is a symbol printed that way, kept as
+    /// read (`gs1Valid: false` says what is wrong). Costs one read of the pass image, on images with such a
+    /// read only.
+    func confirmingGS1DataBar(_ found: [MetadataObject], image: PassImage, byZXing: Bool) throws -> [MetadataObject] {
+        func broken(_ o: MetadataObject) -> Bool {
+            o.type == .gs1DataBarExpanded && o.payload.map { !GS1ElementString($0).isValid } ?? false
+        }
+        guard found.contains(where: broken) else { return found }
+        let other: [[UInt8]]
+        if byZXing {
+            other = try ZXingReader.read(image.plane, types: [.gs1DataBarExpanded]).map(\.bytes)
+        } else {
+            // zbar reading DataBar Expanded whatever the engine setting (`--engine zxing` leaves zbar none).
+            other = ZBarReader(types: [.gs1DataBarExpanded], configuration: configuration)
+                .scan(image.plane, density: 1, qrOnly: false).symbols.map(\.bytes)
+        }
+        return found.filter { o in
+            guard broken(o) else { return true }
+            let confirmed = o.payload.map { other.contains($0) } ?? false
+            confirmations[confirmed ? "GS1 DataBar confirmed" : "GS1 DataBar dropped", default: 0] += 1
+            return confirmed
         }
     }
 }

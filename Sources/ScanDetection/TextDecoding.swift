@@ -299,6 +299,33 @@ public enum TextDecoding {
         return out
     }
 
+    /// Whether a Code 39 symbol's characters `data` are evidently Full ASCII, not plain Code 39 that happens to
+    /// hold `$ % / +`: every such character starts a valid pair (``code39FullASCII(_:)``), at least one pair spells
+    /// a lower-case letter (`+A`…`+Z`: the reason Full ASCII is used on labels, and a pair plain Code 39 text
+    /// almost never holds: part numbers use `/` and `-`, prices `%`), and it is no HIBC code (a "+" first and a
+    /// valid mod-43 check character last: a HIBC primary code's labeler ID starts with a letter, "+A123BJC5D6E71G",
+    /// which Full ASCII would turn into "a123…"). "12+A+B" → "12ab" and "E+X+T+E+N+D+E+D /A%J/J/C" →
+    /// "Extended !?*#" are; "10%OFF" ("10_FF") and "A/B" are not.
+    public static func isEvidentlyFullASCII(_ data: [UInt8]) -> Bool {
+        guard code39FullASCII(data) != nil else { return false }
+        let lowerCase = zip(data, data.dropFirst()).contains { $0 == 0x2B && $1 >= 0x41 && $1 <= 0x5A }
+        guard lowerCase else { return false }
+        return !isHIBC(data)
+    }
+
+    /// A HIBC code in Code 39: "+" first, and the last character the mod-43 check of the others (HIBC's check
+    /// character, which is Code 39's).
+    static func isHIBC(_ data: [UInt8]) -> Bool {
+        let alphabet = Array("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ-. $/+%".utf8)
+        guard data.count >= 3, data.first == 0x2B else { return false }
+        var sum = 0
+        for c in data.dropLast() {
+            guard let v = alphabet.firstIndex(of: c) else { return false }
+            sum += v
+        }
+        return alphabet[sum % 43] == data.last
+    }
+
     // MARK: Code 32 (Italian Pharmacode)
 
     /// Code 32 (Italian Pharmacode, AIFA's "codice farmaco"): a Code 39 symbol of 6 characters from the

@@ -10,7 +10,7 @@ struct TextReader {
     typealias Refined = (bytes: [UInt8], segments: [TextDecoding.Segment], isGS1: Bool)
     typealias RereadKey = BarcodeDetector.RereadKey
 
-    private let code39FullASCII: Bool
+    private let code39FullASCII: Bool?
     private let code32: Bool
     /// zxing-cpp re-reads made so far.
     private(set) var rereads = 0
@@ -23,17 +23,35 @@ struct TextReader {
     /// Forgets zxing's answers (a new input's codes are not the ones seen before).
     mutating func forget() { rereadCache.removeAll() }
 
-    /// The text of a read: Code 39 Full ASCII first when configured (`payload` becomes the decoded ASCII),
-    /// then ``TextDecoding``.
+    /// The text of a read: a Code 39's Full ASCII or Code 32 decoding first (`payload` becomes the decoded
+    /// text), then ``TextDecoding``.
     func decode(_ payload: inout [UInt8], type: MetadataObjectType, segments: [TextDecoding.Segment]) -> (
         String?, TextEncoding?
     ) {
-        if type == .code39, code39FullASCII, let full = TextDecoding.code39FullASCII(payload) {
-            payload = full
-        } else if type == .code39, code32, let pharmacode = TextDecoding.code32(payload) {
-            payload = pharmacode
-        }
+        _ = code39(&payload, type: type)
         return TextDecoding.decode(payload, type: type, segments: segments)
+    }
+
+    /// The other readings of a Code 39 (see ``BarcodeConfiguration/code39FullASCII`` and
+    /// ``BarcodeConfiguration/code32``): `raw`, the characters as printed, when `payload` became their Full ASCII
+    /// or Code 32 decoding; `fullASCII`, the Full ASCII reading, when `payload` stays as printed but reads as
+    /// Full ASCII too. Both nil for any other symbology.
+    func code39(_ payload: inout [UInt8], type: MetadataObjectType) -> (raw: String?, fullASCII: String?) {
+        guard type == .code39 else { return (nil, nil) }
+        let printed = String(decoding: payload, as: UTF8.self)
+        if code39FullASCII != false, let full = TextDecoding.code39FullASCII(payload), full != payload {
+            if code39FullASCII == true || TextDecoding.isEvidentlyFullASCII(payload) {
+                payload = full
+                return (printed, nil)
+            }
+            // Code 32 is 6 characters without `$ % / +`, so never Full ASCII as well.
+            return (nil, String(decoding: full, as: UTF8.self))
+        }
+        if code32, let pharmacode = TextDecoding.code32(payload) {
+            payload = pharmacode
+            return (printed, nil)
+        }
+        return (nil, nil)
     }
 
     /// What zbar's data cannot say, asked of zxing-cpp on the symbol's region of the pass image:

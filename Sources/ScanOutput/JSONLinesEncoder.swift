@@ -135,6 +135,9 @@ struct ObjectLine: Encodable {
     var trackID: Int?
     /// Structured append: the sequence's size (a whole message or a part), and a part's 0-based place in it.
     var sequenceSize: Int?, sequenceIndex: Int?
+    /// Code 39: the characters as printed when `value` is their Full ASCII or Code 32 decoding; the Full ASCII
+    /// reading when `value` stays as printed.
+    var rawValue: String?, fullASCIIValue: String?
     var rollAngle: Double?
     var yawAngle: Double?
     var view: ViewLine?
@@ -153,6 +156,8 @@ struct ObjectLine: Encodable {
         trackID = o.trackID
         sequenceSize = o.sequence?.size
         sequenceIndex = o.sequence?.index
+        rawValue = o.rawValue
+        fullASCIIValue = o.fullASCIIValue
         rollAngle = o.rollAngle.map { r($0, 3) }
         yawAngle = o.yawAngle.map { r($0, 3) }
         view = o.view.map(ViewLine.init)

@@ -22,7 +22,7 @@ extension DaemonPlan {
             Setting.i25MinLength.key: .int(b.minimumI25Length),
             Setting.i25Checksum.key: .bool(b.requireI25Checksum),
             Setting.minLinearQuality.key: .int(b.minimumLinearQuality),
-            Setting.confirm1D.key: .bool(b.confirmLinearCodes), Setting.code39FullASCII.key: .bool(b.code39FullASCII),
+            Setting.confirm1D.key: .bool(b.confirmLinearCodes), Setting.code39FullASCII.key: b.code39FullASCII.map(SettingValue.bool) ?? .string("evident"),
             Setting.code32.key: .bool(b.code32), Setting.confirmTransformed.key: .bool(b.confirmTransformedLinearReads),
             Setting.checkSmallRetail.key: .bool(b.checkSmallRetailReads),
             Setting.extendLinearBounds.key: .bool(b.extendLinearBounds),

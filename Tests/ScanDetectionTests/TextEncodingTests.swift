@@ -53,16 +53,18 @@ struct TextEncodingTests {
         #expect(full.textEncoding == TextEncoding(charset: "US-ASCII", source: .symbology))
     }
 
-    @Test("Code 32: \"A\" + 9 digits with the option, the plain Code 39 characters without it", arguments: TextEncodingTests.engines)
+    @Test("Code 32: \"A\" + 9 digits by default, the printed characters in rawValue; the plain characters with it off", arguments: TextEncodingTests.engines)
     func code32(engine: BarcodeEngine) throws {
         let c = TextFixtures.case("code32.png")
-        let plain = try read(c, engine: engine)
+        var off = BarcodeConfiguration(engine: engine)
+        off.code32 = false
+        let plain = try #require(try BarcodeDetector(configuration: off).detect(in: try frame(c.file)).first)
         #expect(plain.payload == Array("3PRM8N".utf8))
-        var config = BarcodeConfiguration(engine: engine)
-        config.code32 = true
-        let found = try BarcodeDetector(configuration: config).detect(in: try frame(c.file))
+        #expect(plain.rawValue == nil)
+        let found = try BarcodeDetector(configuration: BarcodeConfiguration(engine: engine)).detect(in: try frame(c.file))
         #expect(found.map(\.payload) == [Array("A123456788".utf8)], "\(engine)")
         #expect(found.first?.stringValue == "A123456788")
+        #expect(found.first?.rawValue == "3PRM8N")
         #expect(found.first?.type == .code39)
         // The decoder alone: exact bytes, a wrong check digit, a vowel, a length other than 6.
         #expect(TextDecoding.code32(Array("3PRM8N".utf8)) == [0x41, 0x31, 0x32, 0x33, 0x34, 0x35, 0x36, 0x37, 0x38, 0x38])

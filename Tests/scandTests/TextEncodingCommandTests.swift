@@ -28,18 +28,45 @@ struct TextEncodingCommandTests {
         }
     }
 
-    @Test("--code39-full-ascii decodes the Full ASCII pairs; without it the plain data is reported", arguments: ["zbar", "zxing", "both"])
+    @Test("Full ASCII: decoded where evident (the printed pairs in rawValue), always with --code39-full-ascii, never with --no-", arguments: ["zbar", "zxing", "both"])
     func code39FullASCIIFlag(engine: String) throws {
         let c = try #require(TextFixtures.cases.first { $0.type == "code39" })
         let path = TextFixtures.directory.appendingPathComponent(c.file).path
         let full = try ScandBinary.run(["scan", "--engine", engine, "--types", "code39", "--code39-full-ascii", path])
-        let plain = try ScandBinary.run(["scan", "--engine", engine, "--types", "code39", path])
-        #expect(full.status == 0 && plain.status == 0, "\(full.stderr) \(plain.stderr)")
-        func value(_ r: ScandBinary.Result) throws -> String? {
-            let objects = try r.jsonLines().first?["objects"] as? [[String: Any]]
-            return objects?.first?["value"] as? String
+        let evident = try ScandBinary.run(["scan", "--engine", engine, "--types", "code39", path])
+        let plain = try ScandBinary.run(["scan", "--engine", engine, "--types", "code39", "--no-code39-full-ascii", path])
+        #expect(full.status == 0 && plain.status == 0 && evident.status == 0, "\(full.stderr) \(plain.stderr)")
+        func object(_ r: ScandBinary.Result) throws -> [String: Any]? {
+            (try r.jsonLines().first?["objects"] as? [[String: Any]])?.first
         }
-        #expect(try value(full) == c.text)
-        #expect(try value(plain) == c.raw)
+        #expect(try object(full)?["value"] as? String == c.text)
+        #expect(try object(evident)?["value"] as? String == c.text)
+        #expect(try object(evident)?["rawValue"] as? String == c.raw)
+        #expect(try object(plain)?["value"] as? String == c.raw)
+        #expect(try object(plain)?["rawValue"] == nil && object(plain)?["fullASCIIValue"] == nil)
+    }
+
+    /// The held-out misread classes (issue 50): Full ASCII reported as its raw pairs. And what must stay as
+    /// printed: HIBC (zint's HIBC Code 39: "+", the labeler code, its mod-43 check character), "10%OFF", "A/B".
+    @Test("Code 39 read as a user expects: Full ASCII where evident, HIBC and plain text as printed with the other reading kept")
+    func code39Evidence() throws {
+        let dir = try TemporaryDirectory()
+        let cases: [(symbology: String, data: String, value: String, raw: String?, other: String?)] = [
+            ("8", "12+A+B", "12ab", "12+A+B", nil),
+            ("8", "A+A-1234", "Aa-1234", "A+A-1234", nil),
+            ("8", "E+X+T+E+N+D+E+D /A%J/J/C", "Extended !?*#", "E+X+T+E+N+D+E+D /A%J/J/C", nil),
+            ("8", "10%OFF", "10%OFF", nil, "10_FF"),
+            ("8", "A/B", "A/B", nil, "A\""),
+            ("99", "A123BJC5D6E71", "+A123BJC5D6E71G", nil, "a123BJC5D6E71G"),
+        ]
+        for (i, c) in cases.enumerated() {
+            let path = dir.url.appendingPathComponent("c\(i).png").path
+            _ = try runTool("/usr/bin/zint", ["-b", c.symbology, "--scale", "2", "-o", path, "-d", c.data])
+            let r = try ScandBinary.run(["scan", "--types", "code39", path])
+            let o = try #require((try r.jsonLines().first?["objects"] as? [[String: Any]])?.first, "\(c.data): \(r.stderr)")
+            #expect(o["value"] as? String == c.value, "\(c.data)")
+            #expect(o["rawValue"] as? String == c.raw, "\(c.data)")
+            #expect(o["fullASCIIValue"] as? String == c.other, "\(c.data)")
+        }
     }
 }
