@@ -55,6 +55,12 @@ struct BenchCommand: ParsableCommand {
             "Also run scand unpaced for this many frames (clip repeated) and report start/end RSS.", valueName: "n"))
     var longFrames: Int?
 
+    @Option(
+        help: ArgumentHelp(
+            "Measure only the code tracker (trackID) with this many identical codes in view a frame, beside encoding the frame's JSON line (the same run's baseline).",
+            valueName: "codes"))
+    var tracking: Int?
+
     @Flag(
         help:
             "Skip the full-frame reference (scand with every lever off, one run per case; it gives the recall the levers must not lose)."
@@ -65,6 +71,14 @@ struct BenchCommand: ParsableCommand {
     @OptionGroup(title: "Face tuning") var faces: FaceOptions
 
     func run() throws {
+        if let tracking {
+            guard tracking > 0 else { throw ValidationError("--tracking must be at least 1") }
+            let r = TrackingCost.measure(codes: tracking, runs: max(1, runs))
+            print(
+                "tracking \(r.codes) codes, \(r.frames) frames, median of \(max(1, runs)) runs: tracker \(fixed(r.trackerMicroseconds, 1)) µs a frame, JSON line \(fixed(r.encodeMicroseconds, 1)) µs a frame (ratio \(fixed(r.trackerMicroseconds / max(r.encodeMicroseconds, 0.001), 2))x), \(r.tracks) tracks at the end"
+            )
+            return
+        }
         // What libzbar prints on stderr while the clips run becomes log lines (LibraryStderr).
         var logger = Logger(label: "scand") { StderrLogHandler(label: $0) }
         logger.logLevel = .warning
