@@ -36,7 +36,8 @@ public enum TrackingCost {
                 let x = Double(k % columns) * 180 + 50 + 30 * sin(Double(f) / 20)
                 let y = Double(k / columns) * 120 + 30 + 10 * cos(Double(f) / 25)
                 return MetadataObject(
-                    type: .ean13, bounds: NormalizedRect(x: x / 1920, y: y / 1080, width: 100 / 1920, height: 60 / 1080),
+                    type: .ean13,
+                    bounds: NormalizedRect(x: x / 1920, y: y / 1080, width: 100 / 1920, height: 60 / 1080),
                     stringValue: "9506000134352", payload: payload)
             }
         }
@@ -55,7 +56,8 @@ public enum TrackingCost {
             let mid = MonotonicInstant.now
             var bytes = 0
             for (f, objects) in tracked.enumerated() {
-                let event = MetadataEvent(source: "bench", frame: f, time: Double(f) / 30, width: 1920, height: 1080, objects: objects)
+                let event = MetadataEvent(
+                    source: "bench", frame: f, time: Double(f) / 30, width: 1920, height: 1080, objects: objects)
                 bytes += encoder.encode(.metadata(event)).line.count
             }
             let end = MonotonicInstant.now

@@ -262,7 +262,8 @@ extension Setting {
         mqttCa, mqttCert, mqttKey, mqttUsername, mqttPasswordFile, mqttPasswordEnv, mqttId, mqttTopicPrefix, mqttQos,
         mqttKindTopics, mqttMetadata, mqttDiscovery, mqttDiscoveryPrefix, mqttQueue, mqttReconnectMax, mqttSpool,
         mqttSpoolBytes, mqttQueueBytes, mqttInFlight, mqttKeepalive, mqttConnectTimeout, mqttSpoolSync, http, httpToken,
-        httpMaxFps, types, rectOfInterest, presence, presenceBy, duplicateFilter, lostAfter, cooldown, appearAfter, faceLostAfter, viewSize,
+        httpMaxFps, types, rectOfInterest, presence, presenceBy, duplicateFilter, lostAfter, cooldown, appearAfter,
+        faceLostAfter, viewSize,
         videoGravity, orientation, mirrored, rectOfInterestView,
     ]
 }

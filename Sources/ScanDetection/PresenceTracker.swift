@@ -149,7 +149,8 @@ public final class PresenceTracker {
                 guard absent >= grace else { continue }
                 if !entry.silent {
                     lost.append(
-                        (entry.lastSeen, entry.order, event(.lost, entry.last, source: source, frame: frame, time: now)))
+                        (entry.lastSeen, entry.order, event(.lost, entry.last, source: source, frame: frame, time: now))
+                    )
                 }
                 if key.type == .face || key.trackID != nil || configuration.cooldown <= 0 {
                     entries[key] = nil

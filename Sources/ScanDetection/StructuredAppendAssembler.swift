@@ -88,7 +88,9 @@ public final class StructuredAppendAssembler {
         return MetadataObject(
             type: first.type, bounds: NormalizedRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0), corners: corners,
             stringValue: texts.count == ordered.count ? texts.joined() : nil, payload: payload,
-            textEncoding: first.textEncoding.map { TextEncoding(charset: charsets.joined(separator: ","), source: $0.source) },
+            textEncoding: first.textEncoding.map {
+                TextEncoding(charset: charsets.joined(separator: ","), source: $0.source)
+            },
             isGS1: first.isGS1, sequence: StructuredAppend(index: nil, size: s.size, id: s.id))
     }
 

@@ -48,10 +48,13 @@ extension ZBarReader {
         case .rows: byRows = true
         case .columns: byRows = false
         case .rowsAndColumns:
-            byRows = !(s.orientation == Int(ZBAR_ORIENT_RIGHT.rawValue) || s.orientation == Int(ZBAR_ORIENT_LEFT.rawValue))
+            byRows =
+                !(s.orientation == Int(ZBAR_ORIENT_RIGHT.rawValue) || s.orientation == Int(ZBAR_ORIENT_LEFT.rawValue))
         }
         let geometry = LineGeometry(byRows: byRows, plane: plane)
-        guard !isOneSymbol(s, geometry: geometry) else { return stacked(s, geometry: geometry, plane: plane, density: density) }
+        guard !isOneSymbol(s, geometry: geometry) else {
+            return stacked(s, geometry: geometry, plane: plane, density: density)
+        }
         let split = sideBySide(s, geometry: geometry, plane: plane, density: density)
         if !split.isEmpty { return split.flatMap { stacked($0, geometry: geometry, plane: plane, density: density) } }
         // No stretch of the lines reads as one symbol. Halves that do not meet are halves of two symbols: the
@@ -208,7 +211,10 @@ extension ZBarSymbol {
     /// The upright boxes of two corner lists (image pixels) overlap or touch.
     static func boxesTouch(_ a: [(Double, Double)], _ b: [(Double, Double)]) -> Bool {
         guard !a.isEmpty, !b.isEmpty else { return false }
-        let ax = a.map(\.0), ay = a.map(\.1), bx = b.map(\.0), by = b.map(\.1)
+        let ax = a.map(\.0)
+        let ay = a.map(\.1)
+        let bx = b.map(\.0)
+        let by = b.map(\.1)
         return ax.min()! <= bx.max()! && bx.min()! <= ax.max()! && ay.min()! <= by.max()! && by.min()! <= ay.max()!
     }
 }

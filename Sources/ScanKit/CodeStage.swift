@@ -59,7 +59,8 @@ public final class CodeStage: DetectorStage {
         }
         if isStream {
             codes = sequences.update(codes, source: source.name, time: frame.time)
-            codes = tracker.update(codes, source: source.name, time: frame.time, width: frame.width, height: frame.height)
+            codes = tracker.update(
+                codes, source: source.name, time: frame.time, width: frame.width, height: frame.height)
         } else {
             codes = StructuredAppendAssembler.joined(codes)
         }

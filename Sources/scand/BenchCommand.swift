@@ -71,14 +71,7 @@ struct BenchCommand: ParsableCommand {
     @OptionGroup(title: "Face tuning") var faces: FaceOptions
 
     func run() throws {
-        if let tracking {
-            guard tracking > 0 else { throw ValidationError("--tracking must be at least 1") }
-            let r = TrackingCost.measure(codes: tracking, runs: max(1, runs))
-            print(
-                "tracking \(r.codes) codes, \(r.frames) frames, median of \(max(1, runs)) runs: tracker \(fixed(r.trackerMicroseconds, 1)) µs a frame, JSON line \(fixed(r.encodeMicroseconds, 1)) µs a frame (ratio \(fixed(r.trackerMicroseconds / max(r.encodeMicroseconds, 0.001), 2))x), \(r.tracks) tracks at the end"
-            )
-            return
-        }
+        if let tracking { return try measureTracking(tracking) }
         // What libzbar prints on stderr while the clips run becomes log lines (LibraryStderr).
         var logger = Logger(label: "scand") { StderrLogHandler(label: $0) }
         logger.logLevel = .warning
@@ -151,6 +144,16 @@ struct BenchCommand: ParsableCommand {
             _ = data.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, f) }
             fclose(f)
         }
+    }
+
+    /// `--tracking N`: the code tracker alone (``TrackingCost``), printed on one line.
+    func measureTracking(_ codes: Int) throws {
+        guard codes > 0 else { throw ValidationError("--tracking must be at least 1") }
+        let r = TrackingCost.measure(codes: codes, runs: max(1, runs))
+        let ratio = r.trackerMicroseconds / max(r.encodeMicroseconds, 0.001)
+        print(
+            "tracking \(r.codes) codes, \(r.frames) frames, median of \(max(1, runs)) runs: tracker \(fixed(r.trackerMicroseconds, 1)) µs a frame, JSON line \(fixed(r.encodeMicroseconds, 1)) µs a frame (ratio \(fixed(ratio, 2))x), \(r.tracks) tracks at the end"
+        )
     }
 
     /// The cases of `--sizes`, each (case name, clip, types). "idle": the faces clip (no code in it) with every
