@@ -9,43 +9,58 @@ public import ScanCore
 ///
 /// A symbol can only continue a track of its own type and payload. Among those, each frame's symbols are matched
 /// to the tracks greedily by distance, nearest pair first, from where each track is predicted to be now (its
-/// last centre moved on at its smoothed velocity); a pair further apart than ``Configuration/gate`` times the
-/// track's size is no match. Distances are in pixels of the frame (normalized coordinates scaled by the frame's
-/// width and height), so a square symbol's size is the same across and down. Tracks not matched for
-/// ``Configuration/keep`` seconds of stream time end.
+/// last centre moved on at its smoothed velocity). A pair is a match only where the symbol's centre lies within
+/// the track's predicted box, each way: at most ``Configuration/gate`` times the track's width across and its
+/// height down (each at least a third of the larger side, so a 1-D box a few scan lines high still has room to
+/// move), plus half the distance its velocity carries it while unread. A long 1-D label that leaves the view and
+/// the next one of the same payload that enters behind it, its own length further back, are two tracks (a gate
+/// of the larger side each way joined them: three Code 128 labels over ffmpeg's mandelbrot, ids 1, 2, 2).
+/// Distances are in pixels of the frame (normalized coordinates scaled by the frame's width and height). Tracks
+/// not matched for ``Configuration/keep`` seconds of stream time end.
 ///
 /// Faces are left alone (the face tracker gives `faceID`). Use from one thread at a time; 50 symbols a frame
 /// cost well under a millisecond (the matching is quadratic in the symbols of one payload only).
 public final class CodeTracker {
     /// How far a track reaches. `Sendable`, with defaults.
     public struct Configuration: Sendable, Hashable {
-        /// A symbol continues a track when its centre is within this many track sizes (the larger side of the
-        /// track's last box) of where the track is predicted to be.
+        /// A symbol continues a track when its centre is within this many track widths across, and heights
+        /// down, of where the track is predicted to be (see ``CodeTracker``).
         public var gate: Double
         /// Seconds of stream time a track waits, unmatched, for its symbol to be read again.
         public var keep: Double
 
-        public init(gate: Double = 1.5, keep: Double = 1.0) {
+        public init(gate: Double = 0.75, keep: Double = 1.0) {
             self.gate = gate
             self.keep = keep
         }
     }
 
-    private struct Key: Hashable {
-        var type: MetadataObjectType
-        var bytes: [UInt8]?
-        var value: String?
-    }
-
     private struct Track {
         var id: Int
-        var key: Key
-        /// Last centre, frame pixels; velocity in pixels a second.
-        var x: Double, y: Double
+        /// The symbol's type and payload (``PresenceTracker/valueKey(for:)``).
+        var key: PresenceTracker.Key
+        /// The last box, frame pixels: its centre and size; velocity in pixels a second.
+        var box: Box
         var vx = 0.0, vy = 0.0
-        /// The larger side of the last box, frame pixels.
-        var size: Double
         var lastSeen: Double
+
+        /// How far the centre of `other` lies from where the track is predicted to be at `time` (frame pixels);
+        /// nil when it lies outside the track's gate.
+        func distance(to other: Box, at time: Double, gate: Double) -> Double? {
+            let dt = time - lastSeen
+            let dx = abs(other.x - (box.x + vx * dt))
+            let dy = abs(other.y - (box.y + vy * dt))
+            let least = max(box.width, box.height) / 3
+            guard dx <= gate * max(box.width, least) + 0.5 * abs(vx) * dt,
+                dy <= gate * max(box.height, least) + 0.5 * abs(vy) * dt
+            else { return nil }
+            return (dx * dx + dy * dy).squareRoot()
+        }
+    }
+
+    /// A box in frame pixels: its centre and size.
+    private struct Box {
+        var x: Double, y: Double, width: Double, height: Double
     }
 
     public var configuration: Configuration
@@ -82,21 +97,17 @@ public final class CodeTracker {
         var out = objects
         // Candidate pairs (object, track, distance) within the gate, per payload.
         var pairs: [(Int, Int, Double)] = []
-        var centres: [(Double, Double, Double)?] = []
-        for (i, o) in objects.enumerated() {
-            guard o.type != .face, let key = Self.key(o) else {
-                centres.append(nil)
-                continue
-            }
-            let cx = (o.bounds.x + o.bounds.width / 2) * w
-            let cy = (o.bounds.y + o.bounds.height / 2) * h
-            centres.append((cx, cy, max(o.bounds.width * w, o.bounds.height * h)))
+        let boxes = objects.map { o -> Box? in
+            guard o.type != .face else { return nil }
+            return Box(
+                x: (o.bounds.x + o.bounds.width / 2) * w, y: (o.bounds.y + o.bounds.height / 2) * h,
+                width: max(o.bounds.width * w, 1), height: max(o.bounds.height * h, 1))
+        }
+        let keys = objects.map { $0.type == .face ? nil : PresenceTracker.valueKey(for: $0) }
+        for (i, box) in boxes.enumerated() {
+            guard let box, let key = keys[i] else { continue }
             for (j, t) in tracks.enumerated() where t.key == key {
-                let dt = time - t.lastSeen
-                let dx = cx - (t.x + t.vx * dt)
-                let dy = cy - (t.y + t.vy * dt)
-                let d = (dx * dx + dy * dy).squareRoot()
-                if d <= configuration.gate * t.size { pairs.append((i, j, d)) }
+                if let d = t.distance(to: box, at: time, gate: configuration.gate) { pairs.append((i, j, d)) }
             }
         }
         pairs.sort { ($0.2, $0.0, $0.1) < ($1.2, $1.0, $1.1) }
@@ -105,30 +116,23 @@ public final class CodeTracker {
         for (i, j, _) in pairs where !objectTaken.contains(i) && !trackTaken.contains(j) {
             objectTaken.insert(i)
             trackTaken.insert(j)
-            guard let (cx, cy, size) = centres[i] else { continue }
+            guard let box = boxes[i] else { continue }
             let dt = time - tracks[j].lastSeen
             if dt > 1e-6 {
                 // Smoothed velocity: a symbol read a little off-centre now and then does not fling the track.
-                tracks[j].vx = 0.5 * tracks[j].vx + 0.5 * (cx - tracks[j].x) / dt
-                tracks[j].vy = 0.5 * tracks[j].vy + 0.5 * (cy - tracks[j].y) / dt
+                tracks[j].vx = 0.5 * tracks[j].vx + 0.5 * (box.x - tracks[j].box.x) / dt
+                tracks[j].vy = 0.5 * tracks[j].vy + 0.5 * (box.y - tracks[j].box.y) / dt
             }
-            tracks[j].x = cx
-            tracks[j].y = cy
-            tracks[j].size = size
+            tracks[j].box = box
             tracks[j].lastSeen = time
             out[i].trackID = tracks[j].id
         }
-        for (i, o) in objects.enumerated() where !objectTaken.contains(i) {
-            guard let (cx, cy, size) = centres[i], let key = Self.key(o) else { continue }
-            tracks.append(Track(id: nextID, key: key, x: cx, y: cy, size: max(size, 1), lastSeen: time))
+        for (i, box) in boxes.enumerated() where !objectTaken.contains(i) {
+            guard let box, let key = keys[i] else { continue }
+            tracks.append(Track(id: nextID, key: key, box: box, lastSeen: time))
             out[i].trackID = nextID
             nextID += 1
         }
         return out
-    }
-
-    private static func key(_ o: MetadataObject) -> Key? {
-        if o.payload == nil && o.stringValue == nil { return nil }
-        return Key(type: o.type, bytes: o.payload, value: o.payload == nil ? o.stringValue : nil)
     }
 }

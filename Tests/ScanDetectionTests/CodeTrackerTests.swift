@@ -60,6 +60,23 @@ struct CodeTrackerTests {
         #expect(late != far && late != a)
     }
 
+    @Test("a long label leaving and the next one entering its own length behind it are two tracks")
+    func nextLabelBehind() {
+        let tracker = CodeTracker()
+        // 300×60 px labels moving right at 180 px/s (6 px a frame): the first is read from x 0 to 300, then cut off
+        // by the frame's edge; 7 frames later the next is read at x 40.
+        func label(_ x: Double) -> MetadataObject {
+            MetadataObject(
+                type: .code128, bounds: NormalizedRect(x: x / 640, y: 200.0 / 480, width: 300.0 / 640, height: 60.0 / 480),
+                stringValue: "PARCEL-0042", payload: Array("PARCEL-0042".utf8))
+        }
+        var first: Set<Int> = []
+        for f in 0...50 { first.insert(tracker.update([label(Double(f) * 6)], source: "s", time: Double(f) / 30, width: 640, height: 480)[0].trackID!) }
+        var next: Set<Int> = []
+        for f in 57...100 { next.insert(tracker.update([label(Double(f - 57) * 6 + 40)], source: "s", time: Double(f) / 30, width: 640, height: 480)[0].trackID!) }
+        #expect(first.count == 1 && next.count == 1 && first != next, "\(first) \(next)")
+    }
+
     @Test("two codes with different payloads never share a track, however close")
     func payloads() {
         let tracker = CodeTracker()

@@ -70,6 +70,29 @@ struct CodeTrackTests {
         #expect(try Self.presence(Self.conveyor, ["--presence-by", "instance"]).count == 10)
     }
 
+    /// A producer this project did not write: ffmpeg overlays three identical Code 128 labels (zint, 330 px wide,
+    /// 400 px apart) on its mandelbrot source, moving right at 180 px/s, written as Y4M. One label is
+    /// whole in view at a time; the next enters as the last leaves. (The first tracker gave the third label the
+    /// second one's trackID.)
+    @Test("ffmpeg's three labels on mandelbrot: three appeared by instance, three trackIDs")
+    func ffmpegLabels() throws {
+        let dir = try TemporaryDirectory()
+        let label = dir.url.appendingPathComponent("label.png").path
+        _ = try runTool("/usr/bin/zint", ["-b", "20", "-d", "PARCEL-0042", "--scale", "1", "--whitesp=10", "--vwhitesp=6",
+                                          "-o", label])
+        let clip = dir.url.appendingPathComponent("labels.y4m").path
+        _ = try runTool("/usr/bin/ffmpeg", [
+            "-nostdin", "-loglevel", "error", "-f", "lavfi", "-i", "mandelbrot=s=640x480:r=30", "-i", label,
+            "-filter_complex",
+            "[1]split=3[c1][c2][c3];[0][c1]overlay=x='t*180-250':y=200[a];[a][c2]overlay=x='t*180-650':y=200[b];[b][c3]overlay=x='t*180-1050':y=200",
+            "-t", "10", "-pix_fmt", "yuv420p", "-f", "yuv4mpegpipe", clip])
+        let events = try Self.presence(clip, ["--presence", "instance"])
+        let appeared = events.filter { $0["event"] as? String == "appeared" }
+        #expect(appeared.count == 3, "\(events)")
+        #expect(Set(appeared.compactMap { $0["trackID"] as? Int }).count == 3)
+        #expect(appeared.allSatisfy { $0["value"] as? String == "PARCEL-0042" })
+    }
+
     @Test("--duplicate-filter once: one appeared per value in a run, by instance and by value")
     func once() throws {
         let conveyor = try Self.presence(Self.conveyor, ["--presence", "instance", "--duplicate-filter", "once"])
