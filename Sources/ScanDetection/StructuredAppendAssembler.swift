@@ -34,7 +34,7 @@ public final class StructuredAppendAssembler {
     public static func joined(_ objects: [MetadataObject]) -> [MetadataObject] {
         var found: [Key: [Int: MetadataObject]] = [:]
         for o in objects { if let (key, index) = part(o) { found[key, default: [:]][index] = o } }
-        return replacing(objects, with: found.compactMapValues { whole($0) }, keysOf: part)
+        return replacing(objects, with: found.compactMapValues { whole($0) })
     }
 
     /// One stream frame's objects (of `source`, at stream time `time`, seconds) with the parts of every sequence
@@ -58,7 +58,7 @@ public final class StructuredAppendAssembler {
         for key in here {
             if let w = Self.whole(parts[key]!.mapValues(\.object)) { wholes[key] = w }
         }
-        return Self.replacing(objects, with: wholes, keysOf: Self.part)
+        return Self.replacing(objects, with: wholes)
     }
 
     /// `o`'s sequence and place, when it is a part.
@@ -97,7 +97,7 @@ public final class StructuredAppendAssembler {
     /// `objects` with the parts of each sequence in `wholes` replaced by its whole, where the first of them was
     /// (or left out, when the frame already holds that whole: zbar's own join).
     private static func replacing(
-        _ objects: [MetadataObject], with wholes: [Key: MetadataObject], keysOf part: (MetadataObject) -> (Key, Int)?
+        _ objects: [MetadataObject], with wholes: [Key: MetadataObject]
     ) -> [MetadataObject] {
         guard !wholes.isEmpty else { return objects }
         var out: [MetadataObject] = []

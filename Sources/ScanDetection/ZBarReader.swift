@@ -142,7 +142,7 @@ struct ZBarReader {
                 continue
             }
             let parted = instances(of: s, in: plane, density: density, lines: .rowsAndColumns)
-            if parted.count == 1, parted[0].points.count == s.points.count, parted[0].quality == s.quality {
+            if Self.unparted(parted, s) {
                 out.append(s)
                 continue
             }
@@ -156,7 +156,7 @@ struct ZBarReader {
             func alike(_ list: [ZBarSymbol], _ direction: Lines) -> [ZBarSymbol] {
                 list.filter { $0.zbarType == s.zbarType && $0.bytes == s.bytes }.flatMap { one -> [ZBarSymbol] in
                     let parted = instances(of: one, in: plane, density: density, lines: direction)
-                    if parted.count != 1 || parted[0].points.count != one.points.count { changed = true }
+                    if !Self.unparted(parted, one) { changed = true }
                     return parted
                 }
             }
@@ -164,6 +164,11 @@ struct ZBarReader {
             out += changed ? merged : [s]
         }
         return (out, scan.failure)
+    }
+
+    /// Whether ``instances(of:in:density:lines:)`` gave `s` back as it was (one symbol, its reads all there).
+    private static func unparted(_ parted: [ZBarSymbol], _ s: ZBarSymbol) -> Bool {
+        parted.count == 1 && parted[0].points.count == s.points.count && parted[0].quality == s.quality
     }
 
     /// One zbar scan of `lines` of `plane`, its symbols as zbar gives them: a 1-D payload read by several symbols
@@ -251,7 +256,7 @@ struct ZBarReader {
 
     /// A zbar image scanner for ``types`` with this reader's limits.
     /// `qr`: QR codes too, when ``types`` has them.
-    func makeScanner(rows: Int, columns: Int, qr: Bool) -> OpaquePointer? {
+    private func makeScanner(rows: Int, columns: Int, qr: Bool) -> OpaquePointer? {
         guard let scanner = zbar_image_scanner_create() else { return nil }
         zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_ENABLE, 0)
         for symbology in Symbologies.zbarSymbologies(for: types) where qr || symbology != ZBAR_QRCODE {
@@ -269,7 +274,7 @@ struct ZBarReader {
         return scanner
     }
 
-    static func makeImage() -> OpaquePointer? {
+    private static func makeImage() -> OpaquePointer? {
         guard let image = zbar_image_create() else { return nil }
         zbar_image_set_format(image, y800)
         return image
