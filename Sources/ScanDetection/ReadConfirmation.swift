@@ -19,6 +19,11 @@ extension PassReader {
     /// (``conflictsElsewhere(_:base:source:frameSize:)``; a blur that misleads one pass image misleads the next
     /// the same way, so agreement and scan lines are weak evidence there, and the other reading shows the
     /// symbol is ambiguous).
+    /// An EAN-13/UPC-A or EAN-8 read counts the cheap evidence (1, 2) only when it does not rest on one half
+    /// read alone (``bothHalvesSeen(_:on:frameSize:)``): zbar joins a half to the other half it read last, on
+    /// any earlier line, so on a blurred symbol one misread half joined to the other half read again and again
+    /// gives many scan lines of a wrong payload whose check digit happens to hold (a 640×480 conveyor frame's
+    /// upscaled image: "1713031134352" for 9506000134352, 14 lines); then only the re-reads (3, 4) confirm it.
     /// An unconfirmed read is remembered in `pending` and dropped.
     func confirm(
         _ found: [MetadataObject], pass: PassImage, base: PassImage, engine: BarcodeEngine, frameSize: PixelSize,
@@ -42,9 +47,17 @@ extension PassReader {
             // other image.
             let smallLevelRetail =
                 !streaming && BarcodeDetector.retailModules[o.type] != nil && pass.framePixelsPerPixel > 2.01
-            if streaming, let seen = pending.sources[key], seen.source != source {
+            // Asked only when the cheap evidence would count (a scan of the read's region).
+            var halves: Bool?
+            func bothHalves() -> Bool {
+                if halves == nil { halves = bothHalvesSeen(o, on: pass, frameSize: frameSize) }
+                return halves!
+            }
+            if streaming, let seen = pending.sources[key], seen.source != source, bothHalves() {
                 how = "second pass"
-            } else if !smallLevelRetail, let q = o.quality, q >= BarcodeDetector.transformedQualityMargin {
+            } else if !smallLevelRetail, let q = o.quality, q >= BarcodeDetector.transformedQualityMargin,
+                bothHalves()
+            {
                 how = "quality"
             } else if engine == .zbar, try readsSame(o, on: pass, frameSize: frameSize, engine: .zxing) {
                 how = "other engine"
@@ -80,7 +93,6 @@ extension PassReader {
     func readsSame(_ o: MetadataObject, on image: PassImage, frameSize: PixelSize, engine: BarcodeEngine) throws
         -> Bool
     {
-        let region = BarcodeDetector.region(around: o, on: image, frameSize: frameSize)
         switch engine {
         case .zxing:
             return try zxingReads(around: o, on: image, frameSize: frameSize).contains { symbol in
@@ -89,12 +101,9 @@ extension PassReader {
                 return p == o.payload || (o.type == .code128 && p.map { $0 & 0x7F } == o.payload?.map { $0 & 0x7F })
             }
         case .zbar, .both:
-            guard BarcodeDetector.zbarTypes.contains(o.type) else { return false }
-            let clipped = PixelRect(
-                x: max(0, region.x), y: max(0, region.y),
-                width: min(image.plane.width, region.x + region.width) - max(0, region.x),
-                height: min(image.plane.height, region.y + region.height) - max(0, region.y))
-            guard clipped.width > 8, clipped.height > 2 else { return false }
+            guard BarcodeDetector.zbarTypes.contains(o.type),
+                let clipped = clippedRegion(around: o, on: image, frameSize: frameSize)
+            else { return false }
             let crop = image.cropped(to: clipped)
             return scanZBar(crop, frameSize: frameSize, density: 1, matrixOnly: false).contains { r in
                 r.type == o.type
@@ -103,6 +112,41 @@ extension PassReader {
                     && accept(r)
             }
         }
+    }
+
+    /// Whether an EAN-13/UPC-A or EAN-8 read on `image` rests on both its halves: zbar, scanning every row and
+    /// then every column around `o` (its box widened by its length on each side, since the box may cover one
+    /// half), reads `o`'s payload with reports at both ends and the centre
+    /// (``ZBarReader/bothHalvesRead(_:byRows:)``), or does not read it there at all (no evidence either way: the
+    /// read stands as before). False only when every read of the payload there shows one half read alone. True
+    /// for any other symbology.
+    func bothHalvesSeen(_ o: MetadataObject, on image: PassImage, frameSize: PixelSize) -> Bool {
+        guard ZBarReader.isReadInHalves(o.type),
+            let clipped = clippedRegion(around: o, on: image, frameSize: frameSize, widen: 1)
+        else { return true }
+        let crop = image.plane.cropped(to: clipped)
+        var found = false
+        for byRows in [true, false] {
+            let scan = zbar.zbarScan(crop, density: 1, qrOnly: false, lines: byRows ? .rows : .columns)
+            for s in scan.symbols where s.type == o.type && s.bytes == o.payload {
+                if ZBarReader.bothHalvesRead(s, byRows: byRows) { return true }
+                found = true
+            }
+        }
+        if found { confirmations["one half read alone", default: 0] += 1 }
+        return !found
+    }
+
+    /// ``BarcodeDetector/region(around:on:frameSize:widen:)`` within `image`; nil when too small to scan.
+    func clippedRegion(around o: MetadataObject, on image: PassImage, frameSize: PixelSize, widen: Double = 1.0 / 6)
+        -> PixelRect?
+    {
+        let region = BarcodeDetector.region(around: o, on: image, frameSize: frameSize, widen: widen)
+        let clipped = PixelRect(
+            x: max(0, region.x), y: max(0, region.y),
+            width: min(image.plane.width, region.x + region.width) - max(0, region.x),
+            height: min(image.plane.height, region.y + region.height) - max(0, region.y))
+        return clipped.width > 8 && clipped.height > 2 ? clipped : nil
     }
 
     /// Whether another image of the frame (`base` and its pass images other than `source`'s; zbar, as the

@@ -146,6 +146,24 @@ extension ZBarReader {
         return found
     }
 
+    /// Whether `s`, a read of a scan of rows only (`byRows`) or columns only, shows both halves of an EAN/UPC
+    /// symbol read, or only one. zbar reports such a symbol each time a half completes it, joined to the other
+    /// half it read last (on this line or one before), where the line leaves that half, and it scans lines
+    /// going each way in turn. When both halves are read, its reports lie at both ends of the symbol and at the
+    /// centre guard; when one half is read again and again and joined to another half read once (a blurred
+    /// left half misread on one line: "1713031134352" for 9506000134352, 14 reports), they lie at the centre
+    /// and at that half's end only, and the payload rests on that one read of the other half. True when reports
+    /// lie near both extremes of the reports' stretch and near its middle (within a sixth of it), and for any
+    /// other symbology.
+    static func bothHalvesRead(_ s: ZBarSymbol, byRows: Bool) -> Bool {
+        guard Self.isReadInHalves(s.type), !s.points.isEmpty else { return true }
+        let alongs = s.points.map { byRows ? $0.0 : $0.1 }
+        let lo = alongs.min()!
+        let hi = alongs.max()!
+        let near = (hi - lo) / 6
+        return [lo, (lo + hi) / 2, hi].allSatisfy { mark in alongs.contains { abs($0 - mark) <= near } }
+    }
+
     /// Whether a read of a stretch is one symbol: no line read it more often than one symbol can be read
     /// (``readsPerLine(_:)``), and, for a symbol read in halves, the halves meet. A line that reads both halves
     /// of an EAN/UPC symbol finishes the first half where the second begins: the left half at the centre guard

@@ -10,6 +10,10 @@ python3-pil. Deterministic for a seed (the tests use the default, 5050).
   EAN-13 label (zint), ride left to right over a busy backdrop (blurred noise, dark stripes, scattered blobs) at
   8 px a frame, 260 px apart, so one or two are whole in view at a time; each frame has a little motion blur
   and sensor noise. conveyor.json gives, per frame, each card's left and right edge (pixels) and its index.
+- blurred-ean.y4m: the conveyor drawn with a larger label (zint scale 1.6) and 3 px of motion blur, frames
+  140-147 only: on its last frame zbar's upscaled image gives "1713031134352" for 9506000134352 on 14 scan
+  lines, a blurred left half misread once and joined to the right half read on every line (the blurred EAN/UPC
+  misread class of issue 50).
 - return.y4m: 320x240, 30 fps, 150 frames: one QR code (qrencode) in view on frames 0-29, gone on 30-89, back
   on 90-149 (for the duplicate filter: two appearances of one value, 2 s apart).
 - sequence-*.png and sequence.y4m: a QR structured-append sequence of three symbols (qrencode -S -v 1) of
@@ -74,9 +78,11 @@ def write_y4m(path, frames, fps=30):
             f.write(fr.tobytes())
 
 
-def conveyor(rng, tmp, out):
+def conveyor(rng, tmp, out, scale=1.0, taps=2, keep=None, name="conveyor"):
+    """The conveyor clip; `scale` (zint's), `taps` (the motion blur's pixels) and `keep` (a range of frames to
+    write) make its blurred variant."""
     w, h = 640, 480
-    label = zint(13, EAN, 1.0, tmp)
+    label = zint(13, EAN, scale, tmp)
     card = Image.new("L", (label.width + 20, label.height + 24), 245)
     card.paste(label, (10, 12))
     cw, ch = card.size
@@ -97,14 +103,17 @@ def conveyor(rng, tmp, out):
             arr[top:top + ch, x0:x1] = np.asarray(card, dtype=np.float32)[:, x0 - left:x1 - left]
             edges.append({"card": k, "left": left, "right": left + cw})
         im = Image.fromarray(arr.clip(0, 255).astype(np.uint8))
-        # Motion blur along the belt (2 px), then sensor noise.
+        # Motion blur along the belt (`taps` px), then sensor noise.
         a = np.asarray(im).astype(np.float32)
-        a = (a + np.roll(a, 1, axis=1)) / 2
+        a = sum(np.roll(a, taps // 2 - k, axis=1) for k in range(taps)) / taps
         a += rng.normal(0, 4, a.shape)
         frames.append(a.clip(0, 255).astype(np.uint8))
         truth.append({"frame": i, "cards": edges})
-    write_y4m(os.path.join(out, "conveyor.y4m"), frames)
-    with open(os.path.join(out, "conveyor.json"), "w") as f:
+    if keep is not None:
+        write_y4m(os.path.join(out, name + ".y4m"), frames[keep])
+        return
+    write_y4m(os.path.join(out, name + ".y4m"), frames)
+    with open(os.path.join(out, name + ".json"), "w") as f:
         json.dump({"value": EAN, "type": "ean13", "width": w, "height": h, "cardWidth": cw, "frames": truth}, f)
 
 
@@ -204,6 +213,10 @@ def main():
         returning(rng, tmp, args.out)
         stills(rng, tmp, args.out)
         sequence(rng, tmp, args.out)
+        # The blurred EAN class: the conveyor with a larger label and 3 px of motion blur, frames 140-147 (its own
+        # generator, from the same seed).
+        conveyor(np.random.default_rng(args.seed), tmp, args.out, scale=1.6, taps=3, keep=slice(140, 148),
+                 name="blurred-ean")
 
 
 if __name__ == "__main__":
