@@ -69,6 +69,9 @@ public struct PresenceEvent: Sendable {
     public var faceID: Int?
     /// Codes under `--presence instance`: the symbol's track (``MetadataObject/trackID``), whose presence this is.
     public var trackID: Int?
+    /// Codes of a structured-append sequence: the part's place or the whole's size
+    /// (``MetadataObject/sequence``), so a consumer can tell a part's presence from the message's.
+    public var sequence: StructuredAppend?
     public var source: String
     public var frame: Int
     public var time: Double
@@ -81,9 +84,11 @@ public struct PresenceEvent: Sendable {
     public init(
         transition: Transition, type: MetadataObjectType, value: String? = nil, payload: [UInt8]? = nil,
         faceID: Int? = nil, source: String, frame: Int, time: Double, bounds: NormalizedRect? = nil,
-        textEncoding: TextEncoding? = nil, isGS1: Bool = false, trackID: Int? = nil
+        textEncoding: TextEncoding? = nil, isGS1: Bool = false, trackID: Int? = nil,
+        sequence: StructuredAppend? = nil
     ) {
         self.trackID = trackID
+        self.sequence = sequence
         self.transition = transition
         self.type = type
         self.value = value

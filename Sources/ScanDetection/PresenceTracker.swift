@@ -178,6 +178,6 @@ public final class PresenceTracker {
             transition: transition, type: o.type, value: o.stringValue, payload: o.payload,
             faceID: o.faceID, source: source, frame: frame, time: time, bounds: o.bounds,
             textEncoding: o.textEncoding, isGS1: o.isGS1,
-            trackID: configuration.by == .instance && o.type != .face ? o.trackID : nil)
+            trackID: configuration.by == .instance && o.type != .face ? o.trackID : nil, sequence: o.sequence)
     }
 }

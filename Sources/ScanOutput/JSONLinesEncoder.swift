@@ -33,7 +33,8 @@ public struct JSONLinesEncoder: Sendable {
             line = encodeLine(
                 PresenceLine(
                     event: p.transition.rawValue, type: p.type.rawValue, value: p.value,
-                    bytes: p.payload.map(base64), faceID: p.faceID, trackID: p.trackID, source: p.source,
+                    bytes: p.payload.map(base64), faceID: p.faceID, trackID: p.trackID,
+                    sequenceSize: p.sequence?.size, sequenceIndex: p.sequence?.index, source: p.source,
                     frame: p.frame, time: r(p.time, 6), bounds: p.bounds.map(RectLine.init),
                     charset: p.textEncoding?.charset,
                     charsetSource: p.textEncoding?.source.rawValue, gs1: p.isGS1 ? true : nil,
@@ -173,6 +174,8 @@ struct MetadataLine: Encodable {
 struct PresenceLine: Encodable {
     var event: String, type: String
     var value: String?, bytes: String?, faceID: Int?, trackID: Int?
+    /// Structured append, as on ``ObjectLine``: a part's presence or the whole message's.
+    var sequenceSize: Int?, sequenceIndex: Int?
     var source: String, frame: Int, time: Double
     var bounds: RectLine?
     var charset: String?, charsetSource: String?, gs1: Bool?

@@ -194,7 +194,8 @@ public protocol ServerStateProvider: AnyObject, Sendable {
 /// A snapshot line: a presence event as encoded in the stream, without `seq`, with `"snapshot":true`.
 struct SnapshotLine: Encodable {
     var event = "appeared", type: String
-    var value: String?, bytes: String?, faceID: Int?
+    var value: String?, bytes: String?, faceID: Int?, trackID: Int?
+    var sequenceSize: Int?, sequenceIndex: Int?
     var source: String, frame: Int, time: Double
     var bounds: RectLine?
     var charset: String?, charsetSource: String?, gs1: Bool?
@@ -206,6 +207,9 @@ struct SnapshotLine: Encodable {
         value = p.value
         bytes = p.payload.map(base64)
         faceID = p.faceID
+        trackID = p.trackID
+        sequenceSize = p.sequence?.size
+        sequenceIndex = p.sequence?.index
         source = p.source
         frame = p.frame
         time = r(p.time, 6)

@@ -64,4 +64,20 @@ import ScanCore
         #expect(text.contains(#""gs1":true,"gs1Elements":[{"ai":"01","title":"GTIN","value":"09506000134352"},{"ai":"10","title":"BATCH/LOT","value":"A"}],"gs1Valid":true"#), "\(text)")
         #expect(!text.contains("gs1Error"))
     }
+
+    /// A presence line, streamed or in a new client's snapshot, carries the code's track (`--presence instance`)
+    /// and its structured-append marks (issue 50): a part's place and the sequence's size.
+    @Test func trackAndSequenceOnPresenceLines() {
+        let part = PresenceEvent(
+            transition: .appeared, type: .qr, value: "TICKET", payload: Array("TICKET".utf8), source: "s", frame: 3,
+            time: 0.1, trackID: 7, sequence: StructuredAppend(index: 1, size: 3, id: "9"))
+        let streamed = String(decoding: encoder.encode(.presence(part)).line, as: UTF8.self)
+        #expect(streamed.contains(#""sequenceIndex":1,"sequenceSize":3"#), "\(streamed)")
+        #expect(streamed.contains(#""trackID":7"#), "\(streamed)")
+        let snapshot = String(decoding: encoder.encodeLine(SnapshotLine(part, timestamp: 5)), as: UTF8.self)
+        #expect(snapshot.contains(#""sequenceIndex":1,"sequenceSize":3"#) && snapshot.contains(#""trackID":7"#), "\(snapshot)")
+        #expect(snapshot.contains(#""snapshot":true"#))
+        let plain = String(decoding: encoder.encode(.presence(PresenceEvent(transition: .lost, type: .qr, value: "A", source: "s", frame: 1, time: 0))).line, as: UTF8.self)
+        #expect(!plain.contains("sequence") && !plain.contains("trackID"))
+    }
 }

@@ -177,7 +177,15 @@ struct CodeTrackTests {
         #expect(partObjects.allSatisfy { $0["sequenceSize"] as? Int == 3 })
         // A stream that shows the parts one after another: the whole message appears once, when the last is read.
         let events = try Self.presence(CodeTrackFixtures.path("sequence.y4m"), [])
-        let appeared = events.filter { $0["event"] as? String == "appeared" }.compactMap { $0["value"] as? String }
-        #expect(appeared.filter { $0 == message }.count == 1, "\(appeared)")
+        let appeared = events.filter { $0["event"] as? String == "appeared" }
+        #expect(appeared.filter { $0["value"] as? String == message }.count == 1, "\(appeared)")
+        // Every presence line says what it is: the whole (its size, no place) or a part (its place and the size),
+        // so a kiosk that waits for the whole can pass the parts by.
+        for e in events {
+            #expect(e["sequenceSize"] as? Int == 3, "\(e)")
+            let isWhole = e["value"] as? String == message
+            #expect((e["sequenceIndex"] == nil) == isWhole, "\(e)")
+        }
+        #expect(Set(appeared.compactMap { $0["sequenceIndex"] as? Int }) == [0, 1], "\(appeared)")
     }
 }
