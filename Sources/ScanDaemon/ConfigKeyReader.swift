@@ -97,6 +97,23 @@ struct KeyReader {
         return value
     }
 
+    /// A key that takes true, false or `word`, the default (nil), which is how `--check-config` prints the
+    /// setting when it is unset (`"code39FullASCII": "evident"`), so its output reads back.
+    mutating func bool(_ setting: Setting, or word: String) throws -> Bool? {
+        for name in [setting.name] + setting.aliases where container.contains(Key(name)) {
+            guard let text = try? container.decode(String.self, forKey: Key(name)) else { continue }
+            known.insert(name)
+            guard text == word else {
+                throw ConfigKeyError(
+                    path: path(name),
+                    message:
+                        "'\(prefix)\(name)' must be true, false or \"\(word)\", got '\(StrictJSON.printable(text))'")
+            }
+            return nil
+        }
+        return try get(setting)
+    }
+
     /// A comma-separated string or an array of strings, joined with commas.
     mutating func list(_ setting: Setting) throws -> String? {
         let key = setting.name

@@ -329,7 +329,7 @@ private struct Coded: Decodable {
         value.types = try r.list(.types)
         value.rectOfInterest = try r.rect(.rectOfInterest)
         value.tryInverted = try r.get(.inverted)
-        value.code39FullASCII = try r.get(.code39FullASCII)
+        value.code39FullASCII = try r.bool(.code39FullASCII, or: "evident")
         value.code32 = try r.get(.code32)
         value.confirmTransformed = try r.get(.confirmTransformed)
         value.checkSmallRetail = try r.get(.checkSmallRetail)

@@ -37,11 +37,21 @@ import ScanDaemon
         #expect(untouched.barcode.stillScanLines == 1500)
     }
 
+    /// `--check-config` prints an unset code39FullASCII as "evident" (the default: Full ASCII where the symbol
+    /// evidently is); that output reads back as the same setting.
+    @Test func code39FullASCIIReadsBack() throws {
+        #expect(try DaemonConfigFile.parse(Array(#"{"code39FullASCII": "evident"}"#.utf8), name: "t").code39FullASCII == nil)
+        #expect(try DaemonConfigFile.parse(Array(#"{"code39FullAscii": "evident"}"#.utf8), name: "t") == DaemonConfigFile())
+        #expect(try DaemonConfigFile.parse(Array(#"{"code39FullASCII": false}"#.utf8), name: "t").code39FullASCII == false)
+        #expect(try DaemonConfigFile.parse(Array(#"{"code39FullASCII": true}"#.utf8), name: "t").code39FullASCII == true)
+    }
+
     @Test func errorsNameTheFileAndKey() {
         let cases: [(String, String)] = [
             (#"{"sokcet": {}}"#, "t.json:1:2: unknown config key 'sokcet'"),
             (#"{"presence": {"grace": 1}}"#, "t.json:1:15: unknown config key 'presence.grace'"),
             (#"{"loop": "yes"}"#, "t.json:1:2: 'loop' must be true or false"),
+            (#"{"code39FullASCII": "sometimes"}"#, #"t.json:1:2: 'code39FullASCII' must be true, false or "evident", got 'sometimes'"#),
             ("{", "t.json:1:2: expected a key in double quotes, found the end of the file"),
             (#"{"rectOfInterest": [1, 2]}"#, "t.json:1:2: 'rectOfInterest' takes"),
         ]
