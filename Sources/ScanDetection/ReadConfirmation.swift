@@ -117,20 +117,26 @@ extension PassReader {
     /// Whether an EAN-13/UPC-A or EAN-8 read on `image` rests on both its halves: zbar, scanning every row and
     /// then every column around `o` (its box widened by its length on each side, since the box may cover one
     /// half), reads `o`'s payload with reports at both ends and the centre
-    /// (``ZBarReader/bothHalvesRead(_:byRows:)``), or does not read it there at all (no evidence either way: the
-    /// read stands as before). False only when every read of the payload there shows one half read alone. True
-    /// for any other symbology.
+    /// (``ZBarReader/bothHalvesRead(_:byRows:)``), or reads nothing of the kind there (no evidence either way:
+    /// the read stands as before). False when every read of the payload there shows one half read alone, or
+    /// when it reads there a payload that shares one half with `o`'s and not the other (the symbol's other half
+    /// reads two ways: a still of the blurred conveyor gave "1713031134352" on its upscaled image and
+    /// "9153037134352" on the rescan, for 9506000134352). True for any other symbology.
     func bothHalvesSeen(_ o: MetadataObject, on image: PassImage, frameSize: PixelSize) -> Bool {
-        guard ZBarReader.isReadInHalves(o.type),
+        guard ZBarReader.isReadInHalves(o.type), let payload = o.payload,
             let clipped = clippedRegion(around: o, on: image, frameSize: frameSize, widen: 1)
         else { return true }
         let crop = image.plane.cropped(to: clipped)
         var found = false
         for byRows in [true, false] {
             let scan = zbar.zbarScan(crop, density: 1, qrOnly: false, lines: byRows ? .rows : .columns)
-            for s in scan.symbols where s.type == o.type && s.bytes == o.payload {
-                if ZBarReader.bothHalvesRead(s, byRows: byRows) { return true }
-                found = true
+            for s in scan.symbols where s.type == o.type {
+                if s.bytes == o.payload {
+                    if ZBarReader.bothHalvesRead(s, byRows: byRows) { return true }
+                    found = true
+                } else if ZBarReader.sharesOneHalf(s.bytes, payload) {
+                    found = true  // the symbol's other half reads two ways
+                }
             }
         }
         if found { confirmations["one half read alone", default: 0] += 1 }

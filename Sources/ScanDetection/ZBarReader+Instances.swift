@@ -164,6 +164,17 @@ extension ZBarReader {
         return [lo, (lo + hi) / 2, hi].allSatisfy { mark in alongs.contains { abs($0 - mark) <= near } }
     }
 
+    /// Whether two EAN-13/UPC-A (or two EAN-8) payloads share one half and differ in the other: the digits each
+    /// half encodes (EAN-13: the first digit, by its left half's parity pattern, and the next six; then the last
+    /// six. EAN-8: four and four).
+    static func sharesOneHalf(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        guard a.count == b.count, a.count == 13 || a.count == 8 else { return false }
+        let split = a.count == 13 ? 7 : 4
+        let left = a[..<split] == b[..<split]
+        let right = a[split...] == b[split...]
+        return left != right
+    }
+
     /// Whether a read of a stretch is one symbol: no line read it more often than one symbol can be read
     /// (``readsPerLine(_:)``), and, for a symbol read in halves, the halves meet. A line that reads both halves
     /// of an EAN/UPC symbol finishes the first half where the second begins: the left half at the centre guard

@@ -10,10 +10,11 @@ python3-pil. Deterministic for a seed (the tests use the default, 5050).
   EAN-13 label (zint), ride left to right over a busy backdrop (blurred noise, dark stripes, scattered blobs) at
   8 px a frame, 260 px apart, so one or two are whole in view at a time; each frame has a little motion blur
   and sensor noise. conveyor.json gives, per frame, each card's left and right edge (pixels) and its index.
-- blurred-ean.y4m: the conveyor drawn with a larger label (zint scale 1.6) and 3 px of motion blur, frames
-  140-147 only: on its last frame zbar's upscaled image gives "1713031134352" for 9506000134352 on 14 scan
-  lines, a blurred left half misread once and joined to the right half read on every line (the blurred EAN/UPC
-  misread class of issue 50).
+- blurred-ean.y4m and blurred-ean.png: the conveyor drawn with a larger label (zint scale 1.6) and 3 px of
+  motion blur, frames 140-152 only, and the last of them as a still: on the stream's 8th frame zbar's upscaled
+  image gives "1713031134352" for 9506000134352 on 14 scan lines, a blurred left half misread once and joined
+  to the right half read on every line; the still gives the same on 4 lines (the blurred EAN/UPC misread class
+  of issue 50).
 - return.y4m: 320x240, 30 fps, 150 frames: one QR code (qrencode) in view on frames 0-29, gone on 30-89, back
   on 90-149 (for the duplicate filter: two appearances of one value, 2 s apart).
 - sequence-*.png and sequence.y4m: a QR structured-append sequence of three symbols (qrencode -S -v 1) of
@@ -111,6 +112,7 @@ def conveyor(rng, tmp, out, scale=1.0, taps=2, keep=None, name="conveyor"):
         truth.append({"frame": i, "cards": edges})
     if keep is not None:
         write_y4m(os.path.join(out, name + ".y4m"), frames[keep])
+        Image.fromarray(frames[keep][-1]).save(os.path.join(out, name + ".png"))
         return
     write_y4m(os.path.join(out, name + ".y4m"), frames)
     with open(os.path.join(out, name + ".json"), "w") as f:
@@ -213,9 +215,9 @@ def main():
         returning(rng, tmp, args.out)
         stills(rng, tmp, args.out)
         sequence(rng, tmp, args.out)
-        # The blurred EAN class: the conveyor with a larger label and 3 px of motion blur, frames 140-147 (its own
+        # The blurred EAN class: the conveyor with a larger label and 3 px of motion blur, frames 140-152 (its own
         # generator, from the same seed).
-        conveyor(np.random.default_rng(args.seed), tmp, args.out, scale=1.6, taps=3, keep=slice(140, 148),
+        conveyor(np.random.default_rng(args.seed), tmp, args.out, scale=1.6, taps=3, keep=slice(140, 153),
                  name="blurred-ean")
 
 

@@ -41,4 +41,15 @@ struct HalfReadTests {
         #expect(ZBarReader.bothHalvesRead(Self.symbol(.upce, alongs), byRows: true))
         #expect(ZBarReader.bothHalvesRead(Self.symbol(.ean13, [400]), byRows: true))
     }
+
+    @Test("two payloads share one half: the rescan of a blurred still read the same right half with other left digits")
+    func sharedHalf() {
+        let read = Array("1713031134352".utf8)
+        #expect(ZBarReader.sharesOneHalf(Array("9153037134352".utf8), read))
+        #expect(ZBarReader.sharesOneHalf(Array("1713031999990".utf8), read))
+        #expect(!ZBarReader.sharesOneHalf(read, read))
+        #expect(!ZBarReader.sharesOneHalf(Array("4006381333931".utf8), read))  // another product: no half alike
+        #expect(ZBarReader.sharesOneHalf(Array("96385074".utf8), Array("96381234".utf8)))  // EAN-8: 4 and 4
+        #expect(!ZBarReader.sharesOneHalf(Array("96385074".utf8), read))
+    }
 }
