@@ -38,6 +38,13 @@ extension PassReader {
                 out.append(o)
                 continue
             }
+            if let whole = try longerInterleaved2of5(
+                o, base: base, engine: engine, source: source, frameSize: frameSize)
+            {
+                confirmations["longer Interleaved 2 of 5", default: 0] += 1
+                if !out.contains(whole) { out.append(whole) }
+                continue
+            }
             let key = PendingReads.Key(type: o.type, payload: payload)
             var how: String?
             // The cheap evidence first, then the re-reads.
@@ -141,6 +148,39 @@ extension PassReader {
         }
         if found { confirmations["one half read alone", default: 0] += 1 }
         return !found
+    }
+
+    /// zbar reads a skewed ITF-14 or a long Interleaved 2 of 5 as a shorter one, the digits of the symbol's
+    /// start (a never-seen synthetic photo's 12-digit "600760055769", turned in perspective, as "60076005" on 3
+    /// lines of its upscaled image; zxing-cpp on the plain frame splits it into "60076005" and "5769"; the
+    /// deskewed image reads all 12 on 61 lines). For a transformed zbar read of that family: zbar's read on
+    /// another image of the frame (`base` and the pass images other than `source`'s) of the same family, on the
+    /// same symbol (boxes that touch), longer and beginning or ending with its digits, reported instead; nil
+    /// otherwise. Costs a zbar scan per pass image, for such reads only, and on still images only (on a stream
+    /// the next frames' steps read the symbol again, and a frame's budget has no room for every image).
+    func longerInterleaved2of5(
+        _ o: MetadataObject, base: PassImage, engine: BarcodeEngine, source: String, frameSize: PixelSize
+    ) throws -> MetadataObject? {
+        guard !streaming, engine == .zbar, o.type.family == .interleaved2of5, let payload = o.payload else {
+            return nil
+        }
+        let density = max(1, configuration.scanDensity)
+        for pass in effectivePasses where !pass.matrixOnly {
+            for (index, image) in passImages(pass, base: base).enumerated() {
+                if source == "\(pass.rawValue)/\(index)" || source.hasPrefix("\(pass.rawValue)/\(index)/") { continue }
+                let reads = scanZBar(
+                    image, frameSize: frameSize, density: pass == .upscaled ? 2 * density : density, matrixOnly: false)
+                if let whole = reads.first(where: { r in
+                    guard r.type.family == .interleaved2of5, let digits = r.payload, digits.count > payload.count,
+                        BarcodeDetector.touch(r.bounds, o.bounds), accept(r)
+                    else { return false }
+                    return digits.starts(with: payload) || digits.reversed().starts(with: payload.reversed())
+                }) {
+                    return whole
+                }
+            }
+        }
+        return nil
     }
 
     /// ``BarcodeDetector/region(around:on:frameSize:widen:)`` within `image`; nil when too small to scan.

@@ -268,3 +268,28 @@ struct DataBarExpandedPhotoTests {
         #expect(!misread.isValid)
     }
 }
+
+/// A never-seen synthetic photo (Tests/Fixtures/regressions/i25-prefix-perspective.png, made by
+/// Tests/Fixtures/make_i25_prefix_photo.py): a 12-digit Interleaved 2 of 5 turned in perspective. zbar's upscaled
+/// image, the first pass that reads it, gives its first 8 digits on 3 scan lines, which their count confirmed,
+/// and scand reported "60076005"; the deskewed image reads all 12 on 61 lines. zxing-cpp on the plain frame
+/// splits it ("60076005", "5769").
+@Suite("An Interleaved 2 of 5 read short on a transformed pass")
+struct Interleaved2of5PrefixTests {
+    @Test("the whole 12 digits, not the 8 the upscaled image gives")
+    func wholeSymbol() throws {
+        let source = try ImageSource(path: Fixtures.repositoryRoot
+            .appendingPathComponent("Tests/Fixtures/regressions/i25-prefix-perspective.png").path)
+        let frame = try #require(try source.nextFrame())
+        let detector = BarcodeDetector()
+        let read = try detector.read(in: frame)
+        #expect(read.objects.compactMap(\.stringValue) == ["600760055769"], "\(read.objects.map(\.stringValue))")
+        #expect(detector.confirmations["longer Interleaved 2 of 5", default: 0] == 1, "\(detector.confirmations)")
+        // Only the upscaled image, without the other passes, has nothing longer to offer: the short read stands
+        // there as before (what the rule replaces).
+        var upscaledOnly = BarcodeConfiguration()
+        upscaledOnly.passes = [.plain, .upscaled]
+        let short = try BarcodeDetector(configuration: upscaledOnly).read(in: frame)
+        #expect(short.objects.compactMap(\.stringValue) == ["60076005"])
+    }
+}
