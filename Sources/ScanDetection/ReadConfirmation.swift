@@ -164,20 +164,27 @@ extension PassReader {
         guard !streaming, engine == .zbar, o.type.family == .interleaved2of5, let payload = o.payload else {
             return nil
         }
-        let density = max(1, configuration.scanDensity)
+        return firstOnOtherImages(base: base, source: source, frameSize: frameSize) { r in
+            guard r.type.family == .interleaved2of5, let digits = r.payload, digits.count > payload.count,
+                BarcodeDetector.touch(r.bounds, o.bounds), accept(r)
+            else { return false }
+            return digits.starts(with: payload) || digits.reversed().starts(with: payload.reversed())
+        }
+    }
+
+    /// The first of zbar's reads, on the images of the frame other than `source`'s (`base` and its 1-D pass
+    /// images, each scanned as its pass scans it), that `matches`; nil when none does. Scans image by image and
+    /// stops at the first match.
+    private func firstOnOtherImages(
+        base: PassImage, source: String, frameSize: PixelSize, where matches: (MetadataObject) -> Bool
+    ) -> MetadataObject? {
+        let density = streaming ? streamDensity(for: frameSize) : max(1, configuration.scanDensity)
         for pass in effectivePasses where !pass.matrixOnly {
             for (index, image) in passImages(pass, base: base).enumerated() {
                 if source == "\(pass.rawValue)/\(index)" || source.hasPrefix("\(pass.rawValue)/\(index)/") { continue }
                 let reads = scanZBar(
                     image, frameSize: frameSize, density: pass == .upscaled ? 2 * density : density, matrixOnly: false)
-                if let whole = reads.first(where: { r in
-                    guard r.type.family == .interleaved2of5, let digits = r.payload, digits.count > payload.count,
-                        BarcodeDetector.touch(r.bounds, o.bounds), accept(r)
-                    else { return false }
-                    return digits.starts(with: payload) || digits.reversed().starts(with: payload.reversed())
-                }) {
-                    return whole
-                }
+                if let found = reads.first(where: matches) { return found }
             }
         }
         return nil
@@ -208,21 +215,12 @@ extension PassReader {
             conflictChecked[key] = streamFrames
             return false
         }
-        let density = streaming ? streamDensity(for: frameSize) : max(1, configuration.scanDensity)
-        for pass in effectivePasses where !pass.matrixOnly {
-            for (index, image) in passImages(pass, base: base).enumerated() {
-                if source == "\(pass.rawValue)/\(index)" || source.hasPrefix("\(pass.rawValue)/\(index)/") { continue }
-                let reads = scanZBar(
-                    image, frameSize: frameSize, density: pass == .upscaled ? 2 * density : density, matrixOnly: false)
-                if reads.contains(where: { r in
-                    BarcodeDetector.retailModules[r.type] != nil && r.payload != payload
-                        && BarcodeDetector.touch(r.bounds, o.bounds)
-                        && accept(r)
-                }) {
-                    return true
-                }
-            }
+        let conflict = firstOnOtherImages(base: base, source: source, frameSize: frameSize) { r in
+            BarcodeDetector.retailModules[r.type] != nil && r.payload != payload
+                && BarcodeDetector.touch(r.bounds, o.bounds)
+                && accept(r)
         }
+        if conflict != nil { return true }
         if streaming {
             if conflictChecked.count >= BarcodeDetector.rereadCacheSize {
                 conflictChecked.removeAll(keepingCapacity: true)

@@ -208,9 +208,7 @@ struct CodabarConfirmationTests {
 @Suite("The code-free patch zxing misread as Codabar")
 struct CodabarNoisePatchTests {
     static func frame(index: Int = 0) throws -> Frame {
-        let source = try ImageSource(path: Fixtures.repositoryRoot
-            .appendingPathComponent("Tests/Fixtures/regressions/codabar-noise-crop.png").path)
-        let patch = try #require(try source.nextFrame()).luma
+        let patch = try regressionFrame("codabar-noise-crop.png").luma
         #expect(patch.width == 200 && patch.height == 250)
         var bytes = [UInt8](repeating: 201, count: 1536 * 2048)
         for y in 0..<patch.height {
@@ -250,9 +248,7 @@ struct CodabarNoisePatchTests {
 struct DataBarExpandedPhotoTests {
     @Test("nothing is reported, with the confirmation of transformed reads or without it (its data breaks GS1's rules)")
     func noDataBar() throws {
-        let source = try ImageSource(path: Fixtures.repositoryRoot
-            .appendingPathComponent("Tests/Fixtures/regressions/pdf417-photo-databar-fp.jpg").path)
-        let frame = try #require(try source.nextFrame())
+        let frame = try regressionFrame("pdf417-photo-databar-fp.jpg")
         #expect(frame.luma.width == 4032 && frame.luma.height == 3024)
         // The plain and thresholded passes only (the read needs no other; the test stays quick in a debug build).
         var configuration = BarcodeConfiguration()
@@ -278,9 +274,7 @@ struct DataBarExpandedPhotoTests {
 struct Interleaved2of5PrefixTests {
     @Test("the whole 12 digits, not the 8 the upscaled image gives")
     func wholeSymbol() throws {
-        let source = try ImageSource(path: Fixtures.repositoryRoot
-            .appendingPathComponent("Tests/Fixtures/regressions/i25-prefix-perspective.png").path)
-        let frame = try #require(try source.nextFrame())
+        let frame = try regressionFrame("i25-prefix-perspective.png")
         let detector = BarcodeDetector()
         let read = try detector.read(in: frame)
         #expect(read.objects.compactMap(\.stringValue) == ["600760055769"], "\(read.objects.map(\.stringValue))")
@@ -292,4 +286,11 @@ struct Interleaved2of5PrefixTests {
         let short = try BarcodeDetector(configuration: upscaledOnly).read(in: frame)
         #expect(short.objects.compactMap(\.stringValue) == ["60076005"])
     }
+}
+
+/// The image `name` of Tests/Fixtures/regressions (its README says how each was made), as a frame.
+func regressionFrame(_ name: String) throws -> Frame {
+    let source = try ImageSource(
+        path: Fixtures.repositoryRoot.appendingPathComponent("Tests/Fixtures/regressions/\(name)").path)
+    return try #require(try source.nextFrame())
 }
