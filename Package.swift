@@ -192,7 +192,7 @@ let package = Package(
         .testTarget(name: "ScanOutputTests", dependencies: ["ScanOutput", "ScanCore", "ScanTestSupport"], swiftSettings: strict),
         .testTarget(name: "ScanKitTests", dependencies: ["ScanKit", "ScanCapture", "ScanOutput", "ScanTestSupport", .product(name: "Logging", package: "swift-log")], swiftSettings: strict),
         .testTarget(name: "ScanBenchmarkTests", dependencies: ["ScanBenchmark", "ScanKit", "ScanCapture", "ScanCore", "ScanTestSupport"], swiftSettings: strict),
-        .testTarget(name: "ScanDaemonTests", dependencies: ["ScanDaemon", "ScanKit", "ScanCapture", "ScanOutput", "ScanTestSupport", .product(name: "Logging", package: "swift-log"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")], swiftSettings: strict),
+        .testTarget(name: "ScanDaemonTests", dependencies: ["ScanDaemon", "ScanDetection", "ScanKit", "ScanCapture", "ScanOutput", "ScanTestSupport", .product(name: "Logging", package: "swift-log"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")], swiftSettings: strict),
         .testTarget(name: "ScanHTTPTests", dependencies: ["ScanHTTP", "ScanCore", "ScanOutput", "ScanTestSupport"], swiftSettings: strict),
         .testTarget(name: "ScanMQTTTests", dependencies: ["ScanMQTT", "ScanCore", "ScanTestSupport", .product(name: "Logging", package: "swift-log")], swiftSettings: strict),
         .testTarget(name: "ScanRunTests", dependencies: ["ScanRun", "ScanDaemon", "ScanKit", "ScanCapture", "ScanOutput", "ScanCore", "ScanTestSupport", .product(name: "Logging", package: "swift-log")], swiftSettings: strict),

@@ -81,6 +81,8 @@ public struct PresenceEvent: Sendable {
     public var textEncoding: TextEncoding?
     /// Codes: true for a GS1 element string.
     public var isGS1: Bool
+    /// `scand run`: the camera whose stream this presence is on (set when the event bus numbers it).
+    public var camera: String?
     public init(
         transition: Transition, type: MetadataObjectType, value: String? = nil, payload: [UInt8]? = nil,
         faceID: Int? = nil, source: String, frame: Int, time: Double, bounds: NormalizedRect? = nil,
@@ -193,7 +195,14 @@ public struct EncodedEvent: Sendable {
     public var objectTypes: Set<MetadataObjectType>
     public var line: [UInt8]
     public var seq: UInt64?
-    public init(name: String, objectTypes: Set<MetadataObjectType>, line: [UInt8], seq: UInt64? = nil) {
+    /// `scand run`: the camera the event concerns (nil for events of the whole process, such as an output's
+    /// failure, and outside `run`).
+    public var camera: String?
+    public init(
+        name: String, objectTypes: Set<MetadataObjectType>, line: [UInt8], seq: UInt64? = nil,
+        camera: String? = nil
+    ) {
+        self.camera = camera
         self.name = name
         self.objectTypes = objectTypes
         self.line = line

@@ -9,6 +9,11 @@ extension Setting {
     public static let device = Setting(
         "device", flag: "device", valueName: "path-or-id",
         help: "Capture from this V4L2 device: a node (/dev/video0) or a /dev/v4l/by-id name. See 'scand devices'.")
+    public static let cameras = Setting(
+        "cameras", flag: "camera", valueName: "name=source",
+        help:
+            "A camera of a multi-camera run (repeatable): NAME (letters, digits, - and _) and SOURCE, a V4L2 device, a file or '-' for stdin. Every event carries \"camera\": NAME. Config file: \"cameras\": {NAME: {\"device\" or \"input\", and its own settings}}."
+    )
     public static let pacing = Setting(
         "pacing", flag: "pacing",
         help: "Replay files at their frame rate (default; --no-pacing: as fast as possible, no frame dropped).")
@@ -257,7 +262,8 @@ extension Setting {
 
     /// The settings declared in this file, in help order.
     public static let service: [Setting] = [
-        input, device, pacing, loop, exitAtEnd, keepRunning, failFast, maxPixels, stdout, socket, socketGroup, metadata,
+        input, device, cameras, pacing, loop, exitAtEnd, keepRunning, failFast, maxPixels, stdout, socket, socketGroup,
+        metadata,
         clientQueue, clientStallTimeout, stdoutQueue, raw, rawBytes, oneshot, timeout, logLevel, socketSendBuffer, mqtt,
         mqttCa, mqttCert, mqttKey, mqttUsername, mqttPasswordFile, mqttPasswordEnv, mqttId, mqttTopicPrefix, mqttQos,
         mqttKindTopics, mqttMetadata, mqttDiscovery, mqttDiscoveryPrefix, mqttQueue, mqttReconnectMax, mqttSpool,

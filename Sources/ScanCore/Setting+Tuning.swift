@@ -15,7 +15,8 @@ extension Setting {
         "stallTimeout", flag: "stall-timeout", valueName: "S",
         bounds: .above(0, atMost: 86_400, unit: "seconds"),
         help:
-            "Seconds without a frame before the device counts as stalled (wasInterrupted) and is reopened (default 2).")
+            "Seconds without a frame before the device counts as stalled (wasInterrupted) and is reopened, or a pipe (a FIFO, stdin from a program) counts as stalled (default 2)."
+    )
 
     // MARK: Camera controls (with --device)
 

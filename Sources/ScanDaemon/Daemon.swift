@@ -15,12 +15,16 @@ public import ScanOutput
 public final class Daemon: @unchecked Sendable {
     // Invariant for @unchecked Sendable: every `var` below is read and written only under `monitor`
     // (the source thread, the pipeline thread and the control side all go through it); `source`,
-    // `logger`, `events`, `frameOutput`, `frameObserver`, `control` and `onEnd` are immutable and Sendable
-    // themselves.
+    // `logger`, `events`, `frameOutput`, `frameObserver`, `control`, `onEnd`, `camera`, `identifiers` and
+    // `closesBus` are immutable and Sendable themselves.
 
     private let source: DaemonSource
     private let logger: Logger
     private let emitter: EventFanOut
+    /// The camera's name on every event this pipeline publishes (nil: none).
+    public let camera: String?
+    private let identifiers: TrackIdentifiers?
+    private let closesBus: Bool
     /// The event fan-out: every published event (numbered, encoded), for a service to subscribe to.
     public var events: EventFanOut { emitter }
     /// The frame output: processed frames with their metadata objects, newest wins, for a preview.
@@ -34,6 +38,8 @@ public final class Daemon: @unchecked Sendable {
     /// Stops the pipeline, or wakes it for a reload.
     private let control = PipelineControl()
     private var pipelineThread: WorkerThread?
+    /// Watches a pipe source for a writer that stops sending (nil for files and cameras).
+    private var stallWatch: StallWatch?
     private let frameObserver: FrameObserver?
     /// When the pipeline thread began the frame it is working on; nil while it waits.
     private var frameStartedAt: MonotonicInstant?
@@ -62,10 +68,18 @@ public final class Daemon: @unchecked Sendable {
     ///     daemon is made (but before ``start()``, to see every event).
     ///   - frameObserver: sees every processed frame (the HTTP server's metrics); nil: none.
     ///   - onEnd: called once, from a pipeline thread, when the pipeline stops on its own or is stopped.
+    ///   - camera: the camera's name on every event it publishes (`scand run`; nil: none).
+    ///   - identifiers: faceID and trackID sequences shared with the run's other cameras (nil: its own).
+    ///   - closesBus: ``stop()`` closes the bus (false when other cameras still publish on it: their owner
+    ///     closes it).
     public init(
         configuration: DaemonConfiguration, source: DaemonSource, bus: EventFanOut,
-        frameObserver: FrameObserver? = nil, logger: Logger, onEnd: @escaping @Sendable (DaemonEnd) -> Void
+        frameObserver: FrameObserver? = nil, camera: String? = nil, identifiers: TrackIdentifiers? = nil,
+        closesBus: Bool = true, logger: Logger, onEnd: @escaping @Sendable (DaemonEnd) -> Void
     ) {
+        self.camera = camera
+        self.identifiers = identifiers
+        self.closesBus = closesBus
         self.configuration = configuration
         self.source = source
         self.logger = logger
@@ -108,7 +122,7 @@ public final class Daemon: @unchecked Sendable {
         if let events = source.deviceEvents {
             // A camera reports its own `waiting` (absent at start) and `started` (with the negotiated format)
             // from its thread, which opening starts: listen first so none is lost.
-            events.startReporting { [emitter] event in emitter.emit([.device(event)]) }
+            events.startReporting { [emitter, camera] event in emitter.emit([.device(event)], camera: camera) }
         }
         let first: any FrameSource
         do {
@@ -121,12 +135,20 @@ public final class Daemon: @unchecked Sendable {
         let live = first.info.isLive
         monitor.withLock { sourceIsLive = live }
         if source.deviceEvents == nil {
-            emitter.emit([.device(DeviceEvent(kind: .started, device: first.info.name))])
+            publish([.device(DeviceEvent(kind: .started, device: first.info.name))])
+        }
+        // A pipe is live too: its writer may stop sending without closing it (issue 49).
+        let watch = source.stallTimeout.map { timeout in
+            StallWatch(timeout: timeout, device: first.info.name) { [weak self] event in self?.publish([.device(event)])
+            }
         }
         let thread = WorkerThread(name: "scand-pipeline") { [self] in
-            runPipeline(first: first, initial: config, live: live)
+            runPipeline(first: first, initial: config, live: live, stallWatch: watch)
         }
-        monitor.withLock { pipelineThread = thread }
+        monitor.withLock {
+            pipelineThread = thread
+            stallWatch = watch
+        }
     }
 
     /// Applies a new configuration between two frames, or at once when no frame comes (a stalled
@@ -155,14 +177,15 @@ public final class Daemon: @unchecked Sendable {
         c.output.rectOfInterest = rect
         c.output.rectOfInterestView = nil
         try reload(c)
-        emitter.emit([.configuration(ConfigurationEvent(rectOfInterest: rect, origin: origin))])
+        publish([.configuration(ConfigurationEvent(rectOfInterest: rect, origin: origin))])
     }
 
     /// Stops reading, lets the pipeline finish its current frame, reports `lost` for everything still
     /// present, and waits for both threads. Safe to call more than once.
     public func stop() {
         control.stop()  // wakes a paced sleep, and the pipeline thread waiting for a frame
-        let thread = monitor.withLock { pipelineThread }
+        let (thread, watch) = monitor.withLock { (pipelineThread, stallWatch) }
+        watch?.stop()
         source.deviceEvents?.stopReporting()
         // Sinks never block the pipeline thread, so it ends once its current frame is done; a frame can take
         // long (a huge image with every pass), so it gets up to `stopTimeout`. The source thread may be
@@ -177,9 +200,12 @@ public final class Daemon: @unchecked Sendable {
                 logger.notice("source still blocked in a read; not waiting for it")
             }
         }
-        emitter.close()
+        if closesBus { emitter.close() }
         frameOutput.close()
     }
+
+    /// Numbers `events` onto the bus under this pipeline's camera.
+    private func publish(_ events: [ScanEvent]) { emitter.emit(events, camera: camera) }
 
     /// Publishes `device stopped` once, whichever of the pipeline thread and ``stop()`` gets there first.
     private func publishStopped(device: String) {
@@ -187,7 +213,7 @@ public final class Daemon: @unchecked Sendable {
             defer { stoppedPublished = true }
             return !stoppedPublished
         }
-        if first { emitter.emit([.device(DeviceEvent(kind: .stopped, device: device))]) }
+        if first { publish([.device(DeviceEvent(kind: .stopped, device: device))]) }
     }
     private var stoppedPublished = false
 
@@ -201,10 +227,12 @@ public final class Daemon: @unchecked Sendable {
 
     // MARK: pipeline thread
 
-    private func runPipeline(first: any FrameSource, initial: DaemonConfiguration, live: Bool) {
+    private func runPipeline(
+        first: any FrameSource, initial: DaemonConfiguration, live: Bool, stallWatch: StallWatch?
+    ) {
         let output: MetadataOutput
         do {
-            output = try MetadataOutput(configuration: initial.output)
+            output = try MetadataOutput(configuration: initial.output, identifiers: identifiers)
         } catch {
             first.close()
             logger.critical("\(error)")
@@ -217,6 +245,7 @@ public final class Daemon: @unchecked Sendable {
         var frames = PublishFrames(daemon: self, config: initial, output: output)
         let observer = ReadObserver(
             frameRead: { [self] dropped in
+                stallWatch?.frameArrived()
                 monitor.withLock {
                     stats.framesRead += 1
                     stats.framesDropped += dropped
@@ -232,9 +261,10 @@ public final class Daemon: @unchecked Sendable {
             } : nil
         // PublishFrames never rethrows a frame's failure: it reports it and the pipeline goes on.
         let end = (try? pipeline.run(source: first, reopen: reopen, observer: observer, consumer: &frames)) ?? .stopped
+        stallWatch?.stop()  // the input ended: no stall to report any more
         // A source's failure takes its place after the frames read before it, on every run alike.
         if case .sourceFailed(let name, let error) = end {
-            emitter.emit([.device(DeviceEvent(kind: .runtimeError, device: name, reason: "\(error)"))])
+            publish([.device(DeviceEvent(kind: .runtimeError, device: name, reason: "\(error)"))])
         }
         endPipeline(frames, end: end)
     }
@@ -292,7 +322,7 @@ public final class Daemon: @unchecked Sendable {
                 daemon.frameStartedAt = nil
             }
             daemon.frameOutput.publish { VideoFrame(frame: item.frame, metadata: event) }
-            daemon.emitter.emit(frameEvents(result, item: item))
+            daemon.publish(frameEvents(result, item: item))
             // The observer and the counters it is shown, under one lock.
             if let observer = daemon.frameObserver {
                 var s = daemon.monitor.withLock { daemon.stats }
@@ -365,7 +395,7 @@ public final class Daemon: @unchecked Sendable {
             let reason =
                 "frame \(item.frame.index) not scanned: \(error)"
                 + (failed > 1 ? " (\(failed) frames failed since the last report)" : "")
-            emitter.emit([.device(DeviceEvent(kind: .runtimeError, device: item.info.name, reason: reason))])
+            publish([.device(DeviceEvent(kind: .runtimeError, device: item.info.name, reason: reason))])
         }
     }
 
@@ -384,7 +414,7 @@ public final class Daemon: @unchecked Sendable {
         let lost =
             facesLost
             + frames.tracker.flush(source: last.source, frame: last.frame, time: last.time).map(ScanEvent.presence)
-        emitter.emit(lost)
+        publish(lost)
         publishStopped(device: last.source)
         if frames.outputClosed || outputGone() {
             control.stop()
@@ -428,9 +458,10 @@ extension Daemon: ServerStateProvider {
         let live = monitor.withLock { sourceIsLive }
         return [
             SourceState(
-                device: source.name, state: emitter.lastDeviceKind(source.name)?.rawValue ?? "starting",
+                device: source.name,
+                state: emitter.lastDeviceKind(source.name, camera: camera)?.rawValue ?? "starting",
                 live: live, framesRead: s.framesRead, framesProcessed: s.framesProcessed,
-                framesDropped: s.framesDropped)
+                framesDropped: s.framesDropped, camera: camera)
         ]
     }
 }

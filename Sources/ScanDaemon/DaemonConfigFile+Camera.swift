@@ -34,11 +34,11 @@ extension DaemonConfigFile {
         for key in names {
             if let decoder = try r.decoder(key) { value.controls = try readControls(decoder, key: key) }
         }
-        var m = CameraModeSettings()
-        m.focusMode = try r.choice(.focusMode)
-        m.exposureMode = try r.choice(.exposureMode)
-        m.whiteBalanceMode = try r.choice(.whiteBalanceMode)
-        m.torchMode = try r.choice(.torchMode)
+        var m = value.cameraModes
+        m.focusMode = try r.choice(.focusMode) ?? m.focusMode
+        m.exposureMode = try r.choice(.exposureMode) ?? m.exposureMode
+        m.whiteBalanceMode = try r.choice(.whiteBalanceMode) ?? m.whiteBalanceMode
+        m.torchMode = try r.choice(.torchMode) ?? m.torchMode
         if let p: [Double] = try r.get(.exposurePointOfInterest) {
             guard p.count == 2, p.allSatisfy({ $0.isFinite && (0...1).contains($0) }) else {
                 throw ConfigKeyError(
@@ -49,10 +49,10 @@ extension DaemonConfigFile {
             }
             m.exposurePointOfInterest = NormalizedPoint(x: p[0], y: p[1])
         }
-        m.exposureOnRectOfInterest = try r.get(.exposureOnRectOfInterest)
-        m.exposureTarget = try r.get(.exposureTarget)
+        m.exposureOnRectOfInterest = try r.get(.exposureOnRectOfInterest) ?? m.exposureOnRectOfInterest
+        m.exposureTarget = try r.get(.exposureTarget) ?? m.exposureTarget
         try DaemonConfigFile.bounded(.exposureTarget, m.exposureTarget)
-        m.exposureControl = try r.get(.exposureControl)
+        m.exposureControl = try r.get(.exposureControl) ?? m.exposureControl
         value.cameraModes = m
     }
 

@@ -147,6 +147,9 @@ public struct DaemonConfigFile: Sendable, Equatable {
     /// `--timeout` (with `oneshot`): seconds to wait for an object, (0, 31536000].
     public var timeout: Double?
     public var keepRunning: Bool?
+    /// `cameras`: the cameras of a multi-camera run, by name (in name order), each with the top level's
+    /// settings and its entry's over them (DaemonConfigFile+Cameras.swift).
+    public var cameras: [CameraSection] = []
 
     public init() {}
 
@@ -309,71 +312,79 @@ private func parseViewSizeText(_ text: String) -> ViewSize? {
     return ViewSize(width: w, height: h)
 }
 
-private struct Coded: Decodable {
+struct Coded: Decodable {
     var value = DaemonConfigFile()
 
     init(from decoder: any Decoder) throws {
         var r = KeyReader(try decoder.container(keyedBy: Key.self))
+        try Self.readAll(&r, into: &value)
+        if let cameras = try r.decoder(Setting.cameras.key) {
+            value.cameras = try Self.readCameras(cameras, base: value)
+        }
+        try r.finish()
+    }
+
+    /// Every key of one object: the top level, or (over the top level's values) one camera's entry.
+    static func readAll(_ r: inout KeyReader, into value: inout DaemonConfigFile) throws {
         try Self.readSourcesAndOutputs(&r, into: &value)
         try Self.readReader(&r, into: &value)
         try Self.readCaptureAndPreview(&r, into: &value)
         try Self.readFaces(&r, into: &value)
         try Self.readScriptOutput(&r, into: &value)
-        try r.finish()
     }
 
     /// The sources, stdout, the socket, MQTT, the camera's controls and presence.
-    private static func readSourcesAndOutputs(_ r: inout KeyReader, into value: inout DaemonConfigFile) throws {
-        value.input = try r.get(.input)
-        value.device = try r.get(.device)
-        value.types = try r.list(.types)
-        value.rectOfInterest = try r.rect(.rectOfInterest)
-        value.tryInverted = try r.get(.inverted)
-        value.code39FullASCII = try r.bool(.code39FullASCII, or: "evident")
-        value.code32 = try r.get(.code32)
-        value.confirmTransformed = try r.get(.confirmTransformed)
-        value.checkSmallRetail = try r.get(.checkSmallRetail)
-        value.extendLinearBounds = try r.get(.extendLinearBounds)
-        value.resolveConflicts = try r.get(.resolveConflicts)
-        value.upceQuietZone = try r.get(.upceQuietZone)
-        value.scanDensity = try r.get(.scanDensity)
-        value.models = try r.get(.models)
-        value.metadata = try r.get(.metadata)
-        value.pacing = try r.get(.pacing)
-        value.loop = try r.get(.loop)
-        value.exitAtEnd = try r.get(.exitAtEnd)
-        value.stdout = try r.get(.stdout)
-        value.stdoutQueue = try r.get(.stdoutQueue)
-        value.maxPixels = try r.get(.maxPixels)
-        value.logLevel = try r.get(.logLevel)
+    static func readSourcesAndOutputs(_ r: inout KeyReader, into value: inout DaemonConfigFile) throws {
+        value.input = try r.get(.input) ?? value.input
+        value.device = try r.get(.device) ?? value.device
+        value.types = try r.list(.types) ?? value.types
+        value.rectOfInterest = try r.rect(.rectOfInterest) ?? value.rectOfInterest
+        value.tryInverted = try r.get(.inverted) ?? value.tryInverted
+        value.code39FullASCII = try r.bool(.code39FullASCII, or: "evident") ?? value.code39FullASCII
+        value.code32 = try r.get(.code32) ?? value.code32
+        value.confirmTransformed = try r.get(.confirmTransformed) ?? value.confirmTransformed
+        value.checkSmallRetail = try r.get(.checkSmallRetail) ?? value.checkSmallRetail
+        value.extendLinearBounds = try r.get(.extendLinearBounds) ?? value.extendLinearBounds
+        value.resolveConflicts = try r.get(.resolveConflicts) ?? value.resolveConflicts
+        value.upceQuietZone = try r.get(.upceQuietZone) ?? value.upceQuietZone
+        value.scanDensity = try r.get(.scanDensity) ?? value.scanDensity
+        value.models = try r.get(.models) ?? value.models
+        value.metadata = try r.get(.metadata) ?? value.metadata
+        value.pacing = try r.get(.pacing) ?? value.pacing
+        value.loop = try r.get(.loop) ?? value.loop
+        value.exitAtEnd = try r.get(.exitAtEnd) ?? value.exitAtEnd
+        value.stdout = try r.get(.stdout) ?? value.stdout
+        value.stdoutQueue = try r.get(.stdoutQueue) ?? value.stdoutQueue
+        value.maxPixels = try r.get(.maxPixels) ?? value.maxPixels
+        value.logLevel = try r.get(.logLevel) ?? value.logLevel
         try r.valueOrSection(
             .socket, as: String.self, value: { value.socket.path = $0 },
             section: { s in
-                value.socket.path = try s.get(.socket)
-                value.socket.group = try s.get(.socketGroup)
-                value.socket.clientQueue = try s.get(.clientQueue)
-                value.socket.stallTimeout = try s.get(.clientStallTimeout)
-                value.socket.sendBuffer = try s.get(.socketSendBuffer)
+                value.socket.path = try s.get(.socket) ?? value.socket.path
+                value.socket.group = try s.get(.socketGroup) ?? value.socket.group
+                value.socket.clientQueue = try s.get(.clientQueue) ?? value.socket.clientQueue
+                value.socket.stallTimeout = try s.get(.clientStallTimeout) ?? value.socket.stallTimeout
+                value.socket.sendBuffer = try s.get(.socketSendBuffer) ?? value.socket.sendBuffer
             })
         if let mqtt = try r.decoder(Setting.mqtt.section ?? "mqtt") { value.mqtt = try MQTTConfigSection(from: mqtt) }
         try DaemonConfigFile.readCamera(&r, into: &value)
-        value.failFast = try r.get(.failFast)
+        value.failFast = try r.get(.failFast) ?? value.failFast
         try r.valueOrSection(
             .presence, as: Bool.self, value: { value.presence.enabled = $0 },
             section: { p in
-                value.presence.enabled = try p.get(.presence)
-                value.presence.appearAfterFrames = try p.get(.appearAfter)
-                value.presence.lostAfter = try p.get(.lostAfter)
-                value.presence.cooldown = try p.get(.cooldown)
-                value.presence.faceLostAfter = try p.get(.faceLostAfter)
-                value.presence.by = try p.choice(.presenceBy)
-                value.presence.duplicateFilter = try p.get(.duplicateFilter)
+                value.presence.enabled = try p.get(.presence) ?? value.presence.enabled
+                value.presence.appearAfterFrames = try p.get(.appearAfter) ?? value.presence.appearAfterFrames
+                value.presence.lostAfter = try p.get(.lostAfter) ?? value.presence.lostAfter
+                value.presence.cooldown = try p.get(.cooldown) ?? value.presence.cooldown
+                value.presence.faceLostAfter = try p.get(.faceLostAfter) ?? value.presence.faceLostAfter
+                value.presence.by = try p.choice(.presenceBy) ?? value.presence.by
+                value.presence.duplicateFilter = try p.get(.duplicateFilter) ?? value.presence.duplicateFilter
             })
     }
 
     /// The code reader's settings.
-    private static func readReader(_ r: inout KeyReader, into value: inout DaemonConfigFile) throws {
-        value.engine = try r.choice(.engine)
+    static func readReader(_ r: inout KeyReader, into value: inout DaemonConfigFile) throws {
+        value.engine = try r.choice(.engine) ?? value.engine
         if let text = try r.list(.passes) {
             var list: [ReaderPass] = []
             for name in text.split(separator: ",").map({ $0.filter { $0 != " " } }) {
@@ -388,66 +399,66 @@ private struct Coded: Decodable {
             }
             value.passes = list
         }
-        value.extraPasses = try r.get(.extraPasses)
-        value.codabarMinLength = try r.get(.codabarMinLength)
-        value.i25MinLength = try r.get(.i25MinLength)
-        value.i25Checksum = try r.get(.i25Checksum)
-        value.minLinearQuality = try r.get(.minLinearQuality)
-        value.zbarUncertainty = try r.get(.zbarUncertainty)
-        value.confirm1D = try r.get(.confirm1D)
-        value.streamSteps = try r.get(.streamSteps)
-        value.allPassesOnStreams = try r.get(.allPassesOnStreams)
-        value.streamScanDensity = try r.get(.streamScanDensity)
-        value.streamQRLines = try r.get(.streamQRLines)
-        value.parallelDetectors = try r.get(.parallelDetectors)
-        value.loadShedding = try r.get(.loadShedding)
+        value.extraPasses = try r.get(.extraPasses) ?? value.extraPasses
+        value.codabarMinLength = try r.get(.codabarMinLength) ?? value.codabarMinLength
+        value.i25MinLength = try r.get(.i25MinLength) ?? value.i25MinLength
+        value.i25Checksum = try r.get(.i25Checksum) ?? value.i25Checksum
+        value.minLinearQuality = try r.get(.minLinearQuality) ?? value.minLinearQuality
+        value.zbarUncertainty = try r.get(.zbarUncertainty) ?? value.zbarUncertainty
+        value.confirm1D = try r.get(.confirm1D) ?? value.confirm1D
+        value.streamSteps = try r.get(.streamSteps) ?? value.streamSteps
+        value.allPassesOnStreams = try r.get(.allPassesOnStreams) ?? value.allPassesOnStreams
+        value.streamScanDensity = try r.get(.streamScanDensity) ?? value.streamScanDensity
+        value.streamQRLines = try r.get(.streamQRLines) ?? value.streamQRLines
+        value.parallelDetectors = try r.get(.parallelDetectors) ?? value.parallelDetectors
+        value.loadShedding = try r.get(.loadShedding) ?? value.loadShedding
     }
 
     /// The camera's format, the preview geometry and HTTP.
-    private static func readCaptureAndPreview(_ r: inout KeyReader, into value: inout DaemonConfigFile) throws {
-        value.preset = try r.choice(.preset)
-        value.size = try r.size(.size, parsePixelSize)
-        value.fps = try r.get(.fps)
-        value.stallTimeout = try r.get(.stallTimeout)
+    static func readCaptureAndPreview(_ r: inout KeyReader, into value: inout DaemonConfigFile) throws {
+        value.preset = try r.choice(.preset) ?? value.preset
+        value.size = try r.size(.size, parsePixelSize) ?? value.size
+        value.fps = try r.get(.fps) ?? value.fps
+        value.stallTimeout = try r.get(.stallTimeout) ?? value.stallTimeout
         // Preview
-        value.viewSize = try r.size(.viewSize, parseViewSizeText)
-        value.videoGravity = try r.choice(.videoGravity)
-        value.orientation = try r.choice(.orientation)
-        value.mirrored = try r.get(.mirrored)
-        value.rectOfInterestView = try r.rect(.rectOfInterestView)
+        value.viewSize = try r.size(.viewSize, parseViewSizeText) ?? value.viewSize
+        value.videoGravity = try r.choice(.videoGravity) ?? value.videoGravity
+        value.orientation = try r.choice(.orientation) ?? value.orientation
+        value.mirrored = try r.get(.mirrored) ?? value.mirrored
+        value.rectOfInterestView = try r.rect(.rectOfInterestView) ?? value.rectOfInterestView
         // HTTP
-        value.http = try r.get(.http)
-        value.httpToken = try r.get(.httpToken)
-        value.httpMaxFps = try r.get(.httpMaxFps)
+        value.http = try r.get(.http) ?? value.http
+        value.httpToken = try r.get(.httpToken) ?? value.httpToken
+        value.httpMaxFps = try r.get(.httpMaxFps) ?? value.httpMaxFps
     }
 
     /// The face detector and tracker.
-    private static func readFaces(_ r: inout KeyReader, into value: inout DaemonConfigFile) throws {
-        value.faceDetector = try r.choice(.faceDetector)
-        value.faceCascade = try r.choice(.faceCascade)
-        value.faceNeuralWidth = try r.get(.faceNeuralWidth)
-        value.faceThreshold = try r.get(.faceThreshold)
-        value.minFaceSize = try r.get(.minFaceSize)
-        value.maxFaceSize = try r.get(.maxFaceSize)
-        value.faceInterval = try r.get(.faceInterval)
-        value.faceAnalysisSize = try r.get(.faceAnalysisSize)
-        value.faceWindow = try r.get(.faceWindow)
-        value.rollSearch = try r.get(.rollSearch)
-        value.eyeRoll = try r.get(.eyeRoll)
-        value.yaw = try r.get(.yaw)
-        value.faceMaxMisses = try r.get(.faceMaxMisses)
-        value.faceGrace = try r.get(.faceGrace)
-        value.faceScaleFactor = try r.get(.faceScaleFactor)
-        value.faceMinNeighbors = try r.get(.faceMinNeighbors)
+    static func readFaces(_ r: inout KeyReader, into value: inout DaemonConfigFile) throws {
+        value.faceDetector = try r.choice(.faceDetector) ?? value.faceDetector
+        value.faceCascade = try r.choice(.faceCascade) ?? value.faceCascade
+        value.faceNeuralWidth = try r.get(.faceNeuralWidth) ?? value.faceNeuralWidth
+        value.faceThreshold = try r.get(.faceThreshold) ?? value.faceThreshold
+        value.minFaceSize = try r.get(.minFaceSize) ?? value.minFaceSize
+        value.maxFaceSize = try r.get(.maxFaceSize) ?? value.maxFaceSize
+        value.faceInterval = try r.get(.faceInterval) ?? value.faceInterval
+        value.faceAnalysisSize = try r.get(.faceAnalysisSize) ?? value.faceAnalysisSize
+        value.faceWindow = try r.get(.faceWindow) ?? value.faceWindow
+        value.rollSearch = try r.get(.rollSearch) ?? value.rollSearch
+        value.eyeRoll = try r.get(.eyeRoll) ?? value.eyeRoll
+        value.yaw = try r.get(.yaw) ?? value.yaw
+        value.faceMaxMisses = try r.get(.faceMaxMisses) ?? value.faceMaxMisses
+        value.faceGrace = try r.get(.faceGrace) ?? value.faceGrace
+        value.faceScaleFactor = try r.get(.faceScaleFactor) ?? value.faceScaleFactor
+        value.faceMinNeighbors = try r.get(.faceMinNeighbors) ?? value.faceMinNeighbors
     }
 
     /// The script options (`--raw`, `--oneshot`, `--timeout`, …).
-    private static func readScriptOutput(_ r: inout KeyReader, into value: inout DaemonConfigFile) throws {
-        value.raw = try r.get(.raw)
-        value.rawBytes = try r.get(.rawBytes)
-        value.oneshot = try r.get(.oneshot)
-        value.timeout = try r.get(.timeout)
+    static func readScriptOutput(_ r: inout KeyReader, into value: inout DaemonConfigFile) throws {
+        value.raw = try r.get(.raw) ?? value.raw
+        value.rawBytes = try r.get(.rawBytes) ?? value.rawBytes
+        value.oneshot = try r.get(.oneshot) ?? value.oneshot
+        value.timeout = try r.get(.timeout) ?? value.timeout
         try DaemonConfigFile.bounded(.timeout, value.timeout)
-        value.keepRunning = try r.get(.keepRunning)
+        value.keepRunning = try r.get(.keepRunning) ?? value.keepRunning
     }
 }

@@ -63,7 +63,7 @@ public struct HangupTrap: Sendable {
     }
 }
 
-/// The pipeline as a `Service`: runs a started ``Daemon`` until its control loop decides to stop (the
+/// The pipeline as a `Service`: runs the started cameras (``CameraSet``) until its control loop decides to stop (the
 /// input ended, stdout went away, `--oneshot` got its object) or the group shuts down gracefully
 /// (SIGTERM/SIGINT); SIGHUP reaches the loop as ``DaemonCommand/reload``. On the way out it stops the
 /// daemon (the current frame may take up to ``DaemonConfiguration/stopTimeout``, on a thread of its own)
@@ -74,7 +74,7 @@ public struct HangupTrap: Sendable {
 /// an HTTP or an MQTT service close. Give it `successTerminationBehavior: .gracefullyShutdownGroup` so
 /// the group ends when the pipeline does.
 public final class PipelineService: Service, Sendable {
-    private let daemon: Daemon
+    private let cameras: CameraSet
     private let mailbox: DaemonMailbox
     private let ownedSinks: [any EventSink]
     private let logger: Logger
@@ -89,12 +89,12 @@ public final class PipelineService: Service, Sendable {
     ///   - handle: decides what each command means for this run (exit status, reload).
     ///   - hangups: the SIGHUP trap, installed before the daemon was built (SIGHUPs since then become reloads).
     public init(
-        daemon: Daemon, mailbox: DaemonMailbox, ownedSinks: [any EventSink], logger: Logger,
+        cameras: CameraSet, mailbox: DaemonMailbox, ownedSinks: [any EventSink], logger: Logger,
         onReady: @escaping @Sendable () -> Void = {}, onStopping: @escaping @Sendable () -> Void = {},
         hangups: HangupTrap,
         handle: @escaping @Sendable (DaemonCommand) async -> DaemonDecision
     ) {
-        self.daemon = daemon
+        self.cameras = cameras
         self.mailbox = mailbox
         self.ownedSinks = ownedSinks
         self.logger = logger
@@ -123,10 +123,10 @@ public final class PipelineService: Service, Sendable {
         }
         if !decided { logger.notice("stopping on signal (graceful shutdown)") }
         onStopping()
-        let daemon = self.daemon
+        let cameras = self.cameras
         let sinks = ownedSinks
         await onDedicatedThread {
-            daemon.stop()
+            cameras.stop()
             for sink in sinks { sink.finish() }
         }
     }

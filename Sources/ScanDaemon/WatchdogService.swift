@@ -5,21 +5,22 @@ public import ServiceLifecycle
 /// pipeline makes progress. A pipeline thread that has been inside one frame for more than half the timeout
 /// (a detector stuck in a C call) stops the pings, and systemd kills and restarts scand; one waiting for
 /// frames (a camera being waited for, a stalled pipe, the input's end) is not stuck and keeps them going.
-/// A process that hangs as a whole stops them too: the check takes the daemon's lock.
+/// With several cameras, the busiest one decides. A process that hangs as a whole stops them too: the check
+/// takes each camera's lock.
 ///
 /// Created only when systemd asked for a watchdog (``SystemdNotifier/watchdogTimeout``). It stops with the
 /// group's graceful shutdown (systemd does not enforce the watchdog while the unit stops).
 public final class WatchdogService: Service, Sendable {
-    private let daemon: Daemon
+    private let cameras: CameraSet
     private let notifier: SystemdNotifier
     private let logger: Logger
     /// systemd's timeout, in seconds.
     public let timeout: Double
 
     /// nil when systemd set no watchdog.
-    public init?(daemon: Daemon, notifier: SystemdNotifier, logger: Logger) {
+    public init?(cameras: CameraSet, notifier: SystemdNotifier, logger: Logger) {
         guard let timeout = notifier.watchdogTimeout else { return nil }
-        self.daemon = daemon
+        self.cameras = cameras
         self.notifier = notifier
         self.logger = logger
         self.timeout = timeout
@@ -33,7 +34,7 @@ public final class WatchdogService: Service, Sendable {
         try? await cancelWhenGracefulShutdown { [self] in
             var stuck = false
             while !Task.isCancelled {
-                if let busy = daemon.busyWithFrameFor?.inSeconds, busy > period {
+                if let busy = cameras.busyWithFrameFor?.inSeconds, busy > period {
                     if !stuck {
                         stuck = true
                         logger.critical(

@@ -66,11 +66,17 @@ public final class CodeTracker {
     public var configuration: Configuration
     private var tracks: [Track] = []
     private var nextID = 1
+    /// Where trackIDs come from when shared with other trackers (several cameras); nil: ``nextID``.
+    private let identifiers: IdentifierSequence?
     private var source: String?
     private var lastTime: Double?
 
-    public init(configuration: Configuration = Configuration()) {
+    /// - Parameter identifiers: a sequence shared with other trackers (the cameras of one run), so that no
+    ///   trackID is handed out twice in the run, whatever the sources; nil: this tracker's own, from 1 on
+    ///   each source.
+    public init(configuration: Configuration = Configuration(), identifiers: IdentifierSequence? = nil) {
         self.configuration = configuration
+        self.identifiers = identifiers
     }
 
     /// Tracks alive now.
@@ -129,9 +135,15 @@ public final class CodeTracker {
         }
         for (i, box) in boxes.enumerated() where !objectTaken.contains(i) {
             guard let box, let key = keys[i] else { continue }
-            tracks.append(Track(id: nextID, key: key, box: box, lastSeen: time))
-            out[i].trackID = nextID
-            nextID += 1
+            let id: Int
+            if let identifiers {
+                id = identifiers.next()
+            } else {
+                id = nextID
+                nextID += 1
+            }
+            tracks.append(Track(id: id, key: key, box: box, lastSeen: time))
+            out[i].trackID = id
         }
         return out
     }

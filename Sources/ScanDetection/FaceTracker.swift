@@ -62,15 +62,20 @@ public final class FaceTracker {
     /// Ended tracks whose `lost` transition waits for the grace period.
     private var ending: [Track] = []
     private var nextID = 1
+    /// Where faceIDs come from when shared with other trackers (several cameras); nil: ``nextID``.
+    private let identifiers: IdentifierSequence?
     private var frameCount = 0
     private var source: String?
     private var frameSize = PixelSize(width: 1, height: 1)
 
-    public init(configuration: FaceConfiguration = FaceConfiguration()) {
+    /// - Parameter identifiers: a sequence shared with other trackers (the cameras of one run), so that no
+    ///   faceID is handed out twice; nil: this tracker's own, from 1.
+    public init(configuration: FaceConfiguration = FaceConfiguration(), identifiers: IdentifierSequence? = nil) {
         self.configuration = configuration
+        self.identifiers = identifiers
     }
 
-    /// The next faceID that will be handed out (IDs start at 1).
+    /// The next faceID that will be handed out (IDs start at 1), when the tracker has its own sequence.
     public var nextFaceID: Int { nextID }
 
     /// Detects and tracks faces on `frame` of `source` using `detector`. A new `source` name starts a
@@ -346,8 +351,12 @@ public final class FaceTracker {
     }
 
     private func confirm(_ t: inout Track) {
-        t.id = nextID
-        nextID += 1
+        if let identifiers {
+            t.id = identifiers.next()
+        } else {
+            t.id = nextID
+            nextID += 1
+        }
     }
 
     private func update(_ t: inout Track, with c: FaceCandidate, frame: Frame) {

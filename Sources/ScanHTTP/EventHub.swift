@@ -178,7 +178,9 @@ public final class EventHub: EventSink, Sendable {
                 client.control(ClientLines.subscribed(s))
             case .poll:
                 let snapshot = provider?.presenceSnapshot() ?? PresenceSnapshot()
-                let lines = ClientLines.snapshot(snapshot, types: client.currentSubscription.types)
+                let lines = ClientLines.snapshot(
+                    snapshot, types: client.currentSubscription.types,
+                    cameras: client.currentSubscription.cameras)
                 for l in lines { client.control(l) }
                 client.control(ClientLines.polled(present: lines.count, lastSeq: snapshot.seq))
             case .devices:

@@ -25,9 +25,13 @@ public final class CodeStage: DetectorStage {
 
     /// A stage reading `configuration.types` (the code types only: the caller leaves out the rest).
     /// - Parameter previous: the stage this one replaces (a reload): its tracks and track identifiers carry over.
-    public init(configuration: BarcodeConfiguration, continuing previous: CodeStage? = nil) {
+    /// - Parameter identifiers: trackIDs shared with other cameras' stages (nil: the tracker's own).
+    public init(
+        configuration: BarcodeConfiguration, continuing previous: CodeStage? = nil,
+        identifiers: IdentifierSequence? = nil
+    ) {
         self.configuration = configuration
-        tracker = previous?.tracker ?? CodeTracker()
+        tracker = previous?.tracker ?? CodeTracker(identifiers: identifiers)
         reader = BarcodeDetector(configuration: configuration)
         confirmation =
             configuration.confirmLinearCodes ? LinearCodeConfirmation(window: configuration.confirmationWindow) : nil

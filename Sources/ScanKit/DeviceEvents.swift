@@ -24,6 +24,9 @@ public struct DaemonSource: Sendable {
     public var deviceEvents: (any DeviceEventSource)?
     /// Whether re-opening makes sense (`--loop`): false for stdin and devices.
     public var canReopen: Bool
+    /// A pipe (a FIFO, or stdin from another program): seconds without a frame before it is reported stalled
+    /// (`wasInterrupted`); nil for a file or a camera (a camera's session watches its own frames).
+    public var stallTimeout: Double?
 
     public init(
         name: String, canReopen: Bool, deviceEvents: (any DeviceEventSource)? = nil,

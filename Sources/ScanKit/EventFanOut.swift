@@ -12,6 +12,8 @@ public struct PublishedEvent: Sendable {
     public var timestamp: Double
     /// The JSON line (ending in `\n`) with the subscription filter's keys.
     public var encoded: EncodedEvent
+    /// The camera whose stream the event is on (nil: an event of the whole process).
+    public var camera: String? { encoded.camera }
 }
 
 /// A subscription to an ``EventFanOut``; ``EventFanOut/unsubscribe(_:)`` ends it.
@@ -37,8 +39,10 @@ public final class EventFanOut: Sendable {
 
     /// Identifies one presence (a code value of a type, or a face) across its `appeared` and `lost`.
     private struct PresenceKey: Hashable {
+        var camera: String?
         var type: MetadataObjectType, bytes: [UInt8]?, value: String?, faceID: Int?, trackID: Int?
         init(_ p: PresenceEvent) {
+            camera = p.camera
             type = p.type
             faceID = p.faceID
             trackID = p.trackID
@@ -57,7 +61,10 @@ public final class EventFanOut: Sendable {
         var nextID: UInt64 = 0
         var closed = false
         var present: [PresenceKey: (order: UInt64, event: PresenceEvent)] = [:]
-        var deviceKinds: [String: DeviceEvent.Kind] = [:]
+        var deviceKinds: [DeviceKey: DeviceEvent.Kind] = [:]
+    }
+    private struct DeviceKey: Hashable {
+        var camera: String?, device: String
     }
     private let state = Locked(State())
     /// The `seq` of the last event delivered: its own lock, so ``count`` never waits for a blocked sink.
@@ -78,8 +85,10 @@ public final class EventFanOut: Sendable {
         }
     }
 
-    /// The kind of the last `device` event published for `device`.
-    public func lastDeviceKind(_ device: String) -> DeviceEvent.Kind? { state.withLock { $0.deviceKinds[device] } }
+    /// The kind of the last `device` event published for `device` (of `camera`).
+    public func lastDeviceKind(_ device: String, camera: String? = nil) -> DeviceEvent.Kind? {
+        state.withLock { $0.deviceKinds[DeviceKey(camera: camera, device: device)] }
+    }
 
     /// Adds a sink that gets every later event (its `deliver` must return at once). `finish()` is not
     /// called by the fan-out: the subscriber owns its sink.
@@ -140,23 +149,29 @@ public final class EventFanOut: Sendable {
     }
 
     /// Gives each event the next `seq` and the current wall-clock `timestamp`, then delivers it.
-    public func emit(_ events: [ScanEvent]) {
+    /// - Parameter camera: the camera whose stream the events are on (`scand run`; nil: none, or an event of
+    ///   the whole process); its name goes on every line.
+    public func emit(_ events: [ScanEvent], camera: String? = nil) {
         guard !events.isEmpty else { return }
         state.withLock { state in
             guard !state.closed else { return }
-            for event in events {
+            for var event in events {
+                if camera != nil, case .presence(var p) = event {
+                    p.camera = camera
+                    event = .presence(p)
+                }
                 state.seq += 1
                 let seq = state.seq
                 let timestamp = wallClockSeconds()
-                let encoded = encoder.encode(event, seq: seq, timestamp: timestamp)
-                log(event, seq: seq)
+                let encoded = encoder.encode(event, seq: seq, timestamp: timestamp, camera: camera)
+                log(event, seq: seq, camera: camera)
                 switch event {
                 case .presence(let p) where p.transition == .appeared: state.present[PresenceKey(p)] = (seq, p)
                 case .presence(let p): state.present[PresenceKey(p)] = nil
                 case .device(let d)
                 where ![.controlChanged, .adjustingExposureStarted, .adjustingExposureEnded].contains(d.kind):
                     // The device's state; control events (issue 18) leave it alone.
-                    state.deviceKinds[d.device] = d.kind
+                    state.deviceKinds[DeviceKey(camera: camera, device: d.device)] = d.kind
                 case .device, .metadata, .configuration: break
                 }
                 for s in state.earlySubscribers { s.sink.deliver(encoded) }
@@ -171,7 +186,9 @@ public final class EventFanOut: Sendable {
         }
     }
 
-    private func log(_ event: ScanEvent, seq: UInt64) {
+    private func log(_ event: ScanEvent, seq: UInt64, camera: String?) {
+        var logger = logger
+        if let camera { logger[metadataKey: "camera"] = "\(camera)" }
         switch event {
         case .metadata(let m):
             if logger.logLevel <= .trace {

@@ -24,9 +24,11 @@ public final class FaceStage: DetectorStage {
     /// - Parameter previous: the stage this one replaces (a configuration reload): its tracker, with its tracks,
     ///   faceIDs and presence, carries over (with the new settings), so IDs never restart or repeat.
     /// - Throws: ``ScanError`` when the settings are invalid or the model cannot be loaded.
-    public init(configuration: FaceConfiguration, models: ModelConfiguration, continuing previous: FaceStage? = nil)
-        throws
-    {
+    /// - Parameter identifiers: faceIDs shared with other cameras' stages (nil: the tracker's own).
+    public init(
+        configuration: FaceConfiguration, models: ModelConfiguration, continuing previous: FaceStage? = nil,
+        identifiers: IdentifierSequence? = nil
+    ) throws {
         if let problem = configuration.validationError { throw ScanError.invalidArgument(problem) }
         let directory = try ModelLocator.directory(models)
         detector = try FaceDetector(configuration: configuration, modelDirectory: directory)
@@ -35,7 +37,7 @@ public final class FaceStage: DetectorStage {
             kept.configuration = configuration
             tracker = kept
         } else {
-            tracker = FaceTracker(configuration: configuration)
+            tracker = FaceTracker(configuration: configuration, identifiers: identifiers)
         }
     }
 

@@ -80,8 +80,13 @@ public final class MetadataOutput {
     /// - Parameter previous: the output this one replaces (a configuration reload): its face tracker, with its
     ///   tracks, faceIDs and presence, carries over (with the new face settings), and its code tracker with its
     ///   `trackID`s, so IDs never restart or repeat.
+    /// - Parameter identifiers: the run's shared faceID and trackID sequences (several cameras); nil: the
+    ///   trackers' own. Unused with `previous`, whose trackers carry over with theirs.
     /// - Throws: ``ScanError`` when a type is unavailable or a model cannot be loaded.
-    public init(configuration: OutputConfiguration, continuing previous: MetadataOutput? = nil) throws {
+    public init(
+        configuration: OutputConfiguration, continuing previous: MetadataOutput? = nil,
+        identifiers: TrackIdentifiers? = nil
+    ) throws {
         var configuration = configuration
         let engineTypes = Self.availableMetadataObjectTypes(engine: configuration.barcode.engine)
         if configuration.metadataObjectTypes == Self.defaultTypes {
@@ -102,7 +107,7 @@ public final class MetadataOutput {
             throw ScanError.invalidArgument("rect of interest must be a non-empty rectangle inside 0...1")
         }
         try Self.validatePreview(configuration)
-        stages = try Self.makeStages(configuration, continuing: previous)
+        stages = try Self.makeStages(configuration, continuing: previous, identifiers: identifiers)
         self.configuration = configuration
     }
 
@@ -113,20 +118,24 @@ public final class MetadataOutput {
     }
 
     /// The stages `configuration` enables, one line each: a new detector is registered here.
-    static func makeStages(_ configuration: OutputConfiguration, continuing previous: MetadataOutput?) throws
-        -> [any DetectorStage]
-    {
+    static func makeStages(
+        _ configuration: OutputConfiguration, continuing previous: MetadataOutput?,
+        identifiers: TrackIdentifiers? = nil
+    ) throws -> [any DetectorStage] {
         var stages: [any DetectorStage] = []
         var codes = configuration.barcode
         codes.types = configuration.metadataObjectTypes.filter(\.isMachineReadableCode)
         if !codes.types.isEmpty {
-            stages.append(CodeStage(configuration: codes, continuing: previous?.stage(CodeStage.self)))
+            stages.append(
+                CodeStage(
+                    configuration: codes, continuing: previous?.stage(CodeStage.self),
+                    identifiers: identifiers?.codes))
         }
         if configuration.metadataObjectTypes.contains(.face) {
             stages.append(
                 try FaceStage(
                     configuration: configuration.face, models: configuration.models,
-                    continuing: previous?.stage(FaceStage.self)))
+                    continuing: previous?.stage(FaceStage.self), identifiers: identifiers?.faces))
         }
         return stages
     }

@@ -17,12 +17,14 @@ public enum ClientLines {
                 timestamp: timestamp ?? wallClockSeconds()))
     }
 
-    /// What is present now, as `appeared` lines marked `"snapshot":true` (only types `types` passes).
+    /// What is present now, as `appeared` lines marked `"snapshot":true` (only types `types` passes, and only
+    /// the cameras `cameras` passes).
     public static func snapshot(
-        _ snapshot: PresenceSnapshot, types: Set<MetadataObjectType>? = nil,
+        _ snapshot: PresenceSnapshot, types: Set<MetadataObjectType>? = nil, cameras: Set<String>? = nil,
         timestamp: Double? = nil
     ) -> [[UInt8]] {
-        snapshot.present.filter { types?.contains($0.type) ?? true }
+        let filter = Subscription(cameras: cameras)
+        return snapshot.present.filter { (types?.contains($0.type) ?? true) && filter.matches(camera: $0.camera) }
             .map { JSONLinesEncoder().encodeLine(SnapshotLine($0, timestamp: timestamp ?? wallClockSeconds())) }
     }
 
@@ -42,6 +44,7 @@ public enum ClientLines {
     public static func devices(_ states: [SourceState], timestamp: Double? = nil) -> [UInt8] {
         struct Line: Encodable {
             struct Device: Encodable {
+                var camera: String?
                 var device: String, state: String, live: Bool, framesRead: Int, framesProcessed: Int, framesDropped: Int
             }
             var event = "devices"
@@ -50,7 +53,7 @@ public enum ClientLines {
         }
         let list = states.map {
             Line.Device(
-                device: $0.device, state: $0.state, live: $0.live, framesRead: $0.framesRead,
+                camera: $0.camera, device: $0.device, state: $0.state, live: $0.live, framesRead: $0.framesRead,
                 framesProcessed: $0.framesProcessed, framesDropped: $0.framesDropped)
         }
         return JSONLinesEncoder().encodeLine(Line(devices: list, timestamp: r(timestamp ?? wallClockSeconds(), 6)))
@@ -62,11 +65,12 @@ public enum ClientLines {
             var event = "subscribed"
             var types: [String]?
             var events: [String]?
+            var cameras: [String]?
         }
         return JSONLinesEncoder().encodeLine(
             Subscribed(
                 types: subscription.types?.map(\.rawValue).sorted(),
-                events: subscription.events?.sorted()))
+                events: subscription.events?.sorted(), cameras: subscription.cameras?.sorted()))
     }
 
     /// `{"event":"error","message":…,"timestamp":T}`.

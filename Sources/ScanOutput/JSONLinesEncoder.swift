@@ -18,21 +18,24 @@ public struct JSONLinesEncoder: Sendable {
         return e
     }
 
-    /// Encodes `event`, adding `seq` and `timestamp` (Unix seconds) when given (the daemon gives both).
-    public func encode(_ event: ScanEvent, seq: UInt64? = nil, timestamp: Double? = nil) -> EncodedEvent {
+    /// Encodes `event`, adding `seq` and `timestamp` (Unix seconds) when given (the daemon gives both), and the
+    /// `camera` whose stream it is on (`scand run` gives it).
+    public func encode(_ event: ScanEvent, seq: UInt64? = nil, timestamp: Double? = nil, camera: String? = nil)
+        -> EncodedEvent
+    {
         let line: [UInt8]
         switch event {
         case .metadata(let m):
             line = encodeLine(
                 MetadataLine(
-                    event: "metadata", source: m.source, frame: m.frame, time: r(m.time, 6),
+                    event: "metadata", camera: camera, source: m.source, frame: m.frame, time: r(m.time, 6),
                     width: m.width, height: m.height, objects: m.objects.map(ObjectLine.init),
                     seq: seq, timestamp: timestamp.map { r($0, 6) }))
         case .presence(let p):
             let gs1 = gs1Keys(p.payload, isGS1: p.isGS1)
             line = encodeLine(
                 PresenceLine(
-                    event: p.transition.rawValue, type: p.type.rawValue, value: p.value,
+                    event: p.transition.rawValue, camera: camera, type: p.type.rawValue, value: p.value,
                     bytes: p.payload.map(base64), faceID: p.faceID, trackID: p.trackID,
                     sequenceSize: p.sequence?.size, sequenceIndex: p.sequence?.index, source: p.source,
                     frame: p.frame, time: r(p.time, 6), bounds: p.bounds.map(RectLine.init),
@@ -43,16 +46,16 @@ public struct JSONLinesEncoder: Sendable {
         case .device(let d):
             line = encodeLine(
                 DeviceLine(
-                    event: "device", kind: d.kind.rawValue, device: d.device, reason: d.reason,
+                    event: "device", camera: camera, kind: d.kind.rawValue, device: d.device, reason: d.reason,
                     control: d.control, value: d.value, seq: seq, timestamp: timestamp.map { r($0, 6) }))
         case .configuration(let c):
             line = encodeLine(
                 ConfigurationLine(
-                    rectOfInterest: c.rectOfInterest.map(RectLine.init), origin: c.origin,
+                    camera: camera, rectOfInterest: c.rectOfInterest.map(RectLine.init), origin: c.origin,
                     config: c.config, changed: c.changed, needsRestart: c.needsRestart,
                     seq: seq, timestamp: timestamp.map { r($0, 6) }))
         }
-        return EncodedEvent(name: event.name, objectTypes: event.objectTypes, line: line, seq: seq)
+        return EncodedEvent(name: event.name, objectTypes: event.objectTypes, line: line, seq: seq, camera: camera)
     }
 
     /// Encodes any value as one line ending in `\n`.
@@ -166,13 +169,13 @@ struct ObjectLine: Encodable {
 }
 
 struct MetadataLine: Encodable {
-    var event: String, source: String, frame: Int, time: Double, width: Int, height: Int
+    var event: String, camera: String?, source: String, frame: Int, time: Double, width: Int, height: Int
     var objects: [ObjectLine]
     var seq: UInt64?, timestamp: Double?
 }
 
 struct PresenceLine: Encodable {
-    var event: String, type: String
+    var event: String, camera: String?, type: String
     var value: String?, bytes: String?, faceID: Int?, trackID: Int?
     /// Structured append, as on ``ObjectLine``: a part's presence or the whole message's.
     var sequenceSize: Int?, sequenceIndex: Int?
@@ -201,6 +204,7 @@ func gs1Keys(_ payload: [UInt8]?, isGS1: Bool) -> ([GS1ElementLine]?, Bool?, Str
 
 struct ConfigurationLine: Encodable {
     var event = "configuration"
+    var camera: String?
     var rectOfInterest: RectLine?
     var origin: String
     var config: String?
@@ -210,7 +214,7 @@ struct ConfigurationLine: Encodable {
 }
 
 struct DeviceLine: Encodable {
-    var event: String, kind: String, device: String
+    var event: String, camera: String?, kind: String, device: String
     var reason: String?
     var control: String?, value: Int64?
     var seq: UInt64?, timestamp: Double?

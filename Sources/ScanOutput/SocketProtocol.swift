@@ -56,27 +56,40 @@ public struct Subscription: Sendable, Hashable {
     public static let eventNames: Set<String> = ["metadata", "appeared", "lost", "device", "configuration"]
     public var types: Set<MetadataObjectType>?
     public var events: Set<String>?
-    public init(types: Set<MetadataObjectType>? = nil, events: Set<String>? = nil) {
+    /// `scand run` with several cameras: only these cameras' events (and the process's own, which name no
+    /// camera: an output that failed, a reload).
+    public var cameras: Set<String>?
+    public init(types: Set<MetadataObjectType>? = nil, events: Set<String>? = nil, cameras: Set<String>? = nil) {
         self.types = types
         self.events = events
+        self.cameras = cameras
     }
 
     /// True when `event` should go to a client with this subscription. A `types` filter passes events
     /// that concern at least one of the types (a `metadata` event is passed whole, with all its objects);
-    /// `device` events concern no type and pass any `types` filter.
+    /// `device` events concern no type and pass any `types` filter. A `cameras` filter passes the events of
+    /// those cameras and the events that name no camera.
     public func matches(_ event: EncodedEvent) -> Bool {
         if let events, !events.contains(event.name) { return false }
         if let types, event.name != "device", types.isDisjoint(with: event.objectTypes) { return false }
+        if let cameras, let camera = event.camera, !cameras.contains(camera) { return false }
         return true
     }
 
-    /// Parses one command line: `{"subscribe":{"types":[...],"events":[...]}}`.
+    /// True when a snapshot line of `camera`'s should go to a client with this subscription.
+    public func matches(camera: String?) -> Bool {
+        guard let cameras, let camera else { return true }
+        return cameras.contains(camera)
+    }
+
+    /// Parses one command line: `{"subscribe":{"types":[...],"events":[...],"cameras":[...]}}`.
     /// - Throws: a message for the client's `error` line.
     public static func parse(command line: [UInt8]) throws(CommandError) -> Subscription {
         struct Command: Decodable {
             struct Body: Decodable {
                 var types: [String]?
                 var events: [String]?
+                var cameras: [String]?
             }
             var subscribe: Body?
         }
@@ -112,6 +125,7 @@ public struct Subscription: Sendable, Hashable {
             }
             sub.events = Set(events)
         }
+        if let cameras = body.cameras { sub.cameras = Set(cameras) }
         return sub
     }
 }
@@ -166,6 +180,8 @@ public struct PresenceSnapshot: Sendable {
 public struct SourceState: Sendable, Equatable {
     /// The device path or file name (as in `device` events).
     public var device: String
+    /// `scand run`: the camera's name.
+    public var camera: String?
     /// The kind of the source's last `device` event (`started`, `stopped`, `runtimeError`, `disconnected`,
     /// …), or `starting` before the first one.
     public var state: String
@@ -174,7 +190,11 @@ public struct SourceState: Sendable, Equatable {
     public var framesRead: Int
     public var framesProcessed: Int
     public var framesDropped: Int
-    public init(device: String, state: String, live: Bool, framesRead: Int, framesProcessed: Int, framesDropped: Int) {
+    public init(
+        device: String, state: String, live: Bool, framesRead: Int, framesProcessed: Int, framesDropped: Int,
+        camera: String? = nil
+    ) {
+        self.camera = camera
         self.device = device
         self.state = state
         self.live = live
@@ -193,7 +213,7 @@ public protocol ServerStateProvider: AnyObject, Sendable {
 
 /// A snapshot line: a presence event as encoded in the stream, without `seq`, with `"snapshot":true`.
 struct SnapshotLine: Encodable {
-    var event = "appeared", type: String
+    var event = "appeared", camera: String?, type: String
     var value: String?, bytes: String?, faceID: Int?, trackID: Int?
     var sequenceSize: Int?, sequenceIndex: Int?
     var source: String, frame: Int, time: Double
@@ -203,6 +223,7 @@ struct SnapshotLine: Encodable {
     var snapshot = true
     var timestamp: Double
     init(_ p: PresenceEvent, timestamp: Double) {
+        camera = p.camera
         type = p.type.rawValue
         value = p.value
         bytes = p.payload.map(base64)

@@ -322,7 +322,8 @@ private final class ClientHandler: ChannelInboundHandler {
     private func poll() {
         let snapshot = server.snapshot()
         let now = wallClockSeconds()
-        let lines = ClientLines.snapshot(snapshot, types: subscription.types, timestamp: now)
+        let lines = ClientLines.snapshot(
+            snapshot, types: subscription.types, cameras: subscription.cameras, timestamp: now)
         for line in lines { control(line) }
         control(ClientLines.polled(present: lines.count, lastSeq: snapshot.seq, timestamp: now))
     }

@@ -10,20 +10,24 @@ extension DaemonPlan {
         var errors: [String] = []
         var warnings: [String] = []
         let fm = FileManager.default
-        if let input, input != "-" {
-            var isDirectory: ObjCBool = false
-            if !fm.fileExists(atPath: input, isDirectory: &isDirectory) {
-                errors.append("input '\(input)' does not exist")
-            } else if isDirectory.boolValue || !fm.isReadableFile(atPath: input) {
-                errors.append("input '\(input)' is not a readable file")
+        for camera in cameraPlans {
+            let whose = cameras.isEmpty ? "" : "camera '\(camera.name)': "
+            if let input = camera.input, input != "-" {
+                var isDirectory: ObjCBool = false
+                if !fm.fileExists(atPath: input, isDirectory: &isDirectory) {
+                    errors.append("\(whose)input '\(input)' does not exist")
+                } else if isDirectory.boolValue || !fm.isReadableFile(atPath: input) {
+                    errors.append("\(whose)input '\(input)' is not a readable file")
+                }
+            }
+            if let device = camera.device, !fm.fileExists(atPath: device) {
+                warnings.append(
+                    "\(whose)device '\(device)' does not exist now; scand run waits for it to appear (--fail-fast: exit at once)"
+                )
             }
         }
         if let httpTokenPath, !fm.isReadableFile(atPath: httpTokenPath) {
             errors.append("httpToken '\(httpTokenPath)' does not exist or cannot be read")
-        }
-        if let device, !fm.fileExists(atPath: device) {
-            warnings.append(
-                "device '\(device)' does not exist now; scand run waits for it to appear (--fail-fast: exit at once)")
         }
         if let socketPath {
             let directory = (socketPath as NSString).deletingLastPathComponent

@@ -85,11 +85,45 @@ extension DaemonPlan {
         return settings
     }
 
-    /// ``effectiveSettings`` as one JSON line, `{"effective":{…}}`, keys sorted.
+    /// Each camera's settings of a multi-camera run (none for a one-camera run), keyed like the config file:
+    /// the camera's source and pipeline settings, not the process's (outputs, logging, the run's end).
+    public var cameraSettings: [String: [String: SettingValue]] {
+        var all: [String: [String: SettingValue]] = [:]
+        for camera in cameras {
+            all[camera.name] = only(camera).effectiveSettings.filter { !Self.isProcessWide($0.key) }
+        }
+        return all
+    }
+
+    /// ``effectiveSettings`` and every camera's (`cameras.NAME.KEY`): what a reload compares.
+    public var allEffectiveSettings: [String: SettingValue] {
+        var all = effectiveSettings
+        for (name, settings) in cameraSettings {
+            for (key, value) in settings { all["\(Setting.cameras.key).\(name).\(key)"] = value }
+        }
+        return all
+    }
+
+    private static func isProcessWide(_ key: String) -> Bool {
+        ["socket.", "mqtt.", "http"].contains { key.hasPrefix($0) }
+            || [
+                Setting.stdout, .stdoutQueue, .logLevel, .exitAtEnd, .maxPixels, .socket, .mqtt,
+            ].contains { $0.key == key }
+    }
+
+    /// ``effectiveSettings`` as one JSON line, `{"effective":{…}}`, keys sorted; with several cameras, each
+    /// camera's settings too, `{"effective":{…},"cameras":{"door":{…},…}}`.
     public func effectiveSettingsJSON() throws -> String {
+        struct Line: Encodable {
+            var effective: [String: SettingValue]
+            var cameras: [String: [String: SettingValue]]?
+        }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(["effective": effectiveSettings]), as: UTF8.self)
+        let cameras = cameraSettings
+        return String(
+            decoding: try encoder.encode(
+                Line(effective: effectiveSettings, cameras: cameras.isEmpty ? nil : cameras)), as: UTF8.self)
     }
 }
 

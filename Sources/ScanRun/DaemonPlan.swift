@@ -63,6 +63,78 @@ public struct DaemonPlan: Sendable {
     public var httpMaxFps = DaemonHTTP.defaultMaxFps
     /// `--fail-fast` / `failFast`: an absent camera is an error at once instead of being waited for.
     public var failFast = false
+    /// `--camera NAME=SOURCE` / `cameras`: the cameras of a multi-camera run, each with its own settings
+    /// (empty: one camera, ``CameraPlan/defaultName``, from ``input``/``device``, ``capture`` and ``daemon``).
+    public var cameras: [CameraPlan] = []
+    /// `--stall-timeout` / `stallTimeout` for a pipe (a FIFO or stdin from a program): seconds without a frame
+    /// before it is reported stalled (`wasInterrupted`). A camera's is in ``capture``.
+    public var pipeStallTimeout = 2.0
+
+    /// The cameras to run: ``cameras``, or the one the top-level settings describe.
+    public var cameraPlans: [CameraPlan] {
+        if !cameras.isEmpty { return cameras }
+        return [
+            CameraPlan(
+                name: CameraPlan.defaultName, input: input, device: device, capture: capture, daemon: daemon,
+                deviceControls: deviceControls, pipeStallTimeout: pipeStallTimeout)
+        ]
+    }
+
+    /// Every camera's `metadataObjectTypes` (the banner's `types`).
+    public var allMetadataObjectTypes: Set<MetadataObjectType> {
+        cameraPlans.reduce(into: Set<MetadataObjectType>()) { $0.formUnion($1.daemon.output.metadataObjectTypes) }
+    }
+
+    /// The plan as if `camera` were its only camera (its source and pipeline settings in the top-level fields).
+    public func only(_ camera: CameraPlan) -> DaemonPlan {
+        var p = self
+        p.input = camera.input
+        p.device = camera.device
+        p.capture = camera.capture
+        p.daemon = camera.daemon
+        p.deviceControls = camera.deviceControls
+        p.pipeStallTimeout = camera.pipeStallTimeout
+        p.cameras = []
+        return p
+    }
 
     public init() {}
+}
+
+/// One camera of `scand run`: its name (the `camera` key of its events) and what it reads and runs. What its
+/// `cameras` entry does not set comes from the top level of the config file; the flags apply to every camera.
+public struct CameraPlan: Sendable {
+    /// The name of the camera of a run that names none (`--input`/`--device`).
+    public static let defaultName = "default"
+
+    /// Letters, digits, `-` and `_`, 1 to 64 of them (it goes into MQTT topics and URLs).
+    public var name: String
+    /// A file path, or "-" for Y4M on stdin (exclusive with ``device``).
+    public var input: String?
+    /// The input path with its exact bytes, when it came from argv (a name that is not UTF-8).
+    public var inputPath: InputPath?
+    /// A V4L2 node or by-id name.
+    public var device: String?
+    /// The camera's settings (with ``device``).
+    public var capture: CaptureConfiguration?
+    /// The pipeline: detectors, presence, pacing, loop.
+    public var daemon: DaemonConfiguration
+    public var deviceControls: ControlConfiguration
+    /// Seconds without a frame before a pipe source is reported stalled.
+    public var pipeStallTimeout: Double
+
+    public init(
+        name: String, input: String? = nil, device: String? = nil, capture: CaptureConfiguration? = nil,
+        daemon: DaemonConfiguration = DaemonConfiguration(),
+        deviceControls: ControlConfiguration = ControlConfiguration(),
+        pipeStallTimeout: Double = 2
+    ) {
+        self.pipeStallTimeout = pipeStallTimeout
+        self.name = name
+        self.input = input
+        self.device = device
+        self.capture = capture
+        self.daemon = daemon
+        self.deviceControls = deviceControls
+    }
 }

@@ -64,10 +64,17 @@ public enum DaemonRunner {
         // OpenCV's own size cap is an environment variable it reads once; set it before any decoding
         // (no other thread exists yet).
         ImageDecoder.prepareCodecsPlugin(limits: plan.limits)
-        let camera = makeCamera(plan, failFast: options.failFast, logger: logger)
-        let source = try openSource(plan, camera: camera, inputPath: options.inputPath, logger: logger)
+        var cameras: [DaemonAssembly.Camera] = []
+        for var camera in plan.cameraPlans {
+            if plan.cameras.isEmpty { camera.inputPath = options.inputPath }
+            var cameraLogger = logger
+            if !plan.cameras.isEmpty { cameraLogger[metadataKey: "camera"] = "\(camera.name)" }
+            let session = makeCamera(camera, failFast: options.failFast, logger: cameraLogger)
+            let source = try openSource(camera, plan: plan, session: session, logger: logger)
+            cameras.append(DaemonAssembly.Camera(plan: camera, source: source, session: session))
+        }
         let assembly = try DaemonAssembly(
-            plan: plan, options: options, source: source, camera: camera, hangups: hangups, logger: logger)
+            plan: plan, options: options, cameras: cameras, hangups: hangups, logger: logger)
         try await assembly.run()
     }
 
@@ -80,9 +87,9 @@ public enum DaemonRunner {
         }
     }
 
-    /// The camera session `--device` asks for (not started yet): a camera that is not there yet (boot, USB
-    /// re-enumeration) is waited for, unless `failFast`.
-    private static func makeCamera(_ plan: DaemonPlan, failFast: Bool, logger: Logger) -> CaptureSession? {
+    /// The camera session a camera's device asks for (not started yet): a camera that is not there yet (boot,
+    /// USB re-enumeration) is waited for, unless `failFast`.
+    private static func makeCamera(_ plan: CameraPlan, failFast: Bool, logger: Logger) -> CaptureSession? {
         plan.capture.map { configuration -> CaptureSession in
             var c = configuration
             c.waitForDevice = !failFast
@@ -98,12 +105,12 @@ public enum DaemonRunner {
         }
     }
 
-    /// ``makeSource(_:camera:inputPath:)``, its errors as ``DaemonRunError``: a usage error, or exit 1 logged.
+    /// ``makeSource(_:limits:session:)``, its errors as ``DaemonRunError``: a usage error, or exit 1 logged.
     private static func openSource(
-        _ plan: DaemonPlan, camera: CaptureSession?, inputPath: InputPath?, logger: Logger
+        _ camera: CameraPlan, plan: DaemonPlan, session: CaptureSession?, logger: Logger
     ) throws -> DaemonSource {
         do {
-            return try makeSource(plan, camera: camera, inputPath: inputPath)
+            return try makeSource(camera, limits: plan.limits, session: session)
         } catch let error as ScanError {
             if case .invalidArgument(let m) = error { throw DaemonRunError.usage(m) }
             logger.critical("\(error)")
@@ -113,7 +120,7 @@ public enum DaemonRunner {
 
     /// The services beside the pipeline: the socket server, HTTP and MQTT, and the systemd watchdog.
     static func otherServices(
-        _ outputs: Outputs, mqtt: MQTTService?, daemon: Daemon, notifier: SystemdNotifier, logger: Logger
+        _ outputs: Outputs, mqtt: MQTTService?, cameras: CameraSet, notifier: SystemdNotifier, logger: Logger
     ) -> [any Service] {
         var others: [any Service] = []
         if let server = outputs.server {
@@ -121,7 +128,7 @@ public enum DaemonRunner {
         }
         if let http = outputs.http { others.append(http) }
         if let mqtt { others.append(mqtt) }
-        if let watchdog = WatchdogService(daemon: daemon, notifier: notifier, logger: logger) {
+        if let watchdog = WatchdogService(cameras: cameras, notifier: notifier, logger: logger) {
             others.append(watchdog)
         }
         return others
@@ -143,19 +150,19 @@ public enum DaemonRunner {
         }
     }
 
-    /// Opens the socket (`daemon` answers its clients' snapshots), then makes the MQTT client (its connection
+    /// Opens the socket (`cameras` answer its clients' snapshots), then makes the MQTT client (its connection
     /// changes published on `bus`) and the HTTP server (its event hub subscribed to `bus`).
     /// - Throws: ``DaemonRunError`` (a usage error for the HTTP or MQTT settings, exit 1 when the socket
     ///   cannot be opened), the socket abandoned.
     static func makeOutputs(
-        _ plan: DaemonPlan, bus: EventFanOut, daemon: Daemon, banner: ServerBanner, metrics: ScandMetrics?,
+        _ plan: DaemonPlan, bus: EventFanOut, cameras: CameraSet, banner: ServerBanner, metrics: ScandMetrics?,
         logger: Logger
     ) throws -> Outputs {
         var outputs = Outputs()
         do {
             let opened = try DaemonSocket.open(
                 path: plan.socketPath, group: plan.socketGroup, configuration: plan.server,
-                banner: banner, state: daemon, logger: logger)
+                banner: banner, state: cameras, logger: logger)
             outputs.server = opened?.server
             outputs.ownedSocket = opened?.ownedSocket
         } catch let error as ScanError {
@@ -177,10 +184,10 @@ public enum DaemonRunner {
             if let httpConfiguration, let metrics {
                 let http = DaemonHTTP.makeServer(
                     configuration: httpConfiguration, maxFps: plan.httpMaxFps, banner: banner, metrics: metrics,
-                    state: daemon, frames: daemon.frameOutput,
-                    setRectOfInterest: { [weak daemon] rect in
-                        guard let daemon else { throw ScanError.invalidArgument("the pipeline is not running") }
-                        try daemon.setRectOfInterest(rect, origin: "http")
+                    state: cameras, frames: cameras.frameOutput,
+                    setRectOfInterest: { [weak cameras] rect in
+                        guard let cameras else { throw ScanError.invalidArgument("the pipeline is not running") }
+                        try cameras.setRectOfInterest(rect, origin: "http")
                     },
                     socket: outputs.server, mqtt: outputs.mqtt, logger: logger)
                 _ = bus.subscribe(http.events)
@@ -193,87 +200,34 @@ public enum DaemonRunner {
         return outputs
     }
 
-    /// The frame source: the camera session, or the file (or stdin) replayed.
-    private static func makeSource(_ plan: DaemonPlan, camera: CaptureSession?, inputPath: InputPath?) throws
+    /// A camera's frame source: its camera session, or its file (or stdin) replayed.
+    private static func makeSource(_ plan: CameraPlan, limits: DecoderLimits, session: CaptureSession?) throws
         -> DaemonSource
     {
-        if let camera { return openDeviceSource(camera) }
+        if let session { return openDeviceSource(session) }
         guard let input = plan.input else {
             throw ScanError.invalidArgument("no source: give --input FILE (or '-') or --device PATH")
         }
         if plan.daemon.loop && input == "-" { throw ScanError.invalidArgument("--loop cannot repeat stdin") }
-        let path = inputPath ?? (input == "-" ? InputPath.standardInput : InputPath(input))
-        let limits = plan.limits
-        return DaemonSource(name: path.displayName, canReopen: !path.isStandardInput) {
+        let path = plan.inputPath ?? (input == "-" ? InputPath.standardInput : InputPath(input))
+        let stallTimeout = isPipe(path) ? plan.pipeStallTimeout : nil
+        var source = DaemonSource(name: path.displayName, canReopen: !path.isStandardInput) {
             try openFileSource(path: path, limits: limits)
         }
+        source.stallTimeout = stallTimeout
+        return source
     }
 
-    /// SIGHUP: re-reads the config file and applies what can change while running.
-    static func reload(
-        daemon: Daemon, server: SocketServer?, camera: CaptureSession?, current: inout DaemonPlan,
-        options: DaemonRunOptions, logger: Logger
-    ) {
-        guard let config = options.configPath else {
-            logger.notice("SIGHUP: no --config file to reload")
-            return
-        }
-        do {
-            let next = try options.replan()
-            try daemon.reload(next.daemon)
-            let before = current.effectiveSettings
-            let changed = next.effectiveSettings.filter { before[$0.key] != $0.value }
-            if next.daemon.output.metadataObjectTypes != current.daemon.output.metadataObjectTypes {
-                server?.updateBanner(
-                    ServerBanner(version: options.version, types: next.daemon.output.metadataObjectTypes.sorted()))
+    /// True for a FIFO or a socket (stdin from another program, a named pipe): a writer that may stop sending.
+    static func isPipe(_ path: InputPath) -> Bool {
+        var st = stat()
+        let rc =
+            path.isStandardInput
+            ? fstat(0, &st)
+            : (path.bytes + [0]).withUnsafeBufferPointer { p in
+                p.withMemoryRebound(to: CChar.self) { stat($0.baseAddress!, &st) }
             }
-            var needsRestart: [String] = []
-            if next.input != current.input || next.device != current.device { needsRestart.append("input/device") }
-            if next.socketPath != current.socketPath || next.socketGroup != current.socketGroup {
-                needsRestart.append("socket")
-            }
-            if next.stdout != current.stdout { needsRestart.append("stdout") }
-            if next.server != current.server { needsRestart.append("socket client limits") }
-            if next.daemon.pacing != current.daemon.pacing || next.daemon.loop != current.daemon.loop {
-                needsRestart.append("pacing/loop")
-            }
-            if next.logLevel != current.logLevel { needsRestart.append(Setting.logLevel.key) }
-            if changed.keys.contains(where: { $0.hasPrefix("mqtt.") || $0.hasPrefix("http") }) {
-                needsRestart.append("mqtt/http")
-            }
-            if next.capture != current.capture, let camera, let wanted = next.capture,
-                wanted.device == current.capture?.device
-            {
-                // The running session takes the new preset, size, rate and stall timeout with one restart of
-                // streaming (commitConfiguration); a device that does not offer them keeps the old ones.
-                var staged = wanted
-                staged.waitForDevice = !options.failFast
-                camera.beginConfiguration()
-                camera.configuration = staged
-                do {
-                    try camera.commitConfiguration()
-                    current.capture = wanted
-                    logger.notice("SIGHUP: camera settings applied", metadata: ["device": "\(wanted.device)"])
-                } catch {
-                    logger.error("SIGHUP: camera settings not applied, keeping the running ones: \(error)")
-                }
-            }
-            if !needsRestart.isEmpty {
-                logger.warning(
-                    "SIGHUP: these settings take effect only after a restart: \(needsRestart.joined(separator: ", "))")
-            }
-            current.daemon = next.daemon
-            current.exitAtEnd = next.exitAtEnd
-            logger.notice(
-                "SIGHUP: configuration reloaded",
-                metadata: ["config": "\(config)", "changed": "\(changed.keys.sorted().joined(separator: ","))"])
-            // Every client learns that the settings changed, and which (the `configuration` event).
-            daemon.events.emit([
-                .configuration(ConfigurationEvent(reloaded: config, changed: changed, needsRestart: needsRestart))
-            ])
-        } catch {
-            logger.error("SIGHUP: configuration not reloaded, keeping the running one: \(error)")
-        }
+        return rc == 0 && [S_IFIFO, S_IFSOCK].contains(st.st_mode & S_IFMT)
     }
 }
 
@@ -281,9 +235,10 @@ public enum DaemonRunner {
 actor RunControl {
     private var plan: DaemonPlan
     private let options: DaemonRunOptions
-    private let daemon: Daemon
+    private let cameras: CameraSet
     private let server: SocketServer?
-    private let camera: CaptureSession?
+    /// The camera sessions of the cameras that read a device, by camera name.
+    private let sessions: [String: CaptureSession]
     private let notifier: SystemdNotifier
     private let logger: Logger
     /// An MQTT broker is served too (it keeps being served when stdout fails).
@@ -294,14 +249,15 @@ actor RunControl {
     private let rawPrinted: (@Sendable () -> Int)?
 
     init(
-        plan: DaemonPlan, options: DaemonRunOptions, daemon: Daemon, server: SocketServer?, camera: CaptureSession?,
+        plan: DaemonPlan, options: DaemonRunOptions, cameras: CameraSet, server: SocketServer?,
+        sessions: [String: CaptureSession],
         notifier: SystemdNotifier, logger: Logger, mqtt: Bool = false, rawPrinted: (@Sendable () -> Int)? = nil
     ) {
         self.plan = plan
         self.options = options
-        self.daemon = daemon
+        self.cameras = cameras
         self.server = server
-        self.camera = camera
+        self.sessions = sessions
         self.notifier = notifier
         self.logger = logger
         self.mqtt = mqtt
@@ -313,7 +269,7 @@ actor RunControl {
         case .reload:
             notifier.notify("RELOADING=1")
             DaemonRunner.reload(
-                daemon: daemon, server: server, camera: camera, current: &plan, options: options, logger: logger)
+                cameras: cameras, server: server, sessions: sessions, current: &plan, options: options, logger: logger)
             notifier.notify("READY=1")
             return .keepRunning
         case .ended(.outputClosed):
@@ -323,7 +279,7 @@ actor RunControl {
             // A full disk or an I/O error: never a success. The other sinks are told and keep being
             // served; with no other sink there is nothing left to do.
             logger.error("\(message)")
-            daemon.outputFailed(output: "stdout", reason: message)
+            cameras.outputFailed(output: "stdout", reason: message)
             status = ExitStatus.failure
             if server == nil && !mqtt { return .stop }
             notifier.notify("STATUS=stdout failed: \(message); serving the socket")

@@ -21,7 +21,11 @@ struct CaptureOptions: ParsableArguments {
     var stallTimeout: Double?
 
     /// Whether any camera setting was given.
-    var anyGiven: Bool { preset != nil || size != nil || fps != nil || stallTimeout != nil }
+    var anyGiven: Bool { anyFormatGiven || stallTimeout != nil }
+
+    /// Whether a setting of the camera's format (preset, size, rate) was given: these need a device, where
+    /// the stall timeout applies to a pipe too.
+    var anyFormatGiven: Bool { preset != nil || size != nil || fps != nil }
 
     func validate() throws {
         if preset != nil && size != nil { throw ValidationError("give --preset or --size, not both") }

@@ -79,7 +79,7 @@ struct RunCommand: AsyncParsableCommand {
         // Here, not in run(): a usage error then names 'scand run' and its usage.
         let r: Resolved
         do { r = try resolve() } catch let error as ScanError { throw ValidationError(error.description) }
-        if r.input == nil && r.device == nil {
+        if r.input == nil && r.device == nil && r.cameras.isEmpty {
             throw ValidationError(
                 "no source: give --input FILE (or '-') or --device PATH (or \"input\"/\"device\" in --config)")
         }
@@ -99,6 +99,29 @@ struct RunCommand: AsyncParsableCommand {
     func resolve(configPath: String? = nil) throws -> Resolved {
         let path = configPath ?? config
         let file = try path.map { try DaemonConfigFile.load(path: $0) } ?? DaemonConfigFile()
+        let cameraFiles = try cameraSettings(file: file, path: path)
+        if cameraFiles.isEmpty { return try resolve(file: file, path: path) }
+        var r = try resolve(file: file, path: path, cameras: true)
+        r.cameras = try cameraFiles.map { name, settings in
+            let one = try resolve(file: settings, path: path)
+            return CameraPlan(
+                name: name, input: one.input, device: one.device, capture: one.capture, daemon: one.daemon,
+                deviceControls: one.deviceControls, pipeStallTimeout: one.pipeStallTimeout)
+        }
+        // A run of files ends at their end; one with a camera runs until stopped.
+        r.exitAtEnd = exitAtEnd(file: file, files: r.cameras.allSatisfy { $0.device == nil })
+        return r
+    }
+
+    /// Whether the run ends at the input's end: the flags, else the file, else when every source is a file.
+    private func exitAtEnd(file: DaemonConfigFile, files: Bool) -> Bool {
+        let keepRunning = sources.keepRunning || (sources.exitAtEnd == nil && file.keepRunning == true)
+        return keepRunning ? false : (sources.exitAtEnd ?? file.exitAtEnd ?? files)
+    }
+
+    /// Merges `file` (the config file's top level, or one camera's settings) and the flags.
+    /// - Parameter cameras: the top level of a multi-camera run (its cameras are resolved apart).
+    private func resolve(file: DaemonConfigFile, path: String?, cameras: Bool = false) throws -> Resolved {
         var r = Resolved()
         r.input = input ?? (device == nil ? file.input : nil)
         r.device = device ?? (input == nil ? file.device : nil)
@@ -131,9 +154,9 @@ struct RunCommand: AsyncParsableCommand {
             {
                 throw ScanError.invalidArgument(e.message)
             }
-        } else if capture.anyGiven {
+        } else if capture.anyFormatGiven && !cameras {
             throw ScanError.invalidArgument(
-                "--preset, --size, --fps and --stall-timeout need --device (or \"device\" in the config file)")
+                "--preset, --size and --fps need --device (or \"device\" in the config file)")
         }
 
         do {
@@ -154,12 +177,15 @@ struct RunCommand: AsyncParsableCommand {
         r.daemon.pacing = sources.pacing ?? file.pacing ?? true
         r.daemon.loop = sources.loop ?? file.loop ?? false
         // A file or stdin ends the run at its end unless told to keep serving; a camera runs until stopped.
-        let keepRunning = sources.keepRunning || (sources.exitAtEnd == nil && file.keepRunning == true)
-        r.exitAtEnd = keepRunning ? false : (sources.exitAtEnd ?? file.exitAtEnd ?? (r.device == nil))
+        r.exitAtEnd = exitAtEnd(file: file, files: r.device == nil)
         if let level = logging.logLevel {
             r.logLevel = level
         } else if let text = file.logLevel, let level = Logger.Level(rawValue: text) {
             r.logLevel = level
+        }
+        if let t = capture.stallTimeout ?? file.stallTimeout {
+            try checked(.stallTimeout, t)
+            r.pipeStallTimeout = t
         }
         r.mqtt = try mqtt.configuration(file: file.mqtt, device: r.device ?? r.input ?? "-")
         r.failFast = sources.failFast || file.failFast == true
@@ -276,6 +302,9 @@ struct RunSourceOptions: ParsableArguments {
 
     @Option(name: .setting(.device), help: .setting(.device))
     var device: String?
+
+    @Option(name: .setting(.cameras), help: .setting(.cameras))
+    var camera: [String] = []
 
     @Flag(name: .setting(.pacing), inversion: .prefixedNo, help: .setting(.pacing))
     var pacing: Bool?

@@ -17,6 +17,20 @@ import ScanOutput
         #expect(all.matches(event("metadata", [])) && all.matches(event("device", [])))
     }
 
+    @Test func cameraFilterKeepsThoseCamerasAndTheProcesssOwnEvents() throws {
+        let s = try Subscription.parse(command: Array(#"{"subscribe":{"cameras":["door"],"types":["qr"]}}"#.utf8))
+        #expect(s.cameras == ["door"] && s.types == [.qr])
+        func on(_ camera: String?, _ name: String = "appeared") -> EncodedEvent {
+            EncodedEvent(name: name, objectTypes: [.qr], line: Array("{}\n".utf8), seq: 1, camera: camera)
+        }
+        #expect(s.matches(on("door")) && !s.matches(on("plate")))
+        #expect(s.matches(on(nil, "device")), "an output's failure names no camera: every client gets it")
+        #expect(s.matches(camera: "door") && !s.matches(camera: "plate") && s.matches(camera: nil))
+        #expect(Subscription().matches(on("plate")))
+        let line = String(decoding: ClientLines.subscribed(s), as: UTF8.self)
+        #expect(line.contains(#""cameras":["door"]"#), "\(line)")
+    }
+
     @Test func typeFilterPassesDeviceEventsAndMixedFrames() throws {
         let s = try Subscription.parse(command: Array(#"{"subscribe":{"types":["qr"]}}"#.utf8))
         #expect(s.matches(event("device", [])))

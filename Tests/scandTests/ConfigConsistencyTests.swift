@@ -27,6 +27,8 @@ struct ConfigConsistencyTests {
     /// MQTT groups inside their objects without the group's prefix, the group's own flag as a plain value.
     static func key(for flag: String) -> [String] {
         if ["socket", "presence", "mqtt"].contains(flag) { return [flag] }
+        // `--camera NAME=SOURCE` (repeatable) is one entry of the `cameras` object.
+        if flag == "camera" { return ["cameras"] }
         if flag.hasPrefix("mqtt-") { return ["mqtt", camel(flag.dropFirst(5))] }
         if flag == "socket-group" { return ["socket", "group"] }
         if flag == "presence-by" { return ["presence", "by"] }
