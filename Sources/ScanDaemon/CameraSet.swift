@@ -23,14 +23,23 @@ public final class CameraSet: Sendable {
         }
     }
 
-    /// The cameras' pipelines, in the order given.
-    public let daemons: [Daemon]
+    /// The cameras' pipelines, in the order they were started.
+    public var daemons: [Daemon] { state.withLock { $0.cameras.map(\.daemon) } }
     /// The bus every camera publishes on.
     public let bus: EventFanOut
     private let logger: Logger
     private let onEnd: @Sendable (DaemonEnd) -> Void
-    /// How each camera's pipeline ended, by index; `reported`: the set's end was passed on.
-    private let ends: Locked<(byCamera: [Int: DaemonEnd], reported: Bool)>
+    private let identifiers = TrackIdentifiers()
+    private let frameObserver: Daemon.FrameObserver?
+
+    private struct State {
+        var cameras: [(name: String, daemon: Daemon)] = []
+        /// How each running camera's pipeline ended, by name.
+        var ends: [String: DaemonEnd] = [:]
+        /// The set's end was passed on.
+        var reported = false
+    }
+    private let state = Locked(State())
 
     /// - Parameters:
     ///   - frameObserver: sees the first camera's processed frames (the HTTP server's metrics and preview).
@@ -41,49 +50,47 @@ public final class CameraSet: Sendable {
         onEnd: @escaping @Sendable (DaemonEnd) -> Void
     ) {
         precondition(!members.isEmpty, "a run has at least one camera")
-        let ends = Locked<(byCamera: [Int: DaemonEnd], reported: Bool)>(([:], false))
-        let identifiers = TrackIdentifiers()
-        let count = members.count
-        let names = members.map(\.name)
-        daemons = members.enumerated().map { index, member in
-            var cameraLogger = logger
-            cameraLogger[metadataKey: "camera"] = "\(member.name)"
-            return Daemon(
-                configuration: member.configuration, source: member.source, bus: bus,
-                frameObserver: index == 0 ? frameObserver : nil, camera: member.name, identifiers: identifiers,
-                closesBus: false, logger: cameraLogger,
-                onEnd: { end in
-                    CameraSet.record(end, of: index, names: names, count: count, in: ends, logger: logger, onEnd: onEnd)
-                })
-        }
         self.bus = bus
         self.logger = logger
         self.onEnd = onEnd
-        self.ends = ends
+        self.frameObserver = frameObserver
+        let made = members.enumerated().map { index, member in
+            (member.name, makeDaemon(member, observed: index == 0))
+        }
+        state.withLock { $0.cameras = made }
     }
 
-    /// Records camera `index`'s end and passes the set's end on once (see ``init(members:bus:frameObserver:logger:onEnd:)``).
-    private static func record(
-        _ end: DaemonEnd, of index: Int, names: [String], count: Int,
-        in ends: Locked<(byCamera: [Int: DaemonEnd], reported: Bool)>, logger: Logger,
-        onEnd: @Sendable (DaemonEnd) -> Void
-    ) {
-        let decided = ends.withLock { state -> DaemonEnd? in
-            state.byCamera[index] = end
-            guard !state.reported else { return nil }
-            if end == .outputClosed || state.byCamera.count == count {
+    private func makeDaemon(_ member: Member, observed: Bool) -> Daemon {
+        var cameraLogger = logger
+        cameraLogger[metadataKey: "camera"] = "\(member.name)"
+        let name = member.name
+        return Daemon(
+            configuration: member.configuration, source: member.source, bus: bus,
+            frameObserver: observed ? frameObserver : nil, camera: name, identifiers: identifiers,
+            closesBus: false, logger: cameraLogger,
+            onEnd: { [weak self] end in self?.record(end, of: name) })
+    }
+
+    /// Records camera `name`'s end and passes the set's end on once (see
+    /// ``init(members:bus:frameObserver:logger:onEnd:)``); the end of a camera a reload removed is its own.
+    private func record(_ end: DaemonEnd, of name: String) {
+        let (decided, running) = state.withLock { state -> (DaemonEnd?, Int?) in
+            guard state.cameras.contains(where: { $0.name == name }) else { return (nil, nil) }
+            state.ends[name] = end
+            let running = state.cameras.count - state.ends.count
+            guard !state.reported else { return (nil, running) }
+            if end == .outputClosed || running == 0 {
                 state.reported = true
-                return end == .outputClosed ? end : worst(Array(state.byCamera.values))
+                return (end == .outputClosed ? end : Self.worst(Array(state.ends.values)), running)
             }
-            return nil
+            return (nil, running)
         }
         if let decided {
             onEnd(decided)
-        } else if count > 1, end != .stopped {
-            let running = ends.withLock { count - $0.byCamera.count }
+        } else if let running, end != .stopped {
             logger.notice(
                 "camera's pipeline ended; \(running) camera(s) still running",
-                metadata: ["camera": "\(names[index])", "end": "\(end)"])
+                metadata: ["camera": "\(name)", "end": "\(end)"])
         }
     }
 
@@ -100,7 +107,7 @@ public final class CameraSet: Sendable {
     }
 
     /// The cameras' names, in order.
-    public var names: [String] { daemons.compactMap(\.camera) }
+    public var names: [String] { state.withLock { $0.cameras.map(\.name) } }
 
     /// The camera named `name`.
     public func daemon(named name: String) -> Daemon? { daemons.first { $0.camera == name } }
@@ -108,15 +115,42 @@ public final class CameraSet: Sendable {
     /// Starts every camera (each opens its source); when one cannot start, the ones started are stopped and
     /// its error is thrown.
     public func start() throws {
-        for (i, daemon) in daemons.enumerated() {
+        let all = daemons
+        for (i, daemon) in all.enumerated() {
             do {
                 try daemon.start()
             } catch {
-                for started in daemons[..<i] { started.stop() }
+                for started in all[..<i] { started.stop() }
                 bus.close()
                 throw error
             }
         }
+    }
+
+    /// Adds a camera while the others run (a reload): its pipeline starts at once, drawing its identifiers
+    /// from the run's sequences. A camera of that name is replaced: it stops first (`lost` for what it saw,
+    /// `device stopped`), as ``remove(_:)`` does.
+    /// - Throws: when the new camera cannot start (its source cannot be opened); a camera it was to replace
+    ///   is stopped all the same.
+    public func add(_ member: Member) throws {
+        remove(member.name)
+        let daemon = makeDaemon(member, observed: false)
+        try daemon.start()
+        state.withLock { $0.cameras.append((member.name, daemon)) }
+        logger.notice("camera started", metadata: ["camera": "\(member.name)", "source": "\(member.source.name)"])
+    }
+
+    /// Stops and removes the camera named `name` (a reload): it reports `lost` for what it still sees and
+    /// `device stopped`; the other cameras go on. Nothing happens for a name not running.
+    public func remove(_ name: String) {
+        let removed = state.withLock { state -> Daemon? in
+            guard let i = state.cameras.firstIndex(where: { $0.name == name }) else { return nil }
+            state.ends[name] = nil
+            return state.cameras.remove(at: i).daemon
+        }
+        guard let removed else { return }
+        removed.stop()
+        logger.notice("camera stopped", metadata: ["camera": "\(name)"])
     }
 
     /// Stops every camera (each reports `lost` for what it still sees and `device stopped`), then closes the

@@ -8,7 +8,7 @@ extension DaemonRunner {
     /// SIGHUP: re-reads the config file and applies what can change while running, camera by camera (a
     /// camera keeps its tracks, faceIDs and presence); what cannot change without a restart is named.
     static func reload(
-        cameras: CameraSet, server: SocketServer?, sessions: [String: CaptureSession], current: inout DaemonPlan,
+        cameras: CameraSet, server: SocketServer?, sessions: inout [String: CaptureSession], current: inout DaemonPlan,
         options: DaemonRunOptions, logger: Logger
     ) {
         guard let config = options.configPath else {
@@ -26,28 +26,9 @@ extension DaemonRunner {
                     ServerBanner(version: options.version, types: next.allMetadataObjectTypes.sorted()))
             }
             var needsRestart = processSettingsNeedingRestart(next: next, current: current, changed: changed)
-            var updated: [CameraPlan] = []
-            for var camera in current.cameraPlans {
-                guard let wanted = nextCameras[camera.name] else {
-                    updated.append(camera)
-                    continue
-                }
-                let prefix = current.cameras.isEmpty ? "" : "cameras.\(camera.name): "
-                if wanted.input != camera.input || wanted.device != camera.device {
-                    needsRestart.append(prefix + "input/device")
-                }
-                if wanted.daemon.pacing != camera.daemon.pacing || wanted.daemon.loop != camera.daemon.loop {
-                    needsRestart.append(prefix + "pacing/loop")
-                }
-                if let session = sessions[camera.name] {
-                    applyCapture(wanted.capture, to: session, camera: &camera, options: options, logger: logger)
-                }
-                camera.daemon = wanted.daemon
-                updated.append(camera)
-            }
-            if Set(next.cameraPlans.map(\.name)) != Set(current.cameraPlans.map(\.name)) {
-                needsRestart.append("cameras (added or removed)")
-            }
+            let updated = reloadCameras(
+                next: next, current: current, cameras: cameras, sessions: &sessions, needsRestart: &needsRestart,
+                options: options, logger: logger)
             if !needsRestart.isEmpty {
                 logger.warning(
                     "SIGHUP: these settings take effect only after a restart: \(needsRestart.joined(separator: ", "))")
@@ -68,6 +49,76 @@ extension DaemonRunner {
             ])
         } catch {
             logger.error("SIGHUP: configuration not reloaded, keeping the running one: \(error)")
+        }
+    }
+
+    /// Each camera's part of a reload: with `cameras` before and after, cameras come and go with the file (a
+    /// camera given another source, or pacing or loop, starts again alone); a one-camera run keeps its one
+    /// camera until restarted. Every camera kept takes its new capture and pipeline settings.
+    /// - Returns: the cameras now running, with their plans.
+    private static func reloadCameras(
+        next: DaemonPlan, current: DaemonPlan, cameras: CameraSet, sessions: inout [String: CaptureSession],
+        needsRestart: inout [String], options: DaemonRunOptions, logger: Logger
+    ) -> [CameraPlan] {
+        let nextCameras = Dictionary(next.cameraPlans.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        let multi = !current.cameras.isEmpty && !next.cameras.isEmpty
+        var updated: [CameraPlan] = []
+        for var camera in current.cameraPlans {
+            guard let wanted = nextCameras[camera.name] else {
+                if multi {
+                    cameras.remove(camera.name)
+                    sessions[camera.name] = nil
+                } else {
+                    updated.append(camera)
+                }
+                continue
+            }
+            let restart =
+                wanted.input != camera.input || wanted.device != camera.device
+                || wanted.daemon.pacing != camera.daemon.pacing || wanted.daemon.loop != camera.daemon.loop
+            if restart && multi {
+                let started = startCamera(
+                    wanted, in: cameras, run: next, sessions: &sessions, options: options, logger: logger)
+                updated.append(started ? wanted : camera)
+                continue
+            }
+            if restart { needsRestart.append("input/device, pacing/loop") }
+            if let session = sessions[camera.name] {
+                applyCapture(wanted.capture, to: session, camera: &camera, options: options, logger: logger)
+            }
+            camera.daemon = wanted.daemon
+            updated.append(camera)
+        }
+        if multi {
+            for wanted in next.cameraPlans where !current.cameraPlans.contains(where: { $0.name == wanted.name }) {
+                if startCamera(wanted, in: cameras, run: next, sessions: &sessions, options: options, logger: logger) {
+                    updated.append(wanted)
+                }
+            }
+        } else if Set(next.cameraPlans.map(\.name)) != Set(current.cameraPlans.map(\.name)) {
+            needsRestart.append("cameras (a run started with --input/--device, or with cameras, keeps that form)")
+        }
+        return updated
+    }
+
+    /// Starts camera `plan` beside the running ones (a reload added it, or gave it another source); false when
+    /// it cannot start (logged; a camera of that name was stopped all the same).
+    private static func startCamera(
+        _ plan: CameraPlan, in cameras: CameraSet, run: DaemonPlan, sessions: inout [String: CaptureSession],
+        options: DaemonRunOptions, logger: Logger
+    ) -> Bool {
+        var cameraLogger = logger
+        cameraLogger[metadataKey: "camera"] = "\(plan.name)"
+        let session = makeCamera(plan, failFast: options.failFast, logger: cameraLogger)
+        do {
+            let source = try openSource(plan, plan: run, session: session, logger: logger)
+            try cameras.add(CameraSet.Member(name: plan.name, configuration: plan.daemon, source: source))
+            sessions[plan.name] = session
+            return true
+        } catch {
+            sessions[plan.name] = nil
+            logger.error("SIGHUP: camera '\(plan.name)' not started: \(error)")
+            return false
         }
     }
 

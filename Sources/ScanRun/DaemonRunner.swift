@@ -89,7 +89,7 @@ public enum DaemonRunner {
 
     /// The camera session a camera's device asks for (not started yet): a camera that is not there yet (boot,
     /// USB re-enumeration) is waited for, unless `failFast`.
-    private static func makeCamera(_ plan: CameraPlan, failFast: Bool, logger: Logger) -> CaptureSession? {
+    static func makeCamera(_ plan: CameraPlan, failFast: Bool, logger: Logger) -> CaptureSession? {
         plan.capture.map { configuration -> CaptureSession in
             var c = configuration
             c.waitForDevice = !failFast
@@ -106,7 +106,7 @@ public enum DaemonRunner {
     }
 
     /// ``makeSource(_:limits:session:)``, its errors as ``DaemonRunError``: a usage error, or exit 1 logged.
-    private static func openSource(
+    static func openSource(
         _ camera: CameraPlan, plan: DaemonPlan, session: CaptureSession?, logger: Logger
     ) throws -> DaemonSource {
         do {
@@ -237,8 +237,8 @@ actor RunControl {
     private let options: DaemonRunOptions
     private let cameras: CameraSet
     private let server: SocketServer?
-    /// The camera sessions of the cameras that read a device, by camera name.
-    private let sessions: [String: CaptureSession]
+    /// The camera sessions of the cameras that read a device, by camera name (a reload adds and removes).
+    private var sessions: [String: CaptureSession]
     private let notifier: SystemdNotifier
     private let logger: Logger
     /// An MQTT broker is served too (it keeps being served when stdout fails).
@@ -269,7 +269,7 @@ actor RunControl {
         case .reload:
             notifier.notify("RELOADING=1")
             DaemonRunner.reload(
-                cameras: cameras, server: server, sessions: sessions, current: &plan, options: options, logger: logger)
+                cameras: cameras, server: server, sessions: &sessions, current: &plan, options: options, logger: logger)
             notifier.notify("READY=1")
             return .keepRunning
         case .ended(.outputClosed):

@@ -119,6 +119,50 @@ import Testing
         #expect(pipeFrames.count > 20 && clipTotal.count > 20)
     }
 
+    @Test func sighupAddsAndRemovesCamerasAndTheUntouchedCameraKeepsItsFaceID() throws {
+        let dir = DaemonPaths.tempDir("multicam-hup")
+        defer { DaemonPaths.remove(dir) }
+        let config = dir + "/scand.json"
+        let steady = DaemonPaths.root + "/Tests/Fixtures/generated/faces/steady.y4m"  // 8 s, two faces throughout
+        let kiosk = DaemonPaths.kiosk
+        func write(_ cameras: String) throws {
+            try #"{"stdout": true, "metadata": true, "types": ["qr", "ean13", "face"], "cameras": {\#(cameras)}}"#
+                .write(toFile: config, atomically: true, encoding: .utf8)
+        }
+        try write(#""steady": {"input": "\#(steady)"}, "old": {"input": "\#(kiosk)"}"#)
+        let d = try DaemonProcess(["run", "--config", config, "--log-level", "notice"], dir: dir)
+        #expect(d.waitReady())
+        #expect(daemonEventually(30) {
+            Self.lines(d.stdoutPath).contains { $0["camera"] as? String == "steady" && $0["event"] as? String == "appeared" }
+        })
+        try write(#""steady": {"input": "\#(steady)"}, "new": {"input": "\#(kiosk)", "types": ["qr"]}"#)
+        d.signal(SIGHUP)
+        #expect(DaemonRun.wait(d.process, timeout: 120) == 0, "\(d.stderr)")
+        let events = Self.lines(d.stdoutPath)
+        let reload = try #require(events.firstIndex { $0["event"] as? String == "configuration" }, "\(d.stderr)")
+        let changed = (events[reload]["changed"] as? [String: Any] ?? [:]).keys
+        #expect(changed.contains("cameras.new.types"), "\(changed.sorted())")
+        // "old" stops at the reload (its last event is `device stopped`, nothing from it after); "new" starts.
+        let old = events.enumerated().filter { $0.element["camera"] as? String == "old" }
+        #expect(old.last?.element["kind"] as? String == "stopped")
+        #expect(old.last.map { abs($0.offset - reload) < 40 } == true, "old stopped at \(old.last?.offset ?? -1), reload at \(reload)")
+        let new = events.enumerated().filter { $0.element["camera"] as? String == "new" }
+        #expect(new.first?.element["kind"] as? String == "started" && new.first!.offset > reload - 40)
+        #expect(new.contains { $0.element["event"] as? String == "appeared" && $0.element["type"] as? String == "qr" })
+        #expect(!new.contains { $0.element["type"] as? String == "ean13" }, "the new camera reads QR only")
+        // The untouched camera: two faces, the same two faceIDs from its first frame to its last (as a
+        // one-camera run gives), the reload between: each appeared once, lost once at the clip's end.
+        let steadyFaces = events.filter { $0["camera"] as? String == "steady" && $0["event"] as? String == "metadata" }
+            .flatMap { ($0["objects"] as? [[String: Any]] ?? []).compactMap { $0["faceID"] as? Int } }
+        #expect(Set(steadyFaces).count == 2 && steadyFaces.count > 40, "\(Set(steadyFaces))")
+        let steadyPresence = Self.presence(events, camera: "steady")
+        let kinds = steadyPresence.map { $0.split(separator: " ").prefix(2).joined(separator: " ") }
+        #expect(kinds == ["appeared face", "appeared face", "lost face", "lost face"], "\(steadyPresence)")
+        #expect(steadyPresence.suffix(2).allSatisfy { $0.hasSuffix(" 239") }, "\(steadyPresence)")
+        let steadyIndices = events.indices.filter { events[$0]["camera"] as? String == "steady" }
+        #expect(steadyIndices.contains { $0 < reload } && steadyIndices.contains { $0 > reload + 40 })
+    }
+
     @Test func faceIDsAndTrackIDsAreNeverSharedBetweenCameras() throws {
         let dir = DaemonPaths.tempDir("multicam-ids")
         defer { DaemonPaths.remove(dir) }
