@@ -145,6 +145,10 @@ public final class MQTTClient: EventSink, @unchecked Sendable {
                 messages.append(
                     MQTTMessage(topic: configuration.topicPrefix + "/" + event.name, payload: payload, isEvent: false))
             }
+            if let camera = event.camera, configuration.cameras.contains(camera) {
+                messages.append(
+                    MQTTMessage(topic: fleet.topics.camera(camera).events, payload: payload, isEvent: false))
+            }
         }
         messages += fleet.messages(for: event, payload: payload)
         guard !messages.isEmpty else { return }

@@ -9,7 +9,9 @@ import ScanCore
 /// - `<prefix>/state/code`: retained, the last code that appeared, `{"type":…,"value":…,"bytes":…}`;
 /// - `<prefix>/state/<type>`: retained, the last value of that type as plain text (`state/qr`, `state/ean13`);
 /// - `<prefix>/state/face`: retained `ON` while a face is in view, `OFF` otherwise;
-/// - with discovery, retained configs under `<discoveryPrefix>/{tag,binary_sensor,sensor}/<id>/…/config`.
+/// - with discovery, retained configs under `<discoveryPrefix>/{tag,binary_sensor,sensor}/<id>/…/config`;
+/// - with several cameras, each camera's own `<prefix>/cameras/<name>/events` and state topics
+///   (``camera(_:)``); the topics above then cover every camera (a face in view of any camera is `ON`).
 public struct MQTTFleetTopics: Sendable, Equatable {
     public let prefix: String
     public let id: String
@@ -22,10 +24,16 @@ public struct MQTTFleetTopics: Sendable, Equatable {
     }
 
     public var availability: String { prefix + "/availability" }
+    public var events: String { prefix + "/events" }
     public var tag: String { prefix + "/tag" }
     public var lastCode: String { prefix + "/state/code" }
     public var face: String { prefix + "/state/face" }
     public func lastValue(of type: String) -> String { prefix + "/state/" + type }
+
+    /// One camera's topics of a multi-camera run: its events and state under `<prefix>/cameras/<name>`.
+    public func camera(_ name: String) -> MQTTFleetTopics {
+        MQTTFleetTopics(prefix: prefix + "/cameras/" + name, id: id, discoveryPrefix: discoveryPrefix)
+    }
 
     /// The discovery config topics this scand owns: the tag scanner, the face binary sensor, the last-code sensor.
     public var discoveryTopics: [String] {
@@ -41,8 +49,8 @@ public struct MQTTFleetTopics: Sendable, Equatable {
 final class MQTTFleetState: Sendable {
     let topics: MQTTFleetTopics
     private let configuration: MQTTConfiguration
-    /// The face IDs in view.
-    private let faces = Locked<Set<Int>>([])
+    /// The face IDs in view: of the whole run (key ""), and of each camera of a multi-camera run.
+    private let faces = Locked<[String: Set<Int>]>([:])
 
     init(configuration: MQTTConfiguration) {
         self.configuration = configuration
@@ -54,21 +62,37 @@ final class MQTTFleetState: Sendable {
     /// discovery left), then `OFF` for the face state (nothing is in view before the first frame).
     func startMessages() -> [MQTTMessage] {
         let configs = configuration.discovery ? discoveryConfigs() : topics.discoveryTopics.map { ($0, [UInt8]()) }
+        let faceTopics = [topics.face] + configuration.cameras.map { topics.camera($0).face }
         return configs.map { MQTTMessage(topic: $0.0, payload: $0.1, retain: true, isEvent: false) }
-            + [MQTTMessage(topic: topics.face, payload: Array("OFF".utf8), retain: true, isEvent: false)]
+            + faceTopics.map { MQTTMessage(topic: $0, payload: Array("OFF".utf8), retain: true, isEvent: false) }
     }
 
-    /// The tag and state messages an `appeared` or `lost` event leads to (none for other events).
+    /// The tag and state messages an `appeared` or `lost` event leads to (none for other events): the whole
+    /// run's, then its camera's (a multi-camera run).
     func messages(for event: EncodedEvent, payload: [UInt8]) -> [MQTTMessage] {
         guard event.name == "appeared" || event.name == "lost",
             let object = (try? JSONSerialization.jsonObject(with: Data(payload))) as? [String: Any],
             let type = object["type"] as? String
         else { return [] }
+        var out = stateMessages(event: event, object: object, type: type, topics: topics, key: "", tag: true)
+        if let camera = event.camera, configuration.cameras.contains(camera) {
+            out += stateMessages(
+                event: event, object: object, type: type, topics: topics.camera(camera), key: camera, tag: false)
+        }
+        return out
+    }
+
+    /// The state messages (and, with `tag`, the tag message) of one set of topics; `key` names its face set.
+    private func stateMessages(
+        event: EncodedEvent, object: [String: Any], type: String, topics: MQTTFleetTopics, key: String, tag: Bool
+    ) -> [MQTTMessage] {
         if type == MetadataObjectType.face.rawValue {
             guard let id = object["faceID"] as? Int else { return [] }
-            let change = faces.withLock { faces -> String? in
+            let change = faces.withLock { all -> String? in
+                var faces = all[key] ?? []
                 let before = faces.isEmpty
                 if event.name == "appeared" { faces.insert(id) } else { faces.remove(id) }
+                all[key] = faces
                 return before == faces.isEmpty ? nil : (faces.isEmpty ? "OFF" : "ON")
             }
             return change.map {
@@ -85,9 +109,10 @@ final class MQTTFleetState: Sendable {
                 MQTTMessage(topic: topics.lastValue(of: type), payload: Array(value.utf8), retain: true, isEvent: false)
             )
             // The event's own time: a consumer can tell a tag delivered late (after a broker outage) from a fresh one.
-            var tag: [String: Any] = ["type": type, "value": value]
-            if let t = object["timestamp"] as? Double { tag["timestamp"] = t }
-            out.append(MQTTMessage(topic: topics.tag, payload: Self.json(tag), isEvent: false))
+            var message: [String: Any] = ["type": type, "value": value]
+            if let t = object["timestamp"] as? Double { message["timestamp"] = t }
+            if let camera = object["camera"] as? String, !configuration.cameras.isEmpty { message["camera"] = camera }
+            if tag { out.append(MQTTMessage(topic: topics.tag, payload: Self.json(message), isEvent: false)) }
         }
         return out
     }

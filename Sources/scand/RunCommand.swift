@@ -101,7 +101,7 @@ struct RunCommand: AsyncParsableCommand {
         let file = try path.map { try DaemonConfigFile.load(path: $0) } ?? DaemonConfigFile()
         let cameraFiles = try cameraSettings(file: file, path: path)
         if cameraFiles.isEmpty { return try resolve(file: file, path: path) }
-        var r = try resolve(file: file, path: path, cameras: true)
+        var r = try resolve(file: file, path: path, cameras: cameraFiles.map(\.0))
         r.cameras = try cameraFiles.map { name, settings in
             let one = try resolve(file: settings, path: path)
             return CameraPlan(
@@ -110,6 +110,7 @@ struct RunCommand: AsyncParsableCommand {
         }
         // A run of files ends at their end; one with a camera runs until stopped.
         r.exitAtEnd = exitAtEnd(file: file, files: r.cameras.allSatisfy { $0.device == nil })
+        r.mqtt?.cameras = r.cameras.map(\.name)
         return r
     }
 
@@ -120,8 +121,8 @@ struct RunCommand: AsyncParsableCommand {
     }
 
     /// Merges `file` (the config file's top level, or one camera's settings) and the flags.
-    /// - Parameter cameras: the top level of a multi-camera run (its cameras are resolved apart).
-    private func resolve(file: DaemonConfigFile, path: String?, cameras: Bool = false) throws -> Resolved {
+    /// - Parameter cameras: the top level of a multi-camera run: its cameras' names (they are resolved apart).
+    private func resolve(file: DaemonConfigFile, path: String?, cameras: [String] = []) throws -> Resolved {
         var r = Resolved()
         r.input = input ?? (device == nil ? file.input : nil)
         r.device = device ?? (input == nil ? file.device : nil)
@@ -154,7 +155,7 @@ struct RunCommand: AsyncParsableCommand {
             {
                 throw ScanError.invalidArgument(e.message)
             }
-        } else if capture.anyFormatGiven && !cameras {
+        } else if capture.anyFormatGiven && cameras.isEmpty {
             throw ScanError.invalidArgument(
                 "--preset, --size and --fps need --device (or \"device\" in the config file)")
         }
@@ -187,7 +188,9 @@ struct RunCommand: AsyncParsableCommand {
             try checked(.stallTimeout, t)
             r.pipeStallTimeout = t
         }
-        r.mqtt = try mqtt.configuration(file: file.mqtt, device: r.device ?? r.input ?? "-")
+        // Several cameras: the MQTT id's default names them all (`HOST-door_plate`).
+        let mqttDevice = cameras.isEmpty ? (r.device ?? r.input ?? "-") : cameras.joined(separator: ",")
+        r.mqtt = try mqtt.configuration(file: file.mqtt, device: mqttDevice)
         r.failFast = sources.failFast || file.failFast == true
         return r
     }

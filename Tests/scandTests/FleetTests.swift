@@ -110,6 +110,45 @@ struct FleetTests {
         #expect(try Self.retained(port: broker.port, topic: "homeassistant/#", directory: broker.directory).isEmpty)
     }
 
+    @Test("several cameras: one events topic for all, and each camera's own events and state topics (issue 49)")
+    func camerasGetTheirOwnTopics() throws {
+        let broker = try MosquittoBroker()
+        try broker.start()
+        let clip = try Self.demoClip(broker.directory)
+        let live = try MosquittoSubscriber(port: broker.port, topics: ["scand/#"], directory: broker.directory)
+        let dir = DaemonPaths.tempDir("fleet-cameras")
+        defer { DaemonPaths.remove(dir) }
+        // "door" sees faces only, "plate" codes only: the same clip, two cameras.
+        let config = dir + "/scand.json"
+        try #"{"cameras": {"door": {"input": "\#(clip)", "types": ["face"]}, "plate": {"input": "\#(clip)", "types": ["qr", "ean13"]}}}"#
+            .write(toFile: config, atomically: true, encoding: .utf8)
+        let d = try DaemonProcess(["run", "--config", config, "--no-pacing", "--stdout",
+                                   "--mqtt", "tcp://127.0.0.1:\(broker.port)", "--log-level", "notice"], dir: dir)
+        #expect(DaemonRun.wait(d.process, timeout: 120) == 0, "\(d.stderr)")
+        let host = ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? "scand"
+        let prefix = "scand/" + host.map { $0.isLetter || $0.isNumber || "._-".contains($0) ? String($0) : "_" }.joined() + "-door_plate"
+        #expect(daemonEventually(10) { live.payloads(on: prefix + "/availability").last == "offline" }, "\(live.lines().map(\.topic).prefix(5))")
+        live.stop()
+        let all = live.payloads(on: prefix + "/events").map(Self.json)
+        let door = live.payloads(on: prefix + "/cameras/door/events").map(Self.json)
+        let plate = live.payloads(on: prefix + "/cameras/plate/events").map(Self.json)
+        #expect(Set(all.compactMap { $0["camera"] as? String }) == ["door", "plate"])
+        #expect(!door.isEmpty && door.allSatisfy { $0["camera"] as? String == "door" })
+        #expect(!plate.isEmpty && plate.allSatisfy { $0["camera"] as? String == "plate" })
+        // Every camera's event is on its camera's topic too; the broker connection's own device events name none.
+        #expect(door.count + plate.count == all.filter { $0["camera"] != nil }.count)
+        #expect(all.filter { $0["camera"] == nil }.allSatisfy { $0["event"] as? String == "device" })
+        // Each camera's face state: the door saw the face (ON then OFF), the plate never did (OFF only).
+        #expect(live.payloads(on: prefix + "/cameras/door/state/face") == ["OFF", "ON", "OFF"])
+        #expect(live.payloads(on: prefix + "/cameras/plate/state/face") == ["OFF"])
+        #expect(live.payloads(on: prefix + "/state/face") == ["OFF", "ON", "OFF"])
+        // Codes: the plate's state topics have them, the door's none; the tag names the camera.
+        #expect(live.payloads(on: prefix + "/cameras/plate/state/qr") == ["https://example.com/login?t=demo-7f3a"])
+        #expect(live.payloads(on: prefix + "/cameras/door/state/qr").isEmpty)
+        let tags = live.payloads(on: prefix + "/tag").map(Self.json)
+        #expect(tags.count == 2 && tags.allSatisfy { $0["camera"] as? String == "plate" }, "\(tags)")
+    }
+
     @Test("availability is a plain retained online, and the last will turns it offline when scand is killed")
     func availabilityLastWill() throws {
         let broker = try MosquittoBroker()
