@@ -61,6 +61,12 @@ struct BenchCommand: ParsableCommand {
             valueName: "codes"))
     var tracking: Int?
 
+    @Option(
+        help: ArgumentHelp(
+            "Several cameras: run this many copies of each live case at once, each its own pipeline (as scand run --camera does), and report each camera's live rate and latency beside one camera alone in the same run.",
+            valueName: "n"))
+    var cameras: Int = 1
+
     @Flag(
         help:
             "Skip the full-frame reference (scand with every lever off, one run per case; it gives the recall the levers must not lose)."
@@ -89,6 +95,9 @@ struct BenchCommand: ParsableCommand {
         let cascade = try ModelLocator.file("haarcascade_frontalface_default.xml", in: configuration.models)
         let codes = Set(MetadataOutput.availableMetadataObjectTypes.filter(\.isMachineReadableCode))
         let cases = benchCases(codes: codes)
+        if cameras > 1 {
+            return try measureCameras(cases, configuration: configuration, cascade: cascade)
+        }
         var rows: [[String: BenchmarkResult]] = []
         var all: [BenchmarkResult] = []
         for (name, clipName, types) in cases where only.map({ name.contains($0) }) ?? true {
@@ -135,6 +144,61 @@ struct BenchCommand: ParsableCommand {
                 "long run: \(r.framesProcessed) frames, \(fixed(r.fps, 1)) fps, RSS start \(fixed(r.startRSSMB, 1)) MB, end \(fixed(r.endRSSMB, 1)) MB, peak \(fixed(r.peakRSSMB, 1)) MB"
             )
             all.append(r)
+        }
+        if let json {
+            let e = JSONEncoder()
+            e.outputFormatting = [.sortedKeys, .prettyPrinted]
+            let data = try e.encode(all)
+            guard let f = fopen(json, "wb") else { throw ValidationError("cannot write \(json)") }
+            _ = data.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, f) }
+            fclose(f)
+        }
+    }
+
+    /// `--cameras N`: per case, one camera alone, then N cameras at once (live runs, --runs times each), in the
+    /// same run; prints each camera's median live fps and p99 latency, the fairness (slowest ÷ fastest) and the
+    /// CPU, and writes every run with --json.
+    func measureCameras(
+        _ cases: [(String, String, Set<MetadataObjectType>)], configuration: OutputConfiguration, cascade: String?
+    ) throws {
+        var all: [MultiCameraBench.Result] = []
+        for (name, clipName, types) in cases where only.map({ name.contains($0) }) ?? true {
+            let c = BenchmarkCase(
+                name: name, clip: "\(clips)/clip-\(clipName).y4m", truth: "\(clips)/clip-\(clipName).truth.json",
+                types: types, live: true, frames: liveFrames)
+            guard access(c.clip, R_OK) == 0 else {
+                throw ValidationError("\(c.clip) is missing: run bench/pipeline/make_clips.py first")
+            }
+            var alone: [MultiCameraBench.Result] = []
+            var together: [MultiCameraBench.Result] = []
+            for _ in 0..<max(1, runs) {
+                alone.append(
+                    try MultiCameraBench.run(c, cameras: 1, configuration: configuration, faceCascade: cascade))
+                together.append(
+                    try MultiCameraBench.run(c, cameras: cameras, configuration: configuration, faceCascade: cascade))
+                writeStderr(
+                    "\(name): 1 camera \(fixed(alone.last!.perCamera[0].fps, 1)) fps; \(cameras) cameras \(together.last!.perCamera.map { fixed($0.fps, 1) }.joined(separator: "/")) fps\n"
+                )
+            }
+            all += alone + together
+            func med(_ v: [Double]) -> Double {
+                let s = v.sorted()
+                return s.isEmpty ? 0 : s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
+            }
+            let one = alone.map { $0.perCamera[0] }
+            print("\n\(name), live, \(liveFrames) frames offered per camera (medians of \(max(1, runs)) runs)")
+            print(
+                "  1 camera alone:  \(fixed(med(one.map(\.fps)), 1)) fps, p99 \(fixed(med(one.map(\.latencyP99)), 1)) ms, CPU \(fixed(med(alone.map(\.cpuSecondsPerFrame)) * 1000, 1)) ms a frame"
+            )
+            for i in 0..<cameras {
+                let cam = together.map { $0.perCamera[i] }
+                print(
+                    "  camera \(i + 1) of \(cameras): \(fixed(med(cam.map(\.fps)), 1)) fps (dropped \(fixed(med(cam.map { Double($0.framesDropped) }), 0))), p99 \(fixed(med(cam.map(\.latencyP99)), 1)) ms"
+                )
+            }
+            print(
+                "  fairness (slowest ÷ fastest camera): \(fixed(med(together.map(\.fairness)), 2)); CPU \(fixed(med(together.map(\.cpuSecondsPerFrame)) * 1000, 1)) ms a frame; peak RSS \(fixed(med(together.map { $0.perCamera.map(\.peakRSSMB).max() ?? 0 }), 0)) MB"
+            )
         }
         if let json {
             let e = JSONEncoder()

@@ -85,4 +85,21 @@ import ScanKit
             #expect(live ? r.latencyP99 >= r.latencyP50 && r.latencyP50 > 0 : true, "\(label): live latency")
         }
     }
+
+    @Test("several cameras at once: each camera offered every frame and measured on its own, CPU over all their frames")
+    func cameras() throws {
+        let (clip, truth) = try clip(frames: 12)
+        defer { try? FileManager.default.removeItem(atPath: clip); try? FileManager.default.removeItem(atPath: truth) }
+        let configuration = OutputConfiguration(metadataObjectTypes: [.qr])
+        let c = BenchmarkCase(name: "qr", clip: clip, truth: truth, types: [.qr], live: true, frames: 24)
+        let r = try MultiCameraBench.run(c, cameras: 3, configuration: configuration, faceCascade: nil)
+        #expect(r.perCamera.map(\.pipeline) == ["camera0", "camera1", "camera2"])
+        for camera in r.perCamera {
+            #expect(camera.framesOffered == 24 && camera.framesProcessed + camera.framesDropped == 24)
+            #expect(camera.codeRecall == 0.5 && camera.latencyP50 > 0)
+            #expect(camera.cpuSecondsPerFrame == r.cpuSecondsPerFrame)
+        }
+        #expect(r.fairness > 0 && r.fairness <= 1)
+        #expect(r.cpuSecondsPerFrame > 0)
+    }
 }
