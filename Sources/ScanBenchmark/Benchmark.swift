@@ -110,7 +110,7 @@ public enum Benchmark {
     /// replay where the newest frame wins, as from a camera) with `pipeline`'s detectors, and measures it.
     public static func run(
         _ c: BenchmarkCase, pipeline: Pipeline, configuration: OutputConfiguration,
-        faceCascade: String?
+        faceCascade: String?, faceSearchOffset: Double = 0
     ) throws -> BenchmarkResult {
         let truth = try Truth.load(c.truth)
         var config = pipeline == .fullFrame ? fullFrameConfiguration(configuration) : configuration
@@ -119,7 +119,7 @@ public enum Benchmark {
         let info = SourceInfo(name: c.clip, frameRate: Double(truth.fps), isLive: c.live)
         let processor: BenchProcessor =
             pipeline != .baseline
-            ? .scand(try MetadataOutput(configuration: config), info)
+            ? .scand(try MetadataOutput(configuration: config, faceSearchOffset: faceSearchOffset), info)
             : .baseline(
                 try NaiveBaseline(
                     codes: c.types.contains { $0.isMachineReadableCode },

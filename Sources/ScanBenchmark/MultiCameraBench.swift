@@ -31,8 +31,10 @@ public enum MultiCameraBench {
             WorkerThread(name: "bench-camera\(index)") {
                 let outcome: Swift.Result<BenchmarkResult, ScanError>
                 do {
+                    // As scand run places camera k of n in the face search cycle (CameraSet).
                     var r = try Benchmark.run(
-                        c, pipeline: .scand, configuration: configuration, faceCascade: faceCascade)
+                        c, pipeline: .scand, configuration: configuration, faceCascade: faceCascade,
+                        faceSearchOffset: Double(index) / Double(max(1, cameras)))
                     r.pipeline = "camera\(index)"
                     outcome = .success(r)
                 } catch {

@@ -55,19 +55,21 @@ public final class CameraSet: Sendable {
         self.onEnd = onEnd
         self.frameObserver = frameObserver
         let made = members.enumerated().map { index, member in
-            (member.name, makeDaemon(member, observed: index == 0))
+            (member.name, makeDaemon(member, observed: index == 0, offset: Double(index) / Double(members.count)))
         }
         state.withLock { $0.cameras = made }
     }
 
-    private func makeDaemon(_ member: Member, observed: Bool) -> Daemon {
+    /// - Parameter offset: where the camera's face search cycle sits among the cameras (camera k of n: k / n),
+    ///   so that two cameras started together do not run their face network on the same frames.
+    private func makeDaemon(_ member: Member, observed: Bool, offset: Double) -> Daemon {
         var cameraLogger = logger
         cameraLogger[metadataKey: "camera"] = "\(member.name)"
         let name = member.name
         return Daemon(
             configuration: member.configuration, source: member.source, bus: bus,
             frameObserver: observed ? frameObserver : nil, camera: name, identifiers: identifiers,
-            closesBus: false, logger: cameraLogger,
+            faceSearchOffset: offset, closesBus: false, logger: cameraLogger,
             onEnd: { [weak self] end in self?.record(end, of: name) })
     }
 
@@ -134,7 +136,8 @@ public final class CameraSet: Sendable {
     ///   is stopped all the same.
     public func add(_ member: Member) throws {
         remove(member.name)
-        let daemon = makeDaemon(member, observed: false)
+        let running = state.withLock { $0.cameras.count }
+        let daemon = makeDaemon(member, observed: false, offset: Double(running) / Double(running + 1))
         try daemon.start()
         state.withLock { $0.cameras.append((member.name, daemon)) }
         logger.notice("camera started", metadata: ["camera": "\(member.name)", "source": "\(member.source.name)"])

@@ -15,8 +15,8 @@ public import ScanOutput
 public final class Daemon: @unchecked Sendable {
     // Invariant for @unchecked Sendable: every `var` below is read and written only under `monitor`
     // (the source thread, the pipeline thread and the control side all go through it); `source`,
-    // `logger`, `events`, `frameOutput`, `frameObserver`, `control`, `onEnd`, `camera`, `identifiers` and
-    // `closesBus` are immutable and Sendable themselves.
+    // `logger`, `events`, `frameOutput`, `frameObserver`, `control`, `onEnd`, `camera`, `identifiers`,
+    // `faceSearchOffset` and `closesBus` are immutable and Sendable themselves.
 
     private let source: DaemonSource
     private let logger: Logger
@@ -24,6 +24,8 @@ public final class Daemon: @unchecked Sendable {
     /// The camera's name on every event this pipeline publishes (nil: none).
     public let camera: String?
     private let identifiers: TrackIdentifiers?
+    /// Where this camera's face search cycle sits among the run's cameras (0 ..< 1).
+    private let faceSearchOffset: Double
     private let closesBus: Bool
     /// The event fan-out: every published event (numbered, encoded), for a service to subscribe to.
     public var events: EventFanOut { emitter }
@@ -75,9 +77,11 @@ public final class Daemon: @unchecked Sendable {
     public init(
         configuration: DaemonConfiguration, source: DaemonSource, bus: EventFanOut,
         frameObserver: FrameObserver? = nil, camera: String? = nil, identifiers: TrackIdentifiers? = nil,
-        closesBus: Bool = true, logger: Logger, onEnd: @escaping @Sendable (DaemonEnd) -> Void
+        faceSearchOffset: Double = 0, closesBus: Bool = true, logger: Logger,
+        onEnd: @escaping @Sendable (DaemonEnd) -> Void
     ) {
         self.camera = camera
+        self.faceSearchOffset = faceSearchOffset
         self.identifiers = identifiers
         self.closesBus = closesBus
         self.configuration = configuration
@@ -232,7 +236,8 @@ public final class Daemon: @unchecked Sendable {
     ) {
         let output: MetadataOutput
         do {
-            output = try MetadataOutput(configuration: initial.output, identifiers: identifiers)
+            output = try MetadataOutput(
+                configuration: initial.output, identifiers: identifiers, faceSearchOffset: faceSearchOffset)
         } catch {
             first.close()
             logger.critical("\(error)")

@@ -64,15 +64,24 @@ public final class FaceTracker {
     private var nextID = 1
     /// Where faceIDs come from when shared with other trackers (several cameras); nil: ``nextID``.
     private let identifiers: IdentifierSequence?
+    /// How far this tracker's search cycle is shifted, as a fraction (0 ..< 1) of the gap between its network
+    /// passes: the cameras of one run spread their heaviest frames instead of running them at the same instant.
+    private let searchOffset: Double
     private var frameCount = 0
     private var source: String?
     private var frameSize = PixelSize(width: 1, height: 1)
 
     /// - Parameter identifiers: a sequence shared with other trackers (the cameras of one run), so that no
     ///   faceID is handed out twice; nil: this tracker's own, from 1.
-    public init(configuration: FaceConfiguration = FaceConfiguration(), identifiers: IdentifierSequence? = nil) {
+    /// - Parameter searchOffset: the shift of the search cycle (0 ..< 1 of the gap between network passes);
+    ///   camera k of n in one run takes k / n.
+    public init(
+        configuration: FaceConfiguration = FaceConfiguration(), identifiers: IdentifierSequence? = nil,
+        searchOffset: Double = 0
+    ) {
         self.configuration = configuration
         self.identifiers = identifiers
+        self.searchOffset = min(max(searchOffset, 0), 0.999)
     }
 
     /// The next faceID that will be handed out (IDs start at 1), when the tracker has its own sequence.
@@ -133,10 +142,15 @@ public final class FaceTracker {
 
     /// This frame's ``Turn``; counts the frame.
     private func nextTurn() -> Turn {
-        let interval = configuration.detectionInterval
         defer { frameCount += 1 }
-        return Turn(
-            first: frameCount == 0, interval: interval, position: frameCount % interval, cycle: frameCount / interval)
+        return Self.turn(frame: frameCount, interval: configuration.detectionInterval, searchOffset: searchOffset)
+    }
+
+    /// Frame `frame`'s turn in a cycle of `interval` frames shifted by `searchOffset` (0 ..< 1): the network runs
+    /// twice a cycle (positions 0 and interval / 2), so the shift is within that half cycle.
+    static func turn(frame: Int, interval: Int, searchOffset: Double) -> Turn {
+        let n = frame + Int(searchOffset * Double(max(1, interval / 2)))
+        return Turn(first: frame == 0, interval: interval, position: n % interval, cycle: n / interval)
     }
 
     /// Step 1: moves every track to its predicted position; tracks whose centre left the picture (or `roi`,

@@ -24,10 +24,12 @@ public final class FaceStage: DetectorStage {
     /// - Parameter previous: the stage this one replaces (a configuration reload): its tracker, with its tracks,
     ///   faceIDs and presence, carries over (with the new settings), so IDs never restart or repeat.
     /// - Throws: ``ScanError`` when the settings are invalid or the model cannot be loaded.
-    /// - Parameter identifiers: faceIDs shared with other cameras' stages (nil: the tracker's own).
+    /// - Parameters:
+    ///   - identifiers: faceIDs shared with other cameras' stages (nil: the tracker's own).
+    ///   - searchOffset: the shift of this camera's search cycle (``FaceTracker/init(configuration:identifiers:searchOffset:)``).
     public init(
         configuration: FaceConfiguration, models: ModelConfiguration, continuing previous: FaceStage? = nil,
-        identifiers: IdentifierSequence? = nil
+        identifiers: IdentifierSequence? = nil, searchOffset: Double = 0
     ) throws {
         if let problem = configuration.validationError { throw ScanError.invalidArgument(problem) }
         let directory = try ModelLocator.directory(models)
@@ -37,7 +39,7 @@ public final class FaceStage: DetectorStage {
             kept.configuration = configuration
             tracker = kept
         } else {
-            tracker = FaceTracker(configuration: configuration, identifiers: identifiers)
+            tracker = FaceTracker(configuration: configuration, identifiers: identifiers, searchOffset: searchOffset)
         }
     }
 

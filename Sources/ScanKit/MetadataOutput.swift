@@ -80,12 +80,14 @@ public final class MetadataOutput {
     /// - Parameter previous: the output this one replaces (a configuration reload): its face tracker, with its
     ///   tracks, faceIDs and presence, carries over (with the new face settings), and its code tracker with its
     ///   `trackID`s, so IDs never restart or repeat.
-    /// - Parameter identifiers: the run's shared faceID and trackID sequences (several cameras); nil: the
-    ///   trackers' own. Unused with `previous`, whose trackers carry over with theirs.
+    /// - Parameters:
+    ///   - identifiers: the run's shared faceID and trackID sequences (several cameras); nil: the trackers'
+    ///     own. Unused with `previous`, whose trackers carry over with theirs.
+    ///   - faceSearchOffset: camera k of n in one run: k / n, so the cameras spread their face searches.
     /// - Throws: ``ScanError`` when a type is unavailable or a model cannot be loaded.
     public init(
         configuration: OutputConfiguration, continuing previous: MetadataOutput? = nil,
-        identifiers: TrackIdentifiers? = nil
+        identifiers: TrackIdentifiers? = nil, faceSearchOffset: Double = 0
     ) throws {
         var configuration = configuration
         let engineTypes = Self.availableMetadataObjectTypes(engine: configuration.barcode.engine)
@@ -107,7 +109,8 @@ public final class MetadataOutput {
             throw ScanError.invalidArgument("rect of interest must be a non-empty rectangle inside 0...1")
         }
         try Self.validatePreview(configuration)
-        stages = try Self.makeStages(configuration, continuing: previous, identifiers: identifiers)
+        stages = try Self.makeStages(
+            configuration, continuing: previous, identifiers: identifiers, faceSearchOffset: faceSearchOffset)
         self.configuration = configuration
     }
 
@@ -120,7 +123,7 @@ public final class MetadataOutput {
     /// The stages `configuration` enables, one line each: a new detector is registered here.
     static func makeStages(
         _ configuration: OutputConfiguration, continuing previous: MetadataOutput?,
-        identifiers: TrackIdentifiers? = nil
+        identifiers: TrackIdentifiers? = nil, faceSearchOffset: Double = 0
     ) throws -> [any DetectorStage] {
         var stages: [any DetectorStage] = []
         var codes = configuration.barcode
@@ -135,7 +138,8 @@ public final class MetadataOutput {
             stages.append(
                 try FaceStage(
                     configuration: configuration.face, models: configuration.models,
-                    continuing: previous?.stage(FaceStage.self), identifiers: identifiers?.faces))
+                    continuing: previous?.stage(FaceStage.self), identifiers: identifiers?.faces,
+                    searchOffset: faceSearchOffset))
         }
         return stages
     }

@@ -199,3 +199,24 @@ struct PresenceInstanceTests {
     }
 }
 
+
+/// Several cameras spread their face searches (issue 49): camera k of n shifts its cycle by k / n of the gap
+/// between network passes, so two cameras started together never run the network on the same frame.
+@Suite struct FaceSearchOffsetTests {
+    @Test func twoCamerasNeverSearchOnTheSameFrame() {
+        for interval in [4, 8, 16] {
+            let passes = { (offset: Double) in
+                Set((1..<64).filter { f in
+                    let t = FaceTracker.turn(frame: f, interval: interval, searchOffset: offset)
+                    return t.position == 0 || t.position == interval / 2
+                })
+            }
+            let first = passes(0), second = passes(0.5)
+            #expect(abs(first.count - second.count) <= 1 && first.count >= 63 / interval * 2 - 1, "interval \(interval)")
+            #expect(first.isDisjoint(with: second), "interval \(interval): \(first.intersection(second).sorted())")
+            #expect(FaceTracker.turn(frame: 0, interval: interval, searchOffset: 0.5).first)
+        }
+        // One camera alone keeps the cycle it always had.
+        #expect((0..<16).map { FaceTracker.turn(frame: $0, interval: 8, searchOffset: 0).position } == (0..<16).map { $0 % 8 })
+    }
+}
