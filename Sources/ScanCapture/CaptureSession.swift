@@ -144,8 +144,12 @@ public final class CaptureSession: FrameSource, @unchecked Sendable {
         var waiting = false
         do {
             resolved = try Self.resolve(candidate)
-        } catch ScanError.device where candidate.waitForDevice {
-            // Absent (or not a capture device yet): the thread reports `waiting` and starts when it appears.
+        } catch ScanError.device
+            where candidate.waitForDevice
+            && (try? DiscoverySession.device(named: candidate.device)) == nil
+        {
+            // Absent (or not a capture device yet): the thread reports `waiting` and starts when it appears. A
+            // device that is there and refuses the size (or a control) is an error now, not a wait for ever.
             resolved = Resolved(configuration: candidate, size: PixelSize(width: 0, height: 0), offered: "")
             waiting = true
         }

@@ -22,7 +22,7 @@ want() { [ -z "$ONLY" ] && return 0; case ",$ONLY," in *",$1,"*) return 0 ;; esa
 
 for m in $(cat /modules/order); do
     case "$m" in
-        vivid.ko) insmod /modules/vivid.ko n_devs=1 node_types=0x20101 num_inputs=1 input_types=0 ;;
+        vivid.ko) insmod /modules/vivid.ko n_devs=2 node_types=0x20101,0x20101 num_inputs=1,1 input_types=0,0 ;;
         *) insmod "/modules/$m" ;;
     esac || fail modules "insmod $m failed"
 done
@@ -260,9 +260,15 @@ else fail daemon "rc=$rc mode=$mode socket=$gone gaps=$gaps hello=$hello client-
 fi
 
 # --- 9. Waiting for the camera: `scand run --device` on an absent node keeps running, reports `waiting`,
-# starts streaming when the node appears, and exits 0 on SIGTERM; --fail-fast exits 2 at once instead.
+# starts streaming when the node appears, and exits 0 on SIGTERM; --fail-fast exits 2 at once instead. A node
+# that is there but does not offer the size asked for is an error at once, not a wait.
 if want waiting; then
 t=$(now)
+scand run --device "$VIVID" --size 320x240 --stdout >$T/size.json 2>$T/size.err
+sizerc=$?
+if [ $sizerc != 0 ] && grep -q 'does not offer 320x240' $T/size.err && ! grep -q '"kind":"waiting"' $T/size.json; then
+    pass refused-size "rc=$sizerc: $(grep -o 'does not offer 320x240[^;]*' $T/size.err | head -1)"
+else fail refused-size "rc=$sizerc $(tail -2 $T/size.err) $(head -2 $T/size.json)"; fi
 echo vivid.0 >/sys/bus/platform/drivers/vivid/unbind
 sleep 0.5
 absent=$([ -e "$VIVID" ] && echo present || echo absent)
@@ -431,6 +437,52 @@ if want exposure-roi && [ -x /bin/scand-tests ]; then
     if [ $rc = 0 ] && echo "$ev" | grep -q 'adjustingExposureStarted.*adjustingExposureEnded' && [ "$final" -gt 0 ]; then
         pass exposure-roi-cli "brightness 0 -> $final, events: $(echo "$ev" | tr ' ' '\n' | grep -v controlChanged | tr '\n' ' ')+ $(echo "$ev" | tr ' ' '\n' | grep -c controlChanged) controlChanged ($(since $t)s)"
     else fail exposure-roi-cli "rc=$rc final=$final events: $ev"; tail -3 $T/roi.err; fi
+fi
+
+# --- 12. Several cameras in one run (issue 49): both vivid devices and the loopback device in one `scand run
+# --config` with a `cameras` section. Mid-run the loopback's writer stops (a stalled camera) and the second vivid
+# device is unplugged (vivid's own Disconnect control, which unregisters that instance's nodes as a USB unplug
+# does; a sysfs unbind would take both instances): each reports its own device events under its camera's name,
+# and the first vivid camera keeps its rate.
+if want multicam; then
+t=$(now)
+VIVID2=$(scand devices 2>/dev/null | grep '"driver":"vivid"' | grep -o '"path":"[^"]*"' | sed -n 2p | sed 's/^"path":"//;s/"$//')
+cat >$T/mc-config.json <<EOF
+{"stdout": true, "types": ["qr"], "size": "640x480", "fps": 10, "stallTimeout": 1,
+ "cameras": {"a": {"device": "$VIVID"}, "b": {"device": "$VIVID2"}, "loop": {"device": "$LOOP", "size": "640x480"}}}
+EOF
+rm -f $T/go3
+# The loopback writer: white until go3 exists, then one QR code for 4 s, then it exits (the stall).
+vmtool write $LOOP 10 $T/go3 40 0 /qr/000.txt >$T/w3.log 2>&1 &
+w3=$!
+sleep 0.3
+scand run --config $T/mc-config.json --log-level info >$T/mc.json 2>$T/mc.err &
+mp=$!
+for c in a b loop; do wait_for $T/mc.json "\"camera\":\"$c\",\"device\":\"[^\"]*\",\"event\":\"device\",\"kind\":\"started\"" 20; done
+touch $T/go3
+ameta() { grep -c '"camera":"a","event":"metadata"' $T/mc.json; }
+sleep 1; c1=$(ameta); t1=$(now); sleep 3; c2=$(ameta); t2=$(now)
+wait $w3
+w3rc=$?
+vmtool ctrl "$VIVID2" Disconnect 1
+wait_for $T/mc.json '"camera":"loop".*"kind":"wasInterrupted"' 5
+wait_for $T/mc.json '"camera":"b".*"kind":"deviceDisconnected"' 5
+sleep 1; c3=$(ameta); t3=$(now); sleep 3; c4=$(ameta); t4=$(now)
+kill -TERM $mp
+wait $mp
+rc=$?
+before=$(awk -v c="$((c2 - c1))" -v a="$t1" -v b="$t2" 'BEGIN { printf "%.1f", c / (b - a) }')
+after=$(awk -v c="$((c4 - c3))" -v a="$t3" -v b="$t4" 'BEGIN { printf "%.1f", c / (b - a) }')
+kept=$(awk -v x="$before" -v y="$after" 'BEGIN { print (x > 0 && y >= 0.8 * x) ? 1 : 0 }')
+qr=$(grep '"camera":"loop"' $T/mc.json | grep -c '"event":"appeared".*"value":"scand-qr-000"')
+nameless=$(grep -vc '"camera":"' $T/mc.json)
+grep '"camera":"a"' $T/mc.json >$T/mc-a.json; grep '"camera":"b"' $T/mc.json >$T/mc-b.json
+grep '"camera":"loop"' $T/mc.json >$T/mc-loop.json
+aev=$(events $T/mc-a.json); bev=$(events $T/mc-b.json); lev=$(events $T/mc-loop.json)
+if [ $rc = 0 ] && [ "$kept" = 1 ] && [ "$qr" = 1 ] && [ "$nameless" = 0 ] && [ "$aev" = "started stopped " ] \
+   && echo "$bev" | grep -q '^started deviceDisconnected' && echo "$lev" | grep -q 'started .*wasInterrupted'; then
+    pass multicam "camera a $before fps before, $after fps while b was unplugged and loop stalled; a: $aev; b: $bev; loop: $lev; QR on loop=$qr, writer rc=$w3rc, SIGTERM rc=$rc ($(since $t)s)"
+else fail multicam "rc=$rc a=$before->$after fps ($c1 $c2 $c3 $c4) kept=$kept qr=$qr nameless=$nameless a: $aev b: $bev loop: $lev vivid2=$VIVID2 lines a/b/loop: $(wc -l <$T/mc-a.json)/$(wc -l <$T/mc-b.json)/$(wc -l <$T/mc-loop.json)"; head -3 $T/mc-a.json | cut -c1-200; grep -v '"event":"metadata"' $T/mc.json | head -12 | cut -c1-200; grep -i 'warn\|error' $T/mc.err | head -5; fi
 fi
 
 say DONE
