@@ -255,6 +255,19 @@ import Testing
         #expect(appeared.filter { $0["camera"] as? String == "tickets" }.count == 3)
     }
 
+    @Test func theShippedKioskConfigIsValidAndNamesBothCameras() throws {
+        let config = DaemonPaths.root + "/contrib/scand-kiosk.json"
+        let r = try ScandBinary.run(["run", "--check-config", config])
+        #expect(r.status == 0, "\(r.stderr)")
+        let doc = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout)) as? [String: Any])
+        let cameras = try #require(doc["cameras"] as? [String: [String: Any]])
+        #expect(cameras["door"]?["types"] as? [String] == ["face"] && cameras["door"]?["device"] as? String == "/dev/scand-door")
+        #expect(cameras["plate"]?["size"] as? String == "1280x720" && cameras["plate"]?["fps"] as? Double == 30)
+        // Neither camera is plugged in here: a warning each, not an error (scand run waits for them).
+        #expect(r.stderr.contains("camera 'door': device '/dev/scand-door' does not exist now"), "\(r.stderr)")
+        #expect(r.stderr.contains("camera 'plate': device '/dev/scand-plate' does not exist now"), "\(r.stderr)")
+    }
+
     @Test(arguments: [
         (#"{"cameras": {"a": {"input": "x.y4m", "socket": "/tmp/s"}}}"#, "1:38", "'socket.path' is a setting of the whole run"),
         (#"{"cameras": {"a": {"types": ["qr"]}}}"#, "1:14", "camera 'a' needs one 'input' or 'device'"),
