@@ -293,6 +293,18 @@ public final class HTTPServer: Service, Sendable {
         } else {
             doc["objects"] = [Any]()
         }
+        // Every camera's source (one for --input/--device), as the socket's `devices` reply lists them.
+        doc["cameras"] = sources.map { source -> [String: Any] in
+            var camera: [String: Any] = [
+                "device": source.device, "state": source.state, "live": source.live,
+                "frames": [
+                    "captured": source.framesRead, "processed": source.framesProcessed,
+                    "dropped": source.framesDropped,
+                ],
+            ]
+            if let name = source.camera { camera["name"] = name }
+            return camera
+        }
         doc["present"] = ClientLines.snapshot(snapshot).compactMap { try? JSONSerialization.jsonObject(with: Data($0)) }
         doc["lastSeq"] = snapshot.seq
         doc["clients"] = [

@@ -22,11 +22,13 @@ struct HTTPTests {
         let base: String
         let token: String?
 
-        init(token: Bool = true, extra: [String] = []) throws {
+        /// - Parameter cameras: names of cameras that each replay the clip (`--camera NAME=CLIP`); none: `--input`.
+        init(token: Bool = true, extra: [String] = [], cameras: [String] = []) throws {
             dir = DaemonPaths.tempDir("http")
             let clip = dir + "/clip.y4m"
             _ = try runTool(HTTPTests.python, [HTTPTests.fixtures + "/make_http_clip.py", clip, "640", "480", "220", "140", "10", "30"])
-            var args = ["run", "--input", clip, "--loop", "--no-stdout", "--log-level", "notice", "--http", "127.0.0.1:0"]
+            let source = cameras.isEmpty ? ["--input", clip] : cameras.flatMap { ["--camera", "\($0)=\(clip)"] }
+            var args = ["run"] + source + ["--loop", "--no-stdout", "--log-level", "notice", "--http", "127.0.0.1:0"]
             if token {
                 let t = (0..<24).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
                 let path = dir + "/token"
@@ -107,6 +109,21 @@ struct HTTPTests {
         let preview = try server.client(["json", server.base + "/state", server.token!])["preview"] as? [String: Any]
         #expect(preview?["jpegEncodes"] as? Int == 0, "/state: nobody watched, yet JPEGs were encoded: \(preview ?? [:])")
         #expect((r["contentType"] as? String ?? "").hasPrefix("text/plain"))
+    }
+
+    @Test("/state lists every camera with its name, device and frames; one camera is `default` (issue 49)")
+    func stateListsTheCameras() throws {
+        let one = try Server()
+        let single = try one.client(["json", one.base + "/state", one.token!])["cameras"] as? [[String: Any]] ?? []
+        #expect(single.count == 1 && single.first?["name"] as? String == "default", "\(single)")
+        let two = try Server(cameras: ["left", "right"])
+        #expect(daemonEventually(20) {
+            let cameras = (try? two.client(["json", two.base + "/state", two.token!])["cameras"] as? [[String: Any]]) ?? []
+            return cameras.allSatisfy { (($0["frames"] as? [String: Any])?["processed"] as? Int ?? 0) > 0 } && cameras.count == 2
+        })
+        let cameras = try two.client(["json", two.base + "/state", two.token!])["cameras"] as? [[String: Any]] ?? []
+        #expect(cameras.compactMap { $0["name"] as? String } == ["left", "right"], "\(cameras)")
+        #expect(cameras.allSatisfy { ($0["device"] as? String ?? "").hasSuffix("clip.y4m") && $0["state"] as? String == "started" })
     }
 
     @Test("the MQTT sink's connection and outbox show on /state and /metrics, and follow a broker that stops")
