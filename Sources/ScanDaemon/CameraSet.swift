@@ -30,7 +30,7 @@ public final class CameraSet: Sendable {
     private let logger: Logger
     private let onEnd: @Sendable (DaemonEnd) -> Void
     private let identifiers = TrackIdentifiers()
-    private let frameObserver: Daemon.FrameObserver?
+    private let frameObserver: (@Sendable (String) -> Daemon.FrameObserver)?
 
     private struct State {
         var cameras: [(name: String, daemon: Daemon)] = []
@@ -42,11 +42,13 @@ public final class CameraSet: Sendable {
     private let state = Locked(State())
 
     /// - Parameters:
-    ///   - frameObserver: sees the first camera's processed frames (the HTTP server's metrics and preview).
+    ///   - frameObserver: makes each camera's observer of its processed frames, by camera name (the HTTP
+    ///     server's metrics).
     ///   - onEnd: called once: when a camera's output went away (stdout closed: every camera stops), or when
     ///     the last camera's pipeline ended (the worst of their ends: a failure, else an end of input).
     public init(
-        members: [Member], bus: EventFanOut, frameObserver: Daemon.FrameObserver? = nil, logger: Logger,
+        members: [Member], bus: EventFanOut, frameObserver: (@Sendable (String) -> Daemon.FrameObserver)? = nil,
+        logger: Logger,
         onEnd: @escaping @Sendable (DaemonEnd) -> Void
     ) {
         precondition(!members.isEmpty, "a run has at least one camera")
@@ -55,20 +57,20 @@ public final class CameraSet: Sendable {
         self.onEnd = onEnd
         self.frameObserver = frameObserver
         let made = members.enumerated().map { index, member in
-            (member.name, makeDaemon(member, observed: index == 0, offset: Double(index) / Double(members.count)))
+            (member.name, makeDaemon(member, offset: Double(index) / Double(members.count)))
         }
         state.withLock { $0.cameras = made }
     }
 
     /// - Parameter offset: where the camera's face search cycle sits among the cameras (camera k of n: k / n),
     ///   so that two cameras started together do not run their face network on the same frames.
-    private func makeDaemon(_ member: Member, observed: Bool, offset: Double) -> Daemon {
+    private func makeDaemon(_ member: Member, offset: Double) -> Daemon {
         var cameraLogger = logger
         cameraLogger[metadataKey: "camera"] = "\(member.name)"
         let name = member.name
         return Daemon(
             configuration: member.configuration, source: member.source, bus: bus,
-            frameObserver: observed ? frameObserver : nil, camera: name, identifiers: identifiers,
+            frameObserver: frameObserver?(name), camera: name, identifiers: identifiers,
             faceSearchOffset: offset, closesBus: false, logger: cameraLogger,
             onEnd: { [weak self] end in self?.record(end, of: name) })
     }
@@ -137,7 +139,7 @@ public final class CameraSet: Sendable {
     public func add(_ member: Member) throws {
         remove(member.name)
         let running = state.withLock { $0.cameras.count }
-        let daemon = makeDaemon(member, observed: false, offset: Double(running) / Double(running + 1))
+        let daemon = makeDaemon(member, offset: Double(running) / Double(running + 1))
         try daemon.start()
         state.withLock { $0.cameras.append((member.name, daemon)) }
         logger.notice("camera started", metadata: ["camera": "\(member.name)", "source": "\(member.source.name)"])

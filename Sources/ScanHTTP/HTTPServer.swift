@@ -106,7 +106,9 @@ public final class HTTPServer: Service, Sendable {
             metrics.socketClients.record(hooks.socketClients())
             metrics.webSocketClients.record(events.clientCount)
             metrics.recordScrape(socketOverflows: hooks.socketOverflows(), broker: hooks.broker())
-            metrics.recordDevice(state: hooks.state().1.first?.state)
+            for source in hooks.state().1 {
+                metrics.recordDevice(camera: source.camera ?? "default", state: source.state)
+            }
             var headers = HTTPFields()
             headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
             return Response(

@@ -26,8 +26,8 @@ public final class ScandMetrics: Sendable {
     private let factory: PrometheusMetricsFactory
     /// The cumulative counts last recorded (counters take the increments), and the series made on first use.
     private struct State {
-        var lastCaptured = 0, lastProcessed = 0, lastDropped = 0
-        var detections: [MetadataObjectType: Metrics.Counter] = [:]
+        /// Each camera's series, made on first use (`camera="NAME"`; `default` for a one-camera run).
+        var cameras: [String: CameraSeries] = [:]
         var lastSocketOverflows = 0
         var lastBroker: BrokerState?
         var brokerMetrics: BrokerMetrics?
@@ -40,21 +40,12 @@ public final class ScandMetrics: Sendable {
         let connections, dropped, acknowledged: Metrics.Counter
     }
 
-    let framesCaptured: Metrics.Counter
-    let framesProcessed: Metrics.Counter
-    let framesDropped: Metrics.Counter
-    let stageBarcode: Metrics.Timer
-    let stageFace: Metrics.Timer
-    let stageTracking: Metrics.Timer
-    let latency: Metrics.Timer
     let overflows: Metrics.Counter
     let socketOverflows: Metrics.Counter
-    let reconnects: Metrics.Counter
     let jpegEncodes: Metrics.Counter
     let socketClients: Metrics.Gauge
     let webSocketClients: Metrics.Gauge
     let streamViewers: Metrics.Gauge
-    let deviceUp: Metrics.Gauge
 
     /// The `# HELP` text of every family scand exposes (swift-metrics' Prometheus factory cannot carry help
     /// text, so ``exposition()`` adds it before each `# TYPE` line).
@@ -94,36 +85,34 @@ public final class ScandMetrics: Sendable {
         ]
         f.defaultDurationHistogramBuckets = fast
         factory = f
-        framesCaptured = Metrics.Counter(label: "scand_frames_captured_total", factory: f)
-        framesProcessed = Metrics.Counter(label: "scand_frames_processed_total", factory: f)
-        framesDropped = Metrics.Counter(label: "scand_frames_dropped_total", factory: f)
-        stageBarcode = Metrics.Timer(
-            label: "scand_stage_duration_seconds", dimensions: [("stage", "barcode")], factory: f)
-        stageFace = Metrics.Timer(label: "scand_stage_duration_seconds", dimensions: [("stage", "face")], factory: f)
-        stageTracking = Metrics.Timer(
-            label: "scand_stage_duration_seconds", dimensions: [("stage", "tracking")], factory: f)
-        latency = Metrics.Timer(label: "scand_frame_latency_seconds", factory: f)
         overflows = Metrics.Counter(
             label: "scand_event_overflows_total", dimensions: [("transport", "websocket")], factory: f)
         socketOverflows = Metrics.Counter(
             label: "scand_event_overflows_total", dimensions: [("transport", "socket")], factory: f)
-        reconnects = Metrics.Counter(label: "scand_device_reconnects_total", factory: f)
         jpegEncodes = Metrics.Counter(label: "scand_jpeg_encodes_total", factory: f)
         socketClients = Metrics.Gauge(label: "scand_socket_clients", factory: f)
         webSocketClients = Metrics.Gauge(label: "scand_websocket_clients", factory: f)
         streamViewers = Metrics.Gauge(label: "scand_stream_viewers", factory: f)
-        deviceUp = Metrics.Gauge(label: "scand_device_up", factory: f)
         socketClients.record(0)
         webSocketClients.record(0)
         streamViewers.record(0)
-        deviceUp.record(0)
         Metrics.Gauge(label: "scand_build_info", dimensions: buildInfo, factory: f).record(1)
     }
 
-    /// At each `/metrics` request: the source's state (the `kind` of its last `device` event; nil before the
-    /// first) sets `scand_device_up`.
-    public func recordDevice(state: String?) {
-        deviceUp.record(state == "started" || state == "interruptionEnded" ? 1 : 0)
+    /// Camera `name`'s series, made on first use.
+    private func series(_ name: String) -> CameraSeries {
+        state.withLock { s in
+            if let c = s.cameras[name] { return c }
+            let c = CameraSeries(camera: name, factory: factory)
+            s.cameras[name] = c
+            return c
+        }
+    }
+
+    /// At each `/metrics` request: each camera's source state (the `kind` of its last `device` event; nil
+    /// before the first) sets its `scand_device_up`.
+    public func recordDevice(camera: String = "default", state: String?) {
+        series(camera).deviceUp.record(state == "started" || state == "interruptionEnded" ? 1 : 0)
     }
 
     /// One preview JPEG was encoded (`scand_jpeg_encodes_total`); ``PreviewFrames``' `onEncode`.
@@ -163,40 +152,20 @@ public final class ScandMetrics: Sendable {
         }
     }
 
-    /// Pipeline thread, once per processed frame: the frame counters (cumulative `captured`, `processed`,
-    /// `dropped` since start), the stage times (seconds), the capture → publish latency (seconds), and the
-    /// objects found.
+    /// Pipeline thread, once per processed frame of `camera`: the frame counters (cumulative `captured`,
+    /// `processed`, `dropped` since start), the stage times (seconds), the capture → publish latency (seconds),
+    /// and the objects found.
     public func recordFrame(
-        captured: Int, processed: Int, dropped: Int, barcodeSeconds: Double, faceSeconds: Double,
-        trackingSeconds: Double, latencySeconds: Double?, objects: [MetadataObject]
+        camera: String = "default", captured: Int, processed: Int, dropped: Int, barcodeSeconds: Double,
+        faceSeconds: Double, trackingSeconds: Double, latencySeconds: Double?, objects: [MetadataObject]
     ) {
-        let (dc, dp, dd, counters) = state.withLock { s -> (Int, Int, Int, [Metrics.Counter]) in
-            defer {
-                s.lastCaptured = captured
-                s.lastProcessed = processed
-                s.lastDropped = dropped
-            }
-            let counters = objects.map { o -> Metrics.Counter in
-                if let c = s.detections[o.type] { return c }
-                let c = Metrics.Counter(
-                    label: "scand_detections_total", dimensions: [("type", o.type.rawValue)], factory: factory)
-                s.detections[o.type] = c
-                return c
-            }
-            return (captured - s.lastCaptured, processed - s.lastProcessed, dropped - s.lastDropped, counters)
-        }
-        if dc > 0 { framesCaptured.increment(by: dc) }
-        if dp > 0 { framesProcessed.increment(by: dp) }
-        if dd > 0 { framesDropped.increment(by: dd) }
-        // A stage that did not run (faces off, no code types) takes 0 s and is not recorded.
-        if barcodeSeconds > 0 { stageBarcode.recordNanoseconds(Int64(barcodeSeconds * 1e9)) }
-        if faceSeconds > 0 { stageFace.recordNanoseconds(Int64(faceSeconds * 1e9)) }
-        if trackingSeconds > 0 { stageTracking.recordNanoseconds(Int64(trackingSeconds * 1e9)) }
-        if let latencySeconds, latencySeconds >= 0 { latency.recordNanoseconds(Int64(latencySeconds * 1e9)) }
-        for c in counters { c.increment() }
+        series(camera).record(
+            captured: captured, processed: processed, dropped: dropped, barcodeSeconds: barcodeSeconds,
+            faceSeconds: faceSeconds, trackingSeconds: trackingSeconds, latencySeconds: latencySeconds,
+            objects: objects)
     }
 
-    /// Counts device reconnects from the published `device` events.
+    /// Counts device reconnects from the published `device` events, by camera.
     func observe(_ event: EncodedEvent) {
         guard event.name == "device" else { return }
         let needle = Array(#""kind":"deviceConnected""#.utf8)
@@ -205,7 +174,7 @@ public final class ScandMetrics: Sendable {
                 event.line[$0..<$0 + needle.count].elementsEqual(needle)
             })
         {
-            reconnects.increment()
+            series(event.camera ?? "default").reconnects.increment()
         }
     }
 

@@ -80,11 +80,17 @@ public final class DaemonAssembly: Sendable {
         let bus = EventFanOut(sinks: ownedSinks, logger: logger)
         let banner = ServerBanner(version: options.version, types: plan.allMetadataObjectTypes.sorted())
         let metrics = plan.httpAddress != nil ? DaemonHTTP.makeMetrics(banner: banner) : nil
+        // Each camera's frames in the metrics, under its name.
+        let observers: (@Sendable (String) -> Daemon.FrameObserver)? = metrics.map { m in
+            { @Sendable camera in DaemonHTTP.frameObserver(m, camera: camera) }
+        }
         let cameras = CameraSet(
             members: members.map {
                 CameraSet.Member(name: $0.plan.name, configuration: $0.plan.daemon, source: $0.source)
             },
-            bus: bus, frameObserver: metrics.map(DaemonHTTP.frameObserver), logger: logger,
+            bus: bus,
+            frameObserver: observers,
+            logger: logger,
             onEnd: { mailbox.post(.ended($0)) })
         let outputs = try DaemonRunner.makeOutputs(
             plan, bus: bus, cameras: cameras, banner: banner, metrics: metrics, logger: logger)

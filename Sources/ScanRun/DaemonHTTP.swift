@@ -44,11 +44,12 @@ public enum DaemonHTTP {
         ])
     }
 
-    /// What the metrics see of each processed frame: its stage times and the counters so far.
-    static func frameObserver(_ metrics: ScandMetrics) -> Daemon.FrameObserver {
+    /// What the metrics see of each processed frame of `camera`: its stage times and the counters so far.
+    static func frameObserver(_ metrics: ScandMetrics, camera: String) -> Daemon.FrameObserver {
         { frame, event, timings, stats in
             metrics.recordFrame(
-                captured: stats.framesRead, processed: stats.framesProcessed, dropped: stats.framesDropped,
+                camera: camera, captured: stats.framesRead, processed: stats.framesProcessed,
+                dropped: stats.framesDropped,
                 barcodeSeconds: timings.barcode, faceSeconds: timings.face, trackingSeconds: timings.tracking,
                 latencySeconds: frame.captureClock.map { $0.elapsed.inSeconds }, objects: event.objects)
         }

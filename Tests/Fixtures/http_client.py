@@ -147,8 +147,8 @@ elif cmd == "stall":
     def processed():
         _, _, body = get(base + "/metrics", token)
         for line in body.decode().splitlines():
-            if line.startswith("scand_frames_processed_total "):
-                return float(line.split()[1])
+            if line.startswith("scand_frames_processed_total"):
+                return float(line.split()[-1])
         return 0.0
     stalled = []
     for _ in range(n):      # MJPEG viewers that send the request and never read

@@ -101,10 +101,13 @@ struct HTTPTests {
         #expect(types["scand_frames_captured"] == "counter")
         #expect(types["scand_stage_duration_seconds"] == "histogram")
         #expect(types["scand_detections"] == "counter")
-        let p1 = try #require(first["scand_frames_processed_total"]), p2 = try #require(second["scand_frames_processed_total"])
+        // The camera's series carry its name: `default` for --input (issue 49).
+        let processed = "scand_frames_processed_total{camera=\"default\"}"
+        let p1 = try #require(first[processed]), p2 = try #require(second[processed])
         #expect(p2 > p1, "processed frames did not move: \(p1) → \(p2)")
-        #expect((second["scand_detections_total{type=\"qr\"}"] ?? 0) > 0)
-        #expect((second["scand_stage_duration_seconds_count{stage=\"barcode\"}"] ?? 0) > 0)
+        #expect((second["scand_detections_total{camera=\"default\",type=\"qr\"}"] ?? 0) > 0)
+        #expect((second["scand_stage_duration_seconds_count{camera=\"default\",stage=\"barcode\"}"] ?? 0) > 0)
+        #expect(second["scand_device_up{camera=\"default\"}"] == 1)
         #expect(second["scand_jpeg_encodes_total"] == 0, "nobody watched, yet JPEGs were encoded")
         let preview = try server.client(["json", server.base + "/state", server.token!])["preview"] as? [String: Any]
         #expect(preview?["jpegEncodes"] as? Int == 0, "/state: nobody watched, yet JPEGs were encoded: \(preview ?? [:])")
@@ -124,6 +127,13 @@ struct HTTPTests {
         let cameras = try two.client(["json", two.base + "/state", two.token!])["cameras"] as? [[String: Any]] ?? []
         #expect(cameras.compactMap { $0["name"] as? String } == ["left", "right"], "\(cameras)")
         #expect(cameras.allSatisfy { ($0["device"] as? String ?? "").hasSuffix("clip.y4m") && $0["state"] as? String == "started" })
+        // /metrics: every camera's frame series under its own label, each moving.
+        let samples = try two.client(["samples", two.base, two.token!]) as? [String: Double] ?? [:]
+        for camera in ["left", "right"] {
+            #expect((samples["scand_frames_processed_total{camera=\"\(camera)\"}"] ?? 0) > 0, "\(camera): \(samples.keys.sorted().prefix(40))")
+            #expect((samples["scand_detections_total{camera=\"\(camera)\",type=\"qr\"}"] ?? 0) > 0)
+            #expect(samples["scand_device_up{camera=\"\(camera)\"}"] == 1)
+        }
     }
 
     @Test("the MQTT sink's connection and outbox show on /state and /metrics, and follow a broker that stops")

@@ -124,10 +124,12 @@ def get(base, path):
 
 
 def metric(base, name):
-    for line in get(base, "/metrics").decode().splitlines():
-        if line.startswith(name + " "):
-            return float(line.split()[1])
-    sys.exit(f"{name} missing from /metrics")
+    # Summed over its series: the frame series carry a camera label (one series for one camera).
+    values = [float(line.split()[-1]) for line in get(base, "/metrics").decode().splitlines()
+              if line.startswith(name + " ") or line.startswith(name + "{")]
+    if not values:
+        sys.exit(f"{name} missing from /metrics")
+    return sum(values)
 
 
 class Viewer(threading.Thread):
