@@ -145,14 +145,17 @@ struct BenchCommand: ParsableCommand {
             )
             all.append(r)
         }
-        if let json {
-            let e = JSONEncoder()
-            e.outputFormatting = [.sortedKeys, .prettyPrinted]
-            let data = try e.encode(all)
-            guard let f = fopen(json, "wb") else { throw ValidationError("cannot write \(json)") }
-            _ = data.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, f) }
-            fclose(f)
-        }
+        if let json { try Self.writeJSON(all, to: json) }
+    }
+
+    /// `--json FILE`: every run, pretty-printed, keys sorted.
+    static func writeJSON<T: Encodable>(_ runs: T, to path: String) throws {
+        let e = JSONEncoder()
+        e.outputFormatting = [.sortedKeys, .prettyPrinted]
+        let data = try e.encode(runs)
+        guard let f = fopen(path, "wb") else { throw ValidationError("cannot write \(path)") }
+        _ = data.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, f) }
+        fclose(f)
     }
 
     /// `--cameras N`: per case, one camera alone, then N cameras at once (live runs, --runs times each), in the
@@ -200,14 +203,7 @@ struct BenchCommand: ParsableCommand {
                 "  fairness (slowest ÷ fastest camera): \(fixed(med(together.map(\.fairness)), 2)); CPU \(fixed(med(together.map(\.cpuSecondsPerFrame)) * 1000, 1)) ms a frame; peak RSS \(fixed(med(together.map { $0.perCamera.map(\.peakRSSMB).max() ?? 0 }), 0)) MB"
             )
         }
-        if let json {
-            let e = JSONEncoder()
-            e.outputFormatting = [.sortedKeys, .prettyPrinted]
-            let data = try e.encode(all)
-            guard let f = fopen(json, "wb") else { throw ValidationError("cannot write \(json)") }
-            _ = data.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, f) }
-            fclose(f)
-        }
+        if let json { try Self.writeJSON(all, to: json) }
     }
 
     /// `--tracking N`: the code tracker alone (``TrackingCost``), printed on one line.
