@@ -143,6 +143,17 @@ public final class CameraSet: Sendable {
         try daemon.start()
         state.withLock { $0.cameras.append((member.name, daemon)) }
         logger.notice("camera started", metadata: ["camera": "\(member.name)", "source": "\(member.source.name)"])
+        for observer in observers.withLock({ $0 }) { observer(member.name, daemon) }
+    }
+
+    /// What follows the cameras a reload adds and removes (the HTTP previews): called with the name and the
+    /// new camera's pipeline after ``add(_:)``, with nil after ``remove(_:)``, on the reloading thread.
+    public typealias MemberObserver = @Sendable (_ name: String, _ daemon: Daemon?) -> Void
+    private let observers = Locked<[MemberObserver]>([])
+
+    /// Calls `observer` after every later ``add(_:)`` and ``remove(_:)``.
+    public func observeMembers(_ observer: @escaping MemberObserver) {
+        observers.withLock { $0.append(observer) }
     }
 
     /// Stops and removes the camera named `name` (a reload): it reports `lost` for what it still sees and
@@ -156,6 +167,7 @@ public final class CameraSet: Sendable {
         guard let removed else { return }
         removed.stop()
         logger.notice("camera stopped", metadata: ["camera": "\(name)"])
+        for observer in observers.withLock({ $0 }) { observer(name, nil) }
     }
 
     /// Stops every camera (each reports `lost` for what it still sees and `device stopped`), then closes the

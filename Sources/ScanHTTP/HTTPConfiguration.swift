@@ -91,12 +91,13 @@ public struct HTTPDaemonHooks: Sendable {
     public var state: @Sendable () -> (PresenceSnapshot, [SourceState])
     /// Connected Unix-socket clients.
     public var socketClients: @Sendable () -> Int
-    /// The daemon's frame output (`AVCaptureVideoDataOutput`): the server subscribes while it runs and keeps
-    /// the newest frame in ``PreviewFrames``.
-    public var videoOutput: @Sendable () -> VideoDataOutput?
-    /// Sets the rect of interest (normalized device coordinates); throws when it cannot be applied.
-    /// nil: the page cannot change it.
-    public var setRectOfInterest: (@Sendable (NormalizedRect) throws -> Void)?
+    /// Each camera's frame output (`AVCaptureVideoDataOutput`), by camera name, in order: the server
+    /// subscribes while it runs and keeps each camera's newest frame in its ``PreviewFrames``. Cameras
+    /// started later are added with ``HTTPServer/attach(camera:output:)``.
+    public var videoOutputs: @Sendable () -> [(camera: String, output: VideoDataOutput)]
+    /// Sets camera `camera`'s rect of interest (normalized device coordinates); throws when it cannot be
+    /// applied. nil: the page cannot change it.
+    public var setRectOfInterest: (@Sendable (NormalizedRect, _ camera: String) throws -> Void)?
     /// Events dropped for slow Unix-socket clients since start (summed over clients).
     public var socketOverflows: @Sendable () -> Int
     /// The MQTT sink's connection and outbox, nil when scand runs without `--mqtt`.
@@ -105,14 +106,14 @@ public struct HTTPDaemonHooks: Sendable {
     public init(
         state: @escaping @Sendable () -> (PresenceSnapshot, [SourceState]),
         socketClients: @escaping @Sendable () -> Int = { 0 },
-        videoOutput: @escaping @Sendable () -> VideoDataOutput? = { nil },
-        setRectOfInterest: (@Sendable (NormalizedRect) throws -> Void)? = nil,
+        videoOutputs: @escaping @Sendable () -> [(camera: String, output: VideoDataOutput)] = { [] },
+        setRectOfInterest: (@Sendable (NormalizedRect, _ camera: String) throws -> Void)? = nil,
         socketOverflows: @escaping @Sendable () -> Int = { 0 },
         broker: @escaping @Sendable () -> BrokerState? = { nil }
     ) {
         self.state = state
         self.socketClients = socketClients
-        self.videoOutput = videoOutput
+        self.videoOutputs = videoOutputs
         self.setRectOfInterest = setRectOfInterest
         self.socketOverflows = socketOverflows
         self.broker = broker

@@ -7,16 +7,19 @@ public import Logging
 import NIOCore
 import ScanCapture
 import ScanCore
-import ScanKit
+public import ScanKit
 import ScanOutput
 public import ServiceLifecycle
 
 /// The HTTP server inside the daemon (Hummingbird), a `Service` of the daemon's group. Endpoints:
 /// `GET /` the live page, `GET /stream.mjpg`, `GET /snapshot.jpg[?annotate=1]`, `GET /state`,
-/// `GET /metrics`, WebSocket `GET /events`, `POST /rect-of-interest` (token option only).
+/// `GET /metrics`, WebSocket `GET /events`, `POST /rect-of-interest` (token option only); per camera
+/// (issue 49) `GET /cameras/NAME/` (its page), `…/stream.mjpg`, `…/snapshot.jpg`, `…/state` and
+/// `POST …/rect-of-interest`. The camera-less routes serve the first camera.
 public final class HTTPServer: Service, Sendable {
     public let configuration: HTTPConfiguration
-    public let frames: PreviewFrames
+    /// Every camera's preview.
+    public let previews: PreviewSet
     public let events: EventHub
     public let metrics: ScandMetrics
     let hooks: HTTPDaemonHooks
@@ -27,11 +30,11 @@ public final class HTTPServer: Service, Sendable {
     let onListening: @Sendable (Int) -> Void
 
     public init(
-        configuration: HTTPConfiguration, frames: PreviewFrames, events: EventHub, metrics: ScandMetrics,
+        configuration: HTTPConfiguration, previews: PreviewSet, events: EventHub, metrics: ScandMetrics,
         hooks: HTTPDaemonHooks, logger: Logger, onListening: @escaping @Sendable (Int) -> Void = { _ in }
     ) {
         self.configuration = configuration
-        self.frames = frames
+        self.previews = previews
         self.events = events
         self.metrics = metrics
         self.hooks = hooks
@@ -39,8 +42,21 @@ public final class HTTPServer: Service, Sendable {
         self.onListening = onListening
     }
 
+    /// Cameras whose frames are to be pumped into their previews: the hooks' at start, then those
+    /// ``attach(camera:output:)`` adds.
+    private let attachments = AsyncStream.makeStream(of: (camera: String, output: VideoDataOutput).self)
+
+    /// Camera `camera` started (a reload added it): its frames feed its own preview from now on.
+    public func attach(camera: String, output: VideoDataOutput) {
+        previews.attach(camera)
+        attachments.continuation.yield((camera, output))
+    }
+
+    /// Camera `camera` was removed (a reload): its preview goes, and its viewers' streams end.
+    public func detach(camera: String) { previews.detach(camera) }
+
     /// Serves until graceful shutdown (or cancellation). Viewers' streams and WebSockets end first
-    /// (``PreviewFrames/close()``, ``EventHub/finish()``), so shutdown does not wait on them.
+    /// (``PreviewSet/close()``, ``EventHub/finish()``), so shutdown does not wait on them.
     public func run() async throws {
         let router = Router(context: BasicWebSocketRequestContext.self)
         router.middlewares.add(BearerTokenMiddleware(token: configuration.token))
@@ -66,14 +82,23 @@ public final class HTTPServer: Service, Sendable {
                 onListening(port)
             },
             logger: logger)
-        let output = hooks.videoOutput()
+        for (camera, output) in hooks.videoOutputs() { attach(camera: camera, output: output) }
         try await withGracefulShutdownHandler {
             try await withThrowingTaskGroup(of: Void.self) { group in
-                if let output {
-                    // One subscription for every viewer: the newest frame, handed to PreviewFrames (no copy,
-                    // no encoding here; viewers encode once per frame, only while someone watches).
-                    group.addTask { [frames] in
-                        for await f in output.frames(bufferingNewest: 1) { frames.offer(f.frame, event: f.metadata) }
+                group.addTask { [previews, attachments] in
+                    await withTaskGroup(of: Void.self) { pumps in
+                        for await (camera, output) in attachments.stream {
+                            // One subscription per camera for every viewer: the newest frame, handed to the
+                            // camera's PreviewFrames (no copy, no encoding here; viewers encode once per
+                            // frame, only while someone watches).
+                            let frames = previews.attach(camera)
+                            pumps.addTask {
+                                for await f in output.frames(bufferingNewest: 1) {
+                                    frames.offer(f.frame, event: f.metadata)
+                                }
+                            }
+                        }
+                        pumps.cancelAll()
                     }
                 }
                 // The server is the task's own work: the pump ends with it (and never ends it, even when
@@ -84,10 +109,12 @@ public final class HTTPServer: Service, Sendable {
                     // Name the address: "bind(...): Address already in use" alone does not say which.
                     throw ScanError.output("--http \(configuration.host):\(configuration.port): \(error)")
                 }
+                attachments.continuation.finish()
                 group.cancelAll()
             }
-        } onGracefulShutdown: { [frames, events] in
-            frames.close()
+        } onGracefulShutdown: { [previews, events, attachments] in
+            attachments.continuation.finish()
+            previews.close()
             events.finish()
         }
     }
@@ -118,39 +145,15 @@ public final class HTTPServer: Service, Sendable {
             json(stateDocument())
         }
         router.get("/snapshot.jpg") { [self] request, _ -> Response in
-            guard let frame = frames.latest else {
-                return Response(
-                    status: .serviceUnavailable, headers: [.contentType: "text/plain", .retryAfter: "1"],
-                    body: .init(byteBuffer: ByteBuffer(string: "no frame yet\n")))
-            }
-            let annotate = request.uri.queryParameters.get("annotate").map { $0 == "1" || $0 == "true" } ?? false
-            let jpeg: [UInt8]
-            if annotate {
-                jpeg = try JPEGEncoder.encode(Annotator.annotate(frame.frame.luma, objects: frame.event.objects))
-                metrics.jpegEncodes.increment()
-            } else {
-                jpeg = try frames.jpeg(of: frame)  // counted by the frames' onEncode
-            }
-            var headers = HTTPFields()
-            headers[.contentType] = "image/jpeg"
-            headers[.cacheControl] = "no-store"
-            headers[HTTPField.Name("X-Scand-Frame")!] = "\(frame.event.frame)"
-            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: jpeg)))
+            try snapshot(request: request, frames: previews.first.frames)
         }
         router.get("/stream.mjpg") { [self] _, _ -> Response in
-            var headers = HTTPFields()
-            headers[.contentType] = "multipart/x-mixed-replace; boundary=\(Self.boundary)"
-            headers[.cacheControl] = "no-store"
-            return Response(
-                status: .ok, headers: headers,
-                body: ResponseBody { [self] writer in
-                    try await streamFrames(to: &writer)
-                    try await writer.finish(nil)
-                })
+            stream(previews.first.frames)
         }
         router.post("/rect-of-interest") { [self] request, context -> Response in
-            try await setRectOfInterest(request: request, context: context)
+            try await setRectOfInterest(request: request, context: context, camera: previews.first.name)
         }
+        addCameraRoutes(router, page: page)
         router.ws("/events") { request, _ -> RouterShouldUpgrade in
             var headers = HTTPFields()
             if let offered = request.headers[.secWebSocketProtocol],
@@ -167,10 +170,45 @@ public final class HTTPServer: Service, Sendable {
 
     static let boundary = "scandframe"
 
+    /// `GET …/snapshot.jpg[?annotate=1]`: the newest frame of `frames` as one JPEG (503 before the first).
+    func snapshot(request: Request, frames: PreviewFrames) throws -> Response {
+        guard let frame = frames.latest else {
+            return Response(
+                status: .serviceUnavailable, headers: [.contentType: "text/plain", .retryAfter: "1"],
+                body: .init(byteBuffer: ByteBuffer(string: "no frame yet\n")))
+        }
+        let annotate = request.uri.queryParameters.get("annotate").map { $0 == "1" || $0 == "true" } ?? false
+        let jpeg: [UInt8]
+        if annotate {
+            jpeg = try JPEGEncoder.encode(Annotator.annotate(frame.frame.luma, objects: frame.event.objects))
+            metrics.jpegEncodes.increment()
+        } else {
+            jpeg = try frames.jpeg(of: frame)  // counted by the frames' onEncode
+        }
+        var headers = HTTPFields()
+        headers[.contentType] = "image/jpeg"
+        headers[.cacheControl] = "no-store"
+        headers[HTTPField.Name("X-Scand-Frame")!] = "\(frame.event.frame)"
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: jpeg)))
+    }
+
+    /// `GET …/stream.mjpg`: the MJPEG stream of `frames`, until the viewer goes or the server stops.
+    func stream(_ frames: PreviewFrames) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "multipart/x-mixed-replace; boundary=\(Self.boundary)"
+        headers[.cacheControl] = "no-store"
+        return Response(
+            status: .ok, headers: headers,
+            body: ResponseBody { [self] writer in
+                try await streamFrames(of: frames, to: &writer)
+                try await writer.finish(nil)
+            })
+    }
+
     /// Newest frame wins: after each part is written the viewer gets the newest frame, skipping what it
     /// was too slow for. Each part carries the frame number, its capture time (wall clock, seconds) and
     /// its objects (base64 JSON, device coordinates), so the page draws the outlines of the very frame shown.
-    func streamFrames(to writer: inout any ResponseBodyWriter) async throws {
+    func streamFrames(of frames: PreviewFrames, to writer: inout any ResponseBodyWriter) async throws {
         let viewers = streamViewerCount.add(1)
         metrics.streamViewers.record(viewers)
         defer { metrics.streamViewers.record(streamViewerCount.add(-1)) }
@@ -241,7 +279,9 @@ public final class HTTPServer: Service, Sendable {
     /// `POST /rect-of-interest` `{"rect":{x,y,width,height},"viewSize":{width,height},"videoGravity":…,
     /// "orientation":…,"mirrored":…}` (view points of the page's window): converted with
     /// ``PreviewGeometry/deviceRect(fromViewRect:)`` for the current frame size, intersected with the frame.
-    func setRectOfInterest(request: Request, context: BasicWebSocketRequestContext) async throws -> Response {
+    func setRectOfInterest(request: Request, context: BasicWebSocketRequestContext, camera: String) async throws
+        -> Response
+    {
         guard configuration.token != nil, let set = hooks.setRectOfInterest else {
             return text(.forbidden, "setting the rect of interest from the page needs scand run --http-token FILE\n")
         }
@@ -252,6 +292,7 @@ public final class HTTPServer: Service, Sendable {
                 "expected {\"rect\":{\"x\":…,\"y\":…,\"width\":…,\"height\":…},\"viewSize\":{\"width\":…,\"height\":…}}\n"
             )
         }
+        guard let frames = previews.frames(of: camera) else { return text(.notFound, "no camera \(camera)\n") }
         guard let frame = frames.latest else { return text(.serviceUnavailable, "no frame yet\n") }
         let values = [r.rect.x, r.rect.y, r.rect.width, r.rect.height, r.viewSize.width, r.viewSize.height]
         guard values.allSatisfy(\.isFinite), r.viewSize.width > 0, r.viewSize.height > 0 else {
@@ -268,16 +309,22 @@ public final class HTTPServer: Service, Sendable {
         guard !device.isEmpty else {
             return text(.unprocessableContent, "the rectangle shows no part of the picture\n")
         }
-        do { try set(device) } catch { return text(.unprocessableContent, "\(error)\n") }
+        do { try set(device, camera) } catch { return text(.unprocessableContent, "\(error)\n") }
         return json(["rectOfInterest": ["x": device.x, "y": device.y, "width": device.width, "height": device.height]])
     }
 
     // MARK: /state
 
-    func stateDocument() -> [String: Any] {
-        let (snapshot, sources) = hooks.state()
+    /// `/state` (`camera` nil: the first camera's source, frame and objects, with every camera listed), or
+    /// `/cameras/NAME/state` (that camera's alone, `present` only what it sees).
+    func stateDocument(camera: String? = nil) -> [String: Any] {
+        let (snapshot, every) = hooks.state()
         var doc: [String: Any] = [:]
-        let source = sources.first
+        let name = camera ?? previews.first.name
+        let sources = camera.map { camera in every.filter { $0.camera == camera } } ?? every
+        let source = every.first { $0.camera == name } ?? sources.first
+        let frames = previews.frames(of: name)
+        doc["camera"] = name
         // Never `null` (the JSON contract): a value that is not there is absent.
         if let device = source?.device { doc["device"] = device }
         doc["state"] = source?.state ?? "starting"
@@ -287,7 +334,7 @@ public final class HTTPServer: Service, Sendable {
             "captured": source?.framesRead ?? 0, "processed": source?.framesProcessed ?? 0,
             "dropped": source?.framesDropped ?? 0,
         ]
-        if let latest = frames.latest {
+        if let latest = frames?.latest {
             doc["format"] = ["width": latest.event.width, "height": latest.event.height, "pixelFormat": "GREY"]
             doc["frame"] = latest.event.frame
             doc["objects"] =
@@ -307,7 +354,9 @@ public final class HTTPServer: Service, Sendable {
             if let name = source.camera { camera["name"] = name }
             return camera
         }
-        doc["present"] = ClientLines.snapshot(snapshot).compactMap { try? JSONSerialization.jsonObject(with: Data($0)) }
+        doc["present"] = ClientLines.snapshot(snapshot, cameras: camera.map { [$0] }).compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0))
+        }
         doc["lastSeq"] = snapshot.seq
         doc["clients"] = [
             "socket": hooks.socketClients(), "websocket": events.clientCount,
@@ -315,7 +364,8 @@ public final class HTTPServer: Service, Sendable {
         ]
         doc["preview"] = [
             "videoGravity": configuration.videoGravity.rawValue, "orientation": configuration.orientation.rawValue,
-            "mirrored": configuration.isMirrored, "jpegEncodes": frames.encodeCount,
+            "mirrored": configuration.isMirrored,
+            "jpegEncodes": camera == nil ? previews.encodeCount : frames?.encodeCount ?? 0,
         ]
         doc["rectOfInterestEditable"] = configuration.token != nil && hooks.setRectOfInterest != nil
         doc["overflows"] = ["socket": hooks.socketOverflows(), "websocket": events.droppedEvents]

@@ -37,9 +37,9 @@ final class AtomicCount: Sendable {
     var value: Int { count.withLock { $0 } }
 }
 
-/// Refuses every request without the bearer token (401), except the page shell `GET /`, which holds no
-/// data: the page reads the token from its URL fragment (`/#token=…`, never sent to the server) and sends
-/// it with each request it makes. The WebSocket may carry it as the subprotocol `scand-token.TOKEN`.
+/// Refuses every request without the bearer token (401), except the page shell `GET /` (and a camera's
+/// `GET /cameras/NAME/`), which holds no data: the page reads the token from its URL fragment
+/// (`/#token=…`, never sent to the server) and sends it with each request it makes. The WebSocket may carry it as the subprotocol `scand-token.TOKEN`.
 struct BearerTokenMiddleware: RouterMiddleware {
     typealias Context = BasicWebSocketRequestContext
     static let subprotocolPrefix = "scand-token."
@@ -49,7 +49,7 @@ struct BearerTokenMiddleware: RouterMiddleware {
         -> Response
     {
         guard let token else { return try await next(request, context) }
-        if request.method == .get && request.uri.path == "/" { return try await next(request, context) }
+        if request.method == .get && Self.isPageShell(request.uri.path) { return try await next(request, context) }
         var presented: String?
         if let auth = request.headers[.authorization], auth.lowercased().hasPrefix("bearer ") {
             presented = String(auth.dropFirst(7)).trimmingCharacters(in: .whitespaces)
@@ -66,6 +66,16 @@ struct BearerTokenMiddleware: RouterMiddleware {
                 body: .init(byteBuffer: ByteBuffer(string: "missing or wrong bearer token\n")))
         }
         return try await next(request, context)
+    }
+
+    /// The page's own paths, `/` and a camera's `/cameras/NAME/` (or without the slash, redirected): the
+    /// shell holds no data.
+    static func isPageShell(_ path: String) -> Bool {
+        if path == "/" { return true }
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        // "/cameras/NAME/" splits as ["", "cameras", NAME, ""]; without the slash, ["", "cameras", NAME].
+        return parts.count >= 3 && parts.count <= 4 && parts[0].isEmpty && parts[1] == "cameras" && !parts[2].isEmpty
+            && (parts.count == 3 || parts[3].isEmpty)
     }
 
     static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {

@@ -28,6 +28,9 @@ enum PreviewPage {
         // (AVCaptureVideoPreviewLayer): gravity, orientation, mirroring. The window is the view.
         // Options in the URL: ?videoGravity=resize|resizeAspect|resizeAspectFill&orientation=…&mirrored=1
         // Token (scand run --http-token FILE): open /#token=TOKEN; the fragment never leaves the browser.
+        // Several cameras (issue 49): / shows them all, each in a frame of /cameras/NAME/ (this page again, whose
+        // relative requests reach that camera's stream, state and rect of interest).
+        const cameraPage = /\/cameras\/[^/]+\/$/.test(location.pathname);
         const query = new URLSearchParams(location.search);
         const fragment = new URLSearchParams(location.hash.slice(1));
         const token = fragment.get("token");
@@ -36,7 +39,7 @@ enum PreviewPage {
           gravity: query.get("videoGravity"), orientation: query.get("orientation"),
           mirrored: query.has("mirrored") ? /^(1|true|yes)$/.test(query.get("mirrored")) : null,
           image: null, width: 0, height: 0, frame: null, objects: [], framesShown: 0, latencies: [],
-          events: [], eventCount: 0, state: null, drag: null, error: null,
+          events: [], eventCount: 0, state: null, drag: null, error: null, grid: null,
           overlays: query.get("overlays") !== "0"
         };
         // Shows or hides everything drawn over the picture (outlines, labels, status, events): ?overlays=0.
@@ -186,8 +189,13 @@ enum PreviewPage {
         function connectEvents() {
           const url = (location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/events";
           const ws = token ? new WebSocket(url, ["scand-token." + token]) : new WebSocket(url);
+          // A camera's page follows its own camera's events only.
+          ws.onopen = () => {
+            if (cameraPage && S.state && S.state.camera) ws.send(JSON.stringify({subscribe: {cameras: [S.state.camera]}}));
+          };
           ws.onmessage = m => {
             let e; try { e = JSON.parse(m.data); } catch (x) { return; }
+            if (cameraPage && e.camera !== undefined && S.state && e.camera !== S.state.camera) return;
             S.eventCount++;
             if (e.event === "metadata") return;      // drawn from the stream's own frames
             S.events.push(e); if (S.events.length > 50) S.events.shift();
@@ -223,7 +231,8 @@ enum PreviewPage {
           if (!st) { el.textContent = S.error || "connecting…"; return; }
           const lat = S.latencies.length ? [...S.latencies].sort((a, b) => a - b)[S.latencies.length >> 1] : null;
           el.textContent = [
-            (st.device || "no source yet") + " (" + st.state + ")",
+            (st.cameras && st.cameras.length > 1 || cameraPage ? st.camera + ": " : "") +
+              (st.device || "no source yet") + " (" + st.state + ")",
             st.format ? st.format.width + "×" + st.format.height : "no frame yet",
             (S.fps || 0).toFixed(1) + " fps",
             "dropped " + st.frames.dropped,
@@ -254,9 +263,40 @@ enum PreviewPage {
           updateStatus();
         });
 
+        // --- several cameras: a grid of their pages, rebuilt when a reload adds or removes one ---
+        function cameraNames(st) { return (st && st.cameras || []).map(c => c.name).filter(n => n !== undefined); }
+        function showGrid(names) {
+          S.grid = names;
+          document.body.textContent = "";
+          const cols = Math.ceil(Math.sqrt(names.length)), rows = Math.ceil(names.length / cols);
+          Object.assign(document.body.style, {display: "grid", gap: "2px", gridTemplateColumns: "repeat(" + cols + ",1fr)",
+                                              gridTemplateRows: "repeat(" + rows + ",1fr)", height: "100vh"});
+          for (const name of names) {
+            const f = document.createElement("iframe");
+            f.src = "cameras/" + encodeURIComponent(name) + "/" + location.search + location.hash;
+            f.title = name; f.dataset.camera = name;
+            Object.assign(f.style, {border: "0", width: "100%", height: "100%", display: "block"});
+            document.body.appendChild(f);
+          }
+        }
+        // The pages of the grid, with their state (window.scand of each), for scripts and tests.
+        S.views = () => Array.from(document.querySelectorAll("iframe")).map(f => f.contentWindow.scand).filter(Boolean);
+        async function pollGrid() {
+          try {
+            const res = await fetch("state", {headers: authHeaders, cache: "no-store"});
+            if (res.ok) { const names = cameraNames(await res.json()); if (names.join("/") !== S.grid.join("/")) showGrid(names); }
+          } catch (e) { /* the frames show their own errors */ }
+        }
+
         S.setOverlays(S.overlays);
-        pollState().then(() => { readStream(); connectEvents(); });
-        setInterval(pollState, 1000);
+        (async () => {
+          // One camera or several: decided on the first answer of /state.
+          while (!S.state) { await pollState(); if (!S.state) await new Promise(r => setTimeout(r, 1000)); }
+          const names = cameraNames(S.state);
+          if (!cameraPage && names.length > 1) { showGrid(names); setInterval(pollGrid, 3000); return; }
+          readStream(); connectEvents();
+          setInterval(pollState, 1000);
+        })();
         </script>
         </body>
         </html>

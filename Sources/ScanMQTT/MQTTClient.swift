@@ -145,7 +145,8 @@ public final class MQTTClient: EventSink, @unchecked Sendable {
                 messages.append(
                     MQTTMessage(topic: configuration.topicPrefix + "/" + event.name, payload: payload, isEvent: false))
             }
-            if let camera = event.camera, configuration.cameras.contains(camera) {
+            // Every camera of a multi-camera run, those a reload added included.
+            if let camera = event.camera, !configuration.cameras.isEmpty {
                 messages.append(
                     MQTTMessage(topic: fleet.topics.camera(camera).events, payload: payload, isEvent: false))
             }

@@ -89,8 +89,9 @@ public struct MQTTConfiguration: Sendable {
     public var qos: Int = 1
     /// Also publish each event on `<prefix>/<event kind>` (`appeared`, `lost`, `metadata`, `device`).
     public var kindTopics = false
-    /// The cameras of a multi-camera run (empty for one camera): each also gets its own events topic and
-    /// state topics under `<prefix>/cameras/<name>/` (``MQTTFleetTopics/camera(_:)``).
+    /// The cameras of a multi-camera run at start (empty for one camera): each also gets its own events topic
+    /// and state topics under `<prefix>/cameras/<name>/` (``MQTTFleetTopics/camera(_:)``), as does a camera a
+    /// reload adds (its face state is first published when a face appears).
     public var cameras: [String] = []
     /// Publish the per-frame `metadata` events too (`--mqtt-metadata`); off by default: about 30 messages a
     /// second per camera that a fleet rarely wants.

@@ -75,7 +75,8 @@ final class MQTTFleetState: Sendable {
             let type = object["type"] as? String
         else { return [] }
         var out = stateMessages(event: event, object: object, type: type, topics: topics, key: "", tag: true)
-        if let camera = event.camera, configuration.cameras.contains(camera) {
+        // Every camera of a multi-camera run, those a reload added included.
+        if let camera = event.camera, !configuration.cameras.isEmpty {
             out += stateMessages(
                 event: event, object: object, type: type, topics: topics.camera(camera), key: camera, tag: false)
         }

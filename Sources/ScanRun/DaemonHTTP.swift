@@ -55,16 +55,20 @@ public enum DaemonHTTP {
         }
     }
 
-    /// The HTTP server (not started yet): its event hub answers from `state`, its page shows `frames`, and
-    /// `/state` and `/metrics` see the socket server and the MQTT client; with a token, the page may set the
-    /// rect of interest through `setRectOfInterest`.
+    /// The HTTP server (not started yet): its event hub answers from `state`, its page shows each camera's
+    /// frames from `outputs` (a camera name and its frame output, in order), and `/state` and `/metrics` see
+    /// the socket server and the MQTT client; with a token, the page may set a camera's rect of interest
+    /// through `setRectOfInterest`.
     static func makeServer(
         configuration: HTTPConfiguration, maxFps: Double = defaultMaxFps, banner: ServerBanner,
-        metrics: ScandMetrics, state: any ServerStateProvider, frames videoOutput: VideoDataOutput,
-        setRectOfInterest: @escaping @Sendable (NormalizedRect) throws -> Void, socket: SocketServer?,
+        metrics: ScandMetrics, state: any ServerStateProvider,
+        outputs: @escaping @Sendable () -> [(camera: String, output: VideoDataOutput)],
+        setRectOfInterest: @escaping @Sendable (NormalizedRect, String) throws -> Void, socket: SocketServer?,
         mqtt: MQTTClient?, logger: Logger
     ) -> HTTPServer {
-        let frames = PreviewFrames(maxFramesPerSecond: maxFps, onEncode: { metrics.recordJPEGEncode() })
+        let previews = PreviewSet {
+            PreviewFrames(maxFramesPerSecond: maxFps, onEncode: { metrics.recordJPEGEncode() })
+        }
         let events = EventHub(
             banner: banner, queueLimit: configuration.clientQueueLimit, metrics: metrics, state: state)
         let hooks = HTTPDaemonHooks(
@@ -73,13 +77,13 @@ public enum DaemonHTTP {
                 return (state.presenceSnapshot(), state.sourceStates())
             },
             socketClients: { socket?.clientCount ?? 0 },
-            videoOutput: { videoOutput },
+            videoOutputs: outputs,
             // Only with a token: whoever can change what the camera scans must prove who they are.
             setRectOfInterest: configuration.token != nil ? setRectOfInterest : nil,
             socketOverflows: { socket?.droppedEvents ?? 0 },
             broker: { mqtt.map(brokerState) })
         return HTTPServer(
-            configuration: configuration, frames: frames, events: events, metrics: metrics, hooks: hooks,
+            configuration: configuration, previews: previews, events: events, metrics: metrics, hooks: hooks,
             logger: logger)
     }
 

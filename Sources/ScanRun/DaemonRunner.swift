@@ -184,13 +184,24 @@ public enum DaemonRunner {
             if let httpConfiguration, let metrics {
                 let http = DaemonHTTP.makeServer(
                     configuration: httpConfiguration, maxFps: plan.httpMaxFps, banner: banner, metrics: metrics,
-                    state: cameras, frames: cameras.frameOutput,
-                    setRectOfInterest: { [weak cameras] rect in
+                    state: cameras,
+                    outputs: { [weak cameras] in
+                        cameras?.daemons.map { ($0.camera ?? CameraPlan.defaultName, $0.frameOutput) } ?? []
+                    },
+                    setRectOfInterest: { [weak cameras] rect, camera in
                         guard let cameras else { throw ScanError.invalidArgument("the pipeline is not running") }
-                        try cameras.setRectOfInterest(rect, origin: "http")
+                        try cameras.setRectOfInterest(rect, origin: "http", camera: camera)
                     },
                     socket: outputs.server, mqtt: outputs.mqtt, logger: logger)
                 _ = bus.subscribe(http.events)
+                // A camera a reload adds gets its preview; one it removes loses it.
+                cameras.observeMembers { [weak http] name, daemon in
+                    if let daemon {
+                        http?.attach(camera: name, output: daemon.frameOutput)
+                    } else {
+                        http?.detach(camera: name)
+                    }
+                }
                 outputs.http = http
             }
         } catch let error as ScanError {

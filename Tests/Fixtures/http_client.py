@@ -6,7 +6,9 @@ python3-numpy, python3-pil). Each subcommand prints one JSON object.
   metrics URL TOKEN SECONDS           -> two scrapes SECONDS apart, parsed by prometheus_client
   families URL [TOKEN]                -> one scrape by family: type, HELP text and samples
   ws URL TOKEN|- [COMMAND...]         -> the lines a WebSocket client gets (commands sent after the snapshot)
-  roi URL TOKEN|- X Y W H VW VH       -> POST /rect-of-interest, then the WebSocket's configuration event
+  roi URL TOKEN|- X Y W H VW VH       -> POST URL/rect-of-interest (URL: the server, or a camera's
+                                         /cameras/NAME), then the WebSocket's configuration event
+  qr URL [TOKEN]                      -> GET a JPEG (a snapshot); {"status", "corners"}: where OpenCV finds a QR code
   stall URL TOKEN N SECONDS           -> N MJPEG and N WebSocket clients that never read, held SECONDS;
                                          processed-frame counter before/after, and a fresh viewer's frames
   outline JPG X0 Y0 X1 Y1             -> distances from the code's corners to the drawn outline (pixels)
@@ -28,13 +30,17 @@ def get(url, token=None, data=None, headers=None):
     req = urllib.request.Request(url, data=data, headers=h, method="POST" if data is not None else "GET")
     try:
         with urllib.request.urlopen(req, timeout=10) as r:
-            return r.status, r.headers.get("Content-Type", ""), r.read()
+            ctype = r.headers.get("Content-Type", "")
+            # A stream never ends: its first 64 KiB (the first parts) stand for it.
+            return r.status, ctype, r.read(65536) if ctype.startswith("multipart/") else r.read()
     except urllib.error.HTTPError as e:
         return e.code, e.headers.get("Content-Type", ""), e.read()
 
 
 def ws_connect(base, token):
-    url = base.replace("http://", "ws://").rstrip("/") + "/events"
+    # The server's own /events, whatever path `base` has (a camera's /cameras/NAME).
+    origin = "/".join(base.split("/")[:3])
+    url = origin.replace("http://", "ws://") + "/events"
     kw = {"subprotocols": ["scand-token." + token]} if token and token != "-" else {}
     return websocket.create_connection(url, timeout=10, **kw)
 
@@ -139,6 +145,18 @@ elif cmd == "roi":
         event = read_lines(ws, lambda l: l.get("event") == "configuration")[-1]
     ws.close()
     print(json.dumps({"status": status, "reply": reply.decode(errors="replace"), "event": event}))
+
+elif cmd == "qr":
+    import cv2
+    import numpy as np
+    status, ctype, body = get(sys.argv[2], sys.argv[3] if len(sys.argv) > 3 else None)
+    corners = None
+    if status == 200:
+        # Debian's OpenCV finds QR codes but cannot decode them (no quirc): where the code is tells which.
+        image = cv2.imdecode(np.frombuffer(body, np.uint8), cv2.IMREAD_GRAYSCALE)
+        found, points = cv2.QRCodeDetector().detect(image)
+        corners = points.reshape(-1, 2).tolist() if found and points is not None else None
+    print(json.dumps({"status": status, "type": ctype, "corners": corners}))
 
 elif cmd == "stall":
     base, token, n, seconds = sys.argv[2], sys.argv[3], int(sys.argv[4]), float(sys.argv[5])

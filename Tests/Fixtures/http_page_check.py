@@ -6,11 +6,14 @@ of the same frame: the plain picture (overlays hidden) and the picture with the 
 Where the code is on the screenshot comes from the plain one, found by OpenCV's QR detector (nothing of
 scand's geometry is used); the drawn outline is the set of pixels of the outline's colour in the other.
 
-usage: http_page_check.py URL WIDTH HEIGHT OUT_PREFIX
+usage: http_page_check.py URL WIDTH HEIGHT OUT_PREFIX [VIEWS]
 prints one JSON object:
   {"code": [[x, y] x4] | null, "outlinePixels": N, "cornerDistances": [d x4], "outlineMaxDistance": d,
-   "outline95": d, "frames": n, "events": n, "eventNames": [...], "objects": n, "latencyMs": median}
-Distances are in screenshot pixels (device scale factor 1).
+   "outline95": d, "frames": n, "events": n, "eventNames": [...], "objects": n, "latencyMs": median,
+   "views": [{"camera", "frames", "objects", "names", "eventCameras"}], "codes": [{"corners", "cornerDistances"}]}
+Distances are in screenshot pixels (device scale factor 1). With VIEWS (a page of several cameras, issue 49),
+the page is a grid of VIEWS camera pages: each must show frames, objects and its `appeared` before the
+screenshots, and every code OpenCV finds on the plain screenshot is listed under "codes".
 """
 import base64
 import json
@@ -31,6 +34,9 @@ import numpy as np
 import websocket
 
 url, width, height, prefix = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+views_wanted = int(sys.argv[5]) if len(sys.argv) > 5 else 0
+# The page's state objects: the grid's camera pages, or the page itself.
+VIEWS = "(window.scand && window.scand.grid ? scand.views() : (window.scand ? [window.scand] : []))"
 
 # Debian's binary itself: its /usr/bin/chromium wrapper adds flags from /etc/chromium.d (extensions, GPU
 # rasterization) and, where /dev/shm is mounted twice, fails its own shared-memory check with a shell error.
@@ -144,20 +150,22 @@ def session(ws):
     call("Emulation.setDeviceMetricsOverride", width=width, height=height, deviceScaleFactor=1, mobile=False)
     call("Page.enable")
     call("Page.navigate", url=url)
-    state = None
-    deadline = time.time() + 30
+    views = []
+    deadline = time.time() + 45
     while time.time() < deadline:
-        state = evaluate("""window.scand ? JSON.stringify({frames: scand.framesShown, events: scand.eventCount,
-            names: scand.events.map(e => e.event), objects: scand.objects.length,
-            latencies: scand.latencies, error: scand.error,
-            stream: scand.state ? scand.state.clients.stream : 0}) : null""")
-        if state:
-            s = json.loads(state)
-            # ... and the status line has seen this page's own stream (two /state polls: fps too).
-            if s["frames"] >= 3 and s["objects"] >= 1 and "appeared" in s["names"] and s["stream"] >= 1:
-                break
+        views = json.loads(evaluate("JSON.stringify(" + VIEWS + """.map(v => ({frames: v.framesShown,
+            events: v.eventCount, names: v.events.map(e => e.event), objects: v.objects.length,
+            eventCameras: [...new Set(v.events.map(e => e.camera).filter(c => c !== undefined))],
+            camera: v.state ? v.state.camera : null, latencies: v.latencies, error: v.error,
+            stream: v.state ? v.state.clients.stream : 0})))""") or "[]")
+        # ... and the status line has seen each page's own stream (two /state polls: fps too).
+        if len(views) >= max(1, views_wanted) and all(
+                v["frames"] >= 3 and v["objects"] >= 1 and "appeared" in v["names"] and v["stream"] >= 1
+                for v in views):
+            break
         time.sleep(0.2)
-    s = json.loads(state) if state else {"frames": 0, "events": 0, "names": [], "objects": 0, "latencies": [], "error": "no page"}
+    s = views[0] if views else {"frames": 0, "events": 0, "names": [], "objects": 0, "latencies": [], "error": "no page"}
+    s["views"] = [{k: v[k] for k in ("camera", "frames", "objects", "names", "eventCameras")} for v in views]
 
     def screenshot(path):
         data = base64.b64decode(call("Page.captureScreenshot", format="png")["data"])
@@ -166,10 +174,12 @@ def session(ws):
         return cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
 
     # Freeze the picture (stop drawing new frames) so both shots show the same frame.
-    evaluate("scand.freeze = true")
-    evaluate("scand.setOverlays(false)")
+    evaluate(VIEWS + ".forEach(v => { v.freeze = true; })")
+    evaluate(VIEWS + ".forEach(v => v.setOverlays(false))")
+    time.sleep(0.1)
     plain = screenshot(prefix + "-plain.png")
-    evaluate("scand.setOverlays(true)")
+    evaluate(VIEWS + ".forEach(v => v.setOverlays(true))")
+    time.sleep(0.1)
     annotated = screenshot(prefix + "-page.png")
     ws.close()
     return s, plain, annotated
@@ -197,8 +207,11 @@ else:
              % (CHROMIUM, len(PAUSES), "; ".join(failures), resources(),
                 " | ".join(l for l in said if "dbus" not in l)[-3000:]))
 
-found, points = cv2.QRCodeDetector().detect(cv2.cvtColor(plain, cv2.COLOR_BGR2GRAY))
+grey = cv2.cvtColor(plain, cv2.COLOR_BGR2GRAY)
+found, points = cv2.QRCodeDetector().detect(grey)
 code = points.reshape(-1, 2).tolist() if found and points is not None else None
+found_all, points_all = cv2.QRCodeDetector().detectMulti(grey)
+codes = [p.reshape(-1, 2).tolist() for p in points_all] if found_all and points_all is not None else []
 # The outline colour is #00e640 (B, G, R = 64, 230, 0); anti-aliased edges blend it with the picture.
 b, g, r = (annotated[:, :, i].astype(int) for i in range(3))
 mask = (g > 150) & (r < 90) & (b < 130) & (g - r > 100)
@@ -215,7 +228,10 @@ def segment_distance(p, a, c):
 
 result = {"code": code, "outlinePixels": int(len(outline)), "frames": s["frames"], "events": s["events"],
           "eventNames": sorted(set(s["names"])), "objects": s["objects"], "error": s.get("error"),
-          "latencyMs": (sorted(s["latencies"])[len(s["latencies"]) // 2] * 1000) if s["latencies"] else None}
+          "latencyMs": (sorted(s["latencies"])[len(s["latencies"]) // 2] * 1000) if s["latencies"] else None,
+          "views": s.get("views", []),
+          "codes": [{"corners": c, "cornerDistances": [float(np.min(np.linalg.norm(outline - np.asarray(p), axis=1)))
+                                                        for p in c] if len(outline) else []} for c in codes]}
 if code and len(outline):
     result["cornerDistances"] = [float(np.min(np.linalg.norm(outline - np.asarray(c), axis=1))) for c in code]
     edges = np.min(np.stack([segment_distance(outline, code[i], code[(i + 1) % 4]) for i in range(4)]), axis=0)

@@ -14,6 +14,8 @@ struct HTTPTests {
     static let fixtures = Fixtures.repositoryRoot.appendingPathComponent("Tests/Fixtures").path
     /// The clip: 640×480, a 210 px QR code (21 modules × 10 px) with its top-left corner at (220, 140).
     static let code = (x: 220.0, y: 140.0, size: 210.0)
+    /// Where the code of each camera but the first is (frame pixels; modules of 8 px).
+    static let otherCode = (x: 380, y: 240, module: 8)
 
     /// A daemon serving HTTP on a free loopback port, with a token unless `token` is false.
     final class Server {
@@ -22,12 +24,21 @@ struct HTTPTests {
         let base: String
         let token: String?
 
-        /// - Parameter cameras: names of cameras that each replay the clip (`--camera NAME=CLIP`); none: `--input`.
+        /// - Parameter cameras: names of cameras (`--camera NAME=CLIP`); none: `--input`. The first replays
+        ///   the clip; each other its own, whose code reads `scand-http-NAME`, at ``HTTPTests/otherCode``.
         init(token: Bool = true, extra: [String] = [], cameras: [String] = []) throws {
             dir = DaemonPaths.tempDir("http")
             let clip = dir + "/clip.y4m"
             _ = try runTool(HTTPTests.python, [HTTPTests.fixtures + "/make_http_clip.py", clip, "640", "480", "220", "140", "10", "30"])
-            let source = cameras.isEmpty ? ["--input", clip] : cameras.flatMap { ["--camera", "\($0)=\(clip)"] }
+            var source = cameras.isEmpty ? ["--input", clip] : []
+            for (i, name) in cameras.enumerated() {
+                let other = dir + "/clip-\(name).y4m", c = HTTPTests.otherCode
+                if i > 0 {
+                    _ = try runTool(HTTPTests.python, [HTTPTests.fixtures + "/make_http_clip.py", other, "640", "480",
+                                                       "\(c.x)", "\(c.y)", "\(c.module)", "30", "scand-http-\(name)"])
+                }
+                source += ["--camera", "\(name)=\(i == 0 ? clip : other)"]
+            }
             var args = ["run"] + source + ["--loop", "--no-stdout", "--log-level", "notice", "--http", "127.0.0.1:0"]
             if token {
                 let t = (0..<24).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
@@ -126,7 +137,7 @@ struct HTTPTests {
         })
         let cameras = try two.client(["json", two.base + "/state", two.token!])["cameras"] as? [[String: Any]] ?? []
         #expect(cameras.compactMap { $0["name"] as? String } == ["left", "right"], "\(cameras)")
-        #expect(cameras.allSatisfy { ($0["device"] as? String ?? "").hasSuffix("clip.y4m") && $0["state"] as? String == "started" })
+        #expect(cameras.allSatisfy { ($0["device"] as? String ?? "").hasSuffix(".y4m") && $0["state"] as? String == "started" })
         // /metrics: every camera's frame series under its own label, each moving.
         let samples = try two.client(["samples", two.base, two.token!]) as? [String: Double] ?? [:]
         for camera in ["left", "right"] {
