@@ -17,6 +17,7 @@ struct Plugin {
     decltype(&scvc_image_gray) image_gray = nullptr;
     decltype(&scvc_image_free) image_free = nullptr;
     decltype(&scvc_video_open) video_open = nullptr;
+    decltype(&scvc_stream_open) stream_open = nullptr;
     decltype(&scvc_video_read) video_read = nullptr;
     decltype(&scvc_video_gray) video_gray = nullptr;
     decltype(&scvc_video_close) video_close = nullptr;
@@ -51,6 +52,7 @@ bool try_open(const std::string &file) {
     ok = bind(h, plugin.image_gray, "scvc_image_gray") && ok;
     ok = bind(h, plugin.image_free, "scvc_image_free") && ok;
     ok = bind(h, plugin.video_open, "scvc_video_open") && ok;
+    ok = bind(h, plugin.stream_open, "scvc_stream_open") && ok;
     ok = bind(h, plugin.video_read, "scvc_video_read") && ok;
     ok = bind(h, plugin.video_gray, "scvc_video_gray") && ok;
     ok = bind(h, plugin.video_close, "scvc_video_close") && ok;
@@ -147,6 +149,21 @@ extern "C" sio_status sio_plugin_video_open(const char *path, uint64_t max_pixel
         if (s != SIO_OK) return s;
         void *inner = nullptr;
         int rc = plugin.video_open(path, max_pixels, &inner, fps, message, cap);
+        if (rc != 0) return static_cast<sio_status>(rc);
+        *out = new sio_video{inner};
+        return SIO_OK;
+    } catch (...) { set_message(message, cap, "unexpected exception"); return SIO_ERR_OPENCV; }
+}
+
+extern "C" sio_status sio_plugin_stream_open(const char *url, uint64_t max_pixels, int open_timeout_ms,
+                                             int read_timeout_ms, sio_video **out, double *fps, char *message,
+                                             size_t cap) {
+    try {
+        *out = nullptr;
+        sio_status s = ensure(nullptr, max_pixels, message, cap);
+        if (s != SIO_OK) return s;
+        void *inner = nullptr;
+        int rc = plugin.stream_open(url, max_pixels, open_timeout_ms, read_timeout_ms, &inner, fps, message, cap);
         if (rc != 0) return static_cast<sio_status>(rc);
         *out = new sio_video{inner};
         return SIO_OK;

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <vector>
+
 #include <opencv2/core.hpp>
 #include <opencv2/core/utils/logger.hpp>
 #include <opencv2/imgcodecs.hpp>
@@ -226,6 +228,38 @@ extern "C" int scvc_video_open(const char *path, uint64_t max_pixels, void **vid
         }
         const double count = v->capture.get(cv::CAP_PROP_FRAME_COUNT);
         v->declared = count > 0 && count < 1e12 && declares_its_length(path) ? static_cast<long long>(count) : 0;
+        *fps = v->capture.get(cv::CAP_PROP_FPS);
+        *video = v;
+        return OK;
+    } catch (const cv::Exception &e) {
+        set_message(message, cap, e.what());
+        return ERR_OPENCV;
+    } catch (...) { set_message(message, cap, "unexpected exception"); return ERR_OPENCV; }
+}
+
+extern "C" int scvc_stream_open(const char *url, uint64_t max_pixels, int open_timeout_ms, int read_timeout_ms,
+                                void **video, double *fps, char *message, size_t cap) {
+    quiet();
+    *video = nullptr;
+    try {
+        auto *v = new Video();
+        v->max_pixels = max_pixels;
+        // FFmpeg's own timeouts: connecting (and the stream's first frames), then each read, so a camera that
+        // stops sending ends the read instead of blocking it for ever (issue 49).
+        const std::vector<int> params = {cv::CAP_PROP_OPEN_TIMEOUT_MSEC, open_timeout_ms,
+                                         cv::CAP_PROP_READ_TIMEOUT_MSEC, read_timeout_ms};
+        if (!v->capture.open(url, cv::CAP_FFMPEG, params) || !v->capture.isOpened()) {
+            delete v;
+            set_message(message, cap, "no stream: cannot connect, or not a stream FFmpeg can read");
+            return ERR_DECODE;
+        }
+        const auto w = static_cast<long long>(v->capture.get(cv::CAP_PROP_FRAME_WIDTH));
+        const auto h = static_cast<long long>(v->capture.get(cv::CAP_PROP_FRAME_HEIGHT));
+        if (w > 0 && h > 0 && !within(w, h, max_pixels)) {
+            delete v;
+            return over_budget(w, h, max_pixels, message, cap);
+        }
+        v->declared = 0;  // a live stream has no length: its end is a drop, never a truncation
         *fps = v->capture.get(cv::CAP_PROP_FPS);
         *video = v;
         return OK;

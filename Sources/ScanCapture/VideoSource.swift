@@ -35,6 +35,31 @@ public final class VideoSource: FrameSource, @unchecked Sendable {
         info = SourceInfo(name: path.displayName, frameRate: fps > 0 && fps < 1000 ? fps : nil)
     }
 
+    /// Opens the network stream at `url` (`rtsp://`, `http://`, `https://`; credentials may be in it: they are
+    /// never shown) through FFmpeg, waiting at most `openTimeout` seconds to connect and `readTimeout` for
+    /// each later frame. Its name is `name` (the URL without credentials). A stream has no length: its end,
+    /// or a read that times out, is the end of ``nextFrame()`` (nil), for the caller to reconnect.
+    /// - Throws: ``ScanError/undecodableInput(input:reason:)`` naming `name`.
+    public init(streamURL url: String, name: String, openTimeout: Double, readTimeout: Double, limits: DecoderLimits)
+        throws
+    {
+        var fps = 0.0
+        var h: OpaquePointer?
+        var message = [CChar](repeating: 0, count: 512)
+        let budget = UInt64(max(0, limits.maxPixels))
+        func ms(_ seconds: Double) -> Int32 { Int32(max(1, min(3_600_000, (seconds * 1000).rounded()))) }
+        let status = message.withUnsafeMutableBufferPointer {
+            sio_plugin_stream_open(url, budget, ms(openTimeout), ms(readTimeout), &h, &fps, $0.baseAddress, $0.count)
+        }
+        guard status == SIO_OK, let h else {
+            let text = message.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+            throw ScanError.undecodableInput(input: name, reason: text)
+        }
+        handle = h
+        self.limits = limits
+        info = SourceInfo(name: name, frameRate: fps > 0 && fps < 1000 ? fps : nil, isLive: true)
+    }
+
     /// Opens `path` with the default ``DecoderLimits``. - Throws: ``ScanError`` naming `path`.
     public convenience init(path: String) throws {
         try self.init(path: InputPath(path), limits: DecoderLimits())

@@ -4,7 +4,9 @@ extension Setting {
     // MARK: Sources
 
     public static let input = Setting(
-        "input", flag: "input", valueName: "file", help: "Replay this file (Y4M, video, image) or '-' for Y4M on stdin."
+        "input", flag: "input", valueName: "file",
+        help:
+            "Replay this file (Y4M, video, image) or '-' for Y4M on stdin; or read a network camera's rtsp://, http:// or https:// stream (live, reconnected when it drops)."
     )
     public static let device = Setting(
         "device", flag: "device", valueName: "path-or-id",
@@ -12,7 +14,7 @@ extension Setting {
     public static let cameras = Setting(
         "cameras", flag: "camera", valueName: "name=source",
         help:
-            "A camera of a multi-camera run (repeatable): NAME (letters, digits, - and _) and SOURCE, a V4L2 device, a file or '-' for stdin. Every event carries \"camera\": NAME. Config file: \"cameras\": {NAME: {\"device\" or \"input\", and its own settings}}."
+            "A camera of a multi-camera run (repeatable): NAME (letters, digits, - and _) and SOURCE, a V4L2 device, a network camera's rtsp://, http:// or https:// stream (credentials from SCAND_CAMERA_CREDENTIALS_NAME or its _FILE, never in the URL), a file or '-' for stdin. Every event carries \"camera\": NAME. Config file: \"cameras\": {NAME: {\"device\" or \"input\", and its own settings}}."
     )
     public static let pacing = Setting(
         "pacing", flag: "pacing",

@@ -49,6 +49,9 @@ public func openDeviceSource(_ configuration: CaptureConfiguration) -> DaemonSou
     }
 }
 
+/// A network camera reports its own `device` events (issue 49).
+extension NetworkCamera: DeviceEventSource {}
+
 /// Adapts a `CaptureSession`'s event handlers to the daemon's ``DeviceEventSource``.
 public final class SessionEvents: DeviceEventSource, Sendable {
     private let session: CaptureSession

@@ -30,7 +30,8 @@ public struct ScriptSettings: Sendable, Equatable {
 /// Everything `scand run` runs, after merging defaults ← config file ← flags (the executable merges them;
 /// ``DaemonRunner`` runs it). Every field has its default.
 public struct DaemonPlan: Sendable {
-    /// `--input` / `input`: a file path, or "-" for Y4M on stdin (exclusive with ``device``).
+    /// `--input` / `input`: a file path, "-" for Y4M on stdin, or a network camera's stream URL (exclusive with
+    /// ``device``).
     public var input: String?
     /// `--device` / `device`: a V4L2 node or by-id name.
     public var device: String?
@@ -109,7 +110,7 @@ public struct CameraPlan: Sendable {
 
     /// Letters, digits, `-` and `_`, 1 to 64 of them (it goes into MQTT topics and URLs).
     public var name: String
-    /// A file path, or "-" for Y4M on stdin (exclusive with ``device``).
+    /// A file path, "-" for Y4M on stdin, or a network camera's stream URL (exclusive with ``device``).
     public var input: String?
     /// The input path with its exact bytes, when it came from argv (a name that is not UTF-8).
     public var inputPath: InputPath?

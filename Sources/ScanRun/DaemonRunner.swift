@@ -219,6 +219,7 @@ public enum DaemonRunner {
         guard let input = plan.input else {
             throw ScanError.invalidArgument("no source: give --input FILE (or '-') or --device PATH")
         }
+        if NetworkCameraConfiguration.isStreamURL(input) { return try networkSource(plan, url: input, limits: limits) }
         if plan.daemon.loop && input == "-" { throw ScanError.invalidArgument("--loop cannot repeat stdin") }
         let path = plan.inputPath ?? (input == "-" ? InputPath.standardInput : InputPath(input))
         let stallTimeout = isPipe(path) ? plan.pipeStallTimeout : nil

@@ -73,6 +73,10 @@ typedef struct sio_video sio_video;
  *  declared frame size is over `max_pixels` is refused (SIO_ERR_LIMIT). */
 sio_status sio_plugin_video_open(const char *path, uint64_t max_pixels, sio_video **out, double *fps,
                                  char *message, size_t message_capacity);
+/** Opens a network stream (rtsp://, http://, https://) with OpenCV's videoio and FFmpeg: connecting may take
+ *  `open_timeout_ms`, each later read `read_timeout_ms` (then SIO_ERR_END: the stream dropped or stalled). */
+sio_status sio_plugin_stream_open(const char *url, uint64_t max_pixels, int open_timeout_ms, int read_timeout_ms,
+                                  sio_video **out, double *fps, char *message, size_t message_capacity);
 /** Decodes the next frame and gives its size (pixels) and position (`time`, seconds). SIO_ERR_END at a real
  *  end of the stream; SIO_ERR_DECODE ("truncated or corrupt: decoding stopped at frame N of M") when decoding
  *  stops well before the frame count the container declares. A frame over `max_pixels` is SIO_ERR_LIMIT. */
