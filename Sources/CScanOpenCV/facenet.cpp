@@ -8,6 +8,8 @@
 #include <exception>
 #include <fstream>
 #include <iterator>
+#include <memory>
+#include <mutex>
 #include <vector>
 #include <opencv2/core.hpp>
 #include <opencv2/dnn.hpp>
@@ -21,6 +23,25 @@ struct SizedNet {
 void say(char *message, size_t cap, const char *text) {
     if (message && cap) std::snprintf(message, cap, "%s", text);
 }
+/// The model's bytes, shared by every network loaded from the same bytes (each camera of a multi-camera run
+/// has its own networks but one copy of the 7 MB file, issue 49). Immutable once made; the cache holds weak
+/// references, so the bytes go with the last network that uses them.
+std::shared_ptr<const std::vector<uchar>> shared_model(std::vector<uchar> &&bytes) {
+    static std::mutex lock;
+    static std::vector<std::weak_ptr<const std::vector<uchar>>> cache;
+    std::lock_guard<std::mutex> held(lock);
+    for (auto it = cache.begin(); it != cache.end();) {
+        if (auto p = it->lock()) {
+            if (*p == bytes) return p;
+            ++it;
+        } else {
+            it = cache.erase(it);
+        }
+    }
+    auto p = std::make_shared<const std::vector<uchar>>(std::move(bytes));
+    cache.push_back(p);
+    return p;
+}
 float iou(const scv_face_hit &a, const scv_face_hit &b) {
     float x0 = std::max(a.x, b.x), y0 = std::max(a.y, b.y);
     float x1 = std::min(a.x + a.width, b.x + b.width), y1 = std::min(a.y + a.height, b.y + b.height);
@@ -31,7 +52,7 @@ float iou(const scv_face_hit &a, const scv_face_hit &b) {
 }
 
 struct scv_face_net {
-    std::vector<uchar> model;       // the ONNX bytes, so a network for a new size needs no file access
+    std::shared_ptr<const std::vector<uchar>> model;  // the ONNX bytes, so a network for a new size needs no file access
     std::vector<SizedNet> nets;     // one per input size, most recently used last
     std::vector<cv::Mat> outputs;
     std::vector<scv_face_hit> hits;
@@ -44,7 +65,7 @@ struct scv_face_net {
             }
         }
         if (nets.size() >= 4) nets.erase(nets.begin());
-        nets.push_back(SizedNet{w, h, cv::dnn::readNetFromONNX(model)});
+        nets.push_back(SizedNet{w, h, cv::dnn::readNetFromONNX(*model)});
         return nets.back().net;
     }
 };
@@ -59,8 +80,8 @@ extern "C" scv_status scv_face_net_load(const char *path, scv_face_net **out, ch
         std::vector<uchar> bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
         if (bytes.empty()) { say(message, cap, "the file is empty"); return SCV_ERR_DECODE; }
         n = new scv_face_net();
-        n->model = std::move(bytes);
-        cv::dnn::Net probe = cv::dnn::readNetFromONNX(n->model);
+        n->model = shared_model(std::move(bytes));
+        cv::dnn::Net probe = cv::dnn::readNetFromONNX(*n->model);
         if (probe.empty()) { delete n; say(message, cap, "not a readable ONNX network"); return SCV_ERR_DECODE; }
         std::vector<cv::String> names = probe.getUnconnectedOutLayersNames();
         if (names.size() != 4) { delete n; say(message, cap, "not a CenterFace network (expected 4 outputs)"); return SCV_ERR_DECODE; }

@@ -8,7 +8,8 @@ import Testing
 
 /// Network cameras in `scand run` (issue 49), against real servers on loopback: GStreamer's RTSP server
 /// (Tests/Fixtures/rtsp_server.py, H.264 with Basic authentication) and FFmpeg serving MPEG-TS over HTTP
-/// (`ffmpeg -listen 1`), beside a clip camera. The HTTP server is cut off mid-run and started again.
+/// (`ffmpeg -listen 1`), beside a clip camera. The HTTP server is cut off mid-run and started again; the
+/// RTSP server is frozen (SIGSTOP: it stops sending and closes nothing) and thawed.
 @Suite(.serialized) struct NetworkCameraTests {
     static let password = "pa ss:w@rd-49"
 
@@ -84,11 +85,21 @@ import Testing
         let back = Date().timeIntervalSince1970
         let framesBefore = count("shelf")
         #expect(daemonEventually(20) { count("shelf") >= framesBefore + 20 }, "no frames from shelf after it came back")
+        // The RTSP server stops sending without closing anything (frozen): a stall after --stall-timeout, and
+        // frames again once it runs (scand connects again).
+        kill(rtsp.processIdentifier, SIGSTOP)
+        #expect(daemonEventually(20) { kinds("door").contains("wasInterrupted") }, "\(kinds("door"))")
+        Thread.sleep(forTimeInterval: 2)
+        kill(rtsp.processIdentifier, SIGCONT)
+        #expect(daemonEventually(60) { kinds("door").contains("interruptionEnded") }, "\(kinds("door")) \(d.stderr)")
         #expect(d.terminate() == 0, "\(d.stderr)")
         let all = events
         // The cut camera: stalled, reconnected, its frames again; named by camera in every event.
         #expect(kinds("shelf") == ["started", "wasInterrupted", "interruptionEnded", "stopped"], "\(kinds("shelf"))")
-        #expect(kinds("door") == ["started", "stopped"], "\(kinds("door"))")
+        #expect(kinds("door") == ["started", "wasInterrupted", "interruptionEnded", "stopped"], "\(kinds("door"))")
+        let frozen = all.first { $0["camera"] as? String == "door" && $0["kind"] as? String == "wasInterrupted" }
+        let frozenReason = frozen.flatMap { $0["reason"] as? String } ?? ""
+        #expect(frozenReason.contains("sent nothing for 1.0 s"), "\(frozenReason)")
         #expect(kinds("clip") == ["started", "stopped"], "\(kinds("clip"))")
         // Without credentials the RTSP server refuses: `waiting` with its reason, never started.
         #expect(kinds("locked") == ["waiting", "stopped"], "\(kinds("locked"))")
