@@ -171,6 +171,12 @@ def main():
     write("gs1", "wrong-check", b"0109506000134353\x1d17261332")
     write("gs1", "unknown-ai", b"\x1d0109506000134352\x1d23XYZ\x1d\x1d")
     write("gs1", "not-digits", b"\xff\xfe10\x00\x01")
+    # url: a network camera's SOURCE (first line) and credentials put into it (the rest), issue 49.
+    write("url", "rtsp", b"rtsp://10.0.0.5:554/stream1\nadmin:p@ss:w/rd%")
+    write("url", "with-userinfo", b"rtsp://admin:secret@10.0.0.5/live\n")
+    write("url", "http-query", b"http://cam.local/video.mjpg?user=a@b#x\nu:p")
+    write("url", "not-a-url", b"/dev/video0\nx:y")
+    write("url", "control", b"https://\x1b[2Jcam@\xff/x\n\x00:\x7f")
 
 
 if __name__ == "__main__":

@@ -34,7 +34,7 @@ public struct NetworkCameraConfiguration: Sendable, Equatable {
     /// Why `url` cannot be used as it is, or nil: credentials written in the URL would show in the process list
     /// and the logs.
     public static func problem(withURL url: String) -> String? {
-        guard isStreamURL(url) else { return "'\(printable(url))' is not an rtsp://, http:// or https:// URL" }
+        guard isStreamURL(url) else { return "'\(redacted(url))' is not an rtsp://, http:// or https:// URL" }
         if authority(of: url).contains("@") {
             return
                 "\(redacted(url)): credentials in the URL would show in the process list and the logs; give them as "

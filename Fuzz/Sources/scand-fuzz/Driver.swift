@@ -12,6 +12,7 @@ let targets: [String: @Sendable (UnsafeBufferPointer<UInt8>) -> Void] = [
     "config": ConfigTarget.run,
     "json": JSONTarget.run,
     "gs1": GS1Target.run,
+    "url": URLTarget.run,
 ]
 
 /// The target chosen on the command line; set once in `LLVMFuzzerInitialize`, before any input runs.
