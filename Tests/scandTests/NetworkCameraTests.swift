@@ -7,8 +7,8 @@ import Testing
 #endif
 
 /// Network cameras in `scand run` (issue 49), against real servers on loopback: GStreamer's RTSP server
-/// (Tests/Fixtures/rtsp_server.py, H.264 with Basic authentication) and FFmpeg serving MPEG-TS over HTTP
-/// (`ffmpeg -listen 1`), beside a clip camera. The HTTP server is cut off mid-run and started again; the
+/// (Tests/Fixtures/rtsp_server.py, H.264 with Basic authentication) and FFmpeg serving MPEG-TS and MJPEG over
+/// HTTP (`ffmpeg -listen 1`), beside a clip camera. The HTTP server is cut off mid-run and started again; the
 /// RTSP server is frozen (SIGSTOP: it stops sending and closes nothing) and thawed.
 @Suite(.serialized) struct NetworkCameraTests {
     static let password = "pa ss:w@rd-49"
@@ -26,6 +26,15 @@ import Testing
     static func httpServer(_ ts: String, port: Int, log: String) throws -> Process {
         try DaemonRun.start("/usr/bin/ffmpeg", ["-hide_banner", "-loglevel", "error", "-re", "-stream_loop", "-1", "-i", ts,
                                                 "-c", "copy", "-f", "mpegts", "-listen", "1", "http://127.0.0.1:\(port)/x.ts"],
+                            stderr: log)
+    }
+
+    /// `ffmpeg -re` sending the kiosk clip as MJPEG (multipart JPEG) in a loop to the one client of
+    /// http://127.0.0.1:PORT/x.mjpg, as many IP cameras serve their picture.
+    static func mjpegServer(port: Int, log: String) throws -> Process {
+        try DaemonRun.start("/usr/bin/ffmpeg", ["-hide_banner", "-loglevel", "error", "-re", "-stream_loop", "-1",
+                                                "-i", DaemonPaths.kiosk, "-c:v", "mjpeg", "-q:v", "3", "-pix_fmt", "yuvj420p",
+                                                "-f", "mpjpeg", "-listen", "1", "http://127.0.0.1:\(port)/x.mjpg"],
                             stderr: log)
     }
 
@@ -60,11 +69,15 @@ import Testing
         #expect(daemonEventually(30) { daemonReadText(dir + "/rtsp.out").contains("READY") }, "\(daemonReadText(dir + "/rtsp.err"))")
         var http = try Self.httpServer(ts, port: httpPort, log: dir + "/http1.err")
         defer { Self.stop(http) }
+        let mjpegPort = try MosquittoBroker.freePort()
+        let mjpeg = try Self.mjpegServer(port: mjpegPort, log: dir + "/mjpeg.err")
+        defer { Self.stop(mjpeg) }
         var environment = ProcessInfo.processInfo.environment
         environment["SCAND_CAMERA_CREDENTIALS_DOOR_FILE"] = credentials  // never argv
         let d = try DaemonProcess(
             ["run", "--camera", "clip=\(DaemonPaths.kiosk)", "--camera", "door=rtsp://127.0.0.1:\(rtspPort)/cam",
              "--camera", "shelf=http://127.0.0.1:\(httpPort)/x.ts", "--camera", "locked=rtsp://127.0.0.1:\(rtspPort)/cam",
+             "--camera", "gate=http://127.0.0.1:\(mjpegPort)/x.mjpg",
              "--loop", "--stdout", "--stall-timeout", "1", "--log-level", "info"],
             dir: dir, environment: environment)
         defer { _ = d.terminate() }
@@ -73,8 +86,8 @@ import Testing
         func kinds(_ camera: String) -> [String] {
             events.filter { $0["event"] as? String == "device" && $0["camera"] as? String == camera }.compactMap { $0["kind"] as? String }
         }
-        #expect(daemonEventually(60) { ["clip", "door", "shelf"].allSatisfy { count($0) >= 40 } },
-                "frames: clip \(count("clip")) door \(count("door")) shelf \(count("shelf")); \(d.stderr)")
+        #expect(daemonEventually(60) { ["clip", "door", "shelf", "gate"].allSatisfy { count($0) >= 40 } },
+                "frames: clip \(count("clip")) door \(count("door")) shelf \(count("shelf")) gate \(count("gate")); \(d.stderr)")
         // Cut the HTTP camera off; start its server again 3 s after scand saw it stall.
         let cut = Date().timeIntervalSince1970
         Self.stop(http)
@@ -101,6 +114,7 @@ import Testing
         let frozenReason = frozen.flatMap { $0["reason"] as? String } ?? ""
         #expect(frozenReason.contains("sent nothing for 1.0 s"), "\(frozenReason)")
         #expect(kinds("clip") == ["started", "stopped"], "\(kinds("clip"))")
+        #expect(kinds("gate") == ["started", "stopped"], "\(kinds("gate"))")
         // Without credentials the RTSP server refuses: `waiting` with its reason, never started.
         #expect(kinds("locked") == ["waiting", "stopped"], "\(kinds("locked"))")
         // Each network camera read the clip's codes, as the clip camera did.
@@ -108,10 +122,11 @@ import Testing
             Set(all.filter { $0["event"] as? String == "appeared" && $0["camera"] as? String == camera }.compactMap { $0["value"] as? String })
         }
         #expect(!values("clip").isEmpty)
-        #expect(values("door") == values("clip") && values("shelf") == values("clip"), "door \(values("door")) shelf \(values("shelf")) clip \(values("clip"))")
+        #expect(values("door") == values("clip") && values("shelf") == values("clip") && values("gate") == values("clip"),
+                "door \(values("door")) shelf \(values("shelf")) gate \(values("gate")) clip \(values("clip"))")
         // The others kept their rate while the HTTP camera was away (≥ 90 % of the same time before the cut).
         let outage = (back - cut)
-        for camera in ["clip", "door"] {
+        for camera in ["clip", "door", "gate"] {
             let before = Self.frames(all, camera, in: (cut - outage)...cut), during = Self.frames(all, camera, in: cut...back)
             #expect(Double(during) >= 0.9 * Double(before), "\(camera): \(during) frames during the outage, \(before) before")
         }
