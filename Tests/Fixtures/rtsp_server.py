@@ -17,7 +17,7 @@ What it does
     works at once.
 
     When it listens it prints exactly one line to stdout and flushes it:
-        READY rtsp://127.0.0.1:PORT/cam
+        READY rtsp://127.0.0.1:PORT/cam      (i.e. rtsp://HOST:PORT/MOUNT)
     (with --port 0 an ephemeral port is chosen and the real one is printed).
     Diagnostics go to stderr. SIGTERM or SIGINT stops it cleanly (exit 0).
     A port that cannot be bound gives exit status 2.
@@ -34,8 +34,9 @@ Debian 12 (bookworm) packages needed
     - plugins-ugly               : x264enc (preferred H.264 encoder)
     - plugins-bad                : openh264enc (fallback only; optional)
     gstreamer1.0-tools (gst-inspect-1.0) is handy for debugging but not needed.
-    Run it with /usr/bin/python3 (Debian's interpreter, which sees the gi module),
-    not a pyenv/venv python.
+    It needs Debian's /usr/bin/python3 (the one that sees the gi module); if
+    started by another python3 (pyenv, venv) that lacks gi, it re-executes
+    itself with /usr/bin/python3.
 
 Usage
     rtsp_server.py --port 8554 --mount /cam --input clip.y4m
@@ -76,7 +77,10 @@ from gi.repository import GLib, Gst, GstRtspServer, GstVideo  # noqa: E402
 
 
 def log(msg):
-    print("rtsp_server: " + msg, file=sys.stderr, flush=True)
+    try:
+        print("rtsp_server: " + msg, file=sys.stderr, flush=True)
+    except (OSError, ValueError):  # stderr closed / broken pipe: keep running
+        pass
 
 
 # ---------------------------------------------------------------- y4m reader
@@ -287,8 +291,8 @@ def main():
     loop = GLib.MainLoop()
 
     def on_signal(signame):
-        log("%s received, shutting down" % signame)
         loop.quit()
+        log("%s received, shutting down" % signame)
         return GLib.SOURCE_CONTINUE
 
     GLib.unix_signal_add(GLib.PRIORITY_HIGH, signal.SIGTERM, on_signal, "SIGTERM")
@@ -370,7 +374,10 @@ def main():
     GLib.timeout_add_seconds(2, lambda: (pool.cleanup(), True)[1])
 
     host = args.host if ":" not in args.host else "[%s]" % args.host
-    print("READY rtsp://%s:%d%s" % (host, server.get_bound_port(), args.mount), flush=True)
+    try:
+        print("READY rtsp://%s:%d%s" % (host, server.get_bound_port(), args.mount), flush=True)
+    except (OSError, ValueError):
+        pass  # nobody reads stdout any more; keep serving until signalled
 
     loop.run()
 
@@ -384,8 +391,11 @@ def main():
     deadline = time.monotonic() + 0.3
     while ctx.pending() and time.monotonic() < deadline:
         ctx.iteration(False)
-    sys.stdout.flush()
-    sys.stderr.flush()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
     # Skip interpreter teardown of GStreamer objects from other threads.
     os._exit(0)
 
