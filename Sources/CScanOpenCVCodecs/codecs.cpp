@@ -209,15 +209,20 @@ extern "C" void scvc_image_free(void *image) {
     try { delete static_cast<cv::Mat *>(image); } catch (...) {}
 }
 
-extern "C" int scvc_video_open(const char *path, uint64_t max_pixels, void **video, double *fps, char *message, size_t cap) {
+/// Opens `source` (a file, or a stream URL with `params` giving FFmpeg's timeouts) and checks its declared frame
+/// size against the budget. `video`, `fps` and the message as the entry points below give them.
+static int open_video(const char *source, const std::vector<int> &params, bool is_file, uint64_t max_pixels, void **video,
+                      double *fps, char *message, size_t cap) {
     quiet();
     *video = nullptr;
     try {
         auto *v = new Video();
         v->max_pixels = max_pixels;
-        if (!v->capture.open(path, cv::CAP_FFMPEG) || !v->capture.isOpened()) {
+        if (!v->capture.open(source, cv::CAP_FFMPEG, params) || !v->capture.isOpened()) {
             delete v;
-            set_message(message, cap, "not a video OpenCV can open");
+            set_message(message, cap,
+                        is_file ? "not a video OpenCV can open"
+                                : "no stream: cannot connect, or not a stream FFmpeg can read");
             return ERR_DECODE;
         }
         const auto w = static_cast<long long>(v->capture.get(cv::CAP_PROP_FRAME_WIDTH));
@@ -226,8 +231,9 @@ extern "C" int scvc_video_open(const char *path, uint64_t max_pixels, void **vid
             delete v;
             return over_budget(w, h, max_pixels, message, cap);
         }
-        const double count = v->capture.get(cv::CAP_PROP_FRAME_COUNT);
-        v->declared = count > 0 && count < 1e12 && declares_its_length(path) ? static_cast<long long>(count) : 0;
+        // A live stream has no length: its end is a drop, never a truncation.
+        const double count = is_file ? v->capture.get(cv::CAP_PROP_FRAME_COUNT) : 0;
+        v->declared = count > 0 && count < 1e12 && declares_its_length(source) ? static_cast<long long>(count) : 0;
         *fps = v->capture.get(cv::CAP_PROP_FPS);
         *video = v;
         return OK;
@@ -237,36 +243,16 @@ extern "C" int scvc_video_open(const char *path, uint64_t max_pixels, void **vid
     } catch (...) { set_message(message, cap, "unexpected exception"); return ERR_OPENCV; }
 }
 
+extern "C" int scvc_video_open(const char *path, uint64_t max_pixels, void **video, double *fps, char *message, size_t cap) {
+    return open_video(path, {}, true, max_pixels, video, fps, message, cap);
+}
+
 extern "C" int scvc_stream_open(const char *url, uint64_t max_pixels, int open_timeout_ms, int read_timeout_ms,
                                 void **video, double *fps, char *message, size_t cap) {
-    quiet();
-    *video = nullptr;
-    try {
-        auto *v = new Video();
-        v->max_pixels = max_pixels;
-        // FFmpeg's own timeouts: connecting (and the stream's first frames), then each read, so a camera that
-        // stops sending ends the read instead of blocking it for ever (issue 49).
-        const std::vector<int> params = {cv::CAP_PROP_OPEN_TIMEOUT_MSEC, open_timeout_ms,
-                                         cv::CAP_PROP_READ_TIMEOUT_MSEC, read_timeout_ms};
-        if (!v->capture.open(url, cv::CAP_FFMPEG, params) || !v->capture.isOpened()) {
-            delete v;
-            set_message(message, cap, "no stream: cannot connect, or not a stream FFmpeg can read");
-            return ERR_DECODE;
-        }
-        const auto w = static_cast<long long>(v->capture.get(cv::CAP_PROP_FRAME_WIDTH));
-        const auto h = static_cast<long long>(v->capture.get(cv::CAP_PROP_FRAME_HEIGHT));
-        if (w > 0 && h > 0 && !within(w, h, max_pixels)) {
-            delete v;
-            return over_budget(w, h, max_pixels, message, cap);
-        }
-        v->declared = 0;  // a live stream has no length: its end is a drop, never a truncation
-        *fps = v->capture.get(cv::CAP_PROP_FPS);
-        *video = v;
-        return OK;
-    } catch (const cv::Exception &e) {
-        set_message(message, cap, e.what());
-        return ERR_OPENCV;
-    } catch (...) { set_message(message, cap, "unexpected exception"); return ERR_OPENCV; }
+    // FFmpeg's own timeouts: connecting (and the stream's first frames), then each read, so a camera that stops
+    // sending ends the read instead of blocking it for ever (issue 49).
+    return open_video(url, {cv::CAP_PROP_OPEN_TIMEOUT_MSEC, open_timeout_ms, cv::CAP_PROP_READ_TIMEOUT_MSEC, read_timeout_ms},
+                      false, max_pixels, video, fps, message, cap);
 }
 
 extern "C" int scvc_video_read(void *video, int *w, int *h, double *time, char *message, size_t cap) {
