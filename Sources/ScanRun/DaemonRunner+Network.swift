@@ -1,11 +1,8 @@
+import Foundation
 import ScanCapture
 import ScanCore
 import ScanDaemon
 import ScanKit
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 extension DaemonRunner {
     /// A network camera's source (issue 49): its stream URL, with the credentials the environment gives for
@@ -18,24 +15,12 @@ extension DaemonRunner {
         }
         let name = plan.name == CameraPlan.defaultName ? nil : plan.name
         var configuration = NetworkCameraConfiguration(
-            url: url, credentials: try NetworkCameraConfiguration.credentials(camera: name, environment: environment()),
+            url: url,
+            credentials: try NetworkCameraConfiguration.credentials(
+                camera: name, environment: ProcessInfo.processInfo.environment),
             limits: limits)
         configuration.readTimeout = plan.pipeStallTimeout
         let camera = NetworkCamera(configuration)
         return DaemonSource(name: url, canReopen: false, deviceEvents: camera) { camera }
-    }
-
-    /// The process's environment (`environ`), read when a network camera is opened.
-    static func environment() -> [String: String] {
-        var out: [String: String] = [:]
-        var p = environ
-        while let entry = p.pointee {
-            let text = String(cString: entry)
-            if let eq = text.firstIndex(of: "=") {
-                out[String(text[..<eq])] = String(text[text.index(after: eq)...])
-            }
-            p += 1
-        }
-        return out
     }
 }
