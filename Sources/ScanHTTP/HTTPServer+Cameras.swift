@@ -7,7 +7,7 @@ extension HTTPServer {
     /// The routes of each camera (issue 49), under `/cameras/NAME/`: the page (the same page as `/`, whose
     /// relative requests then reach this camera's routes), `stream.mjpg`, `snapshot.jpg`, `state` and
     /// `POST rect-of-interest`. A name that is no camera's is 404.
-    func addCameraRoutes(_ router: Router<BasicWebSocketRequestContext>, page: String) {
+    func addCameraRoutes(_ router: Router<BasicWebSocketRequestContext>) {
         router.get("/cameras") { [self] _, _ -> Response in
             json(["cameras": previews.names])
         }
@@ -18,10 +18,7 @@ extension HTTPServer {
             guard request.uri.path.hasSuffix("/") else {
                 return Response(status: .permanentRedirect, headers: [.location: "/cameras/\(name)/"])
             }
-            var headers = HTTPFields()
-            headers[.contentType] = "text/html; charset=utf-8"
-            headers[.cacheControl] = "no-store"
-            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: page)))
+            return pageResponse()
         }
         router.get("/cameras/:camera/snapshot.jpg") { [self] request, context -> Response in
             let name = try context.parameters.require("camera")

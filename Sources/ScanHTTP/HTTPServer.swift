@@ -44,12 +44,11 @@ public final class HTTPServer: Service, Sendable {
 
     /// Cameras whose frames are to be pumped into their previews: the hooks' at start, then those
     /// ``attach(camera:output:)`` adds.
-    private let attachments = AsyncStream.makeStream(of: (camera: String, output: VideoDataOutput).self)
+    private let attachments = AsyncStream.makeStream(of: (frames: PreviewFrames, output: VideoDataOutput).self)
 
     /// Camera `camera` started (a reload added it): its frames feed its own preview from now on.
     public func attach(camera: String, output: VideoDataOutput) {
-        previews.attach(camera)
-        attachments.continuation.yield((camera, output))
+        attachments.continuation.yield((previews.attach(camera), output))
     }
 
     /// Camera `camera` was removed (a reload): its preview goes, and its viewers' streams end.
@@ -85,13 +84,12 @@ public final class HTTPServer: Service, Sendable {
         for (camera, output) in hooks.videoOutputs() { attach(camera: camera, output: output) }
         try await withGracefulShutdownHandler {
             try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { [previews, attachments] in
+                group.addTask { [attachments] in
                     await withTaskGroup(of: Void.self) { pumps in
-                        for await (camera, output) in attachments.stream {
+                        for await (frames, output) in attachments.stream {
                             // One subscription per camera for every viewer: the newest frame, handed to the
                             // camera's PreviewFrames (no copy, no encoding here; viewers encode once per
                             // frame, only while someone watches).
-                            let frames = previews.attach(camera)
                             pumps.addTask {
                                 for await f in output.frames(bufferingNewest: 1) {
                                     frames.offer(f.frame, event: f.metadata)
@@ -122,13 +120,7 @@ public final class HTTPServer: Service, Sendable {
     // MARK: routes
 
     func addRoutes(_ router: Router<BasicWebSocketRequestContext>) {
-        let page = PreviewPage.html
-        router.get("/") { _, _ -> Response in
-            var headers = HTTPFields()
-            headers[.contentType] = "text/html; charset=utf-8"
-            headers[.cacheControl] = "no-store"
-            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: page)))
-        }
+        router.get("/") { [self] _, _ -> Response in pageResponse() }
         router.get("/metrics") { [self] _, _ -> Response in
             metrics.socketClients.record(hooks.socketClients())
             metrics.webSocketClients.record(events.clientCount)
@@ -153,7 +145,7 @@ public final class HTTPServer: Service, Sendable {
         router.post("/rect-of-interest") { [self] request, context -> Response in
             try await setRectOfInterest(request: request, context: context, camera: previews.first.name)
         }
-        addCameraRoutes(router, page: page)
+        addCameraRoutes(router)
         router.ws("/events") { request, _ -> RouterShouldUpgrade in
             var headers = HTTPFields()
             if let offered = request.headers[.secWebSocketProtocol],
@@ -169,6 +161,14 @@ public final class HTTPServer: Service, Sendable {
     }
 
     static let boundary = "scandframe"
+
+    /// The live page (``PreviewPage``): `/`, and each camera's `/cameras/NAME/`.
+    func pageResponse() -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "text/html; charset=utf-8"
+        headers[.cacheControl] = "no-store"
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: PreviewPage.html)))
+    }
 
     /// `GET …/snapshot.jpg[?annotate=1]`: the newest frame of `frames` as one JPEG (503 before the first).
     func snapshot(request: Request, frames: PreviewFrames) throws -> Response {
