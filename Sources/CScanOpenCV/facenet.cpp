@@ -54,6 +54,7 @@ float iou(const scv_face_hit &a, const scv_face_hit &b) {
 struct scv_face_net {
     std::shared_ptr<const std::vector<uchar>> model;  // the ONNX bytes, so a network for a new size needs no file access
     std::vector<SizedNet> nets;     // one per input size, most recently used last
+    cv::dnn::Net spare;             // parsed at load and not yet given a size (empty once taken)
     std::vector<cv::Mat> outputs;
     std::vector<scv_face_hit> hits;
 
@@ -65,7 +66,12 @@ struct scv_face_net {
             }
         }
         if (nets.size() >= 4) nets.erase(nets.begin());
-        nets.push_back(SizedNet{w, h, cv::dnn::readNetFromONNX(*model)});
+        if (!spare.empty()) {
+            nets.push_back(SizedNet{w, h, spare});
+            spare = cv::dnn::Net();
+        } else {
+            nets.push_back(SizedNet{w, h, cv::dnn::readNetFromONNX(*model)});
+        }
         return nets.back().net;
     }
 };
@@ -85,6 +91,7 @@ extern "C" scv_status scv_face_net_load(const char *path, scv_face_net **out, ch
         if (probe.empty()) { delete n; say(message, cap, "not a readable ONNX network"); return SCV_ERR_DECODE; }
         std::vector<cv::String> names = probe.getUnconnectedOutLayersNames();
         if (names.size() != 4) { delete n; say(message, cap, "not a CenterFace network (expected 4 outputs)"); return SCV_ERR_DECODE; }
+        n->spare = probe;  // the first input size needs no second parse
         *out = n;
         return SCV_OK;
     } catch (const cv::Exception &e) {
@@ -154,6 +161,20 @@ extern "C" scv_status scv_face_net_detect(scv_face_net *n, const uint8_t *luma, 
             ++kept;
         }
         if (count) *count = kept;
+        return SCV_OK;
+    } catch (...) { return SCV_ERR_OPENCV; }
+}
+
+extern "C" scv_status scv_face_net_prepare(scv_face_net *n, int w, int h) {
+    if (!n || w <= 0 || h <= 0 || w % 32 || h % 32) return SCV_ERR_ARGUMENT;
+    try {
+        if (scv_fault_due()) throw std::bad_alloc();
+        cv::Mat blob = cv::dnn::blobFromImage(cv::Mat(h, w, CV_8UC3, cv::Scalar(128, 128, 128)), 1.0, cv::Size(w, h),
+                                              cv::Scalar(), false, false);
+        cv::dnn::Net &net = n->forSize(w, h);
+        net.setInput(blob);
+        n->outputs.clear();
+        net.forward(n->outputs, std::vector<cv::String>{"537", "538", "539", "540"});
         return SCV_OK;
     } catch (...) { return SCV_ERR_OPENCV; }
 }

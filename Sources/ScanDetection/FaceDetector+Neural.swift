@@ -30,7 +30,7 @@ extension FaceDetector {
     /// a face is expected there). Faces within 0.7 face sizes of the prediction, nearest first.
     func neuralSearch(around predicted: FaceCandidate, in luma: LumaPlane) throws -> [FaceCandidate] {
         guard let net else { return [] }
-        let side = 96
+        let side = Self.neuralWindowSide
         let k = Double(side) / (2.2 * max(predicted.size, 8))
         let view = try RotatedView(
             luma, centerX: predicted.centerX, centerY: predicted.centerY, angle: predicted.roll ?? 0,
@@ -80,6 +80,17 @@ extension FaceDetector {
         if a < 0.1 { return 0 }
         if a < 0.2 { return r > 0 ? 45 : 315 }
         return r > 0 ? 90 : 270
+    }
+
+    /// Side of the network's view around a known face (``neuralSearch(around:in:)``), pixels.
+    static let neuralWindowSide = 96
+
+    /// Readies the network's window search around known faces (a stream's every frame) now, at load, instead of
+    /// on the frame after the first one (~25 ms at 640×480: a parse and a first run). No effect with cascades.
+    /// - Throws: ``ScanError/detector(_:)`` when OpenCV fails.
+    public func prepareWindowSearch() throws {
+        guard configuration.windowSearch else { return }
+        try net?.prepare(width: Self.neuralWindowSide, height: Self.neuralWindowSide)
     }
 
     /// Grey level the network's views show outside the frame. Mid-grey against the edge-replicating border:

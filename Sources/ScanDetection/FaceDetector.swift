@@ -76,6 +76,15 @@ final class CenterFaceNet {
 
     deinit { scv_face_net_free(handle) }
 
+    /// Makes the network for `width`×`height` (multiples of 32) ready and runs it once, so the first frame that
+    /// needs that size does not pay for it.
+    func prepare(width: Int, height: Int) throws {
+        let status = scv_face_net_prepare(handle, Int32(width), Int32(height))
+        guard status == SCV_OK else {
+            throw ScanError.detector("face network \(path): OpenCV failed (status \(status.rawValue))")
+        }
+    }
+
     /// Faces on a packed `width`×`height` luma buffer (multiples of 32), boxes and landmarks in its pixels.
     func detect(_ pixels: [UInt8], width: Int, height: Int, threshold: Double) throws -> [scv_face_hit] {
         var count: Int32 = 0

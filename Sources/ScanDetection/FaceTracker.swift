@@ -69,6 +69,15 @@ public final class FaceTracker {
     private let searchOffset: Double
     private var frameCount = 0
     private var source: String?
+    /// The detector work this tracker asked for so far: the network's passes over the whole frame (one per
+    /// angle), window searches around known faces, and window searches left out because the frame's upright
+    /// pass had already found the face.
+    public struct Work: Sendable, Equatable {
+        public var networkPasses = 0
+        public var windowSearches = 0
+        public var windowSearchesSaved = 0
+    }
+    public private(set) var work = Work()
     private var frameSize = PixelSize(width: 1, height: 1)
 
     /// - Parameter identifiers: a sequence shared with other trackers (the cameras of one run), so that no
@@ -113,10 +122,16 @@ public final class FaceTracker {
         let turn = nextTurn()
         let roi = rectOfInterest.intersection(.unit)
         predict(within: roi, frameSize: frame.size)
-        let windowHits = try windowCandidates(in: frame, detector: detector)
         let fullHits = try searchCandidates(
             in: frame, detector: detector, turn: turn, rectOfInterest: rectOfInterest,
             stream: stream, skipSearch: skipSearch)
+        // On a stream, an upright frontal face that the network's upright pass over the whole frame found again
+        // needs no window search on this frame: the pass is the frame's longest step, and this keeps it from
+        // growing by a window pass per face (issue 49: the frame→JSON tail of several cameras). Rolled and
+        // turned faces keep theirs (the window, turned by the face's roll, measures roll and yaw better), and so
+        // does every face on the rotated passes' frames.
+        let uprightPass = stream && detector.isNeural && turn.position == 0 && !skipSearch
+        let windowHits = try windowCandidates(in: frame, detector: detector, except: uprightPass ? fullHits : [])
         let candidates = FaceDetector.suppressDuplicates(windowHits + fullHits)
         let matched = follow(candidates, in: frame, detector: detector, fullDetection: turn.fullDetection)
         startTracks(
@@ -174,11 +189,22 @@ public final class FaceTracker {
         tracks = survivors
     }
 
-    /// Step 2a: re-detections in a window around each track's predicted face (frame pixels).
-    private func windowCandidates(in frame: Frame, detector: FaceDetector) throws -> [FaceCandidate] {
+    /// Step 2b: re-detections in a window around each track's predicted face (frame pixels), except for tracks
+    /// that one of `found` (this frame's full search) plainly continues (``plainlyContinues(_:_:)``).
+    private func windowCandidates(in frame: Frame, detector: FaceDetector, except found: [FaceCandidate]) throws
+        -> [FaceCandidate]
+    {
         guard configuration.windowSearch else { return [] }
         var hits: [FaceCandidate] = []
-        for t in tracks {
+        for (i, t) in tracks.enumerated() {
+            let continuing = found.filter { Self.plainlyContinues(t, $0) }
+            if continuing.count == 1,
+                !tracks.indices.contains(where: { $0 != i && Self.plainlyContinues(tracks[$0], continuing[0]) })
+            {
+                work.windowSearchesSaved += 1
+                continue
+            }
+            work.windowSearches += 1
             var predicted = t.face
             predicted.roll = t.roll
             hits += try detector.search(around: predicted, in: frame.luma)
@@ -186,7 +212,18 @@ public final class FaceTracker {
         return hits
     }
 
-    /// Step 2b: this frame's share of the search for new faces (frame pixels): the neural network's pass,
+    /// Whether `c` is plainly track `t`'s face on this frame: a track seen on the last frame, both upright
+    /// (roll within ±10°) and frontal (yaw 0), the candidate's centre within 0.25 face sizes of the prediction
+    /// and its size within 20 %.
+    static func plainlyContinues(_ t: Track, _ c: FaceCandidate) -> Bool {
+        let upright = abs(t.roll ?? 0) <= 10 && abs(c.roll ?? 0) <= 10
+        let frontal = (t.yaw ?? 0) == 0 && (c.yaw ?? 0) == 0
+        return t.misses == 0 && upright && frontal
+            && hypot(c.centerX - t.face.centerX, c.centerY - t.face.centerY) < 0.25 * max(t.face.size, 1)
+            && abs(log(max(c.size, 1) / max(t.face.size, 1))) < log(1.2)
+    }
+
+    /// Step 2a: this frame's share of the search for new faces (frame pixels): the neural network's pass,
     /// a stream's slice of cascade jobs, or the whole search on a still image's full-detection frame.
     private func searchCandidates(
         in frame: Frame, detector: FaceDetector, turn: Turn, rectOfInterest: NormalizedRect,
@@ -194,6 +231,7 @@ public final class FaceTracker {
     ) throws -> [FaceCandidate] {
         if stream && detector.isNeural {
             let angles = Self.neuralSearchAngles(detector: detector, turn: turn, skipSearch: skipSearch)
+            work.networkPasses += angles.count
             return angles.isEmpty
                 ? [] : try detector.detectFaces(in: frame.luma, rectOfInterest: rectOfInterest, angles: angles)
         }
@@ -226,9 +264,11 @@ public final class FaceTracker {
     }
 
     /// The roll angles the network searches the whole frame at on a stream: upright on the first frame of each
-    /// cycle, a rotated copy (alternating sides) half a cycle later, so no frame pays for two passes.
+    /// cycle, a rotated copy (alternating sides) half a cycle later, so no frame pays for two passes, the
+    /// source's first frame included (searching it at every angle took 100–130 ms at 640×480, and delayed the
+    /// frames behind it: the frame→JSON tail of a camera's first second, issue 49).
     private static func neuralSearchAngles(detector: FaceDetector, turn: Turn, skipSearch: Bool) -> [Double] {
-        if turn.first { return detector.searchAngles(cycle: nil) }
+        if turn.first { return [0] }
         if skipSearch { return [] }
         if turn.interval == 1 { return detector.searchAngles(cycle: turn.cycle) }
         if turn.position == 0 { return [0] }
@@ -428,65 +468,6 @@ public final class FaceTracker {
         guard t.misses > 0 else { return true }
         let reach = min(0.8, 0.5 + 0.02 * Double(t.misses)) * max(t.face.size, 1)
         return hypot(c.centerX - t.seenX, c.centerY - t.seenY) <= reach
-    }
-
-    /// Minimum-cost assignment of candidates to tracks. Cost: centre distance in face sizes plus the
-    /// log size ratio; pairs farther than 0.8 face sizes or more than 1.6× apart in size are not allowed.
-    /// Exact (exhaustive) for up to 7 tracks, greedy by cost beyond. Returns candidate index per track.
-    /// `allowed(track, candidate)` may forbid more pairs (``reacquires(_:_:)``).
-    static func assign(
-        tracks: [FaceCandidate], candidates: [FaceCandidate],
-        allowed: (Int, Int) -> Bool = { _, _ in true }
-    ) -> [Int?] {
-        let n = tracks.count
-        let m = candidates.count
-        var cost = [[Double?]](repeating: [Double?](repeating: nil, count: m), count: n)
-        for i in 0..<n {
-            for j in 0..<m {
-                let t = tracks[i]
-                let c = candidates[j]
-                let d = hypot(t.centerX - c.centerX, t.centerY - c.centerY) / max(t.size, 1)
-                let r = abs(log(max(c.size, 1) / max(t.size, 1)))
-                if d < 0.8 && r < log(1.6) && allowed(i, j) { cost[i][j] = d + r }
-            }
-        }
-        var result = [Int?](repeating: nil, count: n)
-        if n <= 7 {
-            // Maximise the number of matches, then minimise the total cost.
-            var best: (matches: Int, cost: Double, pick: [Int?])?
-            var pick = [Int?](repeating: nil, count: n)
-            var used = [Bool](repeating: false, count: m)
-            func search(_ i: Int, _ matches: Int, _ total: Double) {
-                if i == n {
-                    if best == nil || matches > best!.matches || (matches == best!.matches && total < best!.cost) {
-                        best = (matches, total, pick)
-                    }
-                    return
-                }
-                pick[i] = nil
-                search(i + 1, matches, total)
-                for j in 0..<m where !used[j] {
-                    guard let c = cost[i][j] else { continue }
-                    used[j] = true
-                    pick[i] = j
-                    search(i + 1, matches + 1, total + c)
-                    used[j] = false
-                    pick[i] = nil
-                }
-            }
-            search(0, 0, 0)
-            result = best?.pick ?? result
-        } else {
-            var pairs: [(Double, Int, Int)] = []
-            for i in 0..<n { for j in 0..<m { if let c = cost[i][j] { pairs.append((c, i, j)) } } }
-            pairs.sort { $0.0 < $1.0 }
-            var usedC = Set<Int>()
-            for (_, i, j) in pairs where result[i] == nil && !usedC.contains(j) {
-                result[i] = j
-                usedC.insert(j)
-            }
-        }
-        return result
     }
 }
 

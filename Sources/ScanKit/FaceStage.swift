@@ -35,6 +35,7 @@ public final class FaceStage: DetectorStage {
         let directory = try ModelLocator.directory(models)
         detector = try FaceDetector(configuration: configuration, modelDirectory: directory)
         if let note = detector.fallbackReason { Self.logger.warning("\(note)") }
+        try detector.prepareWindowSearch()
         if let kept = previous?.tracker {
             kept.configuration = configuration
             tracker = kept

@@ -39,6 +39,12 @@ void scv_face_net_free(scv_face_net *net);
 scv_status scv_face_net_detect(scv_face_net *net, const uint8_t *luma, int width, int height, int stride,
                                float threshold, scv_face_hit *out, int capacity, int *count);
 
+/**
+ * Makes the network for width×height (multiples of 32) ready and runs it once on a mid-grey picture, so the
+ * first real frame of that size pays neither the parse (~20 ms) nor the first run's set-up.
+ */
+scv_status scv_face_net_prepare(scv_face_net *net, int width, int height);
+
 #ifdef __cplusplus
 }
 #endif
