@@ -125,13 +125,16 @@ public final class FaceTracker {
         let fullHits = try searchCandidates(
             in: frame, detector: detector, turn: turn, rectOfInterest: rectOfInterest,
             stream: stream, skipSearch: skipSearch)
-        // On a stream, an upright frontal face that the network's upright pass over the whole frame found again
-        // needs no window search on this frame: the pass is the frame's longest step, and this keeps it from
-        // growing by a window pass per face (issue 49: the frame→JSON tail of several cameras). Rolled and
-        // turned faces keep theirs (the window, turned by the face's roll, measures roll and yaw better), and so
-        // does every face on the rotated passes' frames.
-        let uprightPass = stream && detector.isNeural && turn.position == 0 && !skipSearch
-        let windowHits = try windowCandidates(in: frame, detector: detector, except: uprightPass ? fullHits : [])
+        // On a stream, an upright frontal face that the network's pass over the whole frame found again needs
+        // no window search on this frame: the pass is the frame's longest step, and this keeps it from growing
+        // by a window pass per face (issue 49: the frame→JSON tail of several cameras). On the upright pass the
+        // pass's own box stands for the face; on a rotated pass (whose boxes and roll of an upright face are
+        // coarse) the tracker's prediction does, confirmed by the hit. Rolled and turned faces keep their window
+        // search (the window, turned by the face's roll, measures roll and yaw better).
+        let pass = stream && detector.isNeural && !skipSearch && !turn.first && turn.interval > 1
+        let windowHits = try windowCandidates(
+            in: frame, detector: detector, except: pass && turn.position == 0 ? fullHits : [],
+            holdingFor: pass && turn.position == turn.interval / 2 ? fullHits : [])
         let candidates = FaceDetector.suppressDuplicates(windowHits + fullHits)
         let matched = follow(candidates, in: frame, detector: detector, fullDetection: turn.fullDetection)
         startTracks(
@@ -190,18 +193,25 @@ public final class FaceTracker {
     }
 
     /// Step 2b: re-detections in a window around each track's predicted face (frame pixels), except for tracks
-    /// that one of `found` (this frame's full search) plainly continues (``plainlyContinues(_:_:)``).
-    private func windowCandidates(in frame: Frame, detector: FaceDetector, except found: [FaceCandidate]) throws
-        -> [FaceCandidate]
-    {
+    /// that one of `found` (this frame's upright full pass) plainly continues (``plainlyContinues(_:_:)``): that
+    /// hit stands for the face; and for tracks that one of `held` (a rotated full pass) plainly continues: the
+    /// track's prediction stands for the face, with its roll and yaw.
+    private func windowCandidates(
+        in frame: Frame, detector: FaceDetector, except found: [FaceCandidate], holdingFor held: [FaceCandidate]
+    ) throws -> [FaceCandidate] {
         guard configuration.windowSearch else { return [] }
         var hits: [FaceCandidate] = []
         for (i, t) in tracks.enumerated() {
-            let continuing = found.filter { Self.plainlyContinues(t, $0) }
-            if continuing.count == 1,
-                !tracks.indices.contains(where: { $0 != i && Self.plainlyContinues(tracks[$0], continuing[0]) })
-            {
+            if continuesOnly(i, found) {
                 work.windowSearchesSaved += 1
+                continue
+            }
+            if continuesOnly(i, held) {
+                work.windowSearchesSaved += 1
+                var predicted = t.face
+                predicted.roll = t.roll
+                predicted.yaw = t.yaw
+                hits.append(predicted)
                 continue
             }
             work.windowSearches += 1
@@ -212,11 +222,19 @@ public final class FaceTracker {
         return hits
     }
 
-    /// Whether `c` is plainly track `t`'s face on this frame: a track seen on the last frame, both upright
-    /// (roll within ±10°) and frontal (yaw 0), the candidate's centre within 0.25 face sizes of the prediction
+    /// Whether exactly one of `hits` plainly continues track `i`, and continues no other track.
+    private func continuesOnly(_ i: Int, _ hits: [FaceCandidate]) -> Bool {
+        let continuing = hits.filter { Self.plainlyContinues(tracks[i], $0) }
+        return continuing.count == 1
+            && !tracks.indices.contains { $0 != i && Self.plainlyContinues(tracks[$0], continuing[0]) }
+    }
+
+    /// Whether `c` is plainly track `t`'s face on this frame: a track seen on the last frame, upright (roll
+    /// within ±10°) and frontal (yaw 0); the candidate frontal, its roll within 15° of the track's (an upright
+    /// face seen by a pass turned 30° measures up to ~12°), its centre within 0.25 face sizes of the prediction
     /// and its size within 20 %.
     static func plainlyContinues(_ t: Track, _ c: FaceCandidate) -> Bool {
-        let upright = abs(t.roll ?? 0) <= 10 && abs(c.roll ?? 0) <= 10
+        let upright = abs(t.roll ?? 0) <= 10 && abs((c.roll ?? 0) - (t.roll ?? 0)) <= 15
         let frontal = (t.yaw ?? 0) == 0 && (c.yaw ?? 0) == 0
         return t.misses == 0 && upright && frontal
             && hypot(c.centerX - t.face.centerX, c.centerY - t.face.centerY) < 0.25 * max(t.face.size, 1)
