@@ -51,10 +51,13 @@ final class MQTTFleetState: Sendable {
     private let configuration: MQTTConfiguration
     /// The face IDs in view: of the whole run (key ""), and of each camera of a multi-camera run.
     private let faces = Locked<[String: Set<Int>]>([:])
+    /// The cameras whose face state was published (`OFF` at start, or with a reload-added camera's first event).
+    private let announced: Locked<Set<String>>
 
     init(configuration: MQTTConfiguration) {
         self.configuration = configuration
         topics = configuration.fleetTopics
+        announced = Locked(Set(configuration.cameras))
     }
 
     /// The messages queued at start, after the spool: the discovery configs (or, with discovery off, an empty
@@ -67,14 +70,23 @@ final class MQTTFleetState: Sendable {
             + faceTopics.map { MQTTMessage(topic: $0, payload: Array("OFF".utf8), retain: true, isEvent: false) }
     }
 
-    /// The tag and state messages an `appeared` or `lost` event leads to (none for other events): the whole
-    /// run's, then its camera's (a multi-camera run).
+    /// The tag and state messages an `appeared` or `lost` event leads to: the whole run's, then its camera's (a
+    /// multi-camera run); before them, with the first event of a camera a reload added, its face state `OFF`.
     func messages(for event: EncodedEvent, payload: [UInt8]) -> [MQTTMessage] {
+        var out: [MQTTMessage] = []
+        // A camera a reload added: its face state starts `OFF`, as the cameras of the start did.
+        if let camera = event.camera, !configuration.cameras.isEmpty,
+            announced.withLock({ $0.insert(camera).inserted })
+        {
+            out.append(
+                MQTTMessage(
+                    topic: topics.camera(camera).face, payload: Array("OFF".utf8), retain: true, isEvent: false))
+        }
         guard event.name == "appeared" || event.name == "lost",
             let object = (try? JSONSerialization.jsonObject(with: Data(payload))) as? [String: Any],
             let type = object["type"] as? String
-        else { return [] }
-        var out = stateMessages(event: event, object: object, type: type, topics: topics, key: "", tag: true)
+        else { return out }
+        out += stateMessages(event: event, object: object, type: type, topics: topics, key: "", tag: true)
         // Every camera of a multi-camera run, those a reload added included.
         if let camera = event.camera, !configuration.cameras.isEmpty {
             out += stateMessages(

@@ -149,6 +149,49 @@ struct FleetTests {
         #expect(tags.count == 2 && tags.allSatisfy { $0["camera"] as? String == "plate" }, "\(tags)")
     }
 
+    @Test("a camera a reload adds gets its own topics at once; a camera it removes publishes nothing after its stop (issue 49)")
+    func reloadAddsAndRemovesCameraTopics() throws {
+        let broker = try MosquittoBroker()
+        try broker.start()
+        let clip = try Self.demoClip(broker.directory)
+        let live = try MosquittoSubscriber(port: broker.port, topics: ["scand/hup/#"], directory: broker.directory)
+        let dir = DaemonPaths.tempDir("fleet-hup")
+        defer { DaemonPaths.remove(dir) }
+        let config = dir + "/scand.json"
+        func write(_ cameras: String) throws {
+            try #"{"loop": true, "types": ["qr", "face"], "cameras": {\#(cameras)}}"#
+                .write(toFile: config, atomically: true, encoding: .utf8)
+        }
+        try write(#""door": {"input": "\#(clip)", "types": ["face"]}, "gone": {"input": "\#(clip)"}"#)
+        let d = try DaemonProcess(["run", "--config", config, "--no-stdout", "--log-level", "notice",
+                                   "--mqtt", "tcp://127.0.0.1:\(broker.port)", "--mqtt-id", "hup"], dir: dir)
+        #expect(daemonEventually(30) { live.payloads(on: "scand/hup/cameras/gone/state/qr").count >= 1 }, "\(d.stderr)")
+        try write(#""door": {"input": "\#(clip)", "types": ["face"]}, "plate": {"input": "\#(clip)", "types": ["qr"]}"#)
+        d.signal(SIGHUP)
+        // The added camera: its events topic and its code state, at once (not after a restart).
+        #expect(daemonEventually(30) { live.payloads(on: "scand/hup/cameras/plate/state/qr").count >= 1 }, "\(d.stderr)")
+        #expect(daemonEventually(30) { live.payloads(on: "scand/hup/cameras/plate/state/face") == ["OFF"] })
+        let goneBefore = live.payloads(on: "scand/hup/cameras/gone/events").count
+        usleep(1_500_000)
+        d.signal(SIGTERM)
+        #expect(DaemonRun.wait(d.process, timeout: 30) == 0, "\(d.stderr)")
+        #expect(daemonEventually(10) { live.payloads(on: "scand/hup/availability").last == "offline" })
+        live.stop()
+        let plate = live.payloads(on: "scand/hup/cameras/plate/events").map(Self.json)
+        #expect(!plate.isEmpty && plate.allSatisfy { $0["camera"] as? String == "plate" })
+        #expect(plate.first?["event"] as? String == "device" && plate.first?["kind"] as? String == "started", "\(plate.prefix(2))")
+        #expect(plate.contains { $0["event"] as? String == "appeared" && $0["value"] as? String == "https://example.com/login?t=demo-7f3a" })
+        #expect(live.payloads(on: "scand/hup/cameras/plate/state/qr").last == "https://example.com/login?t=demo-7f3a")
+        // The removed camera: its last event is its `device stopped`, and nothing came after the reload settled.
+        let gone = live.payloads(on: "scand/hup/cameras/gone/events").map(Self.json)
+        #expect(gone.last?["event"] as? String == "device" && gone.last?["kind"] as? String == "stopped", "\(gone.suffix(2))")
+        #expect(gone.count == goneBefore)
+        // The untouched camera kept publishing across the reload, on its own topic only.
+        let door = live.payloads(on: "scand/hup/cameras/door/events").map(Self.json)
+        #expect(door.allSatisfy { $0["camera"] as? String == "door" })
+        #expect(door.filter { $0["event"] as? String == "device" && $0["kind"] as? String == "started" }.count == 1)
+    }
+
     @Test("availability is a plain retained online, and the last will turns it offline when scand is killed")
     func availabilityLastWill() throws {
         let broker = try MosquittoBroker()
