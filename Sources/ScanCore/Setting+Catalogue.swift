@@ -16,6 +16,11 @@ extension Setting {
         help:
             "A camera of a multi-camera run (repeatable): NAME (letters, digits, - and _) and SOURCE, a V4L2 device, a network camera's rtsp://, http:// or https:// stream (credentials from SCAND_CAMERA_CREDENTIALS_NAME or its _FILE, never in the URL), a file or '-' for stdin. Every event carries \"camera\": NAME. Config file: \"cameras\": {NAME: {\"device\" or \"input\", and its own settings}}."
     )
+    public static let cameraCa = Setting(
+        "cameraCa", flag: "camera-ca", valueName: "file",
+        help:
+            "PEM file of the certificates that https:// and rtsps:// cameras' servers are checked against (default: the system's CAs). A camera whose certificate does not check out is not read: it stays waiting. Top level only: one file for every camera."
+    )
     public static let pacing = Setting(
         "pacing", flag: "pacing",
         help: "Replay files at their frame rate (default; --no-pacing: as fast as possible, no frame dropped).")
@@ -264,7 +269,8 @@ extension Setting {
 
     /// The settings declared in this file, in help order.
     public static let service: [Setting] = [
-        input, device, cameras, pacing, loop, exitAtEnd, keepRunning, failFast, maxPixels, stdout, socket, socketGroup,
+        input, device, cameras, cameraCa, pacing, loop, exitAtEnd, keepRunning, failFast, maxPixels, stdout, socket,
+        socketGroup,
         metadata,
         clientQueue, clientStallTimeout, stdoutQueue, raw, rawBytes, oneshot, timeout, logLevel, socketSendBuffer, mqtt,
         mqttCa, mqttCert, mqttKey, mqttUsername, mqttPasswordFile, mqttPasswordEnv, mqttId, mqttTopicPrefix, mqttQos,

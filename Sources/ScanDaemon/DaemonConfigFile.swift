@@ -41,6 +41,8 @@ public struct DaemonConfigFile: Sendable, Equatable {
 
     public var input: String?
     public var device: String?
+    /// `cameraCa`: the CA file network cameras' TLS servers are checked against (top level only).
+    public var cameraCa: String?
     /// Comma-separated string or array of type names (`metadataObjectTypes`), or "all"/"codes".
     public var types: String?
     public var rectOfInterest: NormalizedRect?
@@ -318,6 +320,7 @@ struct Coded: Decodable {
     init(from decoder: any Decoder) throws {
         var r = KeyReader(try decoder.container(keyedBy: Key.self))
         try Self.readAll(&r, into: &value)
+        value.cameraCa = try r.get(.cameraCa)
         if let cameras = try r.decoder(Setting.cameras.key) {
             value.cameras = try Self.readCameras(cameras, base: value)
         }

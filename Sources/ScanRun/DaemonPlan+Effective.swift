@@ -56,6 +56,7 @@ extension DaemonPlan {
         if let v = b.streamScanDensity { settings[Setting.streamScanDensity.key] = .int(v) }
         settings[Setting.streamQRLines.key] = .int(b.streamQRLookLines ?? 0)
         if let v = r.input { settings[Setting.input.key] = .string(v) }
+        if let v = r.cameraCa { settings[Setting.cameraCa.key] = .string(v) }
         if let c = r.capture {
             settings[Setting.device.key] = .string(c.device)
             settings[Setting.preset.key] = .string(c.sessionPreset.rawValue)

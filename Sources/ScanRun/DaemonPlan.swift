@@ -70,6 +70,9 @@ public struct DaemonPlan: Sendable {
     /// `--stall-timeout` / `stallTimeout` for a pipe (a FIFO or stdin from a program): seconds without a frame
     /// before it is reported stalled (`wasInterrupted`). A camera's is in ``capture``.
     public var pipeStallTimeout = 2.0
+    /// `--camera-ca` / `cameraCa`: the PEM file network cameras' TLS servers are checked against (nil: the
+    /// system's CAs).
+    public var cameraCa: String?
 
     /// The cameras to run: ``cameras``, or the one the top-level settings describe.
     public var cameraPlans: [CameraPlan] {

@@ -64,6 +64,7 @@ public enum DaemonRunner {
         // OpenCV's own size cap is an environment variable it reads once; set it before any decoding
         // (no other thread exists yet).
         ImageDecoder.prepareCodecsPlugin(limits: plan.limits)
+        NetworkCameraConfiguration.prepareTLS(caFile: plan.cameraCa)
         var cameras: [DaemonAssembly.Camera] = []
         for var camera in plan.cameraPlans {
             if plan.cameras.isEmpty { camera.inputPath = options.inputPath }

@@ -188,6 +188,10 @@ struct RunCommand: AsyncParsableCommand {
             try checked(.stallTimeout, t)
             r.pipeStallTimeout = t
         }
+        if let ca = sources.cameraCa ?? file.cameraCa {
+            if let problem = NetworkCameraConfiguration.problem(withCAFile: ca) { throw ValidationError(problem) }
+            r.cameraCa = ca
+        }
         // Several cameras: the MQTT id's default names them all (`HOST-door_plate`).
         let mqttDevice = cameras.isEmpty ? (r.device ?? r.input ?? "-") : cameras.joined(separator: ",")
         r.mqtt = try mqtt.configuration(file: file.mqtt, device: mqttDevice)
@@ -308,6 +312,9 @@ struct RunSourceOptions: ParsableArguments {
 
     @Option(name: .setting(.cameras), help: .setting(.cameras))
     var camera: [String] = []
+
+    @Option(name: .setting(.cameraCa), help: .setting(.cameraCa))
+    var cameraCa: String?
 
     @Flag(name: .setting(.pacing), inversion: .prefixedNo, help: .setting(.pacing))
     var pacing: Bool?

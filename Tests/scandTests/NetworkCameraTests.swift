@@ -136,6 +136,57 @@ import Testing
         #expect(all.compactMap { $0["seq"] as? Int } == Array(1...all.count))
     }
 
+    /// `ffmpeg -re` sending `ts` over TLS (the certificate and key given) to the one client of
+    /// https://127.0.0.1:PORT/x.ts.
+    static func httpsServer(_ ts: String, port: Int, certificate: String, key: String, log: String) throws -> Process {
+        try DaemonRun.start("/usr/bin/ffmpeg", ["-hide_banner", "-loglevel", "error", "-re", "-stream_loop", "-1", "-i", ts,
+                                                "-c", "copy", "-f", "mpegts", "-listen", "1", "-cert_file", certificate,
+                                                "-key_file", key, "https://127.0.0.1:\(port)/x.ts"],
+                            stderr: log)
+    }
+
+    @Test func anHTTPSCameraIsReadOnlyWhenItsCertificateChecksOut() throws {
+        let dir = DaemonPaths.tempDir("netcam-tls")
+        defer { DaemonPaths.remove(dir) }
+        let ts = try Self.transportStream(dir)
+        // A self-signed certificate for 127.0.0.1, as an IP camera ships one.
+        let certificate = dir + "/camera.pem", key = dir + "/camera.key"
+        _ = try runTool("/usr/bin/openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", certificate,
+                                             "-days", "2", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"])
+        func run(_ extra: [String], seconds: Double) throws -> [[String: Any]] {
+            let port = try MosquittoBroker.freePort()
+            let server = try Self.httpsServer(ts, port: port, certificate: certificate, key: key, log: dir + "/https-\(port).log")
+            defer { Self.stop(server) }
+            usleep(700_000)
+            let d = try DaemonProcess(["run", "--camera", "cam=https://127.0.0.1:\(port)/x.ts", "--types", "qr", "--stdout",
+                                       "--log-level", "notice"] + extra, dir: dir)
+            _ = daemonEventually(seconds) {
+                MultiCameraTests.lines(d.stdoutPath).contains { $0["event"] as? String == "appeared" }
+            }
+            d.signal(SIGTERM)
+            #expect(DaemonRun.wait(d.process, timeout: 20) == 0, "\(d.stderr)")
+            return MultiCameraTests.lines(d.stdoutPath)
+        }
+        // With the camera's certificate as the CA file: read, its codes found.
+        let trusted = try run(["--camera-ca", certificate], seconds: 20)
+        #expect(trusted.first?["kind"] as? String == "started", "\(trusted.prefix(2))")
+        #expect(trusted.contains { $0["event"] as? String == "appeared" && $0["value"] != nil })
+        // Without it the system's CAs do not vouch for it: never started, no frame read.
+        let untrusted = try run([], seconds: 4)
+        #expect(untrusted.compactMap { $0["kind"] as? String } == ["waiting", "stopped"], "\(untrusted)")
+        #expect(!untrusted.contains { $0["event"] as? String == "metadata" })
+        // The file is checked at start, and --check-config shows it.
+        let missing = try ScandBinary.run(["run", "--camera", "cam=https://127.0.0.1:9/x.ts", "--camera-ca", dir + "/none.pem"])
+        #expect(missing.status == 64 && missing.stderr.contains("none.pem"), "\(missing.stderr)")
+        let config = dir + "/scand.json"
+        try #"{"cameraCa": "\#(certificate)", "cameras": {"cam": {"input": "\#(DaemonPaths.kiosk)"}}}"#
+            .write(toFile: config, atomically: true, encoding: .utf8)
+        let check = try ScandBinary.run(["run", "--check-config", config])
+        #expect(check.status == 0, "\(check.stderr)")
+        let effective = (try JSONSerialization.jsonObject(with: Data(check.stdout)) as? [String: Any])?["effective"] as? [String: Any] ?? [:]
+        #expect(effective["cameraCa"] as? String == certificate, "\(effective.keys.sorted())")
+    }
+
     @Test func credentialsOnTheCommandLineAreRefusedWithoutBeingShown() throws {
         let r = try ScandBinary.run(["run", "--camera", "door=rtsp://admin:hunter2@127.0.0.1:9/cam", "--stdout"])
         #expect(r.status != 0)
