@@ -127,8 +127,10 @@ struct CaptureLoopMachine: Sendable {
         var actions: [Action] = []
         switch failure {
         case .absent(let why):
-            if link == .fresh {
-                link = .disconnected(wasInterrupted: false)
+            // A stalled device whose node then goes (a USB camera pulled while it sent nothing, a loopback device
+            // removed) is unplugged too: reported once, and still interrupted when it comes back.
+            if link == .fresh || link == .interrupted {
+                link = .disconnected(wasInterrupted: link == .interrupted)
                 actions.append(.emit(.disconnected, why))
             }
         case .busy(let why):

@@ -77,6 +77,19 @@ import ScanCore
         #expect(!m.isInterrupted)
     }
 
+    @Test("a stall, then the node goes while it is reopened: disconnected once; on return connected + started, still interrupted")
+    func stallThenNodeGone() {
+        var m = M(waitingForDevice: false, eioReopenThreshold: 5)
+        _ = m.opened(path: "/dev/video10", summary: "s")
+        #expect(kinds(m.stalled(stallTimeout: 1)) == [.interrupted])
+        #expect(kinds(m.openFailed(.quiet)).isEmpty, "not a capture device for now: quiet")
+        #expect(kinds(m.openFailed(.absent("no such device"))) == [.disconnected])
+        #expect(m.link == .disconnected(wasInterrupted: true))
+        #expect(kinds(m.openFailed(.absent("no such device"))).isEmpty, "reported once")
+        #expect(kinds(m.opened(path: "/dev/video10", summary: "s")) == [.connected, .started])
+        #expect(kinds(m.read(.frame)) == [.interruptionEnded])
+    }
+
     @Test("EIO: tolerated up to the threshold, then one runtimeError and a reopen; a frame resets the count")
     func eioThreshold() {
         var m = M(waitingForDevice: false, eioReopenThreshold: 3)
