@@ -11,27 +11,11 @@ import ScanCapture
 /// python3-skimage).
 @Suite("Face network work on streams")
 struct FaceNetworkWorkTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().path
-    static let models = root + "/Models"
-    static let fixtures = root + "/Tests/Fixtures/generated/faces"
-
     /// A 640×480 grey frame with the astronaut's face, `faceSize` pixels, centred at (`cx`, `cy`) and turned by
     /// `roll` degrees (nearest-neighbour sampling of the photograph).
     func scene(faceSize: Double, cx: Double, cy: Double, roll: Double = 0) throws -> LumaPlane {
-        let path = Self.fixtures + "/astronaut.pgm"
-        guard FileManager.default.fileExists(atPath: path) else {
-            Issue.record("missing fixture \(path): run scripts/make-face-fixtures first")
-            throw ScanError.unreadableInput(input: path, reason: "missing fixture")
-        }
-        let source = try openFileSource(path: path)
-        defer { source.close() }
-        let photo = try #require(try source.nextFrame()).luma
-        let data = try Data(contentsOf: URL(fileURLWithPath: Self.fixtures + "/truth.json"))
-        let t = (try JSONSerialization.jsonObject(with: data) as! [String: Any])["astronaut"] as! [String: Any]
-        let n = { (k: String) in (t[k] as! NSNumber).doubleValue }
-        let size = n("size")
-        let (fx, fy) = (n("x") + size / 2, n("y") + size / 2)
+        let (photo, x, y, size) = try FaceSearchJobTests().astronaut()
+        let (fx, fy) = (x + size / 2, y + size / 2)
         let k = size / faceSize
         let (c, s) = (cos(roll * .pi / 180), sin(roll * .pi / 180))
         let (width, height) = (640, 480)
@@ -51,7 +35,7 @@ struct FaceNetworkWorkTests {
     }
 
     func detector() throws -> FaceDetector {
-        let d = try FaceDetector(configuration: FaceConfiguration(), modelDirectory: Self.models)
+        let d = try FaceDetector(configuration: FaceConfiguration(), modelDirectory: FaceSearchJobTests.models)
         try #require(d.isNeural, "the CenterFace model is missing from Models/")
         return d
     }
