@@ -133,6 +133,8 @@ extension DaemonRunner {
         if next.stdout != current.stdout { needsRestart.append("stdout") }
         if next.server != current.server { needsRestart.append("socket client limits") }
         if next.logLevel != current.logLevel { needsRestart.append(Setting.logLevel.key) }
+        // Set in the environment once, before any thread (NetworkCameraConfiguration.prepareTLS).
+        if next.cameraCa != current.cameraCa { needsRestart.append(Setting.cameraCa.key) }
         if changed.keys.contains(where: { $0.hasPrefix("mqtt.") || $0.hasPrefix("http") }) {
             needsRestart.append("mqtt/http")
         }

@@ -211,6 +211,17 @@ struct ConfigConsistencyTests {
             return again.contains { $0.event == "configuration" }
         })
         #expect((again.first { $0.event == "configuration" }?.object["changed"] as? [String: Any])?.isEmpty == true)
+        // A new CA file for network cameras is set once, at start: the reload says it needs a restart.
+        try #"{"types": ["qr", "ean13"], "metadata": false, "scanDensity": 3, "presence": {"lostAfter": 2}, "cameraCa": "\#(config)"}"#
+            .write(toFile: config, atomically: true, encoding: .utf8)
+        d.signal(SIGHUP)
+        var third: [DaemonEventLine] = []
+        #expect(daemonEventually(10) {
+            third += c.readLines(for: 0.3).lines.compactMap(DaemonEventLine.init)
+            return third.contains { $0.event == "configuration" }
+        })
+        let restart = third.first { $0.event == "configuration" }?.object["needsRestart"] as? [String]
+        #expect(restart == ["cameraCa"], "\(third.first { $0.event == "configuration" }?.object ?? [:])")
         #expect(d.terminate() == 0)
     }
 
