@@ -70,8 +70,8 @@ public final class FaceTracker {
     private var frameCount = 0
     private var source: String?
     /// The detector work this tracker asked for so far: the network's passes over the whole frame (one per
-    /// angle), window searches around known faces, and window searches left out because the frame's upright
-    /// pass had already found the face.
+    /// angle), window searches around known faces, and window searches left out because the frame's pass had
+    /// already found the face.
     public struct Work: Sendable, Equatable {
         public var networkPasses = 0
         public var windowSearches = 0
