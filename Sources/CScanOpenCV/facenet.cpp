@@ -74,6 +74,14 @@ struct scv_face_net {
         }
         return nets.back().net;
     }
+
+    /// Runs the network for w×h on `blob` (NCHW, w×h); the four output maps land in `outputs`.
+    void forward(const cv::Mat &blob, int w, int h) {
+        cv::dnn::Net &net = forSize(w, h);
+        net.setInput(blob);
+        outputs.clear();
+        net.forward(outputs, std::vector<cv::String>{"537", "538", "539", "540"});
+    }
 };
 
 extern "C" scv_status scv_face_net_load(const char *path, scv_face_net **out, char *message, size_t cap) {
@@ -123,11 +131,7 @@ extern "C" scv_status scv_face_net_detect(scv_face_net *n, const uint8_t *luma, 
         cv::Mat gray(h, w, CV_8UC1, const_cast<uint8_t *>(luma), static_cast<size_t>(stride));
         cv::Mat rgb;
         cv::cvtColor(gray, rgb, cv::COLOR_GRAY2RGB);
-        cv::Mat blob = cv::dnn::blobFromImage(rgb, 1.0, cv::Size(w, h), cv::Scalar(), false, false);
-        cv::dnn::Net &net = n->forSize(w, h);
-        net.setInput(blob);
-        n->outputs.clear();
-        net.forward(n->outputs, std::vector<cv::String>{"537", "538", "539", "540"});
+        n->forward(cv::dnn::blobFromImage(rgb, 1.0, cv::Size(w, h), cv::Scalar(), false, false), w, h);
         const cv::Mat &heat = n->outputs[0], &scale = n->outputs[1], &offset = n->outputs[2], &marks = n->outputs[3];
         int fh = heat.size[2], fw = heat.size[3];
         size_t plane = static_cast<size_t>(fh) * static_cast<size_t>(fw);
@@ -169,12 +173,8 @@ extern "C" scv_status scv_face_net_prepare(scv_face_net *n, int w, int h) {
     if (!n || w <= 0 || h <= 0 || w % 32 || h % 32) return SCV_ERR_ARGUMENT;
     try {
         if (scv_fault_due()) throw std::bad_alloc();
-        cv::Mat blob = cv::dnn::blobFromImage(cv::Mat(h, w, CV_8UC3, cv::Scalar(128, 128, 128)), 1.0, cv::Size(w, h),
-                                              cv::Scalar(), false, false);
-        cv::dnn::Net &net = n->forSize(w, h);
-        net.setInput(blob);
-        n->outputs.clear();
-        net.forward(n->outputs, std::vector<cv::String>{"537", "538", "539", "540"});
+        n->forward(cv::dnn::blobFromImage(cv::Mat(h, w, CV_8UC3, cv::Scalar(128, 128, 128)), 1.0, cv::Size(w, h),
+                                          cv::Scalar(), false, false), w, h);
         return SCV_OK;
     } catch (...) { return SCV_ERR_OPENCV; }
 }

@@ -202,21 +202,19 @@ public final class FaceTracker {
         guard configuration.windowSearch else { return [] }
         var hits: [FaceCandidate] = []
         for (i, t) in tracks.enumerated() {
+            var predicted = t.face
+            predicted.roll = t.roll
             if continuesOnly(i, found) {
                 work.windowSearchesSaved += 1
                 continue
             }
             if continuesOnly(i, held) {
                 work.windowSearchesSaved += 1
-                var predicted = t.face
-                predicted.roll = t.roll
                 predicted.yaw = t.yaw
                 hits.append(predicted)
                 continue
             }
             work.windowSearches += 1
-            var predicted = t.face
-            predicted.roll = t.roll
             hits += try detector.search(around: predicted, in: frame.luma)
         }
         return hits
