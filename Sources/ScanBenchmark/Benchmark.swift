@@ -284,17 +284,24 @@ struct Truth: Decodable {
     var width: Int, height: Int, fps: Int
     var frames: [FrameTruth]
     static func load(_ path: String) throws -> Truth {
-        guard let f = fopen(path, "rb") else { throw ScanError.unreadableInput(input: path, reason: "cannot open") }
-        defer { fclose(f) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let n = fread(&chunk, 1, chunk.count, f)
-            if n <= 0 { break }
-            bytes += chunk[0..<n]
-        }
+        let bytes = try readWholeFile(path)
         do { return try JSONDecoder().decode(Truth.self, from: Data(bytes)) } catch {
             throw ScanError.undecodableInput(input: path, reason: "ground truth: \(error)")
         }
     }
+}
+
+/// The bytes of the file at `path`.
+/// - Throws: ``ScanError/unreadableInput(input:reason:)`` naming it when it cannot be opened.
+func readWholeFile(_ path: String) throws -> [UInt8] {
+    guard let f = fopen(path, "rb") else { throw ScanError.unreadableInput(input: path, reason: "cannot open") }
+    defer { fclose(f) }
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 1 << 16)
+    while true {
+        let n = fread(&chunk, 1, chunk.count, f)
+        if n <= 0 { break }
+        bytes += chunk[0..<n]
+    }
+    return bytes
 }

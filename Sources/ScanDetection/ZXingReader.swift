@@ -1,5 +1,5 @@
 internal import CScanZXing
-import ScanCore
+public import ScanCore
 
 /// Reads codes with zxing-cpp. Holds no C state between calls; results are copied out and freed at once.
 struct ZXingReader {
@@ -37,19 +37,22 @@ struct ZXingReader {
     /// - Throws: ``ScanError/detector(_:)`` when zxing fails.
     /// `quick`: no tryHarder, a fixed binarisation threshold (≈ half the time; for frames zbar has read).
     /// `bothPolarities`: also light-on-dark symbols (zxing-cpp's own tryInvert, on the same binarisation).
+    /// `downscale`: also zxing-cpp's own downscaled copies of a large image (its default; scand's passes make
+    /// their own).
     static func read(
-        _ plane: LumaPlane, types: Set<MetadataObjectType>, quick: Bool = false, bothPolarities: Bool = false
+        _ plane: LumaPlane, types: Set<MetadataObjectType>, quick: Bool = false, bothPolarities: Bool = false,
+        downscale: Bool = false
     ) throws -> [Symbol] {
         try read(
             plane, region: PixelRect(x: 0, y: 0, width: plane.width, height: plane.height), types: types, quick: quick,
-            bothPolarities: bothPolarities)
+            bothPolarities: bothPolarities, downscale: downscale)
     }
 
     /// Reads every symbol of `types` in `region` of `plane` (pixels; clipped to the plane). Corners are in
     /// the region's pixels.
     static func read(
         _ plane: LumaPlane, region: PixelRect, types: Set<MetadataObjectType>, quick: Bool = false,
-        bothPolarities: Bool = false
+        bothPolarities: Bool = false, downscale: Bool = false
     ) throws -> [Symbol] {
         let x0 = max(0, region.x)
         let y0 = max(0, region.y)
@@ -59,7 +62,7 @@ struct ZXingReader {
         let bits = Symbologies.zxingFormats(for: types)
         guard bits != 0 else { return [] }
         var options = scz_options(
-            formats: bits, try_harder: quick ? 0 : 1, try_rotate: 1, try_downscale: 0,
+            formats: bits, try_harder: quick ? 0 : 1, try_rotate: 1, try_downscale: downscale ? 1 : 0,
             validate_itf_checksum: 0, min_line_count: 2, max_symbols: 0,
             fixed_threshold: quick ? 1 : 0, try_invert: bothPolarities ? 1 : 0)
         var results: UnsafeMutablePointer<scz_result>?
@@ -116,5 +119,24 @@ struct ZXingReader {
                     corners: corners, lineCount: Int(r.line_count), sequence: Self.sequence(r)))
         }
         return out
+    }
+}
+
+/// zxing-cpp as its own users run it: every format it reads, its default options (tryHarder, tryRotate,
+/// tryInvert, tryDownscale, the local-average binariser, two agreeing lines for 1-D codes): the anchor
+/// `scand bench --stills` measures scand's still reader against, in the same process on the same pixels.
+public enum ZXingDefaults {
+    /// One code zxing-cpp read: its type as scand names it and zxing-cpp's own text.
+    public struct Read: Sendable {
+        public var type: MetadataObjectType
+        public var text: String
+    }
+
+    /// Reads `plane` (a whole image) with zxing-cpp's defaults.
+    /// - Throws: ``ScanError/detector(_:)`` when zxing-cpp fails on it.
+    public static func read(_ plane: LumaPlane) throws -> [Read] {
+        try ZXingReader.read(plane, types: ZXingReader.types, bothPolarities: true, downscale: true).map {
+            Read(type: $0.type, text: $0.zxingText)
+        }
     }
 }

@@ -29,6 +29,7 @@ struct BenchCommand: ParsableCommand {
               bench/pipeline/make_clips.py --frames 150 && scand bench   # every case, 3 runs each
               scand bench --only 640x480-codes --runs 5 --json out.json
               scand bench --only both --engine zbar --no-reference  # one lever changed
+              bench/reader/phone_photos.py && scand bench --stills bench/out/reader/phone --runs 3
             """)
 
     @Option(help: ArgumentHelp("Directory with the clips and their .truth.json files.", valueName: "dir"))
@@ -67,6 +68,12 @@ struct BenchCommand: ParsableCommand {
             valueName: "n"))
     var cameras: Int = 1
 
+    @Option(
+        help: ArgumentHelp(
+            "Stills instead of clips: read every photo of this set (bench/reader/make_set.py's layout: truth.json and the images) with scand and with zxing-cpp's defaults, runs alternated, and report CPU and wall time per photo, reads, misreads and reports on code-free photos.",
+            valueName: "dir"))
+    var stills: String?
+
     @Flag(
         help:
             "Skip the full-frame reference (scand with every lever off, one run per case; it gives the recall the levers must not lose)."
@@ -83,6 +90,7 @@ struct BenchCommand: ParsableCommand {
         logger.logLevel = .warning
         LibraryStderr.route(to: logger)
         defer { LibraryStderr.stopRouting() }
+        if let stills { return try measureStills(stills) }
         var configuration = OutputConfiguration()
         try detection.apply(to: &configuration)
         faces.apply(to: &configuration.face)
