@@ -91,6 +91,10 @@ public struct BarcodeConfiguration: Sendable, Hashable {
     /// (``matrixLadderSteps``): photos, whose codes span hundreds of pixels under a lens blur of several.
     /// Camera-sized frames (640×480, 720p) do not. `Int.max`: no ladder.
     public var matrixLadderImageSide: Int = 1200
+    /// Still images: after the plain pass, two readers read the passes' images at once on a machine of two cores
+    /// or more, with the result of reading them in order (so a photo nothing reads at once takes about half the
+    /// wall time, and about the same CPU). false: one after another on the calling thread.
+    public var parallelStillPasses: Bool = true
     /// On video and live streams, frames (or rects of interest) whose long side is at least this many pixels
     /// (1080p and up) read, in the `downscaled` pass, the levels a still image of their size is read at, not
     /// the half size only: 1920×1080 at 960, 640 and 480 px, 2592×1944 at 1296, 864, 648 and 432 px (see

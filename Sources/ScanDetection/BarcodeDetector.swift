@@ -72,12 +72,17 @@ public final class BarcodeDetector {
     /// `tryInverted` is off, extra ones dropped when `extraPasses` is off.
     public var effectivePasses: [ReaderPass] { still.effectivePasses }
 
-    /// Transformed 1-D reads dropped because nothing confirmed them (both readers), for tests and diagnostics.
-    var unconfirmedReads: Int { still.unconfirmedReads + stream.unconfirmedReads }
-    /// Confirmations and the other checks' verdicts by kind (both readers), for tests and diagnostics.
-    var confirmations: [String: Int] { still.confirmations.merging(stream.confirmations, uniquingKeysWith: +) }
-    /// zxing-cpp re-reads of zbar reads for their text (both readers), for tests.
-    var textRereads: Int { still.textRereads + stream.textRereads }
+    /// The readers whose counts the figures below add up: the still reader, its helper once made, the stream
+    /// reader.
+    private var readers: [PassReader] { [still] + (still.helperIfMade.map { [$0] } ?? []) + [stream] }
+    /// Transformed 1-D reads dropped because nothing confirmed them (every reader), for tests and diagnostics.
+    var unconfirmedReads: Int { readers.reduce(0) { $0 + $1.unconfirmedReads } }
+    /// Confirmations and the other checks' verdicts by kind (every reader), for tests and diagnostics.
+    var confirmations: [String: Int] {
+        readers.reduce(into: [:]) { $0.merge($1.confirmations, uniquingKeysWith: +) }
+    }
+    /// zxing-cpp re-reads of zbar reads for their text (every reader), for tests.
+    var textRereads: Int { readers.reduce(0) { $0 + $1.textRereads } }
 
     /// Finds codes in `frame` within `rectOfInterest` (normalized device coordinates): the objects of
     /// ``read(in:rectOfInterest:)``. Geometry in the results is relative to the whole frame.

@@ -2,9 +2,27 @@ internal import Foundation
 internal import ScanCore
 
 /// Reads still images: the passes in order (``BarcodeDetector/effectivePasses``), stopping at the first that
-/// reads; the downscaled pass ends with the ladder of sizes for 2-D codes.
+/// reads; the downscaled pass ends with the ladder of sizes for 2-D codes. After the plain pass, two readers
+/// (this one and ``helper``) read the steps at once on a machine of two cores or more
+/// (``BarcodeConfiguration/parallelStillPasses``; ``readInParallel(passes:ladder:base:frameSize:)``), with the
+/// same result as reading them in order.
 final class StillReader: PassReader {
     init(configuration: BarcodeConfiguration) { super.init(configuration: configuration, streaming: false) }
+
+    /// The second reader of ``readInParallel(passes:ladder:base:frameSize:)`` (its own zbar scanner), made when
+    /// first needed; used only inside that call.
+    var helper: StillReader {
+        if let h = helperIfMade { return h }
+        let h = StillReader(configuration: configuration)
+        helperIfMade = h
+        return h
+    }
+    /// ``helper`` once made.
+    private(set) var helperIfMade: StillReader?
+
+    /// Steps ``helper`` has read so far, and steps both readers have (for tests and diagnostics).
+    var stepsReadByHelper = 0
+    var stepsReadAtOnce = 0
 
     /// Reads `frame` within `rectOfInterest`; throws ``ScanError/detector(_:)`` when an engine fails on it.
     func read(in frame: Frame, rectOfInterest: NormalizedRect) throws -> BarcodeRead {
@@ -14,80 +32,99 @@ final class StillReader: PassReader {
     private func readStill(in frame: Frame, rectOfInterest: NormalizedRect) throws -> BarcodeRead {
         guard let base = startFrame(frame, rectOfInterest: rectOfInterest) else { return BarcodeRead() }
 
-        var extra: [MetadataObject] = []
-        var pending = PendingReads()
         // (zxing-cpp reads the ladder: none when it looks for no 2-D format.)
         let ladder =
             zxingEnabled.isDisjoint(with: BarcodeDetector.matrixTypes)
             ? [] : matrixLadderExponents(width: base.plane.width, height: base.plane.height)
-        for pass in effectivePasses {
-            // The downscaled pass ends with the ladder for 2-D codes, each level made when it is read.
-            let images = passImages(pass, base: base)
-            let count = images.count + (pass == .downscaled ? ladder.count : 0)
-            for index in 0..<count {
-                let image: PassImage
-                if index < images.count {
-                    image = images[index]
-                } else {
-                    guard let made = matrixLadderImage(exponent: ladder[index - images.count], base: base) else {
-                        continue
-                    }
-                    image = made
-                }
-                // An upscaled copy needs no denser scan lines than the frame itself: keep zbar's cost ≈ 2×, not 4×.
-                // (The binarised upscaled-thresholded image is scanned on every line: its moiré-broken
-                // finder patterns need them.)
-                let density =
-                    pass == .upscaled ? 2 * max(1, configuration.scanDensity) : max(1, configuration.scanDensity)
-                var found: [MetadataObject]
-                var engine = BarcodeEngine.zbar
-                let alongside = pass == .plain && !zxingOnly.isEmpty
-                if alongside {
-                    // Formats zbar cannot read are always looked for on the plain frame: zxing's quick look
-                    // (no tryHarder, fixed threshold: ≈ half the cost) when zbar reads the frame, its full
-                    // search for every enabled format when zbar reads nothing.
-                    found = try zbarReads(
-                        image, pass: pass, base: base, frameSize: frame.size, density: density, matrixOnly: false)
-                    if found.isEmpty {
-                        found = try zxingPassReads(
-                            image, pass: pass, base: base, types: zxingEnabled, frameSize: frame.size, density: density)
-                        engine = .zxing
-                    } else {
-                        extra = try scanZXing(image, types: zxingOnly, frameSize: frame.size, quick: true)
-                    }
-                } else if image.matrixOnly {
-                    found = []  // a ladder level is zxing-cpp's alone
-                } else {
-                    found = try zbarReads(
-                        image, pass: pass, base: base, frameSize: frame.size, density: density,
-                        matrixOnly: pass.matrixOnly)
-                }
-                if !alongside && found.isEmpty && !zxingEnabled.isEmpty {
-                    // (On a ladder level: 2-D formats only, both polarities, and a PDF417 read again nearby.)
-                    let types =
-                        image.matrixOnly ? zxingEnabled.intersection(BarcodeDetector.matrixTypes) : zxingTypes(pass)
-                    found = try zxingPassReads(
-                        image, pass: pass, base: base, types: types, frameSize: frame.size, density: density,
-                        bothPolarities: image.matrixOnly)
-                    if image.matrixOnly {
-                        found = try confirmLadderPDF417(
-                            found, exponent: ladder[index - images.count], base: base, frameSize: frame.size)
-                    }
-                    engine = .zxing
-                }
-                found = BarcodeDetector.suppressFragments(
-                    found.filter(accept), upceInsideEAN13: configuration.checkUPCEQuietZone)
-                if pass != .plain {
-                    found = try confirm(
-                        found, pass: image, base: base, engine: engine, frameSize: frame.size,
-                        source: pass.rawValue + "/\(index)", pending: &pending)
-                }
-                if !found.isEmpty || !extra.isEmpty {
-                    return BarcodeRead(objects: found + extra, pass: pass, engine: found.isEmpty ? .zxing : engine)
-                }
+        // The plain pass first, alone: it reads most photos, and nothing else is worth starting before it.
+        let plain = try stepReads(
+            StillStep(pass: .plain, index: 0, image: base, ladderExponent: nil), base: base, frameSize: frame.size)
+        if !plain.found.isEmpty || !plain.extra.isEmpty {
+            return BarcodeRead(
+                objects: plain.found + plain.extra, pass: .plain, engine: plain.found.isEmpty ? .zxing : plain.engine)
+        }
+        let rest = Array(effectivePasses.dropFirst())
+        if configuration.parallelStillPasses, ProcessInfo.processInfo.activeProcessorCount > 1, !rest.isEmpty {
+            return try readInParallel(passes: rest, ladder: ladder, base: base, frameSize: frame.size)
+        }
+        var pending = PendingReads()
+        for pass in rest {
+            for step in steps(of: pass, ladder: ladder, base: base) {
+                let image = step.image ?? matrixLadderImage(exponent: step.ladderExponent!, base: base)
+                guard let image else { continue }
+                var read = try stepReads(step.with(image), base: base, frameSize: frame.size)
+                read.found = try confirm(
+                    read.found, pass: image, base: base, engine: read.engine, frameSize: frame.size,
+                    source: step.source, pending: &pending)
+                if !read.found.isEmpty { return BarcodeRead(objects: read.found, pass: pass, engine: read.engine) }
             }
         }
         return BarcodeRead()
+    }
+
+    /// The steps of `pass` on `base`, in order: each of its images (``passImages(_:base:)``), then, for the
+    /// downscaled pass, each level of the `ladder` (made when it is read).
+    func steps(of pass: ReaderPass, ladder: [Double], base: PassImage) -> [StillStep] {
+        let images = passImages(pass, base: base)
+        var out = images.enumerated().map {
+            StillStep(pass: pass, index: $0.offset, image: $0.element, ladderExponent: nil)
+        }
+        if pass == .downscaled {
+            out += ladder.enumerated().map {
+                StillStep(pass: pass, index: images.count + $0.offset, image: nil, ladderExponent: $0.element)
+            }
+        }
+        return out
+    }
+
+    /// What one step reads, before the confirmation of transformed reads (which depends on the steps before it,
+    /// ``confirm(_:pass:base:engine:frameSize:source:pending:stamp:)``): zbar, then zxing-cpp when zbar reads
+    /// nothing, the filters and the fragments' suppression. `step.image` must be set. On the plain pass, with
+    /// both engines, `extra` holds zxing-cpp's quick look for the formats zbar cannot read.
+    func stepReads(_ step: StillStep, base: PassImage, frameSize: PixelSize) throws -> StepReads {
+        let pass = step.pass
+        let image = step.image!
+        // An upscaled copy needs no denser scan lines than the frame itself: keep zbar's cost ≈ 2×, not 4×.
+        // (The binarised upscaled-thresholded image is scanned on every line: its moiré-broken
+        // finder patterns need them.)
+        let density = pass == .upscaled ? 2 * max(1, configuration.scanDensity) : max(1, configuration.scanDensity)
+        var found: [MetadataObject]
+        var extra: [MetadataObject] = []
+        var engine = BarcodeEngine.zbar
+        let alongside = pass == .plain && !zxingOnly.isEmpty
+        if alongside {
+            // Formats zbar cannot read are always looked for on the plain frame: zxing's quick look
+            // (no tryHarder, fixed threshold: ≈ half the cost) when zbar reads the frame, its full
+            // search for every enabled format when zbar reads nothing.
+            found = try zbarReads(
+                image, pass: pass, base: base, frameSize: frameSize, density: density, matrixOnly: false)
+            if found.isEmpty {
+                found = try zxingPassReads(
+                    image, pass: pass, base: base, types: zxingEnabled, frameSize: frameSize, density: density)
+                engine = .zxing
+            } else {
+                extra = try scanZXing(image, types: zxingOnly, frameSize: frameSize, quick: true)
+            }
+        } else if image.matrixOnly {
+            found = []  // a ladder level is zxing-cpp's alone
+        } else {
+            found = try zbarReads(
+                image, pass: pass, base: base, frameSize: frameSize, density: density, matrixOnly: pass.matrixOnly)
+        }
+        if !alongside && found.isEmpty && !zxingEnabled.isEmpty {
+            // (On a ladder level: 2-D formats only, both polarities, and a PDF417 read again nearby.)
+            let types = image.matrixOnly ? zxingEnabled.intersection(BarcodeDetector.matrixTypes) : zxingTypes(pass)
+            found = try zxingPassReads(
+                image, pass: pass, base: base, types: types, frameSize: frameSize, density: density,
+                bothPolarities: image.matrixOnly)
+            if image.matrixOnly, let exponent = step.ladderExponent {
+                found = try confirmLadderPDF417(found, exponent: exponent, base: base, frameSize: frameSize)
+            }
+            engine = .zxing
+        }
+        found = BarcodeDetector.suppressFragments(
+            found.filter(accept), upceInsideEAN13: configuration.checkUPCEQuietZone)
+        return StepReads(found: found, extra: extra, engine: engine)
     }
 
     /// The exponents k of the ladder's levels on a still image (or rect of interest) of `width`×`height` pixels,
