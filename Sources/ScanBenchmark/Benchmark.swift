@@ -283,11 +283,16 @@ struct Truth: Decodable {
     }
     var width: Int, height: Int, fps: Int
     var frames: [FrameTruth]
-    static func load(_ path: String) throws -> Truth {
-        let bytes = try readWholeFile(path)
-        do { return try JSONDecoder().decode(Truth.self, from: Data(bytes)) } catch {
-            throw ScanError.undecodableInput(input: path, reason: "ground truth: \(error)")
-        }
+    static func load(_ path: String) throws -> Truth { try decodeJSONFile(Truth.self, at: path, what: "ground truth") }
+}
+
+/// The JSON file at `path` decoded as `T`.
+/// - Throws: ``ScanError/unreadableInput(input:reason:)`` when it cannot be opened,
+///   ``ScanError/undecodableInput(input:reason:)`` (the reason starting with `what`) when it is not a `T`.
+func decodeJSONFile<T: Decodable>(_ type: T.Type, at path: String, what: String) throws -> T {
+    let bytes = try readWholeFile(path)
+    do { return try JSONDecoder().decode(T.self, from: Data(bytes)) } catch {
+        throw ScanError.undecodableInput(input: path, reason: "\(what): \(error)")
     }
 }
 

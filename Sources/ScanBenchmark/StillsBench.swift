@@ -72,11 +72,7 @@ public enum StillsBench {
     public static func run(
         directory: String, configuration: BarcodeConfiguration, runs: Int, progress: (String) -> Void = { _ in }
     ) throws -> [Result] {
-        let truthPath = directory + "/truth.json"
-        let truth: Truth
-        do { truth = try JSONDecoder().decode(Truth.self, from: Data(try readWholeFile(truthPath))) } catch {
-            throw ScanError.undecodableInput(input: truthPath, reason: "stills truth: \(error)")
-        }
+        let truth = try decodeJSONFile(Truth.self, at: directory + "/truth.json", what: "stills truth")
         // (Each photo is read from the file when it is measured, as `scand scan` does: none is held between.)
         let paths = truth.images.map { directory + "/" + $0.file }
         let detector = BarcodeDetector(configuration: configuration)

@@ -58,8 +58,9 @@ extension StillReader {
             let thread = WorkerThread(name: "scand-still") { helped.withLock { $0 = queue.work(reader: helper.value) } }
             let own = queue.work(reader: self)
             thread.join()
-            stepsReadByHelper += helped.withLock { $0 }
-            stepsReadAtOnce += own + helped.withLock { $0 }
+            let byHelper = helped.withLock { $0 }
+            stepsReadByHelper += byHelper
+            stepsReadAtOnce += own + byHelper
             let (done, exhausted) = queue.results(from: next)
             next += done.count
             for (step, result) in done {
@@ -118,13 +119,11 @@ final class StillStepQueue: Sendable {
         var count = 0
         while let (number, step) = take(maker: reader) {
             count += 1
-            var made = step
-            if made.image == nil, let exponent = step.ladderExponent {
-                made.image = reader.matrixLadderImage(exponent: exponent, base: base)
-            }
+            let image = reader.image(of: step, base: base)
+            let made = image.map { step.with($0) } ?? step
             var result: Result<StepOutcome, any Error> = .success(
                 StepOutcome(reads: StepReads(found: [], engine: .zbar), failure: nil))
-            if made.image != nil {
+            if image != nil {
                 reader.zbarFailure = nil
                 do {
                     let reads = try reader.stepReads(made, base: base, frameSize: frameSize)

@@ -50,8 +50,7 @@ final class StillReader: PassReader {
         var pending = PendingReads()
         for pass in rest {
             for step in steps(of: pass, ladder: ladder, base: base) {
-                let image = step.image ?? matrixLadderImage(exponent: step.ladderExponent!, base: base)
-                guard let image else { continue }
+                guard let image = image(of: step, base: base) else { continue }
                 var read = try stepReads(step.with(image), base: base, frameSize: frame.size)
                 read.found = try confirm(
                     read.found, pass: image, base: base, engine: read.engine, frameSize: frame.size,
@@ -75,6 +74,12 @@ final class StillReader: PassReader {
             }
         }
         return out
+    }
+
+    /// The image `step` reads: its pass image, or its ladder level made now from `base`; nil when OpenCV fails to
+    /// make the level.
+    func image(of step: StillStep, base: PassImage) -> PassImage? {
+        step.image ?? step.ladderExponent.flatMap { matrixLadderImage(exponent: $0, base: base) }
     }
 
     /// What one step reads, before the confirmation of transformed reads (which depends on the steps before it,
