@@ -44,7 +44,9 @@ final class StillReader: PassReader {
                 objects: plain.found + plain.extra, pass: .plain, engine: plain.found.isEmpty ? .zxing : plain.engine)
         }
         let rest = Array(effectivePasses.dropFirst())
-        if configuration.parallelStillPasses, ProcessInfo.processInfo.activeProcessorCount > 1, !rest.isEmpty {
+        if configuration.parallelStillPasses, ProcessInfo.processInfo.activeProcessorCount > 1, !rest.isEmpty,
+            max(base.plane.width, base.plane.height) >= configuration.parallelStillMinimumSide
+        {
             return try readInParallel(passes: rest, ladder: ladder, base: base, frameSize: frame.size)
         }
         var pending = PendingReads()

@@ -71,6 +71,20 @@ import Testing
         #expect(atOnce.still.stepsReadByHelper > 0)
     }
 
+    @Test("a still smaller than parallelStillMinimumSide is read by one reader; at or over it, by two")
+    func smallStillsReadInOrder() throws {
+        #expect(ProcessInfo.processInfo.activeProcessorCount >= 2, "this test needs two cores to run both readers")
+        let small = try Self.still(nil, width: 640, height: 480)
+        let byDefault = BarcodeDetector(configuration: BarcodeConfiguration())
+        #expect(try byDefault.read(in: small).objects.isEmpty)
+        #expect(byDefault.still.stepsReadAtOnce == 0)
+        var lowered = BarcodeConfiguration()
+        lowered.parallelStillMinimumSide = 640
+        let atOnce = BarcodeDetector(configuration: lowered)
+        #expect(try atOnce.read(in: small).objects.isEmpty)
+        #expect(atOnce.still.stepsReadAtOnce > 0)
+    }
+
     @Test("a code-free still: the two readers share its steps, each read once, and nothing is reported")
     func codeFreeShared() throws {
         #expect(ProcessInfo.processInfo.activeProcessorCount >= 2, "this test needs two cores to run both readers")
