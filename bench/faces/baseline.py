@@ -19,6 +19,13 @@ def iou(a, b):
 
 
 def frames(path):
+    """(width, height, grey pixels) of each frame of a Y4M clip, or of a still image (one frame)."""
+    if not path.endswith(".y4m"):
+        y = cv2.imread(path, cv2.IMREAD_GRAYSCALE)
+        if y is None:
+            sys.exit(f"{path}: not an image")
+        yield y.shape[1], y.shape[0], y
+        return
     with open(path, "rb") as f:
         header = f.readline().split()
         w = int(next(t[1:] for t in header if t.startswith(b"W")))

@@ -121,26 +121,49 @@ def visible_fraction(cx, cy, s):
     return ix * iy / (s * s)
 
 
-def write_clip(outdir, name, bg_name, n, faces_at, occluder=None, seed=0):
-    """faces_at(i) -> list of (person, segment, cx, cy, size, roll). occluder(i) -> box or None."""
+def covered_fraction(square, later):
+    """The share of `square` (x, y, side) covered by the squares pasted after it (`later`), summed and capped at 1:
+    a face behind another is hidden by the other's head."""
+    x, y, s = square
+    total = 0.0
+    for (u, v, t) in later:
+        ix = max(0.0, min(x + s, u + t) - max(x, u)); iy = max(0.0, min(y + s, v + t) - max(y, v))
+        total += ix * iy
+    return min(1.0, total / (s * s))
+
+
+def write_clip(outdir, name, bg_name, n, faces_at, occluder=None, seed=0, hidden_at=None, extra=None):
+    """faces_at(i) -> list of (person, segment, cx, cy, size, roll), back to front. occluder(i) -> box or None.
+    hidden_at: when set, a face whose square is covered more than this share by the squares of faces in front of
+    it is marked "ignore" (hidden: neither a miss nor a false positive; it must keep its faceID when it comes
+    out). extra: more keys for the truth file."""
     rng = np.random.default_rng(seed)
     bg = background(bg_name)
-    truth = {"clip": name, "width": W, "height": H, "fps": FPS, "background": bg_name, "frames": []}
+    truth = {"clip": name, "width": W, "height": H, "fps": FPS, "background": bg_name, "frames": [], **(extra or {})}
     chroma = bytes([128]) * (2 * (W // 2) * (H // 2))
     with open(os.path.join(outdir, name + ".y4m"), "wb") as out:
         out.write(f"YUV4MPEG2 W{W} H{H} F{FPS}:1 Ip A1:1 C420jpeg\n".encode())
         for i in range(n):
             canvas = bg.copy()
             faces = []
-            for person, segment, cx, cy, size, roll in faces_at(i):
+            placed = faces_at(i)
+            squares = []
+            for person, segment, cx, cy, size, roll in placed:
+                tx, ty, ts = face_square(person, cx, cy, size, roll)
+                squares.append((tx - ts / 2, ty - ts / 2, ts))
+            for k, (person, segment, cx, cy, size, roll) in enumerate(placed):
                 paste_face(canvas, person, cx, cy, size, roll)
                 tx, ty, ts = face_square(person, cx, cy, size, roll)
                 vis = visible_fraction(tx, ty, ts)
                 if vis <= 0:
                     continue
-                faces.append({"person": PERSONS[person]["person"], "photo": person, "segment": segment, "x": tx - ts / 2, "y": ty - ts / 2,
-                              "w": ts, "h": ts, "roll": roll, "yaw": PERSONS[person]["yaw"],
-                              "holdout": PERSONS[person]["holdout"], "ignore": vis < 0.8})
+                hidden = hidden_at is not None and covered_fraction(squares[k], squares[k + 1:]) > hidden_at
+                face = {"person": PERSONS[person]["person"], "photo": person, "segment": segment, "x": tx - ts / 2, "y": ty - ts / 2,
+                        "w": ts, "h": ts, "roll": roll, "yaw": PERSONS[person]["yaw"],
+                        "holdout": PERSONS[person]["holdout"], "ignore": vis < 0.8 or hidden}
+                if not PERSONS[person].get("roll_known", True):
+                    face["rollUnknown"] = True
+                faces.append(face)
             if occluder:
                 box = occluder(i)
                 if box:

@@ -9,7 +9,8 @@ Metrics (per clip and overall):
                        faceID than on its previous matched frame; reported per 1,000 matched face-frames
   wrong merges         faceIDs matched to two or more ground-truth segments (two people, or one person
                        before and after leaving the picture)
-  roll MAE             mean |rollAngle - truth| over matched faces with |truth| <= 45 that report a roll;
+  roll MAE             mean |rollAngle - truth| over matched faces with |truth| <= 45 that report a roll (faces
+                       whose truth roll is not known, "rollUnknown", are left out);
                        "roll cov." is the share of matched faces that report one
   roll MAE >=15        the same on faces tilted 15 degrees or more (frontal faces only: profiles are excluded)
   bounds IoU           median IoU of `bounds` with the truth face square (marks.json faceSquare, moved with the
@@ -23,6 +24,8 @@ Metrics (per clip and overall):
 
 Systems, all in the same run: the naive baseline (baseline.py) and scand with each detector
 (--face-detector lbp, haar, centerface).
+
+A truth file with "file" names the input to scan instead of CLIP.y4m (make_hard.py's group photograph, a still).
 
 Usage: score.py [--scand PATH] [--clips DIR] [--only a,b] [--repeat N] [--no-baseline] [--detectors a,b]
                 [--variant NAME='ARGS']... [--plain] [-- extra scand args]
@@ -44,22 +47,17 @@ def iou(a, b):
 
 
 def match(truth, dets):
-    """Optimal one-to-one matching (maximum count, then maximum IoU) of small sets; pairs need IoU >= 0.3."""
-    best = (0, 0.0, [])
-    cand = [[iou(t["box"], d["box"]) for d in dets] for t in truth]
-    def rec(i, used, count, total, pairs):
-        nonlocal best
-        if i == len(truth):
-            if (count, total) > best[:2]: best = (count, total, list(pairs))
-            return
-        rec(i + 1, used, count, total, pairs)
-        for j in range(len(dets)):
-            if j not in used and cand[i][j] >= 0.3:
-                used.add(j); pairs.append((i, j))
-                rec(i + 1, used, count + 1, total + cand[i][j], pairs)
-                pairs.pop(); used.discard(j)
-    rec(0, set(), 0, 0.0, [])
-    return best[2]
+    """Optimal one-to-one matching (maximum count, then maximum IoU; scipy's assignment solver, which a group
+    photograph's 29 faces need); pairs need IoU >= 0.3."""
+    if not truth or not dets:
+        return []
+    import numpy as np
+    from scipy.optimize import linear_sum_assignment
+    cand = np.array([[iou(t["box"], d["box"]) for d in dets] for t in truth])
+    # A kept pair is worth 1 + IoU (more pairs first, then more overlap); a pair under 0.3 is worth nothing.
+    gain = np.where(cand >= 0.3, 1.0 + cand, 0.0)
+    rows, cols = linear_sum_assignment(-gain)
+    return [(int(i), int(j)) for i, j in zip(rows, cols) if cand[i, j] >= 0.3]
 
 
 def run(cmd):
@@ -108,7 +106,7 @@ def score(truth, events):
                 if seg in last_id and last_id[seg] != d["id"]:
                     s["switches"] += 1
                 last_id[seg] = d["id"]
-            if abs(g["roll"]) <= 45 and g.get("yaw", 0) == 0:
+            if abs(g["roll"]) <= 45 and g.get("yaw", 0) == 0 and not g.get("rollUnknown"):
                 s["roll_pairs"] += 1
                 if d["roll"] is not None:
                     e = abs((d["roll"] - g["roll"] + 180) % 360 - 180)
@@ -194,7 +192,7 @@ def main():
         for n in names:
             truth = json.load(open(os.path.join(clips, n + ".json")))
             for k, cmd in systems.items():
-                events, dt = run(cmd(os.path.join(clips, n + ".y4m")))
+                events, dt = run(cmd(os.path.join(clips, truth.get("file", n + ".y4m"))))
                 results[k]["times"][n].append(dt)
                 if rep == 0:
                     s = score(truth, events); s["clip"] = n; s["holdout"] = truth.get("holdout", False)
