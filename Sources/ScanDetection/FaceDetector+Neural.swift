@@ -4,11 +4,13 @@ internal import ScanCore
 
 extension FaceDetector {
     /// Neural faces centred inside `region` (frame pixels) of `luma`, searched on a copy turned by `angle`
-    /// degrees and scaled so its longer side is ``FaceConfiguration/neuralInputWidth`` (at most 1:1).
-    func neuralFaces(in luma: LumaPlane, region: PixelRect, angle: Double) throws -> [FaceCandidate] {
+    /// degrees and scaled so its longer side is ``FaceConfiguration/neuralInputWidth`` (at most 1:1); with
+    /// `still`, larger when the smallest wanted face needs it (``neuralScale(longSide:still:)``).
+    func neuralFaces(in luma: LumaPlane, region: PixelRect, angle: Double, still: Bool = false) throws
+        -> [FaceCandidate]
+    {
         guard let net else { return [] }
-        let longSide = Double(max(region.width, region.height))
-        let s = min(1.0, Double(configuration.neuralInputWidth) / longSide)
+        let s = neuralScale(longSide: Double(max(region.width, region.height)), still: still)
         let w = Self.roundUp32(Double(region.width) * s)
         let h = Self.roundUp32(Double(region.height) * s)
         let view = try RotatedView(
@@ -24,6 +26,29 @@ extension FaceDetector {
             return c
         }
     }
+
+    /// Input pixels per frame pixel of the network's full-frame search over a region whose longer side is
+    /// `longSide` frame pixels. A stream's pass (its cost paid on a frame of a live source) is
+    /// ``FaceConfiguration/neuralInputWidth`` on the longer side. A still is searched so that a face of
+    /// ``FaceConfiguration/minimumFaceSize`` is ``neuralSmallestFace`` input pixels, with the input's longer side
+    /// at most ``neuralStillMaximumSide`` (and never less than the stream's): at 320 px the network found none
+    /// of the 29 faces (41–56 px) of the 1280×926 group photograph of `bench/faces/make_hard.py`.
+    func neuralScale(longSide: Double, still: Bool) -> Double {
+        var side = Double(configuration.neuralInputWidth)
+        if still {
+            let wanted = longSide * Self.neuralSmallestFace / Double(configuration.minimumFaceSize)
+            side = max(side, min(wanted, Double(Self.neuralStillMaximumSide)))
+        }
+        return min(1.0, side / max(longSide, 1))
+    }
+
+    /// Face side, in input pixels, that the network finds reliably: on the group photograph (faces of 41–56 px)
+    /// it found 15 of 29 faces at 12–17 px, 28 at 16–22 px and all 29 at 18–25 px.
+    static let neuralSmallestFace = 24.0
+
+    /// Longest input side of a still's full-frame search, pixels: on a 12 MP photograph (4032 px) faces from
+    /// ~75 px are found; its cost grows with the area (about 0.1 s per angle at 1280×960 on this machine class).
+    static let neuralStillMaximumSide = 1280
 
     /// Re-detects a known face with the network in a window of 2.2 face sizes around `predicted`, turned
     /// upright by its roll and scaled to 96×96, with a lower score threshold (0.6 × ``FaceConfiguration/neuralThreshold``:

@@ -309,7 +309,7 @@ public final class FaceDetector {
     /// whole frame.
     public func detect(in frame: Frame, rectOfInterest: NormalizedRect = .unit) throws -> [MetadataObject] {
         if net != nil {
-            return try detectFaces(in: frame.luma, rectOfInterest: rectOfInterest).map {
+            return try detectFaces(in: frame.luma, rectOfInterest: rectOfInterest, still: true).map {
                 MetadataObject(type: .face, bounds: $0.bounds(in: frame.size), rollAngle: $0.roll, yawAngle: $0.yaw)
             }
         }
@@ -344,10 +344,11 @@ public final class FaceDetector {
 
     /// Frontal faces anywhere in `rectOfInterest`, searched on copies of the frame turned by `angles`
     /// (degrees; default: ``searchAngles(cycle:)`` with all angles). Roll is the search angle (coarse);
-    /// call ``refineRoll(_:in:)``.
-    public func detectFaces(in luma: LumaPlane, rectOfInterest: NormalizedRect = .unit, angles: [Double]? = nil) throws
-        -> [FaceCandidate]
-    {
+    /// call ``refineRoll(_:in:)``. `still`: the frame is a still image, searched at the network input size its
+    /// smallest faces need (``neuralScale(longSide:still:)``) rather than a stream's.
+    public func detectFaces(
+        in luma: LumaPlane, rectOfInterest: NormalizedRect = .unit, angles: [Double]? = nil, still: Bool = false
+    ) throws -> [FaceCandidate] {
         let region = PixelRect(covering: rectOfInterest.intersection(.unit), in: luma.size)
         guard region.width >= 8, region.height >= 8 else { return [] }
         let s = fullFrameScale
@@ -357,7 +358,8 @@ public final class FaceDetector {
         let cy = Double(region.y) + Double(region.height) / 2
         let angles = angles ?? searchAngles(cycle: nil)
         if net != nil {
-            return Self.suppressDuplicates(try angles.flatMap { try neuralFaces(in: luma, region: region, angle: $0) })
+            return Self.suppressDuplicates(
+                try angles.flatMap { try neuralFaces(in: luma, region: region, angle: $0, still: still) })
         }
         let minSize = max(frontal.window, Int((Double(configuration.minimumFaceSize) * s).rounded()))
         let maxSize = configuration.maximumFaceSize.map { max(minSize, Int(Double($0) * s)) } ?? 0
