@@ -54,6 +54,12 @@ public final class FaceTracker {
         var seenY: Double
         var roll: Double?
         var yaw: Double?
+        /// Set while the face is missed with another known face over it (it passed behind): it keeps moving
+        /// at the velocity it had and is looked for along that path, not where it was last seen.
+        var hidden = false
+        /// Centres where the face was detected on its recent frames (frame index, x, y; frame pixels), oldest
+        /// first: the steady velocity a hidden face keeps moving at.
+        var recent: [(frame: Int, x: Double, y: Double)] = []
     }
 
     /// Settings; may change between frames (a configuration reload keeps the tracker and its IDs).
@@ -267,7 +273,7 @@ public final class FaceTracker {
         guard turn.fullDetection else { return [] }
         var hits = try detector.detectFaces(
             in: frame.luma, rectOfInterest: rectOfInterest,
-            angles: detector.searchAngles(cycle: turn.first ? nil : turn.cycle))
+            angles: detector.searchAngles(cycle: turn.first ? nil : turn.cycle), still: true)
         if turn.first && detector.configuration.estimateYaw {
             // The first frame of an input (a still image) also gets the full profile search.
             let region = PixelRect(covering: rectOfInterest.intersection(.unit), in: frame.size)
@@ -297,9 +303,12 @@ public final class FaceTracker {
     private func follow(_ candidates: [FaceCandidate], in frame: Frame, detector: FaceDetector, fullDetection: Bool)
         -> Set<Int>
     {
-        let pairs = Self.assign(tracks: tracks.map(\.face), candidates: candidates) { [tracks] ti, ci in
+        let pairs = Self.assignByRecency(
+            tracks: tracks.map(\.face), misses: tracks.map(\.misses), candidates: candidates
+        ) { [tracks] ti, ci in
             Self.reacquires(tracks[ti], candidates[ci])
         }
+        let seenNow = tracks.indices.filter { pairs[$0] != nil }.map { tracks[$0].face }
         var matchedCandidates = Set<Int>()
         var next: [Track] = []
         for (ti, var t) in tracks.enumerated() {
@@ -320,10 +329,7 @@ public final class FaceTracker {
                 next.append(t)
             } else {
                 t.misses += 1
-                // Coasting: keep the motion but let it fade, so a hidden face is looked for near where it was.
-                t.vx *= 0.85
-                t.vy *= 0.85
-                t.vs *= 0.5
+                Self.coast(&t, behind: seenNow)
                 if t.id == nil || t.misses > configuration.maxMissedFrames { end(t) } else { next.append(t) }
             }
         }
@@ -459,6 +465,9 @@ public final class FaceTracker {
         t.lastSeenFrame = frame.index
         t.seenX = c.centerX
         t.seenY = c.centerY
+        t.hidden = false
+        t.recent.append((frame.index, c.centerX, c.centerY))
+        if t.recent.count > Self.recentCount { t.recent.removeFirst(t.recent.count - Self.recentCount) }
         if t.id == nil && t.hits >= configuration.confirmationFrames { confirm(&t) }
     }
 
@@ -476,15 +485,6 @@ public final class FaceTracker {
         t.lastSeenFrame = frame.index
     }
 
-    /// Whether candidate `c` may continue track `t`: always while the face is seen; after a miss only near
-    /// where it was last detected (0.5 face sizes, plus 0.02 per missed frame, at most 0.8), so a face that
-    /// vanishes and is found again far away starts a new track (new faceID) even if the coasting prediction
-    /// drifted toward it, while a short miss in place keeps the ID.
-    static func reacquires(_ t: Track, _ c: FaceCandidate) -> Bool {
-        guard t.misses > 0 else { return true }
-        let reach = min(0.8, 0.5 + 0.02 * Double(t.misses)) * max(t.face.size, 1)
-        return hypot(c.centerX - t.seenX, c.centerY - t.seenY) <= reach
-    }
 }
 
 extension FaceTracker.Track {
