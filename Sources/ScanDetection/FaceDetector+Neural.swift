@@ -47,8 +47,9 @@ extension FaceDetector {
     static let neuralSmallestFace = 24.0
 
     /// Longest input side of a still's full-frame search, pixels: on a 12 MP photograph (4032 px) faces from
-    /// ~75 px are found; its cost grows with the area (about 0.1 s per angle at 1280×960 on this machine class).
-    static let neuralStillMaximumSide = 1280
+    /// ~100 px are found. Its cost grows with the area: a 12 MP photograph's face search took 0.75 s and
+    /// 268 MB peak (0.19 s and 113 MB at 320 px; at 1280 px 0.86 s and 400 MB).
+    static let neuralStillMaximumSide = 960
 
     /// Re-detects a known face with the network in a window of 2.2 face sizes around `predicted`, turned
     /// upright by its roll and scaled to 96×96, with a lower score threshold (0.6 × ``FaceConfiguration/neuralThreshold``:

@@ -17,7 +17,7 @@ Metrics (per clip and overall):
                        head) over matched faces
   yaw right            share of matched faces turned >= 45 degrees (the profiles) whose yawAngle equals the truth
   per person           recall per person (so one identity cannot carry the figure)
-  held out             hopper and biden are held out of all tuning (marks.json): their faces' recall and IoU
+  held out             hopper and biden (and make_hard.py's even-numbered Solvay people) are held out of all tuning: their faces' recall and IoU
                        wherever they appear, and every metric on the clips with only held-out people
                        (truth "holdout": *_h, *_b, pair_h); "tuning clips" = all other clips
   fps                  frames / wall-clock seconds of the whole process (start-up included), one core
@@ -214,7 +214,7 @@ def main():
     print("per person recall (face-frames):")
     for k in systems:
         print(f"  {k:<10} " + "  ".join(f"{p} {'n/a' if r is None else f'{r:.3f}'} ({n})" for p, (r, n) in overall[k]["person"].items()))
-    print("held-out faces (hopper, biden; in no tuning), wherever they appear:")
+    print("held-out faces (marked holdout: hopper, biden; on the hard set also the even-numbered Solvay people), wherever they appear:")
     for k in systems:
         r = overall[k]
         hr = "n/a" if r["held_recall"] is None else f"{r['held_recall']:.3f}"
