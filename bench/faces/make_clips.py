@@ -36,6 +36,17 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 MARKS = json.load(open(os.path.join(HERE, "marks.json")))["photos"]
 
 
+def cut_head(img, cx, cy, side, ellipse):
+    """The square of 2.1 `side` around (cx, cy) of `img` and its alpha: the ellipse (fractions of the square:
+    left, top, right, bottom), feathered."""
+    r = int(round(1.05 * side))
+    patch = img.crop((int(cx - r), int(cy - r), int(cx + r), int(cy + r)))
+    n = 2 * r
+    mask = Image.new("L", patch.size, 0)
+    ImageDraw.Draw(mask).ellipse(tuple(f * n for f in ellipse), fill=255)
+    return patch, mask.filter(ImageFilter.GaussianBlur(max(2, n // 32)))
+
+
 def head_patch(mark, mirrored=False):
     """Grey head patch centred on the marked face square with a feathered elliptical alpha; returns
     (patch, mask, face side in patch pixels, eye-line roll of the photograph in degrees)."""
@@ -46,12 +57,7 @@ def head_patch(mark, mirrored=False):
     img = Image.open(path).convert("L")
     x, y, side = mark["square"]
     cx, cy = x + side / 2, y + side / 2
-    r = int(round(1.05 * side))
-    patch = img.crop((int(cx - r), int(cy - r), int(cx + r), int(cy + r)))
-    n = 2 * r
-    mask = Image.new("L", patch.size, 0)
-    ImageDraw.Draw(mask).ellipse((0.18 * n, 0.04 * n, 0.82 * n, 0.99 * n), fill=255)
-    mask = mask.filter(ImageFilter.GaussianBlur(max(2, n // 32)))
+    patch, mask = cut_head(img, cx, cy, side, (0.18, 0.04, 0.82, 0.99))
     roll = eye_roll(mark, default=0.0)
     # The face square (scand's convention) relative to the marked square's centre, in marked sides.
     fx, fy, fs = mark["faceSquare"]

@@ -25,7 +25,7 @@ head turned 45 deg or more other than the cameraman's profile.
 Usage: make_hard.py [OUTDIR]
 """
 import hashlib, json, math, os, shutil, sys, zlib
-from PIL import Image, ImageDraw, ImageFilter
+from PIL import Image, ImageFilter
 import make_clips as mc
 
 SOLVAY_DIR = "/usr/share/visp-images-data/ViSP-images/faces"
@@ -60,13 +60,7 @@ def solvay_squares():
 def add_solvay_people():
     img = Image.open(SOLVAY).convert("L")
     for n, (x, y, side) in solvay_squares().items():
-        cx, cy = x + side / 2, y + side / 2
-        r = int(round(1.05 * side))
-        patch = img.crop((int(cx - r), int(cy - r), int(cx + r), int(cy + r)))
-        m = 2 * r
-        mask = Image.new("L", patch.size, 0)
-        ImageDraw.Draw(mask).ellipse((0.16 * m, 0.02 * m, 0.84 * m, 0.99 * m), fill=255)
-        mask = mask.filter(ImageFilter.GaussianBlur(max(2, m // 32)))
+        patch, mask = mc.cut_head(img, x + side / 2, y + side / 2, side, (0.16, 0.02, 0.84, 0.99))
         key = f"solvay-{n:02d}"
         mc.PERSONS[key] = dict(patch=(patch, mask, side, 0.0, (0.0, 0.0, 1.0)), yaw=0, holdout=n % 2 == 0,
                                person=key, roll_known=False)
