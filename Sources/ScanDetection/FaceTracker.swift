@@ -374,7 +374,9 @@ public final class FaceTracker {
                         FacePresenceTransition(
                             transition: .appeared, faceID: id, frame: frame.index, time: frame.time, bounds: bounds))
                 }
-            } else if t.present && frame.time - t.lastSeen >= configuration.presenceGrace {
+            } else if t.present && t.misses >= 2 && frame.time - t.lastSeen >= configuration.presenceGrace {
+                // Two looked-at frames at least: frames a stall or a reload dropped were not looked at, so the
+                // first frame after such a gap, whose miss may be the gap's, does not end the face's presence.
                 tracks[i].present = false
                 transitions.append(
                     FacePresenceTransition(
