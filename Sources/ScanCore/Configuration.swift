@@ -91,6 +91,15 @@ public struct BarcodeConfiguration: Sendable, Hashable {
     /// (``matrixLadderSteps``): photos, whose codes span hundreds of pixels under a lens blur of several.
     /// Camera-sized frames (640×480, 720p) do not. `Int.max`: no ladder.
     public var matrixLadderImageSide: Int = 1200
+    /// On still images whose long side (or rect of interest's) is at least this many pixels, the plain pass,
+    /// when neither engine reads the image, has zxing-cpp read it at a third of its size, a ninth, … (zxing-cpp's
+    /// own `tryDownscale` pyramid, which zxing-cpp reads by default: 4032×3024 also at 1344×1008 and 448×336),
+    /// with the transformed reads' confirmation. A code in a phone photo spans hundreds of pixels under a lens blur
+    /// of several, and is often read only at a smaller size: on the phone set (bench/reader/phone_photos.py) 11 of
+    /// the 12 photos that only the later passes read are then read by the plain pass, each about a CPU-second
+    /// sooner, with the same reads on every set (docs/reader.md, "The plain pass's smaller copies"). Smaller images
+    /// (camera frames, VGA photos) are unchanged; streams never use it. `Int.max`: never.
+    public var zxingDownscaleStillSide: Int = 1200
     /// Still images: after the plain pass, two readers read the passes' images at once on a machine of two cores
     /// or more, with the result of reading them in order (so a photo nothing reads at once takes about half the
     /// wall time, and about the same CPU). false: one after another on the calling thread.

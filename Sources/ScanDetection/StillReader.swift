@@ -86,8 +86,10 @@ final class StillReader: PassReader {
 
     /// What one step reads, before the confirmation of transformed reads (which depends on the steps before it,
     /// ``confirm(_:pass:base:engine:frameSize:source:pending:stamp:)``): zbar, then zxing-cpp when zbar reads
-    /// nothing, the filters and the fragments' suppression. `step.image` must be set. On the plain pass, with
-    /// both engines, `extra` holds zxing-cpp's quick look for the formats zbar cannot read.
+    /// nothing (on the plain pass of a large still, then zxing-cpp on its smaller copies,
+    /// ``plainLayerReads(base:types:frameSize:density:)``), the filters and the fragments' suppression.
+    /// `step.image` must be set. On the plain pass, with both engines, `extra` holds zxing-cpp's quick look for
+    /// the formats zbar cannot read.
     func stepReads(_ step: StillStep, base: PassImage, frameSize: PixelSize) throws -> StepReads {
         let pass = step.pass
         let image = step.image!
@@ -108,6 +110,10 @@ final class StillReader: PassReader {
             if found.isEmpty {
                 found = try zxingPassReads(
                     image, pass: pass, base: base, types: zxingEnabled, frameSize: frameSize, density: density)
+                if found.isEmpty {
+                    found = try plainLayerReads(
+                        base: image, types: zxingEnabled, frameSize: frameSize, density: density)
+                }
                 engine = .zxing
             } else {
                 extra = try scanZXing(image, types: zxingOnly, frameSize: frameSize, quick: true)
@@ -126,6 +132,9 @@ final class StillReader: PassReader {
                 bothPolarities: image.matrixOnly)
             if image.matrixOnly, let exponent = step.ladderExponent {
                 found = try confirmLadderPDF417(found, exponent: exponent, base: base, frameSize: frameSize)
+            }
+            if pass == .plain, found.isEmpty {
+                found = try plainLayerReads(base: image, types: types, frameSize: frameSize, density: density)
             }
             engine = .zxing
         }

@@ -165,19 +165,30 @@ def main():
 
     # 1-D codes in simulated photos (make_photos.py, seeds 7001, 7002, 7008) whose scan lines' box covers under
     # an eighth of the symbol: the reported corners are followed to the bars' ends (LinearExtentTests).
-    linear = []
-    for seed, sym in [(7001, "ean13"), (7002, "code128"), (7008, "ean13")]:
-        with tempfile.TemporaryDirectory() as tmp:
-            img, truths, quality = make_photos.PhotoGenerator(seed, False, tmp).photo(sym)
-        name = "photo_linear_%d_%s.jpg" % (seed, sym)
-        img.save(os.path.join(OUT, name), quality=quality)
-        linear.append({"file": name, "type": truths[0]["type"], "value": truths[0]["value"],
-                       "corners": truths[0]["corners"], "width": img.size[0], "height": img.size[1]})
-    meta["photo_linear"] = linear
+    meta["photo_linear"] = single_code_photos("photo_linear", [(7001, "ean13"), (7002, "code128"), (7008, "ean13")])
+    # Codes in simulated photos that neither engine reads at full size and zxing-cpp reads on the plain pass's
+    # copy at a third of the size (StillReader.plainLayerReads): an EAN-13 (seed 9001) that zbar confirms on that
+    # copy, and a PDF417 (seed 9200) read again at a size near it (PlainLayerTests).
+    meta["photo_layer"] = single_code_photos("photo_layer", [(9001, "ean13"), (9200, "pdf417")])
 
     with open(os.path.join(OUT, "fixtures.json"), "w") as f:
         json.dump(meta, f, ensure_ascii=False, indent=1)
     print("reader fixtures in %s" % OUT, file=sys.stderr)
+
+
+def single_code_photos(prefix, seeds):
+    """make_photos.py photos of one code each, for (seed, symbology) pairs, saved as PREFIX_SEED_SYMBOLOGY.jpg;
+    returns their entries for fixtures.json (file, type, value, the symbol's corners, width, height)."""
+    import make_photos
+    out = []
+    for seed, sym in seeds:
+        with tempfile.TemporaryDirectory() as tmp:
+            img, truths, quality = make_photos.PhotoGenerator(seed, False, tmp).photo(sym)
+        name = "%s_%d_%s.jpg" % (prefix, seed, sym)
+        img.save(os.path.join(OUT, name), quality=quality)
+        out.append({"file": name, "type": truths[0]["type"], "value": truths[0]["value"],
+                    "corners": truths[0]["corners"], "width": img.size[0], "height": img.size[1]})
+    return out
 
 
 if __name__ == "__main__":
