@@ -66,14 +66,8 @@ extension PassReader {
                 bothHalves()
             {
                 how = "quality"
-            } else if engine == .zbar, try readsSame(o, on: pass, frameSize: frameSize, engine: .zxing) {
-                how = "other engine"
-            } else if engine == .zxing, try readsSame(o, on: pass, frameSize: frameSize, engine: .zbar) {
-                how = "other engine"
-            } else if try readsSame(o, on: base, frameSize: frameSize, engine: .zxing) {
-                how = "plain zxing"
-            } else if try readsSame(o, on: base, frameSize: frameSize, engine: .zbar) {
-                how = "plain zbar"
+            } else if let reread = try rereadConfirming(o, readBy: engine, on: pass, base: base, frameSize: frameSize) {
+                how = reread
             }
             // (Not for the inverted frame: it loses nothing, so its reads stand as plain-pass reads do.)
             if how == "second pass" || how == "quality", BarcodeDetector.retailModules[o.type] != nil,
@@ -93,6 +87,21 @@ extension PassReader {
             }
         }
         return out
+    }
+
+    /// The re-read that confirms `o`, read by `engine` on `pass` (a transformed image of `base`): the other
+    /// engine around it on `pass` ("other engine"), then zxing-cpp ("plain zxing") and zbar ("plain zbar") around
+    /// it on `base`, tried in that order up to the first that reads it (``readsSame(_:on:frameSize:engine:)``);
+    /// nil when none does. The re-read routes of ``confirm(_:pass:base:engine:frameSize:source:pending:stamp:)``
+    /// and of the plain pass's smaller copies (``StillReader/plainLayerReads(base:types:frameSize:density:)``).
+    func rereadConfirming(
+        _ o: MetadataObject, readBy engine: BarcodeEngine, on pass: PassImage, base: PassImage, frameSize: PixelSize
+    ) throws -> String? {
+        let other: BarcodeEngine? = engine == .zbar ? .zxing : engine == .zxing ? .zbar : nil
+        if let other, try readsSame(o, on: pass, frameSize: frameSize, engine: other) { return "other engine" }
+        if try readsSame(o, on: base, frameSize: frameSize, engine: .zxing) { return "plain zxing" }
+        if try readsSame(o, on: base, frameSize: frameSize, engine: .zbar) { return "plain zbar" }
+        return nil
     }
 
     /// Whether `engine` reads `o` (same type and payload) on `image` around where `o` was read: its box

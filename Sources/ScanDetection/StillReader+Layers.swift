@@ -29,7 +29,8 @@ extension StillReader {
     ///
     /// A copy is a transformed image, so its reads meet the confirmation of transformed reads, short of what
     /// needs those scans: a 1-D read that needs confirming (``BarcodeDetector/needsConfirming(_:engine:)``) stands
-    /// only when zbar reads it around it on the copy, or either engine on the still itself; a PDF417 read only
+    /// only when zbar reads it around it on the copy, or either engine on the still itself
+    /// (``PassReader/rereadConfirming(_:readBy:on:base:frameSize:)``); a PDF417 read only
     /// when zxing-cpp reads it again at a size near the copy's, as on the ladder
     /// (``confirmLadderPDF417(_:exponent:base:frameSize:)``; zxing-cpp's own `tryDownscale`, tried first, read
     /// held-out photo seed 7373's photo-extra/005 PDF417 right and also as "eymjjx2IKLNGVLPYGGj$2Va[fpFLZXqAvrd"
@@ -51,14 +52,13 @@ extension StillReader {
             found = try confirmLadderPDF417(found, exponent: steps, base: base, frameSize: frameSize)
             found = try found.filter { o in
                 guard BarcodeDetector.needsConfirming(o.type, engine: .zxing) else { return true }
-                for (image, engine) in [(layer, BarcodeEngine.zbar), (base, .zxing), (base, .zbar)]
-                where try readsSame(o, on: image, frameSize: frameSize, engine: engine) {
-                    confirmations[
-                        image.plane.width == layer.plane.width ? "other engine" : "plain \(engine)", default: 0] += 1
-                    return true
+                guard let how = try rereadConfirming(o, readBy: .zxing, on: layer, base: base, frameSize: frameSize)
+                else {
+                    unconfirmedReads += 1
+                    return false
                 }
-                unconfirmedReads += 1
-                return false
+                confirmations[how, default: 0] += 1
+                return true
             }
             if !found.isEmpty { return found }
         }

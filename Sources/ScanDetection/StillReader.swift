@@ -110,10 +110,6 @@ final class StillReader: PassReader {
             if found.isEmpty {
                 found = try zxingPassReads(
                     image, pass: pass, base: base, types: zxingEnabled, frameSize: frameSize, density: density)
-                if found.isEmpty {
-                    found = try plainLayerReads(
-                        base: image, types: zxingEnabled, frameSize: frameSize, density: density)
-                }
                 engine = .zxing
             } else {
                 extra = try scanZXing(image, types: zxingOnly, frameSize: frameSize, quick: true)
@@ -133,10 +129,12 @@ final class StillReader: PassReader {
             if image.matrixOnly, let exponent = step.ladderExponent {
                 found = try confirmLadderPDF417(found, exponent: exponent, base: base, frameSize: frameSize)
             }
-            if pass == .plain, found.isEmpty {
-                found = try plainLayerReads(base: image, types: types, frameSize: frameSize, density: density)
-            }
             engine = .zxing
+        }
+        if pass == .plain, found.isEmpty, extra.isEmpty {
+            // Neither engine read the still at full size: zxing-cpp on its smaller copies, if it is large.
+            let copies = try plainLayerReads(base: image, types: zxingEnabled, frameSize: frameSize, density: density)
+            if !copies.isEmpty { (found, engine) = (copies, .zxing) }
         }
         found = BarcodeDetector.suppressFragments(
             found.filter(accept), upceInsideEAN13: configuration.checkUPCEQuietZone)
